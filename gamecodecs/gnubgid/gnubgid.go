@@ -133,7 +133,7 @@ func decodePosition(id string) (Board, error) {
 	// Errors gnubg reports take precedence over bits it would ignore.
 	var count [2]int
 	extra := -1 // first 1-bit after the last slot
-	slot := 0 // 0..49 over both sides; 50 once every slot is closed
+	slot := 0   // 0..49 over both sides; 50 once every slot is closed
 	for bit := 0; bit < 80; bit++ {
 		one := key[bit/8]>>(bit%8)&1 == 1
 		switch {

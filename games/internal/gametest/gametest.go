@@ -1,0 +1,98 @@
+// Package gametest holds checks shared by the tests of the bundled games.
+package gametest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Visit is called by Reach for every reachable position with its primitive
+// value and children.
+type Visit func(t tiergame.Tier, p tiergame.Position, v tiergame.Value, children []tiergame.Child)
+
+// Reach explores the positions reachable from g's start, breadth first,
+// without entering tiers for which keep returns false, and returns the
+// number of positions reached per tier. It fails t when a move leaves the
+// declared child tiers or the tier's hash range. visit may be nil.
+func Reach(t testing.TB, g tiergame.Game, keep func(tiergame.Tier) bool, visit Visit) map[tiergame.Tier]uint64 {
+	t.Helper()
+	seen := map[tiergame.Tier][]uint64{} // one bit per hash
+	counts := map[tiergame.Tier]uint64{}
+	childTiers := map[tiergame.Tier][]tiergame.Tier{}
+	mark := func(c tiergame.Child) bool {
+		bits, ok := seen[c.Tier]
+		if !ok {
+			bits = make([]uint64, (g.TierSize(c.Tier)+63)/64)
+			seen[c.Tier] = bits
+		}
+		w, b := c.Pos/64, c.Pos%64
+		if bits[w]>>b&1 != 0 {
+			return false
+		}
+		bits[w] |= 1 << b
+		counts[c.Tier]++
+		return true
+	}
+	st, sp := g.Start()
+	if sp >= tiergame.Position(g.TierSize(st)) {
+		t.Fatalf("start %d outside tier %d of size %d", sp, st, g.TierSize(st))
+	}
+	queue := []tiergame.Child{{Tier: st, Pos: sp}}
+	mark(queue[0])
+	var children []tiergame.Child
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		var v tiergame.Value
+		v, children = g.Moves(c.Tier, c.Pos, children[:0])
+		if v != tiergame.Undecided && len(children) > 0 {
+			t.Fatalf("%s: primitive %v with %d moves", g.Format(c.Tier, c.Pos), v, len(children))
+		}
+		if v == tiergame.Undecided && len(children) == 0 {
+			t.Fatalf("%s: no moves and not primitive", g.Format(c.Tier, c.Pos))
+		}
+		if visit != nil {
+			visit(c.Tier, c.Pos, v, children)
+		}
+		ct, ok := childTiers[c.Tier]
+		if !ok {
+			ct = g.ChildTiers(c.Tier)
+			childTiers[c.Tier] = ct
+		}
+		for _, ch := range children {
+			if !slices.Contains(ct, ch.Tier) {
+				t.Fatalf("%s: move to tier %d, not among child tiers %v", g.Format(c.Tier, c.Pos), ch.Tier, ct)
+			}
+			if uint64(ch.Pos) >= g.TierSize(ch.Tier) {
+				t.Fatalf("%s: child %d outside tier %d of size %d", g.Format(c.Tier, c.Pos), ch.Pos, ch.Tier, g.TierSize(ch.Tier))
+			}
+			if keep(ch.Tier) && mark(ch) {
+				queue = append(queue, ch)
+			}
+		}
+	}
+	return counts
+}
+
+// CheckPosition checks that p's text form parses back to (tier, p) and that
+// MoveNames names every move.
+func CheckPosition(t testing.TB, g tiergame.Game, tier tiergame.Tier, p tiergame.Position) {
+	t.Helper()
+	s := g.Format(tier, p)
+	pt, pp, err := g.Parse(s)
+	if err != nil {
+		t.Fatalf("Parse(Format(%d, %d)) = Parse(%q): %v", tier, p, s, err)
+	}
+	if pt != tier || pp != p {
+		t.Fatalf("Parse(%q) = (%d, %d), want (%d, %d)", s, pt, pp, tier, p)
+	}
+	_, children := g.Moves(tier, p, nil)
+	if mn, ok := g.(tiergame.MoveNamer); ok {
+		names := mn.MoveNames(tier, p)
+		if len(names) != len(children) {
+			t.Fatalf("%s: %d move names %q for %d moves", s, len(names), names, len(children))
+		}
+	}
+}

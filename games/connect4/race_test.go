@@ -1,0 +1,5 @@
+//go:build race
+
+package connect4
+
+const raceEnabled = true

@@ -2,4 +2,8 @@ module github.com/tiersolve/tiersolve
 
 go 1.26.8
 
-require github.com/google/renameio/v2 v2.0.2
+require (
+	github.com/bits-and-blooms/bitset v1.29.0
+	github.com/google/renameio/v2 v2.0.2
+	golang.org/x/sync v0.24.0
+)

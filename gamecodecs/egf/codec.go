@@ -85,6 +85,8 @@ func (p *parser) i32(what string, lo, hi int64) (int, error) {
 	return int(v), nil
 }
 
+// game parses a whole file in order: magic, header, board block, piece
+// list, counts, moves, comments; then it replays the moves.
 func (p *parser) game() (*Game, error) {
 	g := new(Game)
 	m, err := p.take(2, "magic")
@@ -187,6 +189,8 @@ func (p *parser) readByte(what string) (byte, error) {
 	return byte(v), err
 }
 
+// stringTags lists the header fields by tag number (index tag-1); tags 9
+// and 10 are not strings.
 func (g *Game) stringTags() []*string {
 	h := &g.Header
 	return []*string{&h.Event, &h.Site, &h.Date, &h.Round, &h.RedName, &h.RedElo,

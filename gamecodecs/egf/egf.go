@@ -9,13 +9,14 @@
 // [Game.Unknown], so that reading a file and writing it back gives the
 // same bytes.
 //
-// Assumptions beyond the description, all checked on read: the board
-// array holds piece codes and agrees with the piece list; the side-to-move,
-// move counts and piece locations are little-endian int32 fields; the
-// stored position is the one before the first move; red starts on ranks
-// 1..5. Every move is replayed on read: it must move a piece of the side
-// to move according to that piece's movement rules, and the stored
-// captured-piece code must be what stands on the target point.
+// Assumptions beyond the description (no sample file is public): the board
+// array holds piece codes, and it must agree with the piece list; the
+// side to move, the move counts and the piece locations are little-endian
+// int32 fields; the stored position is the one before the first move; red
+// starts on ranks 1..5. Every move is replayed on read: it must move a
+// piece of the side to move by that piece's movement rules (leaving one's
+// own king in check is not tested), and the stored captured-piece code
+// must be what stands on the target point.
 package egf
 
 import (
@@ -52,6 +53,7 @@ const (
 	Draw       Result = 3
 )
 
+// String returns the PGN-style result: "*", "1-0", "0-1" or "1/2-1/2".
 func (r Result) String() string {
 	switch r {
 	case Unfinished:
@@ -92,7 +94,8 @@ type Move struct {
 
 // Unknown holds the bytes of a file whose meaning is not known, so a
 // rewrite reproduces them. The description shows zeros for all of them
-// except BoardLead, which is 1 (as NewGame sets it).
+// except BoardLead, which is 1 (as NewGame sets it), and the first byte of
+// BoardTail, which it leaves open.
 type Unknown struct {
 	Tag9       [4]byte   // tag 9's payload
 	BoardLead  byte      // the byte opening the board block

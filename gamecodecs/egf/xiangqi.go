@@ -54,6 +54,7 @@ func (s Square) String() string {
 	return string(rune('a'+s.File())) + strconv.Itoa(s.Rank())
 }
 
+// index is s's position in a Board.
 func (s Square) index() int { return (s.Rank()-1)*9 + s.File() }
 
 // Side is a player: Red (moves first in a normal game) or Black.
@@ -65,6 +66,7 @@ const (
 	Black Side = 1
 )
 
+// String returns "red" or "black".
 func (s Side) String() string {
 	if s == Red {
 		return "red"

@@ -7,3 +7,5 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	golang.org/x/sync v0.24.0
 )
+
+require github.com/klauspost/compress v1.20.3 // indirect

@@ -77,18 +77,21 @@ func (s *Set) Contains(p uint64) bool {
 // Test reports whether position p (in range) is a member.
 func (s *Set) Test(p uint64) bool {
 	i := p - s.base
+	s.check(i)
 	return s.bs.Words()[i>>6]&(1<<(i&63)) != 0
 }
 
 // Add makes position p (in range) a member.
 func (s *Set) Add(p uint64) {
 	i := p - s.base
+	s.check(i)
 	s.bs.Words()[i>>6] |= 1 << (i & 63)
 }
 
 // AddAtomic is Add for sets that several goroutines fill at once.
 func (s *Set) AddAtomic(p uint64) {
 	i := p - s.base
+	s.check(i)
 	w := &s.bs.Words()[i>>6]
 	m := uint64(1) << (i & 63)
 	if atomic.LoadUint64(w)&m == 0 {
@@ -99,6 +102,7 @@ func (s *Set) AddAtomic(p uint64) {
 // Remove makes position p (in range) a non-member.
 func (s *Set) Remove(p uint64) {
 	i := p - s.base
+	s.check(i)
 	s.bs.Words()[i>>6] &^= 1 << (i & 63)
 }
 
@@ -244,4 +248,34 @@ func (s *Set) SameMembers(o *Set) bool {
 		}
 	}
 	return true
+}
+
+// AddRange makes every position in [lo, hi] (inclusive, in range) a member.
+func (s *Set) AddRange(lo, hi uint64) {
+	if lo > hi {
+		return
+	}
+	i, j := lo-s.base, hi-s.base
+	s.check(j)
+	s.check(i)
+	ws := s.Words()
+	wi, wj := i>>6, j>>6
+	first := ^uint64(0) << (i & 63)
+	last := ^uint64(0) >> (63 - j&63)
+	if wi == wj {
+		ws[wi] |= first & last
+		return
+	}
+	ws[wi] |= first
+	for k := wi + 1; k < wj; k++ {
+		ws[k] = ^uint64(0)
+	}
+	ws[wj] |= last
+}
+
+// check panics when index i is outside the range, as a slice index would.
+func (s *Set) check(i uint64) {
+	if i >= s.n {
+		panic(fmt.Sprintf("bitarray: position %d outside [%d, %d+%d)", s.base+i, s.base, s.base, s.n))
+	}
 }

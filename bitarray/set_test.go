@@ -262,3 +262,32 @@ func TestAddAtomicConcurrent(t *testing.T) {
 		t.Fatalf("Count %d after concurrent adds", s.Count())
 	}
 }
+
+func TestAddRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 500 {
+		s := New(1000, 300)
+		want := map[uint64]bool{}
+		for range 3 {
+			lo := 1000 + r.Uint64N(300)
+			hi := lo + r.Uint64N(1300-lo)
+			s.AddRange(lo, hi)
+			for p := lo; p <= hi; p++ {
+				want[p] = true
+			}
+		}
+		if s.Count() != uint64(len(want)) {
+			t.Fatalf("Count %d, want %d", s.Count(), len(want))
+		}
+		for p := range want {
+			if !s.Test(p) {
+				t.Fatalf("%d missing", p)
+			}
+		}
+	}
+	s := New(math.MaxUint64-63, 64)
+	s.AddRange(math.MaxUint64-63, math.MaxUint64)
+	if s.Count() != 64 {
+		t.Fatal("AddRange to 2^64-1")
+	}
+}

@@ -1,0 +1,130 @@
+package levelfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// A candidate file is compressed as a sequence of independent deflate
+// chunks (like pigz without its dictionary carry-over): each chunk is
+// compressed on its own, ends with a sync flush (so it ends on a byte
+// boundary) and the last one ends the stream. The chunks join into one gzip
+// member that any gzip reader (zlib's gzread included) decompresses. The
+// compressed size of a chunk depends only on its bytes, so:
+//   - chunks compress in parallel on all cores, in any order;
+//   - a file's size is the sum of its chunks' sizes plus 18 bytes of gzip
+//     framing, whatever the scheduling, which keeps the choice of the
+//     smallest type exact and deterministic.
+
+// gzipHeader is the 10-byte gzip member header: no flags, mtime 0, no extra
+// flags, OS 3 (Unix), as zlib writes it.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3}
+
+// gzipFraming is the size of the gzip header and trailer.
+const gzipFraming = 10 + 8
+
+// gzipTrailer returns the 8-byte gzip trailer for data with the given CRC-32
+// and length.
+func gzipTrailer(crc uint32, size uint64) []byte {
+	var t [8]byte
+	binary.LittleEndian.PutUint32(t[:4], crc)
+	binary.LittleEndian.PutUint32(t[4:], uint32(size))
+	return t[:]
+}
+
+// compressors pools deflate writers per level. Reset returns a writer to
+// the state of a new one (TestResetIsFresh checks the output is identical).
+var compressors sync.Map // level -> *sync.Pool
+
+func getCompressor(level int) *flate.Writer {
+	p, _ := compressors.LoadOrStore(level, &sync.Pool{})
+	if w, ok := p.(*sync.Pool).Get().(*flate.Writer); ok {
+		return w
+	}
+	w, err := flate.NewWriter(io.Discard, level)
+	if err != nil {
+		panic(err) // levels are validated before use
+	}
+	return w
+}
+
+func putCompressor(level int, w *flate.Writer) {
+	p, _ := compressors.Load(level)
+	p.(*sync.Pool).Put(w)
+}
+
+// compressChunk appends the deflate form of raw to dst: sync-flushed when
+// it is not the last chunk, ending the stream when it is.
+func compressChunk(dst *bytes.Buffer, raw []byte, level int, last bool) error {
+	w := getCompressor(level)
+	defer putCompressor(level, w)
+	w.Reset(dst)
+	if _, err := w.Write(raw); err != nil {
+		return err
+	}
+	if last {
+		return w.Close()
+	}
+	return w.Flush()
+}
+
+// crc32Combine returns the CRC-32 (IEEE) of A||B from crcA, crcB and len(B),
+// by zlib's method: append len2 zero bytes to A's CRC using the CRC's
+// polynomial arithmetic over GF(2), then XOR B's.
+func crc32Combine(crc1, crc2 uint32, len2 uint64) uint32 {
+	if len2 == 0 {
+		return crc1
+	}
+	var even, odd [32]uint32
+	odd[0] = 0xedb88320 // the reflected polynomial: one zero bit
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(even[:], odd[:]) // two zero bits
+	gf2Square(odd[:], even[:]) // four zero bits
+	for {
+		gf2Square(even[:], odd[:])
+		if len2&1 != 0 {
+			crc1 = gf2Times(even[:], crc1)
+		}
+		len2 >>= 1
+		if len2 == 0 {
+			break
+		}
+		gf2Square(odd[:], even[:])
+		if len2&1 != 0 {
+			crc1 = gf2Times(odd[:], crc1)
+		}
+		len2 >>= 1
+		if len2 == 0 {
+			break
+		}
+	}
+	return crc1 ^ crc2
+}
+
+func gf2Times(mat []uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat []uint32) {
+	for n := range 32 {
+		square[n] = gf2Times(mat, mat[n])
+	}
+}
+
+// chunkCRC is the CRC-32 of a raw chunk.
+func chunkCRC(raw []byte) uint32 { return crc32.ChecksumIEEE(raw) }

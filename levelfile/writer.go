@@ -1,0 +1,444 @@
+package levelfile
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+)
+
+// DefaultLevel is the gzip level written unless WriteOptions.Level says
+// otherwise. See LAYOUT.md for the measurements behind it.
+const DefaultLevel = 6
+
+// TypeSet is a set of encodings for the writer to choose from. The zero
+// value means all four.
+type TypeSet uint8
+
+// Types returns the set of the given types.
+func Types(ts ...Type) TypeSet {
+	var s TypeSet
+	for _, t := range ts {
+		if t == TypeAuto {
+			return 0
+		}
+		s |= 1 << t
+	}
+	return s
+}
+
+// Has reports whether t is in the set (the zero set has all four).
+func (s TypeSet) Has(t Type) bool {
+	return s == 0 || s&(1<<t) != 0
+}
+
+// WriteOptions control writing. The zero value keeps the smallest of the
+// four types, in the spec dialect, at DefaultLevel, on all cores.
+type WriteOptions struct {
+	// Types are the candidate encodings; the smallest compressed one is
+	// kept, ties going to the lower type. Zero means all four.
+	Types TypeSet
+	// Dialect is the separator: Spec (default) or Classic.
+	Dialect Dialect
+	// Level is the gzip level, 1 (fastest) to 9; 0 means DefaultLevel.
+	Level int
+	// Workers is the number of compressing goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Exhaustive compresses every candidate completely instead of stopping
+	// those that cannot win. The choice is the same; WriteFile then also
+	// keeps the losing candidates as the document's intermediate files.
+	Exhaustive bool
+}
+
+func (o *WriteOptions) normalized() (WriteOptions, error) {
+	var n WriteOptions
+	if o != nil {
+		n = *o
+	}
+	if n.Dialect == 0 {
+		n.Dialect = Spec
+	}
+	if n.Dialect != Spec && n.Dialect != Classic {
+		return n, fmt.Errorf("levelfile: unknown dialect %#02x", byte(n.Dialect))
+	}
+	if n.Level == 0 {
+		n.Level = DefaultLevel
+	}
+	if n.Level < flate.BestSpeed || n.Level > flate.BestCompression {
+		return n, fmt.Errorf("levelfile: gzip level %d: want 1 to 9", n.Level)
+	}
+	if n.Workers <= 0 {
+		n.Workers = runtime.GOMAXPROCS(0)
+	}
+	return n, nil
+}
+
+// Result describes a written file and how its type was chosen.
+type Result struct {
+	Header     Header
+	Count      uint64 // members
+	Bytes      int64  // compressed size of the file written
+	Candidates [4]Candidate
+}
+
+// Candidate is the fate of one type when writing.
+type Candidate struct {
+	// Tried is false for types outside WriteOptions.Types.
+	Tried bool
+	// Complete means the candidate was compressed to its end: Size is its
+	// exact compressed size. Otherwise Size is the lower bound that proved
+	// it could not be the smallest.
+	Complete bool
+	Size     int64
+	// RawDone is how many uncompressed bytes of it were compressed.
+	RawDone int64
+}
+
+// Write encodes s as a level file to w, choosing the type as WriteOptions
+// says. With several candidate types the candidates are buffered in memory
+// (up to the size of the winner each); WriteFile uses temporary files.
+func Write(w io.Writer, s *bitarray.Set, opts *WriteOptions) (Result, error) {
+	o, err := opts.normalized()
+	if err != nil {
+		return Result{}, err
+	}
+	res, bufs, err := runRace(context.Background(), s, o, func(Type) (candidateSink, error) {
+		return &memorySink{}, nil
+	})
+	if err != nil {
+		return res, err
+	}
+	_, err = w.Write(bufs[res.Header.Type].(*memorySink).Bytes())
+	return res, err
+}
+
+// WriteFile writes s as the level file name, atomically: candidates go to
+// temporary files in the same directory, the winner is synced and renamed
+// to name, and a failure or crash never leaves a partial file under name.
+func WriteFile(name string, s *bitarray.Set, opts *WriteOptions) (Result, error) {
+	o, err := opts.normalized()
+	if err != nil {
+		return Result{}, err
+	}
+	files := map[Type]*atomicfile.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close() // removes the temporary files of losers
+		}
+	}()
+	var mu sync.Mutex
+	res, sinks, err := runRace(context.Background(), s, o, func(t Type) (candidateSink, error) {
+		target := name
+		if o.Exhaustive {
+			target = IntermediateName(name, t)
+		}
+		f, err := atomicfile.Create(target)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		files[t] = f
+		mu.Unlock()
+		return &fileSink{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("levelfile %s: %w", name, err)
+	}
+	for t, sk := range sinks {
+		if err := sk.(*fileSink).w.Flush(); err != nil {
+			return res, fmt.Errorf("levelfile %s: %w", name, err)
+		}
+		if t != res.Header.Type && !o.Exhaustive {
+			continue
+		}
+		if err := files[t].Commit(); err != nil {
+			return res, fmt.Errorf("levelfile %s: %w", name, err)
+		}
+	}
+	if o.Exhaustive {
+		// The winner also goes under the full name, as in the document.
+		if err := copyFile(IntermediateName(name, res.Header.Type), name); err != nil {
+			return res, fmt.Errorf("levelfile %s: %w", name, err)
+		}
+	}
+	return res, nil
+}
+
+// IntermediateName returns the document's name for the type-t candidate of
+// a full level file: "x.dat.gz" becomes "x_<t>.dat.gz".
+func IntermediateName(full string, t Type) string {
+	base, ok := strings.CutSuffix(full, ".dat.gz")
+	if !ok {
+		return fmt.Sprintf("%s_%d", full, t)
+	}
+	return fmt.Sprintf("%s_%d.dat.gz", base, t)
+}
+
+func copyFile(from, to string) error {
+	f, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	out, err := atomicfile.Create(to)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if _, err := io.Copy(out, f); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+// candidateSink receives a candidate's compressed bytes in order.
+type candidateSink interface {
+	io.Writer
+}
+
+type memorySink struct{ bytes.Buffer }
+
+type fileSink struct {
+	f *atomicfile.File
+	w *bufio.Writer
+}
+
+func (s *fileSink) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// race compresses the candidates chunk by chunk on several goroutines.
+// Every candidate has a lower bound on its final size (bytes compressed so
+// far plus provable bounds for the rest, see plan.go); a candidate is
+// dropped as soon as its bound exceeds the size of a finished candidate
+// (ties going to the lower type), so the winner is exactly the one that
+// compressing all of them would keep. Work goes first to the candidate
+// expected to be smallest, so the likely winner finishes early.
+type race struct {
+	mu     sync.Mutex
+	wake   *sync.Cond
+	cands  []*cand
+	best   *cand
+	level  int
+	exh    bool
+	err    error
+	active int // goroutines compressing a chunk
+}
+
+type cand struct {
+	plan      *plan
+	sink      candidateSink
+	next      int      // next chunk to hand out
+	done      int      // chunks compressed
+	doneSize  int64    // their compressed size
+	doneRaw   int64    // their raw size
+	lbLeft    int64    // lower bound of the chunks not compressed
+	pending   [][]byte // compressed chunks waiting for their predecessors
+	crcs      []uint32
+	lens      []int64
+	written   int // chunks written to sink
+	dead      bool
+	complete  bool
+	finalSize int64
+}
+
+// bound is a lower bound of the candidate's final size.
+func (c *cand) bound() int64 {
+	if c.complete {
+		return c.finalSize
+	}
+	return gzipFraming + c.doneSize + c.lbLeft
+}
+
+// estimate guesses the candidate's final size to order the work: the raw
+// size before anything is known, then the compression ratio so far.
+func (c *cand) estimate() float64 {
+	if c.doneRaw == 0 {
+		return float64(c.plan.raw)
+	}
+	return float64(c.doneSize) + float64(c.plan.raw-c.doneRaw)*float64(c.doneSize)/float64(c.doneRaw)
+}
+
+// beats reports whether a final size (size, t) wins over (size2, t2).
+func beats(size int64, t Type, size2 int64, t2 Type) bool {
+	return size < size2 || size == size2 && t < t2
+}
+
+func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(Type) (candidateSink, error)) (Result, map[Type]candidateSink, error) {
+	st := setStats(s)
+	r := &race{level: o.Level, exh: o.Exhaustive}
+	r.wake = sync.NewCond(&r.mu)
+	var res Result
+	res.Count = st.count
+	sinks := map[Type]candidateSink{}
+	for t := Type0; t <= Type3; t++ {
+		if !o.Types.Has(t) || st.empty && t != Type0 {
+			continue
+		}
+		p := newPlan(st, t, o.Dialect)
+		sink, err := newSink(t)
+		if err != nil {
+			return res, nil, err
+		}
+		sinks[t] = sink
+		c := &cand{plan: p, sink: sink, crcs: make([]uint32, len(p.chunks)), lens: make([]int64, len(p.chunks)), pending: make([][]byte, len(p.chunks))}
+		for _, ch := range p.chunks {
+			c.lbLeft += ch.lb
+		}
+		r.cands = append(r.cands, c)
+	}
+	if len(r.cands) == 0 {
+		// The empty set is always type 0.
+		p := newPlan(st, Type0, o.Dialect)
+		sink, err := newSink(Type0)
+		if err != nil {
+			return res, nil, err
+		}
+		sinks[Type0] = sink
+		r.cands = []*cand{{plan: p, sink: sink, crcs: make([]uint32, 1), lens: make([]int64, 1), pending: make([][]byte, 1)}}
+	}
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(ctx)
+		}()
+	}
+	wg.Wait()
+	if r.err != nil {
+		return res, nil, r.err
+	}
+	for _, c := range r.cands {
+		t := c.plan.h.Type
+		res.Candidates[t] = Candidate{Tried: true, Complete: c.complete, Size: c.bound(), RawDone: c.doneRaw}
+	}
+	res.Header = r.best.plan.h
+	res.Bytes = r.best.finalSize
+	return res, sinks, nil
+}
+
+// work hands out chunks until the race is decided.
+func (r *race) work(ctx context.Context) {
+	buf := make([]byte, 0, chunkRaw+64<<10)
+	var out bytes.Buffer
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.err == nil && ctx.Err() != nil {
+			r.err = ctx.Err()
+		}
+		if r.err != nil {
+			r.wake.Broadcast()
+			return
+		}
+		c := r.pick()
+		if c == nil {
+			if r.active == 0 {
+				r.wake.Broadcast()
+				return
+			}
+			r.wake.Wait()
+			continue
+		}
+		i := c.next
+		c.next++
+		r.active++
+		r.mu.Unlock()
+
+		buf = c.plan.encode(buf[:0], i)
+		crc := chunkCRC(buf)
+		out.Reset()
+		err := compressChunk(&out, buf, r.level, i == len(c.plan.chunks)-1)
+		comp := bytes.Clone(out.Bytes())
+
+		r.mu.Lock()
+		r.active--
+		if err != nil {
+			r.err = err
+			continue
+		}
+		r.finishChunk(c, i, crc, int64(len(buf)), comp)
+		r.wake.Broadcast()
+	}
+}
+
+// pick returns the live candidate with chunks left that is expected to be
+// smallest, or nil when none has work.
+func (r *race) pick() *cand {
+	var best *cand
+	for _, c := range r.cands {
+		if c.dead || c.next >= len(c.plan.chunks) {
+			continue
+		}
+		if best == nil || c.estimate() < best.estimate() ||
+			c.estimate() == best.estimate() && c.plan.h.Type < best.plan.h.Type {
+			best = c
+		}
+	}
+	return best
+}
+
+// finishChunk records a compressed chunk, writes what is in order, and
+// drops the candidates that can no longer win.
+func (r *race) finishChunk(c *cand, i int, crc uint32, rawLen int64, comp []byte) {
+	chunk := c.plan.chunks[i]
+	c.done++
+	c.doneSize += int64(len(comp))
+	c.doneRaw += chunk.raw
+	c.lbLeft -= chunk.lb
+	c.crcs[i], c.lens[i] = crc, rawLen
+	if c.dead {
+		return
+	}
+	c.pending[i] = comp
+	for c.written < len(c.pending) && c.pending[c.written] != nil {
+		if c.written == 0 {
+			r.write(c, gzipHeader)
+		}
+		r.write(c, c.pending[c.written])
+		c.pending[c.written] = nil
+		c.written++
+	}
+	if c.done == len(c.plan.chunks) {
+		var crcAll uint32
+		var total int64
+		for k := range c.crcs {
+			crcAll = crc32Combine(crcAll, c.crcs[k], uint64(c.lens[k]))
+			total += c.lens[k]
+		}
+		r.write(c, gzipTrailer(crcAll, uint64(total)))
+		c.complete = true
+		c.finalSize = gzipFraming + c.doneSize
+		if r.best == nil || beats(c.finalSize, c.plan.h.Type, r.best.finalSize, r.best.plan.h.Type) {
+			if r.best != nil && !r.exh {
+				r.best.dead = true
+			}
+			r.best = c
+		} else if !r.exh {
+			c.dead = true
+		}
+	}
+	if r.best == nil || r.exh {
+		return
+	}
+	for _, o := range r.cands {
+		if o != r.best && !o.dead && !beats(o.bound(), o.plan.h.Type, r.best.finalSize, r.best.plan.h.Type) {
+			o.dead = true
+			o.pending = nil
+		}
+	}
+}
+
+func (r *race) write(c *cand, b []byte) {
+	if _, err := c.sink.Write(b); err != nil && r.err == nil {
+		r.err = err
+	}
+}

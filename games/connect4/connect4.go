@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
@@ -62,10 +63,23 @@ type Game struct {
 	// code | heights<<32 with 3 bits per column height.
 	shapes   [][]uint64
 	tierSize []uint64
-
-	// binom[n][k] = C(n, k), a copy of the table sized for fast indexing.
-	binom [maxCells + 2][32]uint64
 }
+
+// pascal[n+1][k] = C(n, k) for -1 <= n <= maxCells+1 and k < 32 (the row
+// of n = -1 is zero). The fixed row length lets indexes be masked instead of
+// bounds-checked.
+var pascal = func() (t [maxCells + 3][32]uint64) {
+	for n := 0; n < len(t)-1; n++ {
+		for k := range t[n+1] {
+			t[n+1][k] = comb.Binom(n, k)
+		}
+	}
+	return t
+}()
+
+// noInsert stands in for pascal when O moves: an inserted O adds no term to
+// the rank of the X set.
+var noInsert [maxCells + 3][32]uint64
 
 var (
 	_ tiergame.Game      = (*Game)(nil)
@@ -95,11 +109,6 @@ func NewSize(w, h int) (*Game, error) {
 		return nil, fmt.Errorf("connect4: board %dx%d: width must be 1 to %d, height 1 to %d", w, h, MaxWidth, MaxHeight)
 	}
 	g := &Game{w: w, h: h, stride: uint(h + 1), cells: w * h}
-	for n := 0; n < len(g.binom); n++ {
-		for k := 0; k < len(g.binom[n]); k++ {
-			g.binom[n][k] = comb.Binom(n, k)
-		}
-	}
 	codes := uint32(1)
 	for c := 0; c < w; c++ {
 		g.pow[c] = codes
@@ -166,36 +175,14 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 	n := int(t)
 	k := (n + 1) / 2 // X pieces
 	xToMove := n&1 == 0
-	var delta int // how much the index of each later X grows in the child
+	delta, ins := 0, &noInsert
 	if xToMove {
-		delta = 1
+		delta, ins = 1, &pascal
 	}
-	nb := g.binom[n][k]
+	nb := pascal[n+1][k]
 	sh := g.shapes[n][uint64(p)/nb]
-	r := uint64(p) % nb
-
-	// Decode the colex rank r from the top piece down, without branches:
-	// the test c <= r is a coin flip for the branch predictor. acc[a] is the
-	// child's X rank, less the term of an inserted X, when a of the
-	// parent's X lie below the insertion point.
-	var acc [maxCells/2 + 2]uint64
-	var xp uint64 // X pieces in piece order
-	j := k
-	var suf uint64
-	acc[k&31] = r
-	for q := n - 1; q >= 0; q-- {
-		c := g.binom[q][j&31]
-		var take uint64
-		if c <= r {
-			take = 1
-		}
-		m := -take
-		r -= c & m
-		j -= int(take)
-		suf += g.binom[q+1][(j+1+delta)&31] & m
-		acc[j&31] = r + suf
-		xp |= take << uint(q)
-	}
+	var acc [32]uint64
+	xp := decode(n, k, delta, uint64(p)%nb, &acc)
 
 	// Lay the pieces out as bitboards, column c at bits [c*stride, c*stride+h_c).
 	heights := uint32(sh >> 32)
@@ -223,21 +210,52 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 	}
 
 	code := uint32(sh)
-	cnb := g.binom[n+1][k+delta]
+	cnb := pascal[n+2][k+delta]
+	top := occ >> uint(g.h-1) // bit c*stride set when column c is full
+	dst = slices.Grow(dst, g.w)
+	out := dst[len(dst) : len(dst)+g.w]
+	i := 0
 	for c := 0; c < g.w; c++ {
-		if uint(heights>>(3*c))&7 == uint(g.h) {
+		if top>>(uint(c)*g.stride)&1 != 0 {
 			continue
 		}
 		idx := ends[c]
-		a := bits.OnesCount64(xp & (1<<idx - 1))
-		cr := acc[a&31]
-		if xToMove {
-			cr += g.binom[idx][(a+1)&31]
-		}
+		a := uint(bits.OnesCount64(xp&(1<<idx-1))) & 31
+		cr := acc[a] + ins[idx+1][(a+1)&31]
 		cs := uint64(g.rank[code+g.pow[c]])
-		dst = append(dst, tiergame.Child{Tier: t + 1, Pos: tiergame.Position(cs*cnb + cr)})
+		out[i] = tiergame.Child{Tier: t + 1, Pos: tiergame.Position(cs*cnb + cr)}
+		i++
 	}
-	return tiergame.Undecided, dst
+	return tiergame.Undecided, dst[:len(dst)+i]
+}
+
+// decode returns the set of X, as a mask over the piece order, of colex
+// rank r among the k-subsets of n pieces. It also sets acc[a] to the X rank
+// of a child, less the term of an inserted X, when a of the parent's X lie
+// below the insertion point and the X above it move up by one place, each
+// gaining delta in index (1 when X moves, 0 when O does).
+//
+// It decodes from the top piece down without branches: the test c <= r is
+// a coin flip for the branch predictor. (Loading both candidates for the
+// next step ahead of the test, with conditional moves, measured slower.)
+func decode(n, k, delta int, r uint64, acc *[32]uint64) uint64 {
+	var xp, suf uint64
+	j := k
+	acc[k&31] = r
+	for q := n - 1; q >= 0; q-- {
+		c := pascal[q+1][j&31]
+		var take uint64
+		if c <= r {
+			take = 1
+		}
+		m := -take
+		r -= c & m
+		j -= int(take)
+		suf += pascal[q+2][(j+1+delta)&31] & m
+		acc[j&31] = r + suf
+		xp |= take << uint(q)
+	}
+	return xp
 }
 
 // four reports whether bitboard b has four in a row.

@@ -451,21 +451,35 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// benchPositions collects the positions of tier n reachable on w x h.
-func benchPositions(b *testing.B, g *Game, n int) []tiergame.Position {
-	var ps []tiergame.Position
-	gametest.Reach(b, g, upTo(n), func(t tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
-		if int(t) == n {
-			ps = append(ps, p)
+// randomPositions returns count reachable positions of tier n, from random
+// games stopped at n pieces (restarted when they end earlier).
+func randomPositions(g *Game, n, count int) []tiergame.Position {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ps, children []tiergame.Child
+	for len(ps) < count {
+		tier, p := g.Start()
+		var v tiergame.Value
+		for int(tier) < n {
+			if v, children = g.Moves(tier, p, children[:0]); v != tiergame.Undecided {
+				break
+			}
+			c := children[rng.IntN(len(children))]
+			tier, p = c.Tier, c.Pos
 		}
-	})
-	rand.New(rand.NewPCG(5, 6)).Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
-	return ps
+		if int(tier) == n {
+			ps = append(ps, tiergame.Child{Tier: tier, Pos: p})
+		}
+	}
+	out := make([]tiergame.Position, len(ps))
+	for i, c := range ps {
+		out[i] = c.Pos
+	}
+	return out
 }
 
 func benchMoves(b *testing.B, w, h, n int) {
 	g := mustNew(b, w, h)
-	ps := benchPositions(b, g, n)
+	ps := randomPositions(g, n, 1<<16)
 	children := make([]tiergame.Child, 0, MaxWidth)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -478,5 +492,6 @@ func benchMoves(b *testing.B, w, h, n int) {
 func BenchmarkMoves(b *testing.B) {
 	b.Run("5x4/tier10", func(b *testing.B) { benchMoves(b, 5, 4, 10) })
 	b.Run("6x5/tier12", func(b *testing.B) { benchMoves(b, 6, 5, 12) })
-	b.Run("7x6/tier10", func(b *testing.B) { benchMoves(b, 7, 6, 10) })
+	b.Run("6x5/tier15", func(b *testing.B) { benchMoves(b, 6, 5, 15) })
+	b.Run("7x6/tier21", func(b *testing.B) { benchMoves(b, 7, 6, 21) })
 }

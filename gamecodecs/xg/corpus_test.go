@@ -118,14 +118,14 @@ func TestCorpusTestXG(t *testing.T) {
 	// Player 1 doubles at 0-0 and player 2 passes.
 	c := f.Records[62].(*CubeEntry)
 	gf := f.Records[63].(*GameFooter)
-	if c.Actif != 1 || c.Double != 1 || c.Take != 0 || c.CubeAction() != "double, pass" ||
+	if c.Actif != 1 || c.Double != 1 || c.Take != 0 || c.CubeAction() != "double/pass" ||
 		gf.Winner != 1 || gf.PointsWon != 1 || gf.Termination != 0 || gf.Score1 != 1 || gf.Score2 != 0 {
 		t.Errorf("game 1 ends %+v %+v", c, gf)
 	}
 	// Game 2: player 1 doubles, player 2 takes and owns the 2-cube.
 	c = f.Records[87].(*CubeEntry)
 	m = f.Records[88].(*MoveEntry)
-	if c.CubeAction() != "double, take" || m.CubeA != -1 || m.DataMoves.Cube != 2 || m.DataMoves.CubePos != -1 {
+	if c.CubeAction() != "double/take" || m.CubeA != -1 || m.DataMoves.Cube != 2 || m.DataMoves.CubePos != -1 {
 		t.Errorf("double/take: %+v then CubeA %d", c, m.CubeA)
 	}
 }

@@ -27,8 +27,8 @@ type Decision struct {
 }
 
 // CubeAction describes the cube record's outcome: "no double",
-// "double, take", "double, pass", "double, beaver", or "" when no double
-// was possible (XG writes Double = -2 or -1 then).
+// "double/take", "double/pass", "double/beaver", or "" when no double was
+// possible (XG writes Double = -2 or -1 then).
 func (c *CubeEntry) CubeAction() string {
 	switch {
 	case c.Double == 0:
@@ -36,11 +36,11 @@ func (c *CubeEntry) CubeAction() string {
 	case c.Double != 1:
 		return ""
 	case c.Take == 1:
-		return "double, take"
+		return "double/take"
 	case c.Take == 2:
-		return "double, beaver"
+		return "double/beaver"
 	default:
-		return "double, pass"
+		return "double/pass"
 	}
 }
 

@@ -30,7 +30,7 @@ func TestTinyMatch(t *testing.T) {
 	if d := ds[0]; d.PositionID != "4HPwATDgc/ABMA" || d.Move != "24/23 13/8" || d.MatchID != "MIEmAAAAAAAE" {
 		t.Errorf("opening %s:%s %q", d.PositionID, d.MatchID, d.Move)
 	}
-	if d := ds[1]; d.Kind != TypeCube || d.Action != "double, pass" || d.Player != 2 || d.Match.Move != 1 {
+	if d := ds[1]; d.Kind != TypeCube || d.Action != "double/pass" || d.Player != 2 || d.Match.Move != 1 {
 		t.Errorf("cube decision %+v", d)
 	}
 }

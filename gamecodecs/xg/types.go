@@ -1,6 +1,7 @@
 package xg
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -350,6 +351,24 @@ type GameFooter struct {
 
 // Type returns TypeGameFooter.
 func (*GameFooter) Type() EntryType { return TypeGameFooter }
+
+// Ending describes Termination: "drop", "single", "gammon" or
+// "backgammon", after "resigned " or "settled " when so.
+func (g *GameFooter) Ending() string {
+	kinds := []string{"drop", "single", "gammon", "backgammon"}
+	t := g.Termination
+	prefix := ""
+	switch {
+	case t >= 1000:
+		prefix, t = "settled ", t-1000
+	case t >= 100:
+		prefix, t = "resigned ", t-100
+	}
+	if t < 0 || t >= len(kinds) {
+		return fmt.Sprintf("termination %d", g.Termination)
+	}
+	return prefix + kinds[t]
+}
 
 // MatchFooter ends the match (tsFooterMatch).
 type MatchFooter struct {

@@ -52,6 +52,9 @@ func (c *CubeEntry) CubeAction() string {
 // a match longer than gnubg's 64 points.
 func (f *File) Decisions() ([]Decision, error) {
 	h := f.MatchHeader()
+	if h == nil {
+		return nil, fmt.Errorf("xg: %w: no match header", ErrFormat)
+	}
 	var out []Decision
 	var game *GameHeader
 	for i, r := range f.Records {

@@ -64,8 +64,11 @@ type File struct {
 	Comments []string
 }
 
-// MatchHeader returns the match header (the first record).
+// MatchHeader returns the match header (the first record), or nil.
 func (f *File) MatchHeader() *MatchHeader {
+	if len(f.Records) == 0 {
+		return nil
+	}
 	h, _ := f.Records[0].(*MatchHeader)
 	return h
 }

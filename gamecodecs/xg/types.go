@@ -199,7 +199,7 @@ func (h *MatchHeader) Unlimited() bool { return h.MatchLength == 99999 || h.Matc
 type GameHeader struct {
 	Score1, Score2     int      // score at the start of the game
 	CrawfordApply      bool     // this is the Crawford game
-	PosInit            Position // initial position (all zero for the standard start)
+	PosInit            Position // initial position (XG may leave it zero)
 	GameNumber         int      // from 1
 	InProgress         bool     // the game is not finished
 	CommentHeaderGame  int      // comment line index (-1 none)

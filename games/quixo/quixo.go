@@ -1,0 +1,555 @@
+// Package quixo is Quixo on a 3x3, 4x4 or 5x5 board as a loopy tier game.
+//
+// The board holds cubes that are blank, X or O; X moves first. A move takes
+// a cube from the border that is blank or shows the mover's symbol, marks it
+// with the mover's symbol and pushes it back in at an end of its row or
+// column other than the spot it left, shifting the cubes in between one
+// step toward that spot. A corner cube has two such ends, another border
+// cube three. A player wins with a full row, column or diagonal of their
+// symbol (size in a row). Seen from the player to move, a position where
+// that player has a line is won; otherwise one where the opponent has a
+// line is lost; so a move completing lines for both sides loses.
+//
+// The tier is the number of X and O cubes, numbered x<<8 | o and named
+// "x5o4". Taking a blank cube moves the game to the tier with one more of
+// the mover's cubes; taking an own cube stays in the tier, so every tier is
+// loopy.
+//
+// Hash: cells are numbered row by row from the top left; the low lo =
+// floor(size²/2) cells form the low half of the board, the others the high
+// half. Each half's contents have a rank among the contents with the same
+// numbers of X and O, in the order of the base-3 number whose digit for
+// cell i is 0 (blank), 1 (X) or 2 (O). Within tier (x, o) the boards are
+// grouped by the low half's counts (xl, ol) in increasing order of xl, then
+// ol; a board's rank is the size of the earlier groups plus
+// rankHigh*M(lo; xl, ol) + rankLow, where M(m; a, b) = C(m, a)*C(m-a, b),
+// and its hash is 2*rank plus 1 when O is to move. TierSize(x, o) = 2 *
+// C(size², x) * C(size²-x, o), which sums to 2*3^(size²) over all tiers.
+//
+// Text form: the side to move, "x:" or "o:", then the rows from top to
+// bottom separated by '/', cells '.', 'x' and 'o' ("o:x.../..../..../....").
+// Every board is accepted; whether it can be reached is the solver's
+// business. Cells are named by column letter and row number from the top
+// ("a1" is the top left corner) and a move by the cell it takes the cube
+// from and the cell where it pushes it in: "a2-d2" takes the cube at a2 and
+// pushes it in at the right end of row 2.
+package quixo
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/tiersolve/tiersolve/games/internal/comb"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Board sizes.
+const (
+	MinSize     = 3
+	MaxSize     = 5
+	DefaultSize = 4
+)
+
+// Game is Quixo on one board size. It is immutable and safe for concurrent
+// use.
+type Game struct {
+	n      int // board side
+	cells  int
+	loBits int    // cells in the low half of the hash
+	loMask uint32 // the low half's cells
+	lo, hi *half
+
+	// tiers[x*(cells+1)+o] describes tier (x, o); nil where x+o > cells.
+	tiers []*tierInfo
+	moves []move // every move, by source cell then destination
+
+	rowStarts, colStarts uint32 // first cell of each row, of each column
+	diag, anti           uint32
+}
+
+// half ranks the contents of one half of the board.
+type half struct {
+	bits int
+	// tern[m] is the base-3 number with digit 1 at the set bits of m.
+	tern []uint32
+	// rank[code] packs the rank of the contents with base-3 code among those
+	// with the same counts (bits 0-19) and the class x*(bits+1)+o of those
+	// counts (bits 20-31).
+	rank []uint32
+	// unrank[class] lists the contents of a class by rank, each packed as
+	// xmask | omask<<16.
+	unrank [][]uint32
+}
+
+const rankBits = 20
+
+// tierInfo describes the hash space of one tier.
+type tierInfo struct {
+	x, o int
+	size uint64
+	// blocks[low class] is the group of boards whose low half has that
+	// class.
+	blocks []block
+	// groups lists the nonempty groups by offset, for unhashing.
+	groups []group
+}
+
+type block struct {
+	off   uint64 // boards before the group
+	numLo uint64 // contents of the low half with the group's counts
+}
+
+type group struct {
+	block
+	loClass, hiClass int
+}
+
+// move is the move taking the cube at src and pushing it in at dst. The
+// cells seg (from dst up to but not including src) shift one step toward
+// src: v<<shl>>shr moves them.
+type move struct {
+	src, dst, seg uint32
+	back          uint32 // where seg lies after the move: the cells to shift back to undo it
+	shl, shr      uint8
+	srcCell       uint8
+	dstCell       uint8
+}
+
+var (
+	_ tiergame.Game      = (*Game)(nil)
+	_ tiergame.MoveNamer = (*Game)(nil)
+	_ tiergame.Unmover   = (*Game)(nil)
+)
+
+// New returns the game for the option size (3, 4 or 5; default 4).
+func New(opts tiergame.Options) (tiergame.Game, error) {
+	if err := opts.Check("size"); err != nil {
+		return nil, fmt.Errorf("quixo: %w", err)
+	}
+	n, err := opts.Int("size", DefaultSize, MinSize, MaxSize)
+	if err != nil {
+		return nil, fmt.Errorf("quixo: %w", err)
+	}
+	return NewSize(n)
+}
+
+// NewSize returns the game on an n x n board.
+func NewSize(n int) (*Game, error) {
+	if n < MinSize || n > MaxSize {
+		return nil, fmt.Errorf("quixo: size %d: must be %d to %d", n, MinSize, MaxSize)
+	}
+	g := &Game{n: n, cells: n * n}
+	g.loBits = g.cells / 2
+	g.loMask = 1<<g.loBits - 1
+	g.lo = newHalf(g.loBits)
+	g.hi = g.lo
+	if hb := g.cells - g.loBits; hb != g.loBits {
+		g.hi = newHalf(hb)
+	}
+	g.tiers = make([]*tierInfo, (g.cells+1)*(g.cells+1))
+	for x := 0; x <= g.cells; x++ {
+		for o := 0; x+o <= g.cells; o++ {
+			g.tiers[x*(g.cells+1)+o] = g.newTier(x, o)
+		}
+	}
+	for i := 0; i < n; i++ {
+		g.rowStarts |= 1 << (i * n)
+		g.colStarts |= 1 << i
+		g.diag |= 1 << (i*n + i)
+		g.anti |= 1 << (i*n + n - 1 - i)
+	}
+	g.moves = g.newMoves()
+	return g, nil
+}
+
+// multinomial returns M(m; a, b) = m! / (a! b! (m-a-b)!).
+func multinomial(m, a, b int) uint64 {
+	return comb.Binom(m, a) * comb.Binom(m-a, b)
+}
+
+func newHalf(nbits int) *half {
+	h := &half{bits: nbits, tern: make([]uint32, 1<<nbits)}
+	for m := range h.tern {
+		t, p := uint32(0), uint32(1)
+		for i := 0; i < nbits; i++ {
+			if m>>i&1 != 0 {
+				t += p
+			}
+			p *= 3
+		}
+		h.tern[m] = t
+	}
+	codes := 1
+	for i := 0; i < nbits; i++ {
+		codes *= 3
+	}
+	h.rank = make([]uint32, codes)
+	h.unrank = make([][]uint32, (nbits+1)*(nbits+1))
+	for code := 0; code < codes; code++ {
+		var xm, om uint32
+		for i, c := 0, code; i < nbits; i, c = i+1, c/3 {
+			switch c % 3 {
+			case 1:
+				xm |= 1 << i
+			case 2:
+				om |= 1 << i
+			}
+		}
+		class := bits.OnesCount32(xm)*(nbits+1) + bits.OnesCount32(om)
+		h.rank[code] = uint32(len(h.unrank[class])) | uint32(class)<<rankBits
+		h.unrank[class] = append(h.unrank[class], xm|om<<16)
+	}
+	return h
+}
+
+func (g *Game) newTier(x, o int) *tierInfo {
+	lo, hi := g.lo.bits, g.hi.bits
+	ti := &tierInfo{x: x, o: o, blocks: make([]block, (lo+1)*(lo+1))}
+	var off uint64
+	for xl := 0; xl <= lo && xl <= x; xl++ {
+		for ol := 0; xl+ol <= lo && ol <= o; ol++ {
+			xh, oh := x-xl, o-ol
+			if xh+oh > hi {
+				continue
+			}
+			b := block{off: off, numLo: multinomial(lo, xl, ol)}
+			ti.blocks[xl*(lo+1)+ol] = b
+			ti.groups = append(ti.groups, group{b, xl*(lo+1) + ol, xh*(hi+1) + oh})
+			off += b.numLo * multinomial(hi, xh, oh)
+		}
+	}
+	ti.size = 2 * off
+	return ti
+}
+
+func (g *Game) newMoves() []move {
+	n := g.n
+	var ms []move
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			if r != 0 && r != n-1 && c != 0 && c != n-1 {
+				continue
+			}
+			src := uint32(1) << (r*n + c)
+			add := func(dr, dc int, seg uint32, shl, shr int) {
+				ms = append(ms, move{
+					src: src, dst: 1 << (dr*n + dc), seg: seg, back: seg << shl >> shr,
+					shl: uint8(shl), shr: uint8(shr), srcCell: uint8(r*n + c), dstCell: uint8(dr*n + dc),
+				})
+			}
+			var seg uint32
+			if c > 0 { // push in at the left end of the row
+				seg = 0
+				for i := 0; i < c; i++ {
+					seg |= 1 << (r*n + i)
+				}
+				add(r, 0, seg, 1, 0)
+			}
+			if c < n-1 { // at the right end
+				seg = 0
+				for i := c + 1; i < n; i++ {
+					seg |= 1 << (r*n + i)
+				}
+				add(r, n-1, seg, 0, 1)
+			}
+			if r > 0 { // at the top of the column
+				seg = 0
+				for i := 0; i < r; i++ {
+					seg |= 1 << (i*n + c)
+				}
+				add(0, c, seg, n, 0)
+			}
+			if r < n-1 { // at the bottom
+				seg = 0
+				for i := r + 1; i < n; i++ {
+					seg |= 1 << (i*n + c)
+				}
+				add(n-1, c, seg, 0, n)
+			}
+		}
+	}
+	return ms
+}
+
+// Name returns "quixo".
+func (g *Game) Name() string { return "quixo" }
+
+// Option returns "size=N".
+func (g *Game) Option() string { return fmt.Sprintf("size=%d", g.n) }
+
+// Start returns the empty board with X to move, tier x0o0.
+func (g *Game) Start() (tiergame.Tier, tiergame.Position) { return 0, 0 }
+
+// tierOf returns the description of tier t, or nil if there is none.
+func (g *Game) tierOf(t tiergame.Tier) *tierInfo {
+	x, o := uint64(t>>8), uint64(t&0xff)
+	if x > uint64(g.cells) || o > uint64(g.cells) {
+		return nil
+	}
+	return g.tiers[x*uint64(g.cells+1)+o]
+}
+
+func tierID(x, o int) tiergame.Tier { return tiergame.Tier(x<<8 | o) }
+
+// TierSize returns 2*C(size², x)*C(size²-x, o) for tier (x, o), 0 for a
+// tier that does not exist.
+func (g *Game) TierSize(t tiergame.Tier) uint64 {
+	if ti := g.tierOf(t); ti != nil {
+		return ti.size
+	}
+	return 0
+}
+
+// ChildTiers returns (x+1, o), (x, o+1) when the board has a blank cube,
+// and (x, o) itself.
+func (g *Game) ChildTiers(t tiergame.Tier) []tiergame.Tier {
+	ti := g.tierOf(t)
+	if ti == nil {
+		return nil
+	}
+	if ti.x+ti.o == g.cells {
+		return []tiergame.Tier{t}
+	}
+	return []tiergame.Tier{tierID(ti.x+1, ti.o), tierID(ti.x, ti.o+1), t}
+}
+
+// TierName returns "xXoO", e.g. "x5o4".
+func (g *Game) TierName(t tiergame.Tier) string {
+	return fmt.Sprintf("x%do%d", t>>8, t&0xff)
+}
+
+// hash returns the hash of board (xs, os) of tier ti with side to move
+// (0 for X, 1 for O).
+func (g *Game) hash(ti *tierInfo, xs, os uint32, side uint64) uint64 {
+	lo, hi := g.lo, g.hi
+	lr := lo.rank[lo.tern[xs&g.loMask]+2*lo.tern[os&g.loMask]]
+	hr := hi.rank[hi.tern[xs>>g.loBits]+2*hi.tern[os>>g.loBits]]
+	b := &ti.blocks[lr>>rankBits]
+	return 2*(b.off+uint64(hr&(1<<rankBits-1))*b.numLo+uint64(lr&(1<<rankBits-1))) | side
+}
+
+// unhash returns the board and side to move of hash p of tier ti.
+func (g *Game) unhash(ti *tierInfo, p uint64) (xs, os uint32, side uint64) {
+	r := p >> 1
+	gs := ti.groups
+	i, j := 0, len(gs) // the group is the last one with off <= r
+	for j-i > 1 {
+		m := int(uint(i+j) >> 1)
+		if gs[m].off <= r {
+			i = m
+		} else {
+			j = m
+		}
+	}
+	grp := &gs[i]
+	q := r - grp.off
+	hiRank := q / grp.numLo
+	l := g.lo.unrank[grp.loClass][q-hiRank*grp.numLo]
+	h := g.hi.unrank[grp.hiClass][hiRank]
+	xs = l&0xffff | (h&0xffff)<<g.loBits
+	os = l>>16 | (h>>16)<<g.loBits
+	return xs, os, p & 1
+}
+
+// hasLine reports whether the cells b hold a full row, column or diagonal.
+func (g *Game) hasLine(b uint32) bool {
+	rows, cols := b, b
+	for i := 1; i < g.n; i++ {
+		rows &= b >> i
+		cols &= b >> (i * g.n)
+	}
+	return rows&g.rowStarts != 0 || cols&g.colStarts != 0 || b&g.diag == g.diag || b&g.anti == g.anti
+}
+
+// primitive returns the value of board (own, opp) for the owner of own, the
+// player to move.
+func (g *Game) primitive(own, opp uint32) tiergame.Value {
+	if g.hasLine(own) {
+		return tiergame.Win
+	}
+	if g.hasLine(opp) {
+		return tiergame.Lose
+	}
+	return tiergame.Undecided
+}
+
+// Moves lists the children of p in the order of g.moves (by source cell,
+// then destination: row left, row right, column top, column bottom).
+func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+	ti := g.tierOf(t)
+	xs, os, side := g.unhash(ti, uint64(p))
+	own, opp := xs, os
+	grow := tierID(ti.x+1, ti.o)
+	if side == 1 {
+		own, opp = os, xs
+		grow = tierID(ti.x, ti.o+1)
+	}
+	if v := g.primitive(own, opp); v != tiergame.Undecided {
+		return v, dst
+	}
+	// Index 0: the cube taken is the mover's own (same tier); 1: blank.
+	var tiers [2]*tierInfo
+	var ids [2]tiergame.Tier
+	tiers[0], ids[0] = ti, t
+	tiers[1], ids[1] = ti, t // only illegal moves, whose results are dropped, use it on a full board
+	if ti.x+ti.o < g.cells {
+		tiers[1], ids[1] = g.tierOf(grow), grow
+	}
+	next := side ^ 1
+	dst = slices.Grow(dst, len(g.moves))
+	out := dst[len(dst) : len(dst)+len(g.moves)]
+	k := 0
+	for i := range g.moves {
+		m := &g.moves[i]
+		nOwn := own&^(m.seg|m.src) | (own&m.seg)<<m.shl>>m.shr | m.dst
+		nOpp := opp&^(m.seg|m.src) | (opp&m.seg)<<m.shl>>m.shr
+		cx, co := nOwn, nOpp
+		if side == 1 {
+			cx, co = nOpp, nOwn
+		}
+		blank := (own >> m.srcCell & 1) ^ 1
+		out[k] = tiergame.Child{Tier: ids[blank], Pos: tiergame.Position(g.hash(tiers[blank], cx, co, next))}
+		// Without a branch: a move taking an opponent's cube is written
+		// and then overwritten.
+		k += int((opp>>m.srcCell)&1 ^ 1)
+	}
+	return tiergame.Undecided, dst[:len(dst)+k]
+}
+
+// Parents appends the positions of tier pt that have a move to (t, p) and
+// are not primitive. The mover of that move is the child's opponent; its
+// cube sits where it was pushed in, at the dst of the move. Undoing the
+// move shifts the line back and returns the cube to src: as the mover's
+// cube when pt is t, as a blank when pt has one fewer of the mover's cubes.
+func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	ti, pti := g.tierOf(t), g.tierOf(pt)
+	if ti == nil || pti == nil {
+		return dst
+	}
+	xs, os, side := g.unhash(ti, uint64(p))
+	mover := side ^ 1
+	own, opp := xs, os // the mover's cubes and the others, in the child
+	if mover == 1 {
+		own, opp = os, xs
+	}
+	var src uint32 // all ones to put back an own cube, zero for a blank
+	switch {
+	case pt == t:
+		src = ^uint32(0)
+	case mover == 0 && pti.x == ti.x-1 && pti.o == ti.o, mover == 1 && pti.x == ti.x && pti.o == ti.o-1:
+	default:
+		return dst
+	}
+	start := len(dst)
+	var seen uint64 // a 64-bit Bloom filter over the parents found so far
+	for i := range g.moves {
+		m := &g.moves[i]
+		if own&m.dst == 0 {
+			continue
+		}
+		pOwn := own&^(m.seg|m.src) | (own&m.back)>>m.shl<<m.shr | m.src&src
+		pOpp := opp&^(m.seg|m.src) | (opp&m.back)>>m.shl<<m.shr
+		if g.hasLine(pOwn) || g.hasLine(pOpp) {
+			continue // primitive: no moves
+		}
+		px, po := pOwn, pOpp
+		if mover == 1 {
+			px, po = pOpp, pOwn
+		}
+		h := tiergame.Position(g.hash(pti, px, po, mover))
+		// Different moves of one parent can lead to the same child, for
+		// instance pushing an own cube along a line of own cubes.
+		bit := uint64(1) << (uint64(h) * 0x9e3779b97f4a7c15 >> 58)
+		if seen&bit != 0 && slices.Contains(dst[start:], h) {
+			continue
+		}
+		seen |= bit
+		dst = append(dst, h)
+	}
+	return dst
+}
+
+// cellName names cell i: column letter and row number from the top.
+func (g *Game) cellName(i int) string {
+	return fmt.Sprintf("%c%d", 'a'+i%g.n, i/g.n+1)
+}
+
+// MoveNames names the moves of p in the order of Moves, "a2-d2" for taking
+// the cube at a2 and pushing it in at d2.
+func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
+	xs, os, side := g.unhash(g.tierOf(t), uint64(p))
+	own, opp := xs, os
+	if side == 1 {
+		own, opp = os, xs
+	}
+	if g.primitive(own, opp) != tiergame.Undecided {
+		return nil
+	}
+	var names []string
+	for _, m := range g.moves {
+		if opp&m.src == 0 {
+			names = append(names, g.cellName(int(m.srcCell))+"-"+g.cellName(int(m.dstCell)))
+		}
+	}
+	return names
+}
+
+// Format returns the side to move and the rows from the top, e.g.
+// "o:x.../..../..../....".
+func (g *Game) Format(t tiergame.Tier, p tiergame.Position) string {
+	xs, os, side := g.unhash(g.tierOf(t), uint64(p))
+	var b strings.Builder
+	b.WriteString([]string{"x:", "o:"}[side])
+	for i := 0; i < g.cells; i++ {
+		if i > 0 && i%g.n == 0 {
+			b.WriteByte('/')
+		}
+		switch {
+		case xs>>i&1 != 0:
+			b.WriteByte('x')
+		case os>>i&1 != 0:
+			b.WriteByte('o')
+		default:
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+// Parse reads the form of Format.
+func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
+	var side uint64
+	switch {
+	case strings.HasPrefix(s, "x:"):
+	case strings.HasPrefix(s, "o:"):
+		side = 1
+	default:
+		return 0, 0, fmt.Errorf("quixo size=%d: %q: want \"x:\" or \"o:\" (side to move) before the rows", g.n, s)
+	}
+	rows := strings.Split(s[2:], "/")
+	if len(rows) != g.n {
+		return 0, 0, fmt.Errorf("quixo size=%d: %q: %d rows, want %d separated by '/'", g.n, s, len(rows), g.n)
+	}
+	var xs, os uint32
+	for r, row := range rows {
+		if len(row) != g.n {
+			return 0, 0, fmt.Errorf("quixo size=%d: %q: row %d has %d cells, want %d", g.n, s, r+1, len(row), g.n)
+		}
+		for c := 0; c < g.n; c++ {
+			bit := uint32(1) << (r*g.n + c)
+			switch row[c] {
+			case 'x':
+				xs |= bit
+			case 'o':
+				os |= bit
+			case '.':
+			default:
+				return 0, 0, fmt.Errorf("quixo size=%d: %q: bad cell %q (want x, o or .)", g.n, s, row[c])
+			}
+		}
+	}
+	t := tierID(bits.OnesCount32(xs), bits.OnesCount32(os))
+	return t, tiergame.Position(g.hash(g.tierOf(t), xs, os, side)), nil
+}

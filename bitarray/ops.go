@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -116,11 +117,19 @@ func UnionAll(ctx context.Context, dst *Set, srcs []*Set, workers int) error {
 func (s *Set) AppendMSB(dst []byte, lo, nbits uint64) []byte {
 	nbytes := (nbits + 7) / 8
 	start := len(dst)
-	dst = append(dst, make([]byte, nbytes)...)
+	dst = slices.Grow(dst, int(nbytes))[:start+int(nbytes)]
 	out := dst[start:]
 	src := s.Words()
 	var buf [8]byte
-	for j := uint64(0); j < nbytes; j += 8 {
+	j := uint64(0)
+	if lo >= s.base && (lo-s.base)&63 == 0 {
+		// Aligned: whole words straight from storage.
+		k := (lo - s.base) >> 6
+		for ; j+8 <= nbytes && nbits-j*8 >= 64 && k < uint64(len(src)); j, k = j+8, k+1 {
+			binary.BigEndian.PutUint64(out[j:], bits.Reverse64(src[k]))
+		}
+	}
+	for ; j < nbytes; j += 8 {
 		w := s.wordFrom(src, lo+j*8)
 		if rem := nbits - j*8; rem < 64 {
 			w &= 1<<rem - 1

@@ -1,6 +1,7 @@
 package levelfile
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"strconv"
 
@@ -32,6 +33,13 @@ type plan struct {
 	trailer []byte
 	chunks  []chunk
 	raw     int64 // total raw bytes (header, data, trailer)
+	slack   int64 // subtracted once from the sum of the chunks' bounds
+
+	// Types 0-2: items per chunk, whether items are non-members, and how
+	// many chunk starts are known (see startChunk).
+	per        uint64
+	complement bool
+	planned    int
 }
 
 // chunk is a piece of a candidate's data.
@@ -79,6 +87,7 @@ func newPlan(st stats, t Type, d Dialect) *plan {
 	switch {
 	case st.empty:
 		p.chunks = []chunk{{}}
+		p.planned = 1
 	case h.Type == Type0:
 		digits := uint64(len(strconv.FormatUint(st.max, 10)))
 		p.itemChunks(st.min, st.max, st.count, max(1, chunkRaw/(digits+1)), false)
@@ -92,6 +101,7 @@ func newPlan(st stats, t Type, d Dialect) *plan {
 		for off := uint64(0); off < nbytes; off += chunkRaw {
 			p.chunks = append(p.chunks, chunk{from: off, n: min(chunkRaw, nbytes-off)})
 		}
+		p.planned = len(p.chunks)
 	}
 	p.sizeChunks(st)
 	return p
@@ -103,16 +113,55 @@ func (p *plan) packedItemsPerChunk() uint64 {
 	return max(8, uint64(chunkRaw*8)/uint64(p.width)) &^ 7
 }
 
-// itemChunks cuts n items (members, or non-members when complement) of
-// [lo, hi] into chunks of per items.
+// itemChunks cuts n items (members, or non-members of [lo, hi] when
+// complement) into chunks of per items. Only the first chunk's start is
+// found now; startChunk finds the others as the race reaches them, so a
+// candidate cut off early never scans the whole set.
 func (p *plan) itemChunks(lo, hi, n, per uint64, complement bool) {
 	if n == 0 {
 		p.chunks = []chunk{{}}
+		p.planned = 1
 		return
 	}
-	starts := selectEvery(p.set, lo, hi, per, complement)
-	for i, from := range starts {
-		p.chunks = append(p.chunks, chunk{from: from, n: min(per, n-uint64(i)*per)})
+	p.per, p.complement = per, complement
+	for k := uint64(0); k < n; k += per {
+		p.chunks = append(p.chunks, chunk{n: min(per, n-k)})
+	}
+	p.chunks[0].from = p.nextItem(lo, 0)
+	p.planned = 1
+}
+
+// startChunk makes sure chunk i's start is known; chunks are started in
+// order, so it only ever scans from the previous chunk's start.
+func (p *plan) startChunk(i int) {
+	for ; p.planned <= i; p.planned++ {
+		prev := p.chunks[p.planned-1]
+		p.chunks[p.planned].from = p.nextItem(prev.from, prev.n)
+	}
+}
+
+// nextItem returns the position of the item k items after the one at or
+// after from (k = 0: the first item at or after from).
+func (p *plan) nextItem(from, k uint64) uint64 {
+	ws := p.set.Words()
+	base := p.set.Base()
+	i := from - base
+	for wi := i >> 6; ; wi++ {
+		w := ws[wi]
+		if p.complement {
+			w = ^w
+		}
+		if wi == i>>6 {
+			w &^= 1<<(i&63) - 1
+		}
+		c := uint64(bits.OnesCount64(w))
+		if c > k {
+			for ; k > 0; k-- {
+				w &= w - 1
+			}
+			return base + wi*64 + uint64(bits.TrailingZeros64(w))
+		}
+		k -= c
 	}
 }
 
@@ -127,7 +176,7 @@ func (p *plan) sizeChunks(st stats) {
 			// The exact ASCII length needs the digits of every item;
 			// raw is used for estimates only, so the widest is fine.
 			data = int64(c.n) * int64(len(strconv.FormatUint(st.max, 10))+1)
-			c.lb = type0Bound(c.n)
+			c.lb = type0Bound(c.n, i == 0)
 		case Type1, Type2:
 			data = int64((c.n*uint64(p.width) + 7) / 8)
 			c.lb = data / deflateMaxRatio
@@ -146,29 +195,52 @@ func (p *plan) sizeChunks(st stats) {
 		}
 		p.raw += c.raw
 	}
-	if p.h.Type == Type0 && len(p.chunks) > 0 {
-		// Copies may take their source from digits in the header (see
-		// type0Bound); each header digit can excuse at most one token.
-		p.chunks[0].lb = max(0, p.chunks[0].lb-int64(countDigits(p.header)+7)/8)
+	if p.h.Type == Type0 {
+		p.slack = type0Slack(p.header)
 	}
 }
 
-// type0Bound is a lower bound, in bytes, on the deflate size of n type-0
-// tokens "t1 t2 ... tn " of strictly ascending canonical decimals. For each
-// token t_i but the first, the span " t_i" (its leading space and digits)
-// cannot lie inside one deflate symbol: a literal is one byte, and a copy of
-// " t_i" would need an earlier occurrence of " t_i", that is, an earlier
-// token with t_i's digits as a prefix, which is either t_i itself or a
-// longer, hence larger, number, contradicting the ascending order. (Digits
-// in the header are the only other source; newPlan subtracts them.) So
-// every such span has a symbol starting strictly inside it; the spans are
-// disjoint, each symbol costs at least one bit (and a stored byte eight),
-// so the chunk costs at least n−1 bits.
-func type0Bound(n uint64) int64 {
-	if n == 0 {
-		return 0
+// type0Bound is a lower bound, in bytes, on the deflate size of a chunk of
+// n type-0 tokens "t ␣t ␣... t ␣" of strictly ascending canonical decimals
+// (first says whether the chunk holds the file's first token).
+//
+// Cut the data into regions R_i = (s_i, s_{i+1}], where s_i is the space
+// before token t_i: R_i is t_i's digits and the space after them. Two spans
+// can never lie inside one deflate copy:
+//   - A_i = "␣t_i": a copy of it needs an earlier "␣t_i", that is, an
+//     earlier token equal to t_i or having it as a proper prefix (so with
+//     more digits, so larger): impossible in ascending order;
+//   - B_i = "t_i␣": likewise an earlier token equal to t_i or with it as a
+//     proper suffix (more digits, larger): impossible.
+//
+// A literal is one byte and both spans have at least two, so some symbol
+// starts strictly inside each: inside (s_i, e_i] for A_i and inside
+// (s_i+1, e_i+1] for B_i, e_i being t_i's last digit. So R_i holds at least
+// one symbol start. If it holds exactly one, at x, that start serves both
+// spans, so s_i+1 < x <= e_i, and its symbol covers x..s_{i+1}: at least two
+// bytes, hence a copy, which costs a length and a distance code, at least
+// two bits. Otherwise R_i holds two symbol starts, at least a bit each.
+// Bytes in stored blocks cost eight bits. Either way R_i costs at least two
+// bits, charging each symbol to the region where it starts.
+//
+// A chunk starts with a token and compresses on its own, so its first
+// region has the chunk's first symbol and, by B_i, one more. The file's
+// first token has no A-span and is not counted. Digits in the header can
+// serve as copy sources for prefixes and suffixes of header numbers; plan
+// subtracts that slack once per file (see type0Slack).
+func type0Bound(n uint64, first bool) int64 {
+	if first && n > 0 {
+		n--
 	}
-	return int64(n-1) / 8
+	return int64(2 * n / 8)
+}
+
+// type0Slack is what header digits can excuse in type0Bound, in bytes: each
+// header digit starts or ends at most two tokens that might be copied from
+// the header (a prefix after a space, a suffix before one), and such a
+// token loses its two bits.
+func type0Slack(header []byte) int64 {
+	return (int64(countDigits(header))*2*2 + 7) / 8
 }
 
 func countDigits(b []byte) int {
@@ -192,40 +264,6 @@ func lastZero(st stats) uint64 {
 	return 0
 }
 
-// selectEvery returns the positions of the items of rank 0, per, 2·per, ...
-// among the members of s in [lo, hi] (the non-members when complement).
-func selectEvery(s *bitarray.Set, lo, hi, per uint64, complement bool) []uint64 {
-	var out []uint64
-	ws := s.Words()
-	base := s.Base()
-	i, j := lo-base, hi-base
-	var seen, target uint64
-	for wi := i >> 6; wi <= j>>6; wi++ {
-		w := ws[wi]
-		if complement {
-			w = ^w
-		}
-		if wi == i>>6 {
-			w &^= 1<<(i&63) - 1
-		}
-		if wi == j>>6 {
-			w &= ^uint64(0) >> (63 - j&63)
-		}
-		c := uint64(bits.OnesCount64(w))
-		for seen+c > target {
-			k := target - seen // the k-th set bit of w
-			x := w
-			for ; k > 0; k-- {
-				x &= x - 1
-			}
-			out = append(out, base+wi*64+uint64(bits.TrailingZeros64(x)))
-			target += per
-		}
-		seen += c
-	}
-	return out
-}
-
 // encode appends the raw bytes of chunk i to dst.
 func (p *plan) encode(dst []byte, i int) []byte {
 	if i == 0 {
@@ -236,10 +274,8 @@ func (p *plan) encode(dst []byte, i int) []byte {
 		switch p.h.Type {
 		case Type0:
 			dst = p.encodeType0(dst, c)
-		case Type1:
-			dst = p.encodePacked(dst, c, false)
-		case Type2:
-			dst = p.encodePacked(dst, c, true)
+		case Type1, Type2:
+			dst = p.encodePacked(dst, c)
 		case Type3:
 			// A set in memory spans fewer than 2^64 positions, so
 			// max−min+1 does not overflow.
@@ -253,19 +289,17 @@ func (p *plan) encode(dst []byte, i int) []byte {
 	return dst
 }
 
-// items calls f with batches of the chunk's items: members from c.from, or
-// non-members of [Min, Max] when complement.
-func (p *plan) items(c chunk, complement bool, f func([]uint64)) {
-	var buf [1024]uint64
+// eachItem calls f for each item of chunk c in order: members from c.from,
+// or non-members of [Min, Max] when complement.
+func (p *plan) eachItem(c chunk, f func(uint64)) {
 	ws := p.set.Words()
 	base := p.set.Base()
 	left := c.n
 	i := c.from - base
 	end := p.h.Max - base // inclusive
-	n := 0
 	for wi := i >> 6; left > 0; wi++ {
 		w := ws[wi]
-		if complement {
+		if p.complement {
 			w = ^w
 		}
 		if wi == i>>6 {
@@ -274,58 +308,89 @@ func (p *plan) items(c chunk, complement bool, f func([]uint64)) {
 		if wi == end>>6 {
 			w &= ^uint64(0) >> (63 - end&63)
 		}
-		for w != 0 && left > 0 {
-			buf[n] = base + wi*64 + uint64(bits.TrailingZeros64(w))
+		for ; w != 0 && left > 0; left-- {
+			f(base + wi*64 + uint64(bits.TrailingZeros64(w)))
 			w &= w - 1
-			left--
-			if n++; n == len(buf) {
-				f(buf[:])
-				n = 0
-			}
 		}
-	}
-	if n > 0 {
-		f(buf[:n])
 	}
 }
 
 func (p *plan) encodeType0(dst []byte, c chunk) []byte {
-	p.items(c, false, func(ps []uint64) {
-		for _, v := range ps {
-			dst = strconv.AppendUint(dst, v, 10)
-			dst = append(dst, ' ')
-		}
+	p.eachItem(c, func(v uint64) {
+		dst = strconv.AppendUint(dst, v, 10)
+		dst = append(dst, ' ')
 	})
 	return dst
 }
 
 // encodePacked writes width-bit offsets MSB-first; chunks other than the
-// last hold a multiple of 8 fields, so only the last one pads.
-func (p *plan) encodePacked(dst []byte, c chunk, complement bool) []byte {
-	var acc uint64 // the low n bits are pending, oldest first
-	var n uint
-	width := p.width
-	put := func(v uint64, w uint) {
-		acc = acc<<w | v
-		n += w
-		for n >= 8 {
-			n -= 8
-			dst = append(dst, byte(acc>>n))
-		}
+// last hold a multiple of 8 fields, so only the last one pads. The loop is
+// written out (no per-item call) because it is the writer's hot path.
+func (p *plan) encodePacked(dst []byte, c chunk) []byte {
+	if p.width > 32 {
+		return p.encodeWide(dst, c)
 	}
-	p.items(c, complement, func(ps []uint64) {
-		for _, pos := range ps {
-			v := pos - p.h.Min
-			if width > 56 {
-				put(v>>32, width-32)
-				put(v&0xFFFFFFFF, 32)
-			} else {
-				put(v, width)
+	ws := p.set.Words()
+	base := p.set.Base()
+	width := p.width
+	shift := 64 - width
+	minIdx := p.h.Min - base
+	var acc uint64 // pending bits, MSB-aligned
+	var n uint     // how many
+	left := c.n
+	i := c.from - base
+	end := p.h.Max - base
+	for wi := i >> 6; left > 0; wi++ {
+		w := ws[wi]
+		if p.complement {
+			w = ^w
+		}
+		if wi == i>>6 {
+			w &^= 1<<(i&63) - 1
+		}
+		if wi == end>>6 {
+			w &= ^uint64(0) >> (63 - end&63)
+		}
+		for ; w != 0 && left > 0; left-- {
+			v := wi*64 + uint64(bits.TrailingZeros64(w)) - minIdx
+			w &= w - 1
+			acc |= v << shift >> n
+			n += width
+			if n >= 32 {
+				dst = binary.BigEndian.AppendUint32(dst, uint32(acc>>32))
+				acc <<= 32
+				n -= 32
 			}
 		}
+	}
+	for ; n > 0; n -= min(n, 8) {
+		dst = append(dst, byte(acc>>56))
+		acc <<= 8
+	}
+	return dst
+}
+
+// encodeWide is encodePacked for fields wider than 32 bits.
+func (p *plan) encodeWide(dst []byte, c chunk) []byte {
+	var acc uint64
+	var n uint
+	put := func(v uint64, w uint) {
+		acc |= v << (64 - w) >> n
+		n += w
+		if n >= 32 {
+			dst = binary.BigEndian.AppendUint32(dst, uint32(acc>>32))
+			acc <<= 32
+			n -= 32
+		}
+	}
+	p.eachItem(c, func(pos uint64) {
+		v := pos - p.h.Min
+		put(v>>32, p.width-32)
+		put(v&0xFFFFFFFF, 32)
 	})
-	if n > 0 {
-		dst = append(dst, byte(acc<<(8-n)))
+	for ; n > 0; n -= min(n, 8) {
+		dst = append(dst, byte(acc>>56))
+		acc <<= 8
 	}
 	return dst
 }

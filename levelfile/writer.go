@@ -1,7 +1,6 @@
 package levelfile
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -111,56 +110,54 @@ func Write(w io.Writer, s *bitarray.Set, opts *WriteOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res, bufs, err := runRace(context.Background(), s, o, func(Type) (candidateSink, error) {
+	res, sinks, err := runRace(context.Background(), s, o, func(Type) (candidateSink, error) {
 		return &memorySink{}, nil
 	})
 	if err != nil {
 		return res, err
 	}
-	_, err = w.Write(bufs[res.Header.Type].(*memorySink).Bytes())
-	return res, err
+	for _, b := range sinks[res.Header.Type].(*memorySink).parts {
+		if _, err := w.Write(b); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
-// WriteFile writes s as the level file name, atomically: candidates go to
-// temporary files in the same directory, the winner is synced and renamed
-// to name, and a failure or crash never leaves a partial file under name.
+// WriteFile writes s as the level file name, atomically: the winner is
+// written to a temporary file in the same directory, synced and renamed to
+// name, so a failure or crash never leaves a partial file under name.
+// Candidates are kept in memory while they race, and spill to temporary
+// files beyond spillBytes each; losers never reach the disk otherwise,
+// which matters because syncing one file can flush the others' data too.
 func WriteFile(name string, s *bitarray.Set, opts *WriteOptions) (Result, error) {
 	o, err := opts.normalized()
 	if err != nil {
 		return Result{}, err
 	}
-	files := map[Type]*atomicfile.File{}
+	var sinks []*spillSink
 	defer func() {
-		for _, f := range files {
-			f.Close() // removes the temporary files of losers
+		for _, sk := range sinks {
+			sk.discard()
 		}
 	}()
-	var mu sync.Mutex
-	res, sinks, err := runRace(context.Background(), s, o, func(t Type) (candidateSink, error) {
+	res, byType, err := runRace(context.Background(), s, o, func(t Type) (candidateSink, error) {
 		target := name
 		if o.Exhaustive {
 			target = IntermediateName(name, t)
 		}
-		f, err := atomicfile.Create(target)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		files[t] = f
-		mu.Unlock()
-		return &fileSink{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+		sk := &spillSink{path: target}
+		sinks = append(sinks, sk)
+		return sk, nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("levelfile %s: %w", name, err)
 	}
-	for t, sk := range sinks {
-		if err := sk.(*fileSink).w.Flush(); err != nil {
-			return res, fmt.Errorf("levelfile %s: %w", name, err)
-		}
+	for t, sk := range byType {
 		if t != res.Header.Type && !o.Exhaustive {
 			continue
 		}
-		if err := files[t].Commit(); err != nil {
+		if err := sk.(*spillSink).commit(); err != nil {
 			return res, fmt.Errorf("levelfile %s: %w", name, err)
 		}
 	}
@@ -171,6 +168,64 @@ func WriteFile(name string, s *bitarray.Set, opts *WriteOptions) (Result, error)
 		}
 	}
 	return res, nil
+}
+
+// spillBytes is how much of a candidate WriteFile keeps in memory.
+const spillBytes = 64 << 20
+
+// spillSink holds a candidate in memory, then in a pending atomic file once
+// it grows past spillBytes.
+type spillSink struct {
+	path string
+	mem  memorySink
+	f    *atomicfile.File
+}
+
+func (s *spillSink) add(b []byte) error {
+	if s.f == nil && s.mem.n+int64(len(b)) > spillBytes {
+		if err := s.open(); err != nil {
+			return err
+		}
+	}
+	if s.f != nil {
+		_, err := s.f.Write(b)
+		return err
+	}
+	return s.mem.add(b)
+}
+
+// open moves the candidate from memory to a pending file.
+func (s *spillSink) open() error {
+	f, err := atomicfile.Create(s.path)
+	if err != nil {
+		return err
+	}
+	s.f = f
+	for _, b := range s.mem.parts {
+		if _, err := f.Write(b); err != nil {
+			return err
+		}
+	}
+	s.mem = memorySink{}
+	return nil
+}
+
+// commit writes the candidate under its path: sync, rename, sync directory.
+func (s *spillSink) commit() error {
+	if s.f == nil {
+		if err := s.open(); err != nil {
+			return err
+		}
+	}
+	return s.f.Commit()
+}
+
+// discard removes the temporary file of a candidate that was not committed.
+func (s *spillSink) discard() {
+	if s.f != nil {
+		s.f.Close()
+	}
+	s.mem = memorySink{}
 }
 
 // IntermediateName returns the document's name for the type-t candidate of
@@ -200,19 +255,23 @@ func copyFile(from, to string) error {
 	return out.Commit()
 }
 
-// candidateSink receives a candidate's compressed bytes in order.
+// candidateSink receives a candidate's compressed pieces in order, taking
+// ownership of each slice.
 type candidateSink interface {
-	io.Writer
+	add(b []byte) error
 }
 
-type memorySink struct{ bytes.Buffer }
-
-type fileSink struct {
-	f *atomicfile.File
-	w *bufio.Writer
+// memorySink keeps the pieces as they come: no copying, no regrowing.
+type memorySink struct {
+	parts [][]byte
+	n     int64
 }
 
-func (s *fileSink) Write(p []byte) (int, error) { return s.w.Write(p) }
+func (m *memorySink) add(b []byte) error {
+	m.parts = append(m.parts, b)
+	m.n += int64(len(b))
+	return nil
+}
 
 // race compresses the candidates chunk by chunk on several goroutines.
 // Every candidate has a lower bound on its final size (bytes compressed so
@@ -254,7 +313,7 @@ func (c *cand) bound() int64 {
 	if c.complete {
 		return c.finalSize
 	}
-	return gzipFraming + c.doneSize + c.lbLeft
+	return gzipFraming + c.doneSize + max(0, c.lbLeft-c.plan.slack)
 }
 
 // estimate guesses the candidate's final size to order the work: the raw
@@ -350,6 +409,7 @@ func (r *race) work(ctx context.Context) {
 		}
 		i := c.next
 		c.next++
+		c.plan.startChunk(i)
 		r.active++
 		r.mu.Unlock()
 
@@ -370,20 +430,31 @@ func (r *race) work(ctx context.Context) {
 	}
 }
 
-// pick returns the live candidate with chunks left that is expected to be
-// smallest, or nil when none has work.
+// pick returns the live candidate with chunks left that goes next, or nil
+// when none has work. First every candidate compresses one chunk (a probe
+// of its compression ratio), then the one expected to be smallest goes
+// first, so the likely winner finishes early and the others are cut off by
+// its size.
 func (r *race) pick() *cand {
 	var best *cand
 	for _, c := range r.cands {
 		if c.dead || c.next >= len(c.plan.chunks) {
 			continue
 		}
-		if best == nil || c.estimate() < best.estimate() ||
-			c.estimate() == best.estimate() && c.plan.h.Type < best.plan.h.Type {
+		if best == nil || c.before(best) {
 			best = c
 		}
 	}
 	return best
+}
+
+// before orders the work of two candidates.
+func (c *cand) before(o *cand) bool {
+	if (c.next == 0) != (o.next == 0) {
+		return c.next == 0
+	}
+	ce, oe := c.estimate(), o.estimate()
+	return ce < oe || ce == oe && c.plan.h.Type < o.plan.h.Type
 }
 
 // finishChunk records a compressed chunk, writes what is in order, and
@@ -438,7 +509,7 @@ func (r *race) finishChunk(c *cand, i int, crc uint32, rawLen int64, comp []byte
 }
 
 func (r *race) write(c *cand, b []byte) {
-	if _, err := c.sink.Write(b); err != nil && r.err == nil {
+	if err := c.sink.add(b); err != nil && r.err == nil {
 		r.err = err
 	}
 }

@@ -67,23 +67,39 @@ type Game struct {
 
 	rowStarts, colStarts uint32 // first cell of each row, of each column
 	diag, anti           uint32
+	// lines, for boards of at most 16 cells, has bit b set when the cells b
+	// hold a line.
+	lines []uint64
 }
 
 // half ranks the contents of one half of the board.
 type half struct {
 	bits int
-	// tern[m] is the base-3 number with digit 1 at the set bits of m.
-	tern []uint32
-	// rank[code] packs the rank of the contents with base-3 code among those
-	// with the same counts (bits 0-19) and the class x*(bits+1)+o of those
-	// counts (bits 20-31).
+	// tern[m] is the base-3 number with digit 1 at the set bits of m. Its
+	// fixed size lets masked indexes skip bounds checks.
+	tern *[1 << maxHalfBits]uint32
+	// The contents with x X and o O form class classOf[x][o]; classes are
+	// numbered by x, then o.
+	classOf [maxHalfBits + 1][maxHalfBits + 1]int
+	// rank[code] packs the rank of the contents with base-3 code within
+	// their class (bits 0-19) and the class (bits 20-31).
 	rank []uint32
 	// unrank[class] lists the contents of a class by rank, each packed as
 	// xmask | omask<<16.
 	unrank [][]uint32
+	// pair, for halves of at most 8 cells, holds the rank and class indexed
+	// directly by the cubes, packed as rank | class<<pairRankBits, in
+	// pair[0][x | o<<8] and pair[1][o | x<<8]. It saves the base-3
+	// conversion in the hot loops, in half the space of rank's entries.
+	pair *[2][1 << 16]uint16
 }
 
-const rankBits = 20
+const (
+	pairRankBits = 10 // M(8; 3, 3) = 560 contents in the largest class of 8 cells
+	rankBits     = 20
+	rankMask     = 1<<rankBits - 1
+	maxHalfBits  = (MaxSize*MaxSize + 1) / 2
+)
 
 // tierInfo describes the hash space of one tier.
 type tierInfo struct {
@@ -108,11 +124,16 @@ type group struct {
 
 // move is the move taking the cube at src and pushing it in at dst. The
 // cells seg (from dst up to but not including src) shift one step toward
-// src: v<<shl>>shr moves them.
+// src, to back.
+//
+// The shifts are multiplications: v<<shl>>shr is v*fwd>>32 with fwd =
+// 2^(32+shl-shr), and undoing it is v*rev>>32. Shifts by a variable amount
+// cost three micro-operations each on amd64 without BMI2.
 type move struct {
 	src, dst, seg uint32
-	back          uint32 // where seg lies after the move: the cells to shift back to undo it
-	shl, shr      uint8
+	keep          uint32 // ^(seg|src), the cells the move leaves alone
+	back          uint32
+	fwd, rev      uint64
 	srcCell       uint8
 	dstCell       uint8
 }
@@ -161,7 +182,23 @@ func NewSize(n int) (*Game, error) {
 		g.anti |= 1 << (i*n + n - 1 - i)
 	}
 	g.moves = g.newMoves()
+	if g.cells <= 16 {
+		g.lines = make([]uint64, 1<<g.cells/64+1)
+		for b := uint32(0); b < 1<<g.cells; b++ {
+			if g.hasLineShift(b) {
+				g.lines[b>>6] |= 1 << (b & 63)
+			}
+		}
+	}
 	return g, nil
+}
+
+// b2i converts a bool to 0 or 1 (compiled without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // multinomial returns M(m; a, b) = m! / (a! b! (m-a-b)!).
@@ -170,8 +207,8 @@ func multinomial(m, a, b int) uint64 {
 }
 
 func newHalf(nbits int) *half {
-	h := &half{bits: nbits, tern: make([]uint32, 1<<nbits)}
-	for m := range h.tern {
+	h := &half{bits: nbits, tern: new([1 << maxHalfBits]uint32)}
+	for m := 0; m < 1<<nbits; m++ {
 		t, p := uint32(0), uint32(1)
 		for i := 0; i < nbits; i++ {
 			if m>>i&1 != 0 {
@@ -185,8 +222,15 @@ func newHalf(nbits int) *half {
 	for i := 0; i < nbits; i++ {
 		codes *= 3
 	}
+	classes := 0
+	for x := 0; x <= nbits; x++ {
+		for o := 0; x+o <= nbits; o++ {
+			h.classOf[x][o] = classes
+			classes++
+		}
+	}
 	h.rank = make([]uint32, codes)
-	h.unrank = make([][]uint32, (nbits+1)*(nbits+1))
+	h.unrank = make([][]uint32, classes)
 	for code := 0; code < codes; code++ {
 		var xm, om uint32
 		for i, c := 0, code; i < nbits; i, c = i+1, c/3 {
@@ -197,16 +241,29 @@ func newHalf(nbits int) *half {
 				om |= 1 << i
 			}
 		}
-		class := bits.OnesCount32(xm)*(nbits+1) + bits.OnesCount32(om)
+		class := h.classOf[bits.OnesCount32(xm)][bits.OnesCount32(om)]
 		h.rank[code] = uint32(len(h.unrank[class])) | uint32(class)<<rankBits
 		h.unrank[class] = append(h.unrank[class], xm|om<<16)
+	}
+	if nbits <= 8 {
+		h.pair = new([2][1 << 16]uint16)
+		for xm := uint32(0); xm < 1<<nbits; xm++ {
+			for om := uint32(0); om < 1<<nbits; om++ {
+				if xm&om == 0 {
+					r := h.rank[h.tern[xm]+2*h.tern[om]]
+					v := uint16(r&rankMask | r>>rankBits<<pairRankBits)
+					h.pair[0][xm|om<<8] = v
+					h.pair[1][om|xm<<8] = v
+				}
+			}
+		}
 	}
 	return h
 }
 
 func (g *Game) newTier(x, o int) *tierInfo {
 	lo, hi := g.lo.bits, g.hi.bits
-	ti := &tierInfo{x: x, o: o, blocks: make([]block, (lo+1)*(lo+1))}
+	ti := &tierInfo{x: x, o: o, blocks: make([]block, len(g.lo.unrank))}
 	var off uint64
 	for xl := 0; xl <= lo && xl <= x; xl++ {
 		for ol := 0; xl+ol <= lo && ol <= o; ol++ {
@@ -215,8 +272,8 @@ func (g *Game) newTier(x, o int) *tierInfo {
 				continue
 			}
 			b := block{off: off, numLo: multinomial(lo, xl, ol)}
-			ti.blocks[xl*(lo+1)+ol] = b
-			ti.groups = append(ti.groups, group{b, xl*(lo+1) + ol, xh*(hi+1) + oh})
+			ti.blocks[g.lo.classOf[xl][ol]] = b
+			ti.groups = append(ti.groups, group{b, g.lo.classOf[xl][ol], g.hi.classOf[xh][oh]})
 			off += b.numLo * multinomial(hi, xh, oh)
 		}
 	}
@@ -235,8 +292,9 @@ func (g *Game) newMoves() []move {
 			src := uint32(1) << (r*n + c)
 			add := func(dr, dc int, seg uint32, shl, shr int) {
 				ms = append(ms, move{
-					src: src, dst: 1 << (dr*n + dc), seg: seg, back: seg << shl >> shr,
-					shl: uint8(shl), shr: uint8(shr), srcCell: uint8(r*n + c), dstCell: uint8(dr*n + dc),
+					src: src, dst: 1 << (dr*n + dc), seg: seg, keep: ^(seg | src), back: seg << shl >> shr,
+					fwd: 1 << (32 + shl - shr), rev: 1 << (32 - shl + shr),
+					srcCell: uint8(r*n + c), dstCell: uint8(dr*n + dc),
 				})
 			}
 			var seg uint32
@@ -323,11 +381,30 @@ func (g *Game) TierName(t tiergame.Tier) string {
 // hash returns the hash of board (xs, os) of tier ti with side to move
 // (0 for X, 1 for O).
 func (g *Game) hash(ti *tierInfo, xs, os uint32, side uint64) uint64 {
-	lo, hi := g.lo, g.hi
-	lr := lo.rank[lo.tern[xs&g.loMask]+2*lo.tern[os&g.loMask]]
-	hr := hi.rank[hi.tern[xs>>g.loBits]+2*hi.tern[os>>g.loBits]]
-	b := &ti.blocks[lr>>rankBits]
-	return 2*(b.off+uint64(hr&(1<<rankBits-1))*b.numLo+uint64(lr&(1<<rankBits-1))) | side
+	return g.hashDigits(ti, xs, os, 1, 2, side)
+}
+
+// hashDigits returns the hash of the board with cubes a and b of tier ti,
+// whose base-3 digits are da and db: 1, 2 when a holds the X, 2, 1 when it
+// holds the O. Callers thus need not sort the mover's cubes from the
+// opponent's.
+func (g *Game) hashDigits(ti *tierInfo, a, b, da, db uint32, side uint64) uint64 {
+	lo, hi, lb := g.lo, g.hi, uint(g.loBits)&31
+	var lr, hr uint32
+	if lo.pair != nil && hi.pair != nil {
+		lr = unpair(lo.pair[(da-1)&1][(a&g.loMask|(b&g.loMask)<<8)&0xffff])
+		hr = unpair(hi.pair[(da-1)&1][(a>>lb|(b>>lb)<<8)&0xffff])
+	} else {
+		lr = lo.rank[lo.tern[a&g.loMask]*da+lo.tern[b&g.loMask]*db]
+		hr = hi.rank[hi.tern[a>>lb&(1<<maxHalfBits-1)]*da+hi.tern[b>>lb&(1<<maxHalfBits-1)]*db]
+	}
+	blk := &ti.blocks[lr>>rankBits]
+	return 2*(blk.off+uint64(hr&rankMask)*blk.numLo+uint64(lr&rankMask)) | side
+}
+
+// unpair converts an entry of half.pair to the packing of half.rank.
+func unpair(v uint16) uint32 {
+	return uint32(v&(1<<pairRankBits-1)) | uint32(v>>pairRankBits)<<rankBits
 }
 
 // unhash returns the board and side to move of hash p of tier ti.
@@ -355,6 +432,13 @@ func (g *Game) unhash(ti *tierInfo, p uint64) (xs, os uint32, side uint64) {
 
 // hasLine reports whether the cells b hold a full row, column or diagonal.
 func (g *Game) hasLine(b uint32) bool {
+	if g.lines != nil {
+		return g.lines[b>>6]>>(b&63)&1 != 0
+	}
+	return g.hasLineShift(b)
+}
+
+func (g *Game) hasLineShift(b uint32) bool {
 	rows, cols := b, b
 	for i := 1; i < g.n; i++ {
 		rows &= b >> i
@@ -398,22 +482,41 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 		tiers[1], ids[1] = g.tierOf(grow), grow
 	}
 	next := side ^ 1
-	dst = slices.Grow(dst, len(g.moves))
-	out := dst[len(dst) : len(dst)+len(g.moves)]
+	moves := g.moves
+	dst = slices.Grow(dst, len(moves))
+	out := dst[len(dst) : len(dst)+len(moves)]
 	k := 0
-	for i := range g.moves {
-		m := &g.moves[i]
-		nOwn := own&^(m.seg|m.src) | (own&m.seg)<<m.shl>>m.shr | m.dst
-		nOpp := opp&^(m.seg|m.src) | (opp&m.seg)<<m.shl>>m.shr
-		cx, co := nOwn, nOpp
-		if side == 1 {
-			cx, co = nOpp, nOwn
+	if g.lo.pair == nil || g.hi.pair == nil {
+		// 5x5: the plain loop.
+		dOwn, dOpp := uint32(1+side), uint32(2-side) // base-3 digits of own and opp
+		for i := range moves {
+			m := &moves[i]
+			nOwn := own&m.keep | uint32(uint64(own&m.seg)*m.fwd>>32) | m.dst
+			nOpp := opp&m.keep | uint32(uint64(opp&m.seg)*m.fwd>>32)
+			blank := b2i(own&m.src == 0)
+			h := g.hashDigits(tiers[blank], nOwn, nOpp, dOwn, dOpp, next)
+			out[k] = tiergame.Child{Tier: ids[blank], Pos: tiergame.Position(h)}
+			k += b2i(opp&m.src == 0)
 		}
-		blank := (own >> m.srcCell & 1) ^ 1
-		out[k] = tiergame.Child{Tier: ids[blank], Pos: tiergame.Position(g.hash(tiers[blank], cx, co, next))}
+		return tiergame.Undecided, dst[:len(dst)+k]
+	}
+	// The loop inlines hashDigits, with the tables in locals.
+	loPair, hiPair := &g.lo.pair[side&1], &g.hi.pair[side&1]
+	loMask, lb := g.loMask, uint(g.loBits)&31
+	blocks := [2][]block{tiers[0].blocks, tiers[1].blocks}
+	for i := range moves {
+		m := &moves[i]
+		nOwn := own&m.keep | uint32(uint64(own&m.seg)*m.fwd>>32) | m.dst
+		nOpp := opp&m.keep | uint32(uint64(opp&m.seg)*m.fwd>>32)
+		blank := b2i(own&m.src == 0)
+		lr := loPair[(nOwn&loMask|(nOpp&loMask)<<8)&0xffff]
+		hr := hiPair[(nOwn>>lb|(nOpp>>lb)<<8)&0xffff]
+		blk := &blocks[blank&1][lr>>pairRankBits]
+		h := 2*(blk.off+uint64(hr&(1<<pairRankBits-1))*blk.numLo+uint64(lr&(1<<pairRankBits-1))) | next
+		out[k] = tiergame.Child{Tier: ids[blank&1], Pos: tiergame.Position(h)}
 		// Without a branch: a move taking an opponent's cube is written
 		// and then overwritten.
-		k += int((opp>>m.srcCell)&1 ^ 1)
+		k += b2i(opp&m.src == 0)
 	}
 	return tiergame.Undecided, dst[:len(dst)+k]
 }
@@ -449,8 +552,8 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 		if own&m.dst == 0 {
 			continue
 		}
-		pOwn := own&^(m.seg|m.src) | (own&m.back)>>m.shl<<m.shr | m.src&src
-		pOpp := opp&^(m.seg|m.src) | (opp&m.back)>>m.shl<<m.shr
+		pOwn := own&m.keep | uint32(uint64(own&m.back)*m.rev>>32) | m.src&src
+		pOpp := opp&m.keep | uint32(uint64(opp&m.back)*m.rev>>32)
 		if g.hasLine(pOwn) || g.hasLine(pOpp) {
 			continue // primitive: no moves
 		}

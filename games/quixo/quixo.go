@@ -64,6 +64,10 @@ type Game struct {
 	// tiers[x*(cells+1)+o] describes tier (x, o); nil where x+o > cells.
 	tiers []*tierInfo
 	moves []move // every move, by source cell then destination
+	// byDst[c] lists the moves that push a cube in at cell c; ends has the
+	// cells where some move does.
+	byDst [MaxSize * MaxSize][]move
+	ends  uint32
 
 	rowStarts, colStarts uint32 // first cell of each row, of each column
 	diag, anti           uint32
@@ -182,6 +186,10 @@ func NewSize(n int) (*Game, error) {
 		g.anti |= 1 << (i*n + n - 1 - i)
 	}
 	g.moves = g.newMoves()
+	for _, m := range g.moves {
+		g.byDst[m.dstCell] = append(g.byDst[m.dstCell], m)
+		g.ends |= m.dst
+	}
 	if g.cells <= 16 {
 		g.lines = make([]uint64, 1<<g.cells/64+1)
 		for b := uint32(0); b < 1<<g.cells; b++ {
@@ -545,31 +553,42 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 	default:
 		return dst
 	}
+	dOwn, dOpp := uint32(1+mover), uint32(2-mover) // base-3 digits of own and opp
+	fast := g.lo.pair != nil && g.hi.pair != nil
+	var loPair, hiPair *[1 << 16]uint16
+	if fast {
+		loPair, hiPair = &g.lo.pair[mover&1], &g.hi.pair[mover&1]
+	}
+	loMask, lb := g.loMask, uint(g.loBits)&31
+	blocks := pti.blocks
 	start := len(dst)
 	var seen uint64 // a 64-bit Bloom filter over the parents found so far
-	for i := range g.moves {
-		m := &g.moves[i]
-		if own&m.dst == 0 {
-			continue
+	// The mover's cube of the last move is at its dst.
+	for ds := own & g.ends; ds != 0; ds &= ds - 1 {
+		for _, m := range g.byDst[bits.TrailingZeros32(ds)&31] {
+			pOwn := own&m.keep | uint32(uint64(own&m.back)*m.rev>>32) | m.src&src
+			pOpp := opp&m.keep | uint32(uint64(opp&m.back)*m.rev>>32)
+			if g.hasLine(pOwn) || g.hasLine(pOpp) {
+				continue // primitive: no moves
+			}
+			var h uint64
+			if fast { // hashDigits, inlined
+				lr := loPair[(pOwn&loMask|(pOpp&loMask)<<8)&0xffff]
+				hr := hiPair[(pOwn>>lb|(pOpp>>lb)<<8)&0xffff]
+				blk := &blocks[lr>>pairRankBits]
+				h = 2*(blk.off+uint64(hr&(1<<pairRankBits-1))*blk.numLo+uint64(lr&(1<<pairRankBits-1))) | mover
+			} else {
+				h = g.hashDigits(pti, pOwn, pOpp, dOwn, dOpp, mover)
+			}
+			// Different moves of one parent can lead to the same child,
+			// for instance pushing an own cube along a line of own cubes.
+			bit := uint64(1) << (h * 0x9e3779b97f4a7c15 >> 58)
+			if seen&bit != 0 && slices.Contains(dst[start:], tiergame.Position(h)) {
+				continue
+			}
+			seen |= bit
+			dst = append(dst, tiergame.Position(h))
 		}
-		pOwn := own&m.keep | uint32(uint64(own&m.back)*m.rev>>32) | m.src&src
-		pOpp := opp&m.keep | uint32(uint64(opp&m.back)*m.rev>>32)
-		if g.hasLine(pOwn) || g.hasLine(pOpp) {
-			continue // primitive: no moves
-		}
-		px, po := pOwn, pOpp
-		if mover == 1 {
-			px, po = pOpp, pOwn
-		}
-		h := tiergame.Position(g.hash(pti, px, po, mover))
-		// Different moves of one parent can lead to the same child, for
-		// instance pushing an own cube along a line of own cubes.
-		bit := uint64(1) << (uint64(h) * 0x9e3779b97f4a7c15 >> 58)
-		if seen&bit != 0 && slices.Contains(dst[start:], h) {
-			continue
-		}
-		seen |= bit
-		dst = append(dst, h)
 	}
 	return dst
 }

@@ -8,4 +8,8 @@ require (
 	golang.org/x/sync v0.24.0
 )
 
-require github.com/klauspost/compress v1.20.3 // indirect
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0 // indirect
+)

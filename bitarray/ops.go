@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -219,4 +220,80 @@ func FromMSB(data []byte, base, nbits uint64) (*Set, error) {
 	s.OrMSB(base, data[:(nbits+7)/8])
 	s.clearTail()
 	return s, nil
+}
+
+// OrMSBAtomic is OrMSB for sets that several goroutines fill at once.
+func (s *Set) OrMSBAtomic(pos uint64, data []byte) bool {
+	ok := true
+	var buf [8]byte
+	for j := 0; j < len(data); j += 8 {
+		chunk := data[j:min(j+8, len(data))]
+		var w uint64
+		if len(chunk) == 8 {
+			w = binary.BigEndian.Uint64(chunk)
+		} else {
+			buf = [8]byte{}
+			copy(buf[:], chunk)
+			w = binary.BigEndian.Uint64(buf[:])
+		}
+		if w = bits.Reverse64(w); w != 0 {
+			ok = s.orWordAtAtomic(pos+uint64(j)*8, w) && ok
+		}
+	}
+	return ok
+}
+
+// orWordAtAtomic is orWordAt with atomic word updates.
+func (s *Set) orWordAtAtomic(p uint64, w uint64) bool {
+	ok := true
+	if p < s.base {
+		d := s.base - p
+		if d >= 64 {
+			return false
+		}
+		ok = w&(1<<d-1) == 0
+		w >>= d
+		p = s.base
+	}
+	i := p - s.base
+	if i >= s.n {
+		return false
+	}
+	if rem := s.n - i; rem < 64 {
+		ok = ok && w>>rem == 0
+		w &= 1<<rem - 1
+	}
+	ws := s.Words()
+	wi, sh := i>>6, i&63
+	if x := w << sh; x != 0 {
+		atomic.OrUint64(&ws[wi], x)
+	}
+	if sh != 0 && wi+1 < uint64(len(ws)) {
+		if x := w >> (64 - sh); x != 0 {
+			atomic.OrUint64(&ws[wi+1], x)
+		}
+	}
+	return ok
+}
+
+// AddRangeAtomic is AddRange for sets that several goroutines fill at once.
+func (s *Set) AddRangeAtomic(lo, hi uint64) {
+	if lo > hi {
+		return
+	}
+	i, j := lo-s.base, hi-s.base
+	s.check(j)
+	ws := s.Words()
+	wi, wj := i>>6, j>>6
+	first := ^uint64(0) << (i & 63)
+	last := ^uint64(0) >> (63 - j&63)
+	if wi == wj {
+		atomic.OrUint64(&ws[wi], first&last)
+		return
+	}
+	atomic.OrUint64(&ws[wi], first)
+	for k := wi + 1; k < wj; k++ {
+		atomic.StoreUint64(&ws[k], ^uint64(0))
+	}
+	atomic.OrUint64(&ws[wj], last)
 }

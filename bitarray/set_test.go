@@ -291,3 +291,29 @@ func TestAddRange(t *testing.T) {
 		t.Fatal("AddRange to 2^64-1")
 	}
 }
+
+func TestAtomicVariants(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 200 {
+		base := r.Uint64N(1000)
+		n := 1 + r.Uint64N(700)
+		a, b := New(base, n), New(base, n)
+		data := make([]byte, 1+r.IntN(40))
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		pos := base + r.Uint64N(n)
+		okA := a.OrMSB(pos, data)
+		okB := b.OrMSBAtomic(pos, data)
+		if okA != okB || !a.Equal(b) {
+			t.Fatalf("OrMSBAtomic differs from OrMSB (ok %v %v)", okA, okB)
+		}
+		lo := base + r.Uint64N(n)
+		hi := lo + r.Uint64N(base+n-lo)
+		a.AddRange(lo, hi)
+		b.AddRangeAtomic(lo, hi)
+		if !a.Equal(b) {
+			t.Fatal("AddRangeAtomic differs from AddRange")
+		}
+	}
+}

@@ -134,12 +134,14 @@ func classicComments(t Type) []string {
 }
 
 // specComments are the comment lines this package writes in the spec
-// dialect: like the document's, the last one ends in SEP so readers that
-// skip the header by counting SEP bytes work. They contain no " <digit>"
-// sequences, which the type-0 size bound in bounds.go relies on.
-func specComments(t Type) []string {
+// dialect: like the document's, the last one ends in SEP, so readers that
+// skip the header by counting SEP bytes work. game may be empty.
+func specComments(t Type, game string) []string {
+	if game != "" {
+		game += " "
+	}
 	return []string{
-		fmt.Sprintf("### GAMESMAN Type %d Level File written by tiersolve", t),
+		fmt.Sprintf("### GAMESMAN %sType %d Level File written by tiersolve", game, t),
 		"### Doc on level file formats, see doc/LevelFiles.txt " + string(rune(Spec)),
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -96,3 +98,12 @@ func readBytes(t testing.TB, b []byte) (Header, []uint64) {
 func sameMembers(a, b []uint64) bool { return slices.Equal(a, b) }
 
 func newRand() *rand.Rand { return rand.New(rand.NewPCG(99, 100)) }
+
+func writeRaw(t testing.TB, name string, raw []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, gzipBytes(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stringIndex(s, sub string) int { return strings.Index(s, sub) }

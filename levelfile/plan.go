@@ -69,8 +69,9 @@ func setStats(s *bitarray.Set) stats {
 	return st
 }
 
-// newPlan plans the encoding of type t in dialect d.
-func newPlan(st stats, t Type, d Dialect) *plan {
+// newPlan plans the encoding of type t in dialect d; game, if set, is
+// named in the spec dialect's comment.
+func newPlan(st stats, t Type, d Dialect, game string) *plan {
 	h := Header{Type: t, Dialect: d, Min: st.min, Max: st.max, Empty: st.empty}
 	if st.empty {
 		h.Type = Type0
@@ -78,7 +79,7 @@ func newPlan(st stats, t Type, d Dialect) *plan {
 	if d == Classic {
 		h.Comments = classicComments(h.Type)
 	} else {
-		h.Comments = specComments(h.Type)
+		h.Comments = specComments(h.Type, game)
 	}
 	if h.Type == Type2 && d == Classic {
 		h.LastZero = lastZero(st)

@@ -122,7 +122,17 @@ func (r *Reader) ReadInto(s *bitarray.Set) error {
 	if !h.Empty && (h.Min < s.Base() || h.Max-s.Base() >= s.Len()) {
 		return fmt.Errorf("levelfile: members [%d, %d] do not fit the set's range [%d, +%d)", h.Min, h.Max, s.Base(), s.Len())
 	}
-	return r.consume(setSink{s})
+	return r.consume(setSink{s: s})
+}
+
+// ReadIntoShared is ReadInto for a set that other goroutines fill at the
+// same time (with ReadIntoShared or AddAtomic): it updates words atomically.
+func (r *Reader) ReadIntoShared(s *bitarray.Set) error {
+	h := r.Header
+	if !h.Empty && (h.Min < s.Base() || h.Max-s.Base() >= s.Len()) {
+		return fmt.Errorf("levelfile: members [%d, %d] do not fit the set's range [%d, +%d)", h.Min, h.Max, s.Base(), s.Len())
+	}
+	return r.consume(setSink{s: s, shared: true})
 }
 
 // ReadSet decodes the file into a set over [Min, Max] (an empty set of
@@ -562,10 +572,19 @@ func padMask(h Header) byte {
 	return byte(0xFF >> used)
 }
 
-// setSink adds members to a set (ReadInto).
-type setSink struct{ s *bitarray.Set }
+// setSink adds members to a set (ReadInto, ReadIntoShared).
+type setSink struct {
+	s      *bitarray.Set
+	shared bool // other goroutines write the set too: use atomic updates
+}
 
 func (k setSink) points(ps []uint64) error {
+	if k.shared {
+		for _, p := range ps {
+			k.s.AddAtomic(p)
+		}
+		return nil
+	}
 	for _, p := range ps {
 		k.s.Add(p)
 	}
@@ -573,12 +592,20 @@ func (k setSink) points(ps []uint64) error {
 }
 
 func (k setSink) run(lo, hi uint64) error {
-	k.s.AddRange(lo, hi)
+	if k.shared {
+		k.s.AddRangeAtomic(lo, hi)
+	} else {
+		k.s.AddRange(lo, hi)
+	}
 	return nil
 }
 
 func (k setSink) bitmap(pos uint64, b []byte) error {
-	k.s.OrMSB(pos, b)
+	if k.shared {
+		k.s.OrMSBAtomic(pos, b)
+	} else {
+		k.s.OrMSB(pos, b)
+	}
 	return nil
 }
 

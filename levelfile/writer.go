@@ -52,6 +52,10 @@ type WriteOptions struct {
 	Level int
 	// Workers is the number of compressing goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// Game names the game in the spec dialect's header comment (the
+	// classic dialect always says "Bagh Chal", as GamesmanClassic did).
+	// It must not contain a newline.
+	Game string
 	// Exhaustive compresses every candidate completely instead of stopping
 	// those that cannot win. The choice is the same; WriteFile then also
 	// keeps the losing candidates as the document's intermediate files.
@@ -74,6 +78,9 @@ func (o *WriteOptions) normalized() (WriteOptions, error) {
 	}
 	if n.Level < flate.BestSpeed || n.Level > flate.BestCompression {
 		return n, fmt.Errorf("levelfile: gzip level %d: want 1 to 9", n.Level)
+	}
+	if strings.ContainsAny(n.Game, "\n\r") {
+		return n, fmt.Errorf("levelfile: game name %q contains a newline", n.Game)
 	}
 	if n.Workers <= 0 {
 		n.Workers = runtime.GOMAXPROCS(0)
@@ -341,7 +348,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 		if !o.Types.Has(t) || st.empty && t != Type0 {
 			continue
 		}
-		p := newPlan(st, t, o.Dialect)
+		p := newPlan(st, t, o.Dialect, o.Game)
 		sink, err := newSink(t)
 		if err != nil {
 			return res, nil, err
@@ -355,7 +362,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 	}
 	if len(r.cands) == 0 {
 		// The empty set is always type 0.
-		p := newPlan(st, Type0, o.Dialect)
+		p := newPlan(st, Type0, o.Dialect, o.Game)
 		sink, err := newSink(Type0)
 		if err != nil {
 			return res, nil, err

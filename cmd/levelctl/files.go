@@ -1,0 +1,390 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/levelfile"
+)
+
+func init() {
+	register(&command{name: "info", usage: "info [--json] FILE...", run: runInfo,
+		summary: "print type, dialect, min, max, bits per position, count and size of level files"})
+	register(&command{name: "validate", usage: "validate FILE...", run: runValidate,
+		summary: "check level files completely; exit 1 if any is invalid"})
+	register(&command{name: "cat", usage: "cat FILE", run: runCat,
+		summary: "print the reachable positions of a level file, ascending, one per line"})
+	register(&command{name: "write", run: runWrite,
+		usage:   "write [--type auto|0|1|2|3] [--dialect spec|classic] [--game NAME] [--start S --end E] [--level N] -o OUT [INPUT]",
+		summary: "write positions (whitespace-separated decimals from INPUT or stdin) as a level file"})
+	register(&command{name: "convert", run: runConvert,
+		usage:   "convert [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT IN",
+		summary: "rewrite a level file with another type or dialect (the input's dialect by default)"})
+	register(&command{name: "merge", run: runMerge,
+		usage:   "merge [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT PARTIAL...",
+		summary: "write the union of partial level files as one full level file"})
+}
+
+// fileInfo is the JSON form of `levelctl info --json`.
+type fileInfo struct {
+	File            string `json:"file"`
+	Type            int    `json:"type"`
+	Dialect         string `json:"dialect"`
+	Min             uint64 `json:"min"`
+	Max             uint64 `json:"max"`
+	BitsPerPosition int    `json:"bits_per_position"`
+	Count           uint64 `json:"count"`
+	CompressedBytes int64  `json:"compressed_bytes"`
+}
+
+func runInfo(e *env, args []string) error {
+	fs := commands["info"].newFlagSet(e)
+	asJSON := fs.Bool("json", false, "print one JSON object per file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("need at least one FILE")
+	}
+	results := validateAll(fs.Args())
+	failed := false
+	enc := json.NewEncoder(e.stdout)
+	for i, name := range fs.Args() {
+		info, err := results[i].info, results[i].err
+		if err != nil {
+			fmt.Fprintf(e.stderr, "levelctl info: %v\n", fileError(name, err))
+			failed = true
+			continue
+		}
+		fi := fileInfo{File: name, Type: int(info.Type), Dialect: info.Dialect.String(), Min: info.Min, Max: info.Max,
+			BitsPerPosition: info.BitsPerPosition(), Count: info.Count, CompressedBytes: info.Compressed}
+		if *asJSON {
+			if err := enc.Encode(fi); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %d positions, %d bytes\n",
+			name, fi.Type, fi.Dialect, fi.Min, fi.Max, fi.BitsPerPosition, fi.Count, fi.CompressedBytes)
+	}
+	if failed {
+		return errSilent
+	}
+	return nil
+}
+
+func runValidate(e *env, args []string) error {
+	fs := commands["validate"].newFlagSet(e)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("need at least one FILE")
+	}
+	failed := false
+	for i, r := range validateAll(fs.Args()) {
+		name := fs.Arg(i)
+		if r.err != nil {
+			fmt.Fprintf(e.stderr, "levelctl validate: %v\n", fileError(name, r.err))
+			failed = true
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: ok (type %d, %s dialect, %d positions)\n", name, r.info.Type, r.info.Dialect, r.info.Count)
+	}
+	if failed {
+		return errSilent
+	}
+	return nil
+}
+
+type validation struct {
+	info levelfile.Info
+	err  error
+}
+
+// validateAll checks files concurrently, one per core, keeping their order.
+func validateAll(names []string) []validation {
+	out := make([]validation, len(names))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i].info, out[i].err = levelfile.Validate(name, nil)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// fileError makes sure an error names its file once.
+func fileError(name string, err error) error {
+	if strings.Contains(err.Error(), name) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+func runCat(e *env, args []string) error {
+	fs := commands["cat"].newFlagSet(e)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("need exactly one FILE")
+	}
+	name := fs.Arg(0)
+	f, err := levelfile.Open(name, nil)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	var line []byte
+	var werr error
+	for run := range f.Runs() {
+		for p := run.Lo; ; p++ {
+			line = strconv.AppendUint(line[:0], p, 10)
+			line = append(line, '\n')
+			if _, werr = w.Write(line); werr != nil {
+				break
+			}
+			if p == run.Hi {
+				break
+			}
+		}
+		if werr != nil {
+			break
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	if err := f.Err(); err != nil {
+		w.Flush()
+		return fileError(name, err)
+	}
+	return w.Flush()
+}
+
+// writeFlags are the flags shared by write, convert and merge.
+type writeFlags struct {
+	typ, dialect, out *string
+	level             *int
+}
+
+// newWriteFlagSet returns c's FlagSet with the writer flags; an empty
+// dialectDefault means "keep the input's dialect".
+func newWriteFlagSet(e *env, c *command, dialectDefault string) (*flag.FlagSet, *writeFlags) {
+	fs := c.newFlagSet(e)
+	return fs, &writeFlags{
+		typ:     fs.String("type", "auto", "level-file type: auto (keep the smallest), 0, 1, 2 or 3"),
+		dialect: fs.String("dialect", dialectDefault, "separator dialect: spec (0x12) or classic (0x0C)"),
+		out:     fs.String("o", "", "output file (required)"),
+		level:   fs.Int("level", levelfile.DefaultLevel, "gzip level, 1 (fastest) to 9 (smallest)"),
+	}
+}
+
+// options turns the flags into writer options; an empty --dialect keeps
+// the dialect keep.
+func (wf *writeFlags) options(keep levelfile.Dialect) (*levelfile.WriteOptions, error) {
+	if *wf.out == "" {
+		return nil, usageError("-o OUT is required")
+	}
+	t, err := levelfile.ParseType(*wf.typ)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	if *wf.level < 1 || *wf.level > 9 {
+		return nil, usageError("--level %d: want 1 to 9", *wf.level)
+	}
+	o := &levelfile.WriteOptions{Types: levelfile.Types(t), Level: *wf.level, Dialect: keep}
+	if *wf.dialect != "" {
+		if o.Dialect, err = levelfile.ParseDialect(*wf.dialect); err != nil {
+			return nil, usageError("%v", err)
+		}
+	}
+	return o, nil
+}
+
+func runWrite(e *env, args []string) error {
+	fs, wf := newWriteFlagSet(e, commands["write"], "spec")
+	game := fs.String("game", "", "game name for the header comment (spec dialect)")
+	start := fs.String("start", "", "first position of the BITARRAY range (with --end)")
+	end := fs.String("end", "", "end of the range, exclusive (with --start)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o, err := wf.options(levelfile.Spec)
+	if err != nil {
+		return err
+	}
+	o.Game = *game
+	if fs.NArg() > 1 {
+		return usageError("at most one INPUT")
+	}
+	if (*start == "") != (*end == "") {
+		return usageError("--start and --end go together")
+	}
+	in, inName := e.stdin, "stdin"
+	if fs.NArg() == 1 {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in, inName = f, fs.Arg(0)
+	}
+	ps, err := readPositions(in, inName)
+	if err != nil {
+		return err
+	}
+	lo, hi := uint64(0), uint64(0)
+	if len(ps) > 0 {
+		lo, hi = ps[0], ps[len(ps)-1]+1
+	}
+	if *start != "" {
+		s, err1 := strconv.ParseUint(*start, 10, 64)
+		en, err2 := strconv.ParseUint(*end, 10, 64)
+		if err1 != nil || err2 != nil || en < s {
+			return usageError("--start %q --end %q: want decimal positions with start <= end", *start, *end)
+		}
+		if len(ps) > 0 && (ps[0] < s || ps[len(ps)-1] >= en) {
+			return fmt.Errorf("%s: positions %d..%d outside --start %d --end %d", inName, ps[0], ps[len(ps)-1], s, en)
+		}
+		lo, hi = s, en
+	}
+	// hi may have wrapped to 0 for a position 2^64-1: hi-lo is still the
+	// span then, unless the span is all of 2^64.
+	span := hi - lo
+	if len(ps) > 0 && span == 0 || span > levelfile.DefaultMaxSpan {
+		return fmt.Errorf("%s: positions %d..%d span more than %d, too many for a bit array", inName, lo, hi-1, uint64(levelfile.DefaultMaxSpan))
+	}
+	set := bitarray.New(lo, span)
+	for _, p := range ps {
+		set.Add(p)
+	}
+	res, err := levelfile.WriteFile(*wf.out, set, o)
+	if err != nil {
+		return err
+	}
+	reportWrite(e, *wf.out, res)
+	return nil
+}
+
+// readPositions reads whitespace-separated decimals, sorted and deduplicated.
+func readPositions(r io.Reader, name string) ([]uint64, error) {
+	sc := bufio.NewScanner(bufio.NewReaderSize(r, 1<<16))
+	sc.Split(bufio.ScanWords)
+	var ps []uint64
+	sorted := true
+	for n := 1; sc.Scan(); n++ {
+		p, err := strconv.ParseUint(sc.Text(), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: word %d %q is not a position (a decimal below 2^64)", name, n, truncate(sc.Text()))
+		}
+		if len(ps) > 0 && p <= ps[len(ps)-1] {
+			sorted = false
+		}
+		ps = append(ps, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if !sorted {
+		slices.Sort(ps)
+		ps = slices.Compact(ps)
+	}
+	return ps, nil
+}
+
+func truncate(s string) string {
+	if len(s) > 30 {
+		return s[:30] + "..."
+	}
+	return s
+}
+
+// reportWrite says which type was written and, for auto, how the others fared.
+func reportWrite(e *env, out string, res levelfile.Result) {
+	var parts []string
+	for t, c := range res.Candidates {
+		switch {
+		case !c.Tried:
+		case c.Complete:
+			parts = append(parts, fmt.Sprintf("type %d %d bytes", t, c.Size))
+		default:
+			parts = append(parts, fmt.Sprintf("type %d >%d bytes (stopped)", t, c.Size-1))
+		}
+	}
+	fmt.Fprintf(e.stderr, "%s: type %d, %d positions, %d bytes [%s]\n", out, res.Header.Type, res.Count, res.Bytes, strings.Join(parts, ", "))
+}
+
+func runConvert(e *env, args []string) error {
+	fs, wf := newWriteFlagSet(e, commands["convert"], "")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("need exactly one input file")
+	}
+	in := fs.Arg(0)
+	h, set, err := levelfile.ReadFile(in, nil)
+	if err != nil {
+		return err
+	}
+	o, err := wf.options(h.Dialect)
+	if err != nil {
+		return err
+	}
+	res, err := levelfile.WriteFile(*wf.out, set, o)
+	if err != nil {
+		return err
+	}
+	reportWrite(e, *wf.out, res)
+	return nil
+}
+
+func runMerge(e *env, args []string) error {
+	fs, wf := newWriteFlagSet(e, commands["merge"], "spec")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o, err := wf.options(levelfile.Spec)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("need at least one PARTIAL file")
+	}
+	names := fs.Args()
+	meter := progress.New(e.stderr, e.log, "merge", int64(len(names)), "files")
+	set, err := levelfile.Merge(context.Background(), names, &levelfile.MergeOptions{
+		Progress: func(files int, bytes int64) { meter.Set(int64(files), fmt.Sprintf("%d MB read", bytes>>20)) },
+	})
+	meter.Finish()
+	if err != nil {
+		return err
+	}
+	res, err := levelfile.WriteFile(*wf.out, set, o)
+	if err != nil {
+		return err
+	}
+	reportWrite(e, *wf.out, res)
+	return nil
+}

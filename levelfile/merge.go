@@ -1,0 +1,106 @@
+package levelfile
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+)
+
+// MergeOptions control Merge.
+type MergeOptions struct {
+	Options
+	// Workers is how many files are decoded at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called after each file with the number of
+	// files done and the compressed bytes read so far.
+	Progress func(files int, bytes int64)
+}
+
+// Merge reads level files (typically the partial level files of one tier)
+// and returns the union of their members as a set over [min, max] of all
+// of them. Files are decoded concurrently into the one set, so the memory
+// is one bit per position of the span whatever the number of files. An
+// all-empty input gives an empty set of length 0.
+func Merge(ctx context.Context, names []string, opts *MergeOptions) (*bitarray.Set, error) {
+	var o MergeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	// The headers give the span to allocate.
+	var lo, hi uint64
+	any := false
+	for _, name := range names {
+		h, err := ReadHeader(name)
+		if err != nil {
+			return nil, err
+		}
+		if h.Empty {
+			continue
+		}
+		if !any || h.Min < lo {
+			lo = h.Min
+		}
+		if !any || h.Max > hi {
+			hi = h.Max
+		}
+		any = true
+	}
+	if !any {
+		return bitarray.New(0, 0), nil
+	}
+	span := hi - lo + 1
+	if span == 0 || span > o.Options.maxSpan() {
+		return nil, fmt.Errorf("%w: merged span %d..%d exceeds %d positions (Options.MaxSpan)", ErrTooLarge, lo, hi, o.Options.maxSpan())
+	}
+	set := bitarray.New(lo, span)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Workers)
+	var done progressCounter
+	for _, name := range names {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f, err := Open(name, &o.Options)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := f.ReadIntoShared(set); err != nil {
+				return fmt.Errorf("levelfile %s: %w", name, err)
+			}
+			if o.Progress != nil {
+				st, _ := f.f.Stat()
+				done.add(st.Size(), o.Progress)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// progressCounter serializes progress callbacks from several goroutines.
+type progressCounter struct {
+	mu    sync.Mutex
+	files int
+	bytes int64
+}
+
+func (p *progressCounter) add(n int64, f func(int, int64)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.files++
+	p.bytes += n
+	f(p.files, p.bytes)
+}

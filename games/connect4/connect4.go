@@ -31,6 +31,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -103,11 +104,27 @@ func New(opts tiergame.Options) (tiergame.Game, error) {
 	return NewSize(w, h)
 }
 
+// cache holds the game of each board size, built once: the tables of 7x6
+// take a few megabytes.
+var cache [MaxWidth + 1][MaxHeight + 1]func() *Game
+
+func init() {
+	for w := 1; w <= MaxWidth; w++ {
+		for h := 1; h <= MaxHeight; h++ {
+			cache[w][h] = sync.OnceValue(func() *Game { return build(w, h) })
+		}
+	}
+}
+
 // NewSize returns the game on a board of w columns and h rows.
 func NewSize(w, h int) (*Game, error) {
 	if w < 1 || w > MaxWidth || h < 1 || h > MaxHeight {
 		return nil, fmt.Errorf("connect4: board %dx%d: width must be 1 to %d, height 1 to %d", w, h, MaxWidth, MaxHeight)
 	}
+	return cache[w][h](), nil
+}
+
+func build(w, h int) *Game {
 	g := &Game{w: w, h: h, stride: uint(h + 1), cells: w * h}
 	codes := uint32(1)
 	for c := 0; c < w; c++ {
@@ -132,7 +149,7 @@ func NewSize(w, h int) (*Game, error) {
 	for n := range g.tierSize {
 		g.tierSize[n] = uint64(len(g.shapes[n])) * comb.Binom(n, (n+1)/2)
 	}
-	return g, nil
+	return g
 }
 
 // Name returns "connect4".

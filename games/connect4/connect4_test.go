@@ -289,8 +289,8 @@ func TestTierSize7x6(t *testing.T) {
 func TestRoundTripReachable(t *testing.T) {
 	g := mustNew(t, 5, 4)
 	rng := rand.New(rand.NewPCG(3, 4))
-	gametest.Reach(t, g, upTo(20), func(tier tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
-		if rng.IntN(50) == 0 {
+	gametest.Reach(t, g, upTo(maxTier(12, 9)), func(tier tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
+		if rng.IntN(20) == 0 {
 			gametest.CheckPosition(t, g, tier, p)
 		}
 	})

@@ -40,6 +40,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -160,11 +161,25 @@ func New(opts tiergame.Options) (tiergame.Game, error) {
 	return NewSize(n)
 }
 
+// cache holds the game of each size, built once: the tables of 5x5 take
+// tens of megabytes and a moment to fill.
+var cache [MaxSize + 1]func() *Game
+
+func init() {
+	for n := MinSize; n <= MaxSize; n++ {
+		cache[n] = sync.OnceValue(func() *Game { return build(n) })
+	}
+}
+
 // NewSize returns the game on an n x n board.
 func NewSize(n int) (*Game, error) {
 	if n < MinSize || n > MaxSize {
 		return nil, fmt.Errorf("quixo: size %d: must be %d to %d", n, MinSize, MaxSize)
 	}
+	return cache[n](), nil
+}
+
+func build(n int) *Game {
 	g := &Game{n: n, cells: n * n}
 	g.loBits = g.cells / 2
 	g.loMask = 1<<g.loBits - 1
@@ -198,7 +213,7 @@ func NewSize(n int) (*Game, error) {
 			}
 		}
 	}
-	return g, nil
+	return g
 }
 
 // b2i converts a bool to 0 or 1 (compiled without a branch).

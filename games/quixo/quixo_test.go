@@ -11,6 +11,15 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
+// samples returns how many random positions a test checks: fewer under
+// -short and the race detector.
+func samples(full, short int) int {
+	if testing.Short() || raceEnabled {
+		return short
+	}
+	return full
+}
+
 func mustNew(t testing.TB, n int) *Game {
 	t.Helper()
 	g, err := NewSize(n)
@@ -184,7 +193,7 @@ func TestMovesAgainstModel(t *testing.T) {
 			size := g.TierSize(tier)
 			count := size
 			if n > 3 {
-				count = min(size, 200)
+				count = min(size, uint64(samples(100, 20)/(n-3)))
 			}
 			for i := uint64(0); i < count; i++ {
 				p := tiergame.Position(i)
@@ -334,10 +343,7 @@ func TestParentsRandom(t *testing.T) {
 	for _, n := range []int{4, 5} {
 		g := mustNew(t, n)
 		tiers := allTiers(g)
-		samples := 20000
-		if testing.Short() {
-			samples = 2000
-		}
+		samples := samples(4000, 500) / (n - 3)
 		var children []tiergame.Child
 		var parents []tiergame.Position
 		for range samples {

@@ -1,0 +1,101 @@
+// Package games is the registry of the bundled tier games: tictactoe,
+// connect4 and quixo.
+package games
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tiersolve/tiersolve/games/connect4"
+	"github.com/tiersolve/tiersolve/games/quixo"
+	"github.com/tiersolve/tiersolve/games/tictactoe"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// ErrUnknownGame is wrapped by the errors of New for a name not in the
+// registry.
+var ErrUnknownGame = errors.New("unknown game")
+
+// Option documents one option of a game.
+type Option struct {
+	Key, Default, Doc string
+}
+
+// Spec describes a bundled game.
+type Spec struct {
+	Name    string // as in level-file names, e.g. "connect4"
+	Summary string // one line
+	Options []Option
+	// New returns the variant for parsed options; it rejects unknown keys
+	// and bad values.
+	New func(tiergame.Options) (tiergame.Game, error)
+}
+
+var specs = []Spec{
+	{
+		Name:    "connect4",
+		Summary: "Connect Four on boards up to 7x6; tier = pieces on the board",
+		Options: []Option{
+			{"width", "7", "columns, 1 to 7"},
+			{"height", "6", "rows, 1 to 6"},
+		},
+		New: connect4.New,
+	},
+	{
+		Name:    "quixo",
+		Summary: "Quixo on an n x n board, n in a row wins; tier = (X cubes, O cubes), loopy",
+		Options: []Option{
+			{"size", "4", "board side, 3 to 5"},
+		},
+		New: quixo.New,
+	},
+	{
+		Name:    "tictactoe",
+		Summary: "tic-tac-toe; tier = pieces on the board",
+		New:     tictactoe.New,
+	},
+}
+
+func init() {
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+}
+
+// All returns the bundled games sorted by name.
+func All() []Spec {
+	out := make([]Spec, len(specs))
+	copy(out, specs)
+	for i := range out {
+		out[i].Options = append([]Option(nil), out[i].Options...)
+	}
+	return out
+}
+
+// Lookup returns the game called name.
+func Lookup(name string) (Spec, bool) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// New returns the variant of game name described by option, in the form
+// "key=value,key=value"; "" and "default" select the defaults.
+func New(name, option string) (tiergame.Game, error) {
+	s, ok := Lookup(name)
+	if !ok {
+		names := make([]string, len(specs))
+		for i, s := range specs {
+			names[i] = s.Name
+		}
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownGame, name, strings.Join(names, ", "))
+	}
+	opts, err := tiergame.ParseOptions(option)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s.New(opts)
+}

@@ -1,0 +1,144 @@
+package games
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+func TestAll(t *testing.T) {
+	var names []string
+	for _, s := range All() {
+		names = append(names, s.Name)
+		if s.Summary == "" || s.New == nil {
+			t.Errorf("%s: incomplete spec", s.Name)
+		}
+		if got, ok := Lookup(s.Name); !ok || got.Name != s.Name {
+			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, ok)
+		}
+	}
+	if want := []string{"connect4", "quixo", "tictactoe"}; !slices.Equal(names, want) {
+		t.Errorf("All() names %q, want %q", names, want)
+	}
+	if _, ok := Lookup("chess"); ok {
+		t.Error("Lookup(chess) succeeded")
+	}
+	// All hands out copies.
+	All()[0].Options[0].Key = "changed"
+	if All()[0].Options[0].Key == "changed" {
+		t.Error("All shares its option slices")
+	}
+}
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		name, option, canonical string
+	}{
+		{"tictactoe", "", "default"},
+		{"tictactoe", "default", "default"},
+		{"connect4", "", "width=7,height=6"},
+		{"connect4", "default", "width=7,height=6"},
+		{"connect4", "width=5,height=4", "width=5,height=4"},
+		{"connect4", "height=4,width=5", "width=5,height=4"},
+		{"connect4", "width=3", "width=3,height=6"},
+		{"quixo", "", "size=4"},
+		{"quixo", "size=3", "size=3"},
+		{"quixo", "size=5", "size=5"},
+	}
+	for _, tc := range tests {
+		g, err := New(tc.name, tc.option)
+		if err != nil {
+			t.Errorf("New(%q, %q): %v", tc.name, tc.option, err)
+			continue
+		}
+		if g.Name() != tc.name || g.Option() != tc.canonical {
+			t.Errorf("New(%q, %q) = %s %s, want %s %s", tc.name, tc.option, g.Name(), g.Option(), tc.name, tc.canonical)
+		}
+		checkGame(t, g)
+	}
+}
+
+// checkGame checks what every game promises: a canonical option that New
+// accepts back, a start position inside its tier that round-trips through
+// Format and Parse, and children inside their declared tiers.
+func checkGame(t *testing.T, g tiergame.Game) {
+	t.Helper()
+	opt := g.Option()
+	if strings.ContainsAny(opt, "_/") || opt == "" {
+		t.Errorf("%s: option %q has '_' or '/' or is empty", g.Name(), opt)
+	}
+	g2, err := New(g.Name(), opt)
+	if err != nil || g2.Option() != opt {
+		t.Errorf("%s: New(%q) does not round-trip: %v", g.Name(), opt, err)
+	}
+	tier, p := g.Start()
+	if uint64(p) >= g.TierSize(tier) {
+		t.Fatalf("%s %s: start outside its tier", g.Name(), opt)
+	}
+	s := g.Format(tier, p)
+	if strings.ContainsAny(s, " \t\n'\"$;&|<>*?") {
+		t.Errorf("%s: start %q is not shell-friendly", g.Name(), s)
+	}
+	if pt, pp, err := g.Parse(s); err != nil || pt != tier || pp != p {
+		t.Errorf("%s: Parse(%q) = %d, %d, %v; want %d, %d", g.Name(), s, pt, pp, err, tier, p)
+	}
+	v, children := g.Moves(tier, p, nil)
+	if v != tiergame.Undecided || len(children) == 0 {
+		t.Errorf("%s %s: start is %v with %d moves", g.Name(), opt, v, len(children))
+	}
+	for _, c := range children {
+		if !slices.Contains(g.ChildTiers(tier), c.Tier) || uint64(c.Pos) >= g.TierSize(c.Tier) {
+			t.Errorf("%s: child %v outside the declared tiers", g.Name(), c)
+		}
+	}
+	if mn, ok := g.(tiergame.MoveNamer); !ok || len(mn.MoveNames(tier, p)) != len(children) {
+		t.Errorf("%s: move names do not match the moves", g.Name())
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	tests := []struct {
+		name, option string
+		want         string // in the error
+	}{
+		{"chess", "", "unknown game"},
+		{"connect4", "width=8", "width"},
+		{"connect4", "width=0", "width"},
+		{"connect4", "height=x", "height"},
+		{"connect4", "depth=3", "unknown option"},
+		{"connect4", "width=5,width=5", "twice"},
+		{"connect4", "width", "key=value"},
+		{"quixo", "size=6", "size"},
+		{"quixo", "size=04", "size"},
+		{"tictactoe", "size=3", "unknown option"},
+	}
+	for _, tc := range tests {
+		_, err := New(tc.name, tc.option)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%q, %q) = %v, want an error with %q", tc.name, tc.option, err, tc.want)
+		}
+	}
+	if _, err := New("chess", ""); !errors.Is(err, ErrUnknownGame) {
+		t.Errorf("New(chess) = %v, want ErrUnknownGame", err)
+	}
+}
+
+func FuzzNew(f *testing.F) {
+	for _, s := range []string{"", "default", "width=5,height=4", "size=3", "width=x", "a=b,c=d", "width=5,,"} {
+		f.Add("connect4", s)
+		f.Add("quixo", s)
+	}
+	f.Fuzz(func(t *testing.T, name, option string) {
+		g, err := New(name, option)
+		if err != nil {
+			return
+		}
+		g2, err := New(name, g.Option())
+		if err != nil || g2.Option() != g.Option() {
+			t.Fatalf("New(%q, %q).Option() = %q does not round-trip: %v", name, option, g.Option(), err)
+		}
+	})
+}

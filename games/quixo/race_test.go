@@ -1,0 +1,5 @@
+//go:build race
+
+package quixo
+
+const raceEnabled = true

@@ -246,20 +246,67 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 	return tiergame.Undecided, dst[:len(dst)+i]
 }
 
+// lowBits is the number of bottom places of the piece order that decode
+// reads from tables rather than place by place.
+const lowBits = 12
+
+// The tables of the low places, indexed by lowStart[j] + r for the j X of
+// colex rank r there: lowPattern holds the X set; lowAcc[delta][i][a], for
+// a < j, the sum of the low X's terms in the child's rank when a of them lie
+// below the insertion point (see decode).
+var (
+	lowStart   [lowBits + 2]int
+	lowPattern []uint16
+	lowAcc     [2][][lowBits]uint16
+)
+
+func init() {
+	for j := 0; j <= lowBits; j++ {
+		lowStart[j+1] = lowStart[j] + int(comb.Binom(lowBits, j))
+		for r := uint64(0); r < comb.Binom(lowBits, j); r++ {
+			pat := comb.Unrank(r, lowBits, j)
+			var ps []int // the places of the X, bottom up
+			for m := pat; m != 0; m &= m - 1 {
+				ps = append(ps, bits.TrailingZeros64(m))
+			}
+			lowPattern = append(lowPattern, uint16(pat))
+			for delta := range lowAcc {
+				var acc [lowBits]uint16
+				for a := 0; a < j; a++ {
+					var v uint64
+					for i, p := range ps {
+						if i < a {
+							v += comb.Binom(p, i+1)
+						} else {
+							v += comb.Binom(p+1, i+1+delta)
+						}
+					}
+					if v > 0xffff {
+						panic("connect4: lowAcc entry overflows") // lowBits too large
+					}
+					acc[a] = uint16(v)
+				}
+				lowAcc[delta] = append(lowAcc[delta], acc)
+			}
+		}
+	}
+}
+
 // decode returns the set of X, as a mask over the piece order, of colex
-// rank r among the k-subsets of n pieces. It also sets acc[a] to the X rank
-// of a child, less the term of an inserted X, when a of the parent's X lie
-// below the insertion point and the X above it move up by one place, each
-// gaining delta in index (1 when X moves, 0 when O does).
+// rank r among the k-subsets of n pieces. It also sets acc[a], for a <= k,
+// to the X rank of a child, less the term of an inserted X, when a of the
+// parent's X lie below the insertion point and the X above it move up by
+// one place, each gaining delta in index (1 when X moves, 0 when O does).
 //
-// It decodes from the top piece down without branches: the test c <= r is
-// a coin flip for the branch predictor. (Loading both candidates for the
-// next step ahead of the test, with conditional moves, measured slower.)
+// It decodes the places above lowBits from the top down without branches
+// (the test c <= r is a coin flip for the branch predictor), and the rest
+// by table. (Loading both candidates for the next step ahead of the test,
+// with conditional moves, measured slower.)
 func decode(n, k, delta int, r uint64, acc *[32]uint64) uint64 {
 	var xp, suf uint64
 	j := k
 	acc[k&31] = r
-	for q := n - 1; q >= 0; q-- {
+	for q := n - 1; q >= lowBits; q-- {
 		c := pascal[q+1][j&31]
 		var take uint64
 		if c <= r {
@@ -271,6 +318,14 @@ func decode(n, k, delta int, r uint64, acc *[32]uint64) uint64 {
 		suf += pascal[q+2][(j+1+delta)&31] & m
 		acc[j&31] = r + suf
 		xp |= take << uint(q)
+	}
+	// j <= lowBits X remain, of rank r < C(lowBits, j) (colex ranks do
+	// not depend on how many places there are).
+	i := lowStart[j&15] + int(r)
+	xp |= uint64(lowPattern[i])
+	la := &lowAcc[delta&1][i]
+	for a := 0; a < j && a < lowBits; a++ {
+		acc[a] = uint64(la[a]) + suf
 	}
 	return xp
 }

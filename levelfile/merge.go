@@ -61,6 +61,22 @@ func Merge(ctx context.Context, names []string, opts *MergeOptions) (*bitarray.S
 		return nil, fmt.Errorf("%w: merged span %d..%d exceeds %d positions (Options.MaxSpan)", ErrTooLarge, lo, hi, o.Options.maxSpan())
 	}
 	set := bitarray.New(lo, span)
+	if err := MergeInto(ctx, set, names, &o); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// MergeInto adds the members of the level files to set, whose range must
+// hold them all, decoding files concurrently.
+func MergeInto(ctx context.Context, set *bitarray.Set, names []string, opts *MergeOptions) error {
+	var o MergeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Workers)
 	var done progressCounter
@@ -84,10 +100,7 @@ func Merge(ctx context.Context, names []string, opts *MergeOptions) (*bitarray.S
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return set, nil
+	return g.Wait()
 }
 
 // progressCounter serializes progress callbacks from several goroutines.

@@ -138,10 +138,17 @@ func Write(w io.Writer, s *bitarray.Set, opts *WriteOptions) (Result, error) {
 // files beyond spillBytes each; losers never reach the disk otherwise,
 // which matters because syncing one file can flush the others' data too.
 func WriteFile(name string, s *bitarray.Set, opts *WriteOptions) (Result, error) {
+	return WriteFileNamed(func(Type) string { return name }, s, opts)
+}
+
+// WriteFileNamed is WriteFile for names that depend on the type written,
+// like partial level files: the winner is committed as nameFor(its type).
+func WriteFileNamed(nameFor func(Type) string, s *bitarray.Set, opts *WriteOptions) (Result, error) {
 	o, err := opts.normalized()
 	if err != nil {
 		return Result{}, err
 	}
+	name := nameFor(TypeAuto)
 	var sinks []*spillSink
 	defer func() {
 		for _, sk := range sinks {
@@ -149,9 +156,9 @@ func WriteFile(name string, s *bitarray.Set, opts *WriteOptions) (Result, error)
 		}
 	}()
 	res, byType, err := runRace(context.Background(), s, o, func(t Type) (candidateSink, error) {
-		target := name
+		target := nameFor(t)
 		if o.Exhaustive {
-			target = IntermediateName(name, t)
+			target = IntermediateName(target, t)
 		}
 		sk := &spillSink{path: target}
 		sinks = append(sinks, sk)
@@ -170,7 +177,8 @@ func WriteFile(name string, s *bitarray.Set, opts *WriteOptions) (Result, error)
 	}
 	if o.Exhaustive {
 		// The winner also goes under the full name, as in the document.
-		if err := copyFile(IntermediateName(name, res.Header.Type), name); err != nil {
+		full := nameFor(res.Header.Type)
+		if err := copyFile(IntermediateName(full, res.Header.Type), full); err != nil {
 			return res, fmt.Errorf("levelfile %s: %w", name, err)
 		}
 	}

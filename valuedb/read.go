@@ -1,0 +1,204 @@
+package valuedb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sync/errgroup"
+)
+
+// DB reads one tier's database. Lookups are safe for concurrent use.
+type DB struct {
+	name      string
+	f         *os.File
+	h         Header
+	dataStart int64
+	index     []uint64 // block offsets from dataStart, Blocks+1 of them
+	dec       *zstd.Decoder
+
+	mu    sync.Mutex
+	cache map[int][]byte // decompressed blocks
+	order []int          // cache eviction order (FIFO)
+}
+
+// cacheBlocks is how many decompressed blocks a DB keeps for lookups.
+const cacheBlocks = 64
+
+// Open opens a database and checks its framing; the data is checked as it
+// is read (zstd frame checksums) or all at once by Verify.
+func Open(name string) (*DB, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := open(f, name)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("valuedb %s: %w", name, err)
+	}
+	return d, nil
+}
+
+func formatErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...))
+}
+
+func open(f *os.File, name string) (*DB, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	var pre [12]byte
+	if _, err := f.ReadAt(pre[:], 0); err != nil || string(pre[:8]) != magic {
+		return nil, formatErr("bad magic")
+	}
+	hlen := int64(binary.LittleEndian.Uint32(pre[8:]))
+	if hlen > maxHeaderLen || 12+hlen+16 > size {
+		return nil, formatErr("header length %d", hlen)
+	}
+	hdr := make([]byte, hlen)
+	if _, err := f.ReadAt(hdr, 12); err != nil {
+		return nil, err
+	}
+	d := &DB{name: name, f: f, dataStart: 12 + hlen, cache: map[int][]byte{}}
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d.h); err != nil {
+		return nil, formatErr("header: %v", err)
+	}
+	h := d.h
+	if h.RecordBytes != 1 && h.RecordBytes != 2 || h.BlockRecords <= 0 || h.BlockRecords > maxBlockRecords ||
+		uint64(h.Blocks) != (h.Count+uint64(h.BlockRecords)-1)/uint64(h.BlockRecords) {
+		return nil, formatErr("header %+v is inconsistent", h)
+	}
+	var tr [16]byte
+	if _, err := f.ReadAt(tr[:], size-16); err != nil || string(tr[8:]) != trailerMagic {
+		return nil, formatErr("bad trailer")
+	}
+	indexOff := int64(binary.LittleEndian.Uint64(tr[:8]))
+	// The index's size follows from the header, and must fit the file.
+	if indexOff < d.dataStart || indexOff+8*int64(h.Blocks+1)+16 != size {
+		return nil, formatErr("index at %d does not fit %d blocks in %d bytes", indexOff, h.Blocks, size)
+	}
+	raw := make([]byte, 8*(h.Blocks+1))
+	if _, err := f.ReadAt(raw, indexOff); err != nil {
+		return nil, err
+	}
+	d.index = make([]uint64, h.Blocks+1)
+	for i := range d.index {
+		d.index[i] = binary.LittleEndian.Uint64(raw[8*i:])
+		if i > 0 && d.index[i] < d.index[i-1] {
+			return nil, formatErr("index not ascending at block %d", i)
+		}
+	}
+	if d.index[0] != 0 || int64(d.index[h.Blocks]) != indexOff-d.dataStart {
+		return nil, formatErr("index does not cover the data")
+	}
+	d.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
+		zstd.WithDecoderMaxMemory(uint64(h.BlockRecords*h.RecordBytes)+1<<16))
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Header returns the database's metadata.
+func (d *DB) Header() Header { return d.h }
+
+// Close closes the file.
+func (d *DB) Close() error {
+	d.dec.Close()
+	return d.f.Close()
+}
+
+// block returns block b decompressed, and checks its length.
+func (d *DB) block(b int) ([]byte, error) {
+	lo, hi := d.index[b], d.index[b+1]
+	comp := make([]byte, hi-lo)
+	if _, err := d.f.ReadAt(comp, d.dataStart+int64(lo)); err != nil {
+		return nil, fmt.Errorf("valuedb %s: block %d: %w", d.name, b, err)
+	}
+	want := min(uint64(d.h.BlockRecords), d.h.Count-uint64(b)*uint64(d.h.BlockRecords)) * uint64(d.h.RecordBytes)
+	raw, err := d.dec.DecodeAll(comp, make([]byte, 0, want))
+	if err != nil {
+		return nil, fmt.Errorf("valuedb %s: block %d: %w: %v", d.name, b, ErrFormat, err)
+	}
+	if uint64(len(raw)) != want {
+		return nil, fmt.Errorf("valuedb %s: block %d: %w: %d bytes, want %d", d.name, b, ErrFormat, len(raw), want)
+	}
+	return raw, nil
+}
+
+// Lookup returns the record of the position with the given rank.
+func (d *DB) Lookup(rank uint64) (Record, error) {
+	if rank >= d.h.Count {
+		return 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
+	}
+	b := int(rank / uint64(d.h.BlockRecords))
+	d.mu.Lock()
+	raw, ok := d.cache[b]
+	d.mu.Unlock()
+	if !ok {
+		var err error
+		if raw, err = d.block(b); err != nil {
+			return 0, err
+		}
+		d.mu.Lock()
+		if len(d.order) >= cacheBlocks {
+			delete(d.cache, d.order[0])
+			d.order = d.order[1:]
+		}
+		d.cache[b] = raw
+		d.order = append(d.order, b)
+		d.mu.Unlock()
+	}
+	i := int(rank%uint64(d.h.BlockRecords)) * d.h.RecordBytes
+	return decodeRecord(raw[i:], d.h.RecordBytes), nil
+}
+
+// ReadAll decodes every record, decompressing blocks on workers goroutines
+// (0 means GOMAXPROCS).
+func (d *DB) ReadAll(workers int) ([]Record, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]Record, d.h.Count)
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for b := 0; b < d.h.Blocks; b++ {
+		g.Go(func() error {
+			raw, err := d.block(b)
+			if err != nil {
+				return err
+			}
+			base := b * d.h.BlockRecords
+			for i := 0; i < len(raw); i += d.h.RecordBytes {
+				out[base+i/d.h.RecordBytes] = decodeRecord(raw[i:], d.h.RecordBytes)
+			}
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
+
+// Verify checks the CRC-32C of the blocks and index recorded in the header.
+func (d *DB) Verify() error {
+	r := io.NewSectionReader(d.f, d.dataStart, int64(d.index[d.h.Blocks])+8*int64(d.h.Blocks+1))
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, r); err != nil {
+		return err
+	}
+	if h.Sum32() != d.h.CRC32C {
+		return fmt.Errorf("valuedb %s: %w", d.name, ErrChecksum)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+// Package valuedb stores the solved values of a tier: one file per tier,
+// records indexed by the rank of a position in the tier's level file (so
+// the size follows the reachable count, not the hash space), in blocks that
+// decompress independently, so a lookup reads one block.
+//
+// Layout (all integers little-endian; see LAYOUT.md):
+//
+//	magic      "TSVDB01\n"
+//	hlen       uint32: length of the header
+//	header     JSON: game, option, tier, count, counts by value, record
+//	           width, records per block, number of blocks, CRC-32C of the
+//	           blocks and index
+//	blocks     one zstd frame (with its content checksum) per block
+//	index      blocks+1 uint64 offsets of the blocks, from the first block
+//	trailer    uint64 offset of the index from the file start, "TSVDBEND"
+package valuedb
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Record is a position's value and remoteness, as the solver keeps them in
+// memory: the value in the top 3 bits, the remoteness in the low 13.
+type Record uint16
+
+// MaxRemoteness is the largest remoteness a Record holds.
+const MaxRemoteness = 1<<13 - 1
+
+// Make returns the record of a value and remoteness.
+func Make(v tiergame.Value, remoteness int) Record {
+	return Record(uint16(v)<<13 | uint16(remoteness))
+}
+
+// Value is the record's value.
+func (r Record) Value() tiergame.Value { return tiergame.Value(r >> 13) }
+
+// Remoteness is the record's remoteness (0 for draws).
+func (r Record) Remoteness() int { return int(r & MaxRemoteness) }
+
+// String is "win in 5", "draw", ...
+func (r Record) String() string {
+	if r.Value() == tiergame.Draw || r.Value() == tiergame.Undecided {
+		return r.Value().String()
+	}
+	return fmt.Sprintf("%v in %d", r.Value(), r.Remoteness())
+}
+
+// Header is the metadata of a tier's database.
+type Header struct {
+	Game     string `json:"game"`
+	Option   string `json:"option"`
+	Tier     uint64 `json:"tier"`
+	TierName string `json:"tier_name"`
+	Count    uint64 `json:"count"`
+	Win      uint64 `json:"win"`
+	Lose     uint64 `json:"lose"`
+	Tie      uint64 `json:"tie"`
+	Draw     uint64 `json:"draw"`
+	// MaxRemoteness is the largest remoteness stored.
+	MaxRemoteness int `json:"max_remoteness"`
+	// RecordBytes is 1 (value in 2 bits, remoteness in 6) when every
+	// remoteness is below 64, else 2 (2 and 14 bits).
+	RecordBytes  int    `json:"record_bytes"`
+	BlockRecords int    `json:"block_records"`
+	Blocks       int    `json:"blocks"`
+	CRC32C       uint32 `json:"crc32c"`
+}
+
+// Errors callers test with errors.Is.
+var (
+	// ErrFormat marks a file that is not a valid value database.
+	ErrFormat = errors.New("invalid value database")
+	// ErrChecksum marks data that does not match its checksum.
+	ErrChecksum = errors.New("value database checksum mismatch")
+)
+
+const (
+	magic        = "TSVDB01\n"
+	trailerMagic = "TSVDBEND"
+	// DefaultBlockRecords records per block: small enough that a lookup
+	// decompresses little, large enough that zstd has context.
+	DefaultBlockRecords = 1 << 15
+	maxHeaderLen        = 1 << 16
+	maxBlockRecords     = 1 << 24
+)
+
+// encodeRecord stores r in width bytes: the value as 0 win, 1 lose, 2 tie,
+// 3 draw in the top 2 bits.
+func encodeRecord(dst []byte, r Record, width int) error {
+	var v uint16
+	switch r.Value() {
+	case tiergame.Win:
+		v = 0
+	case tiergame.Lose:
+		v = 1
+	case tiergame.Tie:
+		v = 2
+	case tiergame.Draw:
+		v = 3
+	default:
+		return fmt.Errorf("valuedb: record %v has no value", r)
+	}
+	rem := uint16(r.Remoteness())
+	if width == 1 {
+		dst[0] = byte(v<<6 | rem)
+	} else {
+		x := v<<14 | rem
+		dst[0], dst[1] = byte(x), byte(x>>8)
+	}
+	return nil
+}
+
+var storedValues = [4]tiergame.Value{tiergame.Win, tiergame.Lose, tiergame.Tie, tiergame.Draw}
+
+func decodeRecord(b []byte, width int) Record {
+	if width == 1 {
+		return Make(storedValues[b[0]>>6], int(b[0]&63))
+	}
+	x := uint16(b[0]) | uint16(b[1])<<8
+	return Make(storedValues[x>>14], int(x&(1<<14-1)))
+}

@@ -1,0 +1,134 @@
+package valuedb
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+func randomRecords(r *rand.Rand, n int, maxRem int) []Record {
+	recs := make([]Record, n)
+	for i := range recs {
+		v := []tiergame.Value{tiergame.Win, tiergame.Lose, tiergame.Tie, tiergame.Draw}[r.IntN(4)]
+		rem := r.IntN(maxRem + 1)
+		if v == tiergame.Draw {
+			rem = 0
+		}
+		recs[i] = Make(v, rem)
+	}
+	return recs
+}
+
+func TestRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		n, maxRem, block int
+		width            int
+	}{
+		{0, 0, 0, 1}, {1, 5, 0, 1}, {1000, 63, 100, 1}, {100000, 63, 0, 1}, {70000, 300, 4096, 2}, {5000, 16383, 999, 2},
+	} {
+		recs := randomRecords(r, tc.n, tc.maxRem)
+		path := filepath.Join(dir, "t.vdb")
+		h, err := Write(path, Header{Game: "g", Option: "o", Tier: 7, TierName: "seven"}, recs, &WriteOptions{BlockRecords: tc.block})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.RecordBytes != tc.width && tc.n > 0 {
+			t.Errorf("n=%d: record width %d, want %d", tc.n, h.RecordBytes, tc.width)
+		}
+		db, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := db.Header(); got != h || got.Count != uint64(tc.n) || got.Win+got.Lose+got.Tie+got.Draw != uint64(tc.n) {
+			t.Fatalf("header %+v, wrote %+v", got, h)
+		}
+		if err := db.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		all, err := db.ReadAll(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range recs {
+			if all[i] != want {
+				t.Fatalf("ReadAll[%d] = %v, want %v", i, all[i], want)
+			}
+		}
+		for range 2000 {
+			if tc.n == 0 {
+				break
+			}
+			i := r.IntN(tc.n)
+			if got, err := db.Lookup(uint64(i)); err != nil || got != recs[i] {
+				t.Fatalf("Lookup(%d) = %v, %v; want %v", i, got, err, recs[i])
+			}
+		}
+		if _, err := db.Lookup(uint64(tc.n)); err == nil {
+			t.Error("Lookup past the end")
+		}
+		db.Close()
+	}
+}
+
+func TestCorruption(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	path := filepath.Join(t.TempDir(), "t.vdb")
+	recs := randomRecords(r, 50000, 40)
+	if _, err := Write(path, Header{Game: "g", Tier: 1}, recs, &WriteOptions{BlockRecords: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	for i := 0; i < len(good); i += 1 + len(good)/300 {
+		bad := append([]byte(nil), good...)
+		bad[i] ^= 0x10
+		os.WriteFile(path, bad, 0o644)
+		db, err := Open(path)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("byte %d: open error %v is not ErrFormat", i, err)
+			}
+			continue
+		}
+		verr := db.Verify()
+		_, rerr := db.ReadAll(1)
+		db.Close()
+		if verr == nil && rerr == nil {
+			t.Fatalf("flipped byte %d went unnoticed", i)
+		}
+	}
+	for _, n := range []int{0, 5, 20, len(good) - 1} {
+		os.WriteFile(path, good[:n], 0o644)
+		if db, err := Open(path); err == nil {
+			db.Close()
+			t.Fatalf("truncated to %d bytes: opened", n)
+		}
+	}
+}
+
+func FuzzOpen(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "seed.vdb")
+	Write(path, Header{Game: "g"}, randomRecords(rand.New(rand.NewPCG(1, 1)), 300, 70), &WriteOptions{BlockRecords: 64})
+	seed, _ := os.ReadFile(path)
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "f.vdb")
+		os.WriteFile(p, b, 0o644)
+		db, err := Open(p)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		db.Verify()
+		if db.Header().Count <= 1<<16 {
+			db.ReadAll(1)
+		}
+		db.Lookup(0)
+	})
+}

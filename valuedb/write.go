@@ -1,0 +1,128 @@
+package valuedb
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"runtime"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteOptions control writing.
+type WriteOptions struct {
+	BlockRecords int // records per block; 0 means DefaultBlockRecords
+	Workers      int // compressing goroutines; 0 means GOMAXPROCS
+}
+
+// Write writes the records of a tier (indexed by rank) to path, atomically.
+// h's Game, Option, Tier and TierName are kept; the rest is computed.
+func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.BlockRecords <= 0 {
+		o.BlockRecords = DefaultBlockRecords
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(recs)), 0, 0, 0, 0, 0
+	for _, r := range recs {
+		switch r.Value() {
+		case tiergame.Win:
+			h.Win++
+		case tiergame.Lose:
+			h.Lose++
+		case tiergame.Tie:
+			h.Tie++
+		case tiergame.Draw:
+			h.Draw++
+		default:
+			return h, fmt.Errorf("valuedb %s: a record has no value", path)
+		}
+		h.MaxRemoteness = max(h.MaxRemoteness, r.Remoteness())
+	}
+	h.RecordBytes = 1
+	if h.MaxRemoteness >= 64 {
+		h.RecordBytes = 2
+	}
+	if h.MaxRemoteness >= 1<<14 {
+		return h, fmt.Errorf("valuedb %s: remoteness %d does not fit", path, h.MaxRemoteness)
+	}
+	h.BlockRecords = o.BlockRecords
+	h.Blocks = (len(recs) + o.BlockRecords - 1) / o.BlockRecords
+
+	// Compress the blocks in parallel; they are kept until written, which
+	// costs their compressed size in memory.
+	blocks := make([][]byte, h.Blocks)
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return h, err
+	}
+	defer enc.Close()
+	var g errgroup.Group
+	g.SetLimit(o.Workers)
+	for b := range blocks {
+		g.Go(func() error {
+			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, len(recs))
+			raw := make([]byte, (hi-lo)*h.RecordBytes)
+			for i, r := range recs[lo:hi] {
+				if err := encodeRecord(raw[i*h.RecordBytes:], r, h.RecordBytes); err != nil {
+					return err
+				}
+			}
+			blocks[b] = enc.EncodeAll(raw, nil)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return h, err
+	}
+	index := make([]byte, 8*(h.Blocks+1))
+	var off uint64
+	crc := uint32(0)
+	for b, blk := range blocks {
+		binary.LittleEndian.PutUint64(index[8*b:], off)
+		off += uint64(len(blk))
+		crc = crc32.Update(crc, castagnoli, blk)
+	}
+	binary.LittleEndian.PutUint64(index[8*h.Blocks:], off)
+	h.CRC32C = crc32.Update(crc, castagnoli, index)
+
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return h, err
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return h, err
+	}
+	defer f.Close()
+	var pre []byte
+	pre = append(pre, magic...)
+	pre = binary.LittleEndian.AppendUint32(pre, uint32(len(hdr)))
+	pre = append(pre, hdr...)
+	if _, err := f.Write(pre); err != nil {
+		return h, err
+	}
+	for _, blk := range blocks {
+		if _, err := f.Write(blk); err != nil {
+			return h, err
+		}
+	}
+	trailer := binary.LittleEndian.AppendUint64(index, uint64(len(pre))+off)
+	trailer = append(trailer, trailerMagic...)
+	if _, err := f.Write(trailer); err != nil {
+		return h, err
+	}
+	return h, f.Commit()
+}

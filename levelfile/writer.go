@@ -52,6 +52,10 @@ type WriteOptions struct {
 	Level int
 	// Workers is the number of compressing goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// NoSync skips syncing the written file (it is still renamed into
+	// place whole). For intermediate files, when the caller syncs the file
+	// system once afterwards (atomicfile.SyncFS).
+	NoSync bool
 	// Game names the game in the spec dialect's header comment (the
 	// classic dialect always says "Bagh Chal", as GamesmanClassic did).
 	// It must not contain a newline.
@@ -160,7 +164,7 @@ func WriteFileNamed(nameFor func(Type) string, s *bitarray.Set, opts *WriteOptio
 		if o.Exhaustive {
 			target = IntermediateName(target, t)
 		}
-		sk := &spillSink{path: target}
+		sk := &spillSink{path: target, noSync: o.NoSync}
 		sinks = append(sinks, sk)
 		return sk, nil
 	})
@@ -191,9 +195,10 @@ const spillBytes = 64 << 20
 // spillSink holds a candidate in memory, then in a pending atomic file once
 // it grows past spillBytes.
 type spillSink struct {
-	path string
-	mem  memorySink
-	f    *atomicfile.File
+	path   string
+	noSync bool
+	mem    memorySink
+	f      *atomicfile.File
 }
 
 func (s *spillSink) add(b []byte) error {
@@ -231,6 +236,9 @@ func (s *spillSink) commit() error {
 		if err := s.open(); err != nil {
 			return err
 		}
+	}
+	if s.noSync {
+		return s.f.CommitNoSync()
 	}
 	return s.f.Commit()
 }

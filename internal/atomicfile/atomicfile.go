@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
+	"golang.org/x/sys/unix"
 )
 
 // File is a pending file. Write to it, then Commit; Close without Commit
@@ -46,6 +47,39 @@ func (f *File) Commit() error {
 		return err
 	}
 	return syncDir(filepath.Dir(f.path))
+}
+
+// CommitNoSync renames the file to its final name without syncing it or
+// its directory: a reader never sees a partial file, but after a crash of
+// the machine (not just the program) the file may be empty or missing. For
+// intermediate files whose caller syncs the file system once at the end
+// of a step (see SyncFS).
+func (f *File) CommitNoSync() error {
+	if f.done {
+		return errors.New("atomicfile: commit after close")
+	}
+	f.done = true
+	name := f.PendingFile.Name()
+	if err := f.PendingFile.File.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, f.path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// SyncFS flushes the file system holding dir to stable storage: one
+// journal commit for all the files written with CommitNoSync.
+func SyncFS(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return unix.Syncfs(int(d.Fd()))
 }
 
 // Close abandons the file unless it was committed. It is safe to call after

@@ -1,0 +1,491 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// Loopy tiers are solved by retrograde analysis. Each position keeps one
+// 32-bit word, updated only by compare-and-swap so workers can share it:
+// the high 16 bits are its valuedb.Record (while Undecided, the remoteness
+// field holds the largest remoteness of its winning children in other
+// tiers), the low 16 bits count its children not yet known to be wins
+// (blocked when a child in another tier is not a win, so it can never
+// become a loss).
+//
+//  1. An initial pass (in parallel over ranges) gives primitive positions
+//     their value, reads the children in solved tiers, counts the children
+//     inside the tier, and queues positions with a losing child elsewhere
+//     as win candidates at the level 1 + that child's remoteness.
+//  2. Levels are processed in increasing remoteness, so the first value a
+//     position gets is the one with the right remoteness. A loss at level
+//     r makes its undecided parents wins at r+1; a win at level r counts
+//     down its parents, and a parent whose count reaches zero is a loss at
+//     1 + the larger of r and its winning children elsewhere.
+//  3. The positions still undecided get ties the same way from tie
+//     children, and the rest are draws.
+//
+// Parents come from the game's Parents when it implements tiergame.Unmover,
+// or else from a reverse index of the tier's moves built in the first pass.
+
+const (
+	counterBits = 16
+	blocked     = 1<<counterBits - 1 // counter of a position that cannot lose
+	maxCounter  = blocked - 1
+)
+
+func word(rec valuedb.Record, counter uint32) uint32 { return uint32(rec)<<counterBits | counter }
+func wordRecord(w uint32) valuedb.Record           { return valuedb.Record(w >> counterBits) }
+
+// entry is a queued position: its position and whether it is a candidate
+// (not yet assigned) rather than a position whose value is set.
+type entry uint64
+
+func determined(p uint64) entry { return entry(p << 1) }
+func candidate(p uint64) entry  { return entry(p<<1 | 1) }
+func (e entry) pos() uint64      { return uint64(e >> 1) }
+func (e entry) isCandidate() bool {
+	return e&1 != 0
+}
+
+// levels holds queued entries by level; pushes go to levels above the one
+// being processed.
+type levels struct {
+	mu sync.Mutex
+	by map[int][]entry
+}
+
+func (l *levels) merge(local map[int][]entry) {
+	l.mu.Lock()
+	for lv, es := range local {
+		l.by[lv] = append(l.by[lv], es...)
+	}
+	l.mu.Unlock()
+}
+
+// parentRef is a parent inside the tier: its rank, and its position when
+// known (noPos otherwise; it is then found by Select when needed).
+type parentRef struct{ rank, pos uint64 }
+
+const noPos = ^uint64(0)
+
+// parentSource lists the reachable parents of a position inside the tier.
+type parentSource interface {
+	parents(q, qRank uint64, dst []parentRef) []parentRef
+}
+
+// unmoveParents asks the game.
+type unmoveParents struct {
+	g   tiergame.Unmover
+	t   tiergame.Tier
+	set *bitarray.Ranked
+	buf sync.Pool
+}
+
+func (u *unmoveParents) parents(q, _ uint64, dst []parentRef) []parentRef {
+	pb, _ := u.buf.Get().(*[]tiergame.Position)
+	if pb == nil {
+		pb = new([]tiergame.Position)
+	}
+	ps := u.g.Parents(u.t, tiergame.Position(q), u.t, (*pb)[:0])
+	for _, p := range ps {
+		if r, ok := u.set.Lookup(uint64(p)); ok {
+			dst = append(dst, parentRef{r, uint64(p)})
+		}
+	}
+	*pb = ps
+	u.buf.Put(pb)
+	return dst
+}
+
+// indexParents is a reverse index of the tier's moves: the parents of the
+// position of rank q have the ranks list[offsets[q]:offsets[q+1]].
+type indexParents struct {
+	offsets []uint64
+	list    []uint32
+}
+
+func (x *indexParents) parents(_, qRank uint64, dst []parentRef) []parentRef {
+	for _, p := range x.list[x.offsets[qRank]:x.offsets[qRank+1]] {
+		dst = append(dst, parentRef{uint64(p), noPos})
+	}
+	return dst
+}
+
+// loopySolver solves one loopy tier.
+type loopySolver struct {
+	g       tiergame.Game
+	t       tiergame.Tier
+	set     *bitarray.Ranked
+	kids    children
+	workers int
+	ranges  int
+	state   []uint32
+	queue   levels
+	ties    levels
+	edges   [][]uint64 // per range: child rank << 32 | parent rank (reverse index build)
+	useIdx  bool
+	done    *atomic.Uint64
+}
+
+// solveLoopy fills out (indexed by rank) for loopy tier t.
+func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, out []valuedb.Record, done *atomic.Uint64) error {
+	n := set.Total()
+	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges,
+		state: make([]uint32, n), queue: levels{by: map[int][]entry{}}, ties: levels{by: map[int][]entry{}}, done: done}
+	um, hasUnmove := g.(tiergame.Unmover)
+	s.useIdx = forceIndex || !hasUnmove
+	if s.useIdx && n >= 1<<32 {
+		return fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, n)
+	}
+	rs := SplitRanges(set, ranges)
+	s.edges = make([][]uint64, len(rs))
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(workers)
+	for i, r := range rs {
+		eg.Go(func() error { return s.initRange(ectx, r, i) })
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	var src parentSource
+	if s.useIdx {
+		src = s.buildIndex()
+	} else {
+		src = &unmoveParents{g: um, t: t, set: set}
+	}
+	s.edges = nil
+	if err := s.propagate(ctx, &s.queue, src, s.winLose); err != nil {
+		return err
+	}
+	if err := s.queueTies(ctx); err != nil {
+		return err
+	}
+	if err := s.propagate(ctx, &s.ties, src, s.tie); err != nil {
+		return err
+	}
+	for i, w := range s.state {
+		rec := wordRecord(w)
+		if rec.Value() == tiergame.Undecided {
+			rec = valuedb.Make(tiergame.Draw, 0)
+		}
+		out[i] = rec
+	}
+	return nil
+}
+
+// initRange is the first pass over the members in r.
+func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
+	g, t, set := s.g, s.t, s.set
+	local := map[int][]entry{}
+	localTies := map[int][]entry{}
+	var edges []uint64
+	buf := make([]uint64, 4096)
+	moves := make([]tiergame.Child, 0, 64)
+	inTier := make([]uint64, 0, 64)
+	last := 0
+	cursor := uint64(0)
+	if r.Lo > set.Base() {
+		cursor = r.Lo - set.Base()
+	}
+	rank := set.Rank(set.Base() + cursor)
+	for {
+		var ps []uint64
+		cursor, ps = set.NextMany(cursor, buf)
+		for i, p := range ps {
+			if p >= r.Hi {
+				ps, cursor = ps[:i], set.Len()
+				break
+			}
+		}
+		if len(ps) == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			i := rank
+			rank++
+			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
+			moves = cs
+			if v != tiergame.Undecided {
+				s.state[i] = word(valuedb.Make(v, 0), 0)
+				switch v {
+				case tiergame.Win, tiergame.Lose:
+					local[0] = append(local[0], determined(p))
+				case tiergame.Tie:
+					localTies[0] = append(localTies[0], determined(p))
+				}
+				continue
+			}
+			if len(cs) == 0 {
+				return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
+			}
+			inTier = inTier[:0]
+			minLose, maxWin, canLose := 1<<30, 0, true
+			for _, c := range cs {
+				if c.Tier == t {
+					inTier = append(inTier, uint64(c.Pos))
+					continue
+				}
+				st := s.kids.find(c.Tier, &last)
+				if st == nil {
+					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, c.Tier)
+				}
+				rec, ok := st.lookup(c.Pos)
+				if !ok {
+					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), c.Pos, t, p, c.Tier)
+				}
+				switch rec.Value() {
+				case tiergame.Lose:
+					minLose = min(minLose, rec.Remoteness())
+					canLose = false
+				case tiergame.Win:
+					maxWin = max(maxWin, rec.Remoteness())
+				default:
+					canLose = false
+				}
+			}
+			slices.Sort(inTier)
+			inTier = slices.Compact(inTier)
+			if len(inTier) > maxCounter {
+				return fmt.Errorf("%s: tier %d position %d has %d moves inside its tier, more than %d", g.Name(), t, p, len(inTier), maxCounter)
+			}
+			if s.useIdx {
+				for _, c := range inTier {
+					cr, ok := set.Lookup(c)
+					if !ok {
+						return fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", g.Name(), c, t, p)
+					}
+					edges = append(edges, cr<<32|i)
+				}
+			}
+			counter := uint32(len(inTier))
+			if !canLose {
+				counter = blocked
+			}
+			if minLose < 1<<30 {
+				local[minLose+1] = append(local[minLose+1], candidate(p))
+			}
+			if counter == 0 {
+				// Every move leads to a win elsewhere.
+				s.state[i] = word(valuedb.Make(tiergame.Lose, maxWin+1), 0)
+				local[maxWin+1] = append(local[maxWin+1], determined(p))
+				continue
+			}
+			s.state[i] = word(valuedb.Make(tiergame.Undecided, maxWin), counter)
+		}
+		if s.done != nil {
+			s.done.Add(uint64(len(ps)))
+		}
+	}
+	s.queue.merge(local)
+	s.ties.merge(localTies)
+	s.edges[idx] = edges
+	return nil
+}
+
+// buildIndex sorts the recorded edges into a reverse index.
+func (s *loopySolver) buildIndex() *indexParents {
+	n := s.set.Total()
+	x := &indexParents{offsets: make([]uint64, n+1)}
+	var total uint64
+	for _, es := range s.edges {
+		for _, e := range es {
+			x.offsets[e>>32+1]++
+		}
+		total += uint64(len(es))
+	}
+	for i := uint64(1); i <= n; i++ {
+		x.offsets[i] += x.offsets[i-1]
+	}
+	x.list = make([]uint32, total)
+	fill := slices.Clone(x.offsets[:n])
+	for _, es := range s.edges {
+		for _, e := range es {
+			c := e >> 32
+			x.list[fill[c]] = uint32(e)
+			fill[c]++
+		}
+	}
+	return x
+}
+
+// propagate processes the queued levels in increasing order; apply handles
+// one entry and returns the pushes it makes.
+func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource, apply func(e entry, level int, qRank uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef) error {
+	for level := 0; ; level++ {
+		q.mu.Lock()
+		if len(q.by) == 0 {
+			q.mu.Unlock()
+			return nil
+		}
+		es := q.by[level]
+		delete(q.by, level)
+		q.mu.Unlock()
+		if len(es) == 0 {
+			continue
+		}
+		if level > valuedb.MaxRemoteness {
+			return fmt.Errorf("%s: tier %d: remoteness above %d", s.g.Name(), s.t, valuedb.MaxRemoteness)
+		}
+		eg, ectx := errgroup.WithContext(ctx)
+		per := max(1024, (len(es)+s.workers*4-1)/(s.workers*4))
+		eg.SetLimit(s.workers)
+		for lo := 0; lo < len(es); lo += per {
+			part := es[lo:min(lo+per, len(es))]
+			eg.Go(func() error {
+				local := map[int][]entry{}
+				scratch := make([]parentRef, 0, 64)
+				for k, e := range part {
+					if k&1023 == 0 && ectx.Err() != nil {
+						return ectx.Err()
+					}
+					r, _ := s.set.Lookup(e.pos())
+					scratch = apply(e, level, r, src, local, scratch)
+				}
+				q.merge(local)
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return err
+		}
+	}
+}
+
+// winLose handles an entry of the win/lose phase.
+func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef {
+	if e.isCandidate() {
+		// A win through a losing child in another tier, unless the
+		// position already has a value (then with a remoteness <= level).
+		if !s.assign(qr, valuedb.Make(tiergame.Win, level)) {
+			return scratch
+		}
+	}
+	rec := wordRecord(atomic.LoadUint32(&s.state[qr]))
+	scratch = src.parents(e.pos(), qr, scratch[:0])
+	for _, u := range scratch {
+		switch rec.Value() {
+		case tiergame.Lose:
+			if s.assign(u.rank, valuedb.Make(tiergame.Win, level+1)) {
+				local[level+1] = append(local[level+1], determined(s.position(u)))
+			}
+		case tiergame.Win:
+			if lv, ok := s.countDown(u.rank, level); ok {
+				local[lv] = append(local[lv], determined(s.position(u)))
+			}
+		}
+	}
+	return scratch
+}
+
+// tie handles an entry of the tie phase.
+func (s *loopySolver) tie(e entry, level int, qr uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef {
+	if e.isCandidate() && !s.assign(qr, valuedb.Make(tiergame.Tie, level)) {
+		return scratch
+	}
+	scratch = src.parents(e.pos(), qr, scratch[:0])
+	for _, u := range scratch {
+		if s.assign(u.rank, valuedb.Make(tiergame.Tie, level+1)) {
+			local[level+1] = append(local[level+1], determined(s.position(u)))
+		}
+	}
+	return scratch
+}
+
+// assign gives an undecided position a record; false if it had one.
+func (s *loopySolver) assign(r uint64, rec valuedb.Record) bool {
+	for {
+		w := atomic.LoadUint32(&s.state[r])
+		if wordRecord(w).Value() != tiergame.Undecided {
+			return false
+		}
+		if atomic.CompareAndSwapUint32(&s.state[r], w, word(rec, w&blocked)) {
+			return true
+		}
+	}
+}
+
+// countDown records that one more child of an undecided position is a win
+// found at level; when none is left, the position is a loss, and countDown
+// returns the level its loss goes to.
+func (s *loopySolver) countDown(r uint64, level int) (int, bool) {
+	for {
+		w := atomic.LoadUint32(&s.state[r])
+		rec, c := wordRecord(w), w&blocked
+		if rec.Value() != tiergame.Undecided || c == blocked || c == 0 {
+			return 0, false
+		}
+		nw := w - 1
+		lv := 0
+		if c == 1 {
+			lv = max(level, rec.Remoteness()) + 1
+			nw = word(valuedb.Make(tiergame.Lose, lv), 0)
+		}
+		if atomic.CompareAndSwapUint32(&s.state[r], w, nw) {
+			return lv, c == 1
+		}
+	}
+}
+
+// position returns a parent's position.
+func (s *loopySolver) position(u parentRef) uint64 {
+	if u.pos != noPos {
+		return u.pos
+	}
+	p, _ := s.set.Select(u.rank)
+	return p
+}
+
+// queueTies finds, for each position still undecided, its tie children in
+// other tiers, and queues it as a tie candidate.
+func (s *loopySolver) queueTies(ctx context.Context) error {
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(s.workers)
+	for _, r := range SplitRanges(s.set, s.ranges) {
+		eg.Go(func() error {
+			local := map[int][]entry{}
+			moves := make([]tiergame.Child, 0, 64)
+			last := 0
+			lo := s.set.Rank(r.Lo)
+			for p := range s.set.Range(r.Lo, r.Hi) {
+				i := lo
+				lo++
+				if wordRecord(s.state[i]).Value() != tiergame.Undecided {
+					continue
+				}
+				if i&1023 == 0 && ectx.Err() != nil {
+					return ectx.Err()
+				}
+				_, cs := s.g.Moves(s.t, tiergame.Position(p), moves[:0])
+				moves = cs
+				minTie := 1 << 30
+				for _, c := range cs {
+					if c.Tier == s.t {
+						continue
+					}
+					if rec, ok := s.kids.find(c.Tier, &last).lookup(c.Pos); ok && rec.Value() == tiergame.Tie {
+						minTie = min(minTie, rec.Remoteness())
+					}
+				}
+				if minTie < 1<<30 {
+					local[minTie+1] = append(local[minTie+1], candidate(p))
+				}
+			}
+			s.ties.merge(local)
+			return nil
+		})
+	}
+	return eg.Wait()
+}

@@ -1,0 +1,158 @@
+package solver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+)
+
+// ManifestName is the manifest's file name in a run folder.
+const ManifestName = "manifest.json"
+
+// manifestVersion changes when the layout of a run folder does.
+const manifestVersion = 1
+
+// Manifest describes a run folder: the game, every tier, its files with
+// their sizes and checksums, and the counts found. It is rewritten
+// (atomically) after every finished step, so a run resumes where it
+// stopped and can be verified later.
+type Manifest struct {
+	Version int           `json:"version"`
+	Game    string        `json:"game"`
+	Option  string        `json:"option"`
+	Tiers   []*TierRecord `json:"tiers"`
+	Total   uint64        `json:"total"` // reachable positions, when reachability is done
+	Start   *StartRecord  `json:"start,omitempty"`
+}
+
+// TierRecord is what a run knows of one tier.
+type TierRecord struct {
+	Tier     uint64 `json:"tier"`
+	Name     string `json:"name"`
+	TierSize uint64 `json:"tier_size"`
+	Loopy    bool   `json:"loopy,omitempty"`
+
+	// Reachability.
+	Reached   bool      `json:"reached"`
+	Reachable uint64    `json:"reachable"`
+	Level     *FileInfo `json:"level_file,omitempty"`
+	LevelType int       `json:"type"`
+	Expanded  bool      `json:"expanded"`
+
+	// Solving.
+	Solved bool      `json:"solved"`
+	DB     *FileInfo `json:"db_file,omitempty"`
+	Win    uint64    `json:"win"`
+	Lose   uint64    `json:"lose"`
+	Tie    uint64    `json:"tie"`
+	Draw   uint64    `json:"draw"`
+}
+
+// FileInfo names a file of the run (relative to the run folder) with its
+// size and SHA-256.
+type FileInfo struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// StartRecord is the value of the start position, once solved.
+type StartRecord struct {
+	Position   string `json:"position"`
+	Value      string `json:"value"`
+	Remoteness int    `json:"remoteness"`
+}
+
+// loadManifest reads dir's manifest; a missing one is (nil, nil).
+func loadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+	}
+	if m.Version != manifestVersion {
+		return nil, fmt.Errorf("%s: manifest version %d, this program reads %d", filepath.Join(dir, ManifestName), m.Version, manifestVersion)
+	}
+	return &m, nil
+}
+
+// LoadManifest reads the manifest of a run folder.
+func LoadManifest(dir string) (*Manifest, error) {
+	m, err := loadManifest(dir)
+	if err == nil && m == nil {
+		err = fmt.Errorf("%s: no %s: not a run folder", dir, ManifestName)
+	}
+	return m, err
+}
+
+func (m *Manifest) save(dir string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'))
+}
+
+// tier returns the record of tier t.
+func (m *Manifest) tier(t uint64) *TierRecord {
+	for _, r := range m.Tiers {
+		if r.Tier == t {
+			return r
+		}
+	}
+	return nil
+}
+
+// fileInfo hashes a file of the run folder.
+func fileInfo(dir, path string) (*FileInfo, error) {
+	f, err := os.Open(filepath.Join(dir, path))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return nil, err
+	}
+	return &FileInfo{Path: path, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// check reports whether the file is still as recorded (size, and the hash
+// when full is set).
+func (fi *FileInfo) check(dir string, full bool) error {
+	if fi == nil {
+		return errors.New("no file recorded")
+	}
+	st, err := os.Stat(filepath.Join(dir, fi.Path))
+	if err != nil {
+		return err
+	}
+	if st.Size() != fi.Bytes {
+		return fmt.Errorf("%s: %d bytes, manifest says %d", fi.Path, st.Size(), fi.Bytes)
+	}
+	if !full {
+		return nil
+	}
+	now, err := fileInfo(dir, fi.Path)
+	if err != nil {
+		return err
+	}
+	if now.SHA256 != fi.SHA256 {
+		return fmt.Errorf("%s: SHA-256 %s, manifest says %s", fi.Path, now.SHA256, fi.SHA256)
+	}
+	return nil
+}

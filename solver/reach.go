@@ -1,0 +1,264 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Range is a worker's share of a tier: the members of the tier's set whose
+// position is in [Lo, Hi).
+type Range struct{ Lo, Hi uint64 }
+
+// SplitRanges cuts the members of s into n ranges of nearly equal member
+// counts, covering [s.Base(), s.End()) without gaps. The cut points depend
+// only on s and n.
+func SplitRanges(s *bitarray.Ranked, n int) []Range {
+	total := s.Total()
+	n = max(1, min(n, int(max(total, 1))))
+	out := make([]Range, 0, n)
+	lo := s.Base()
+	for i := 1; i < n; i++ {
+		p, _ := s.Select(total * uint64(i) / uint64(n))
+		if p > lo {
+			out = append(out, Range{lo, p})
+			lo = p
+		}
+	}
+	return append(out, Range{lo, s.Base() + s.Len()})
+}
+
+// Target is a set that ExpandRange adds children of one tier to.
+type Target struct {
+	Tier tiergame.Tier
+	Set  *bitarray.Set // over [0, TierSize(Tier))
+	// Shared means other goroutines add to Set at the same time.
+	Shared bool
+}
+
+// ExpandRange is the unit of reachability work: it generates the moves of
+// every member of tier t's set in r and adds each child to the target of
+// its tier. Children of tiers with no target are an error: the game's
+// ChildTiers must list every tier its moves reach. It returns the number of
+// positions expanded, and adds to done (if not nil) as it goes.
+func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r Range, targets []Target, done *atomic.Uint64) (uint64, error) {
+	buf := make([]uint64, 4096)
+	children := make([]tiergame.Child, 0, 64)
+	var expanded uint64
+	cursor := uint64(0)
+	if r.Lo > set.Base() {
+		cursor = r.Lo - set.Base()
+	}
+	last := 0 // index of the target that matched last: children cluster by tier
+	for {
+		var ps []uint64
+		cursor, ps = set.NextMany(cursor, buf)
+		if n := len(ps); n > 0 && ps[n-1] >= r.Hi {
+			ps = ps[:slices.IndexFunc(ps, func(p uint64) bool { return p >= r.Hi })]
+			cursor = set.Len() // this batch is the last
+		}
+		if len(ps) == 0 {
+			return expanded, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return expanded, err
+		}
+		if done != nil {
+			done.Add(uint64(len(ps)))
+		}
+		for _, p := range ps {
+			v, cs := g.Moves(t, tiergame.Position(p), children[:0])
+			children = cs
+			expanded++
+			if v != tiergame.Undecided {
+				continue
+			}
+			for _, c := range cs {
+				if targets[last].Tier != c.Tier {
+					last = slices.IndexFunc(targets, func(x Target) bool { return x.Tier == c.Tier })
+					if last < 0 {
+						return expanded, fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which ChildTiers(%d) does not list",
+							g.Name(), t, p, c.Tier, t)
+					}
+				}
+				tg := targets[last]
+				if uint64(c.Pos) >= tg.Set.Len() {
+					return expanded, fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), c.Pos, c.Tier, tg.Set.Len())
+				}
+				if tg.Shared {
+					tg.Set.AddAtomic(uint64(c.Pos))
+				} else {
+					tg.Set.Add(uint64(c.Pos))
+				}
+			}
+		}
+	}
+}
+
+// reacher runs the reachability half of a run.
+type reacher struct {
+	*Run
+	expanded atomic.Uint64 // positions expanded, for progress
+}
+
+// levelPath is where a tier's full level file lives.
+func (r *Run) levelPath(t tiergame.Tier) string {
+	return filepath.Join(r.Dir, "levels", levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t)))
+}
+
+// partialDir holds the partial level files of child tier c made by
+// expanding tier p (in round k of p's closure when p is loopy).
+func (r *Run) partialDir(c, p tiergame.Tier, round int) string {
+	return filepath.Join(r.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d-r%d", p, round))
+}
+
+// reachTier produces tier t's full level file: the start position or the
+// merge of the partials its parents left, closed under t's own moves if t
+// is loopy (expanding those positions into partials for its children on
+// the way). Then, if t is not loopy, it expands t for its children.
+func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
+	g := rc.Game
+	size := g.TierSize(t)
+	set := bitarray.New(0, size)
+	if t == rc.Graph.Start {
+		_, p := g.Start()
+		set.Add(uint64(p))
+	}
+	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
+	var files []string
+	for _, d := range dirs {
+		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
+		files = append(files, fs...)
+	}
+	if len(files) > 0 {
+		merged, err := levelfile.Merge(ctx, files, &levelfile.MergeOptions{Workers: rc.Workers})
+		if err != nil {
+			return nil, err
+		}
+		if merged.Len() > 0 {
+			if err := set.Or(merged); err != nil {
+				return nil, fmt.Errorf("tier %d: partial files hold positions beyond the tier's hash space: %w", t, err)
+			}
+		}
+	}
+	if rc.Graph.Loopy[t] {
+		if err := rc.close(ctx, t, set); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// close adds to set everything reachable by moves inside loopy tier t,
+// expanding each position exactly once: its children in other tiers go to
+// partial files, its children in t to the next round.
+func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
+	frontier := set.Clone()
+	for round := 0; frontier.Count() > 0; round++ {
+		found := bitarray.New(0, set.Len())
+		if err := rc.expand(ctx, t, frontier, round, &Target{Tier: t, Set: found, Shared: true}); err != nil {
+			return err
+		}
+		// The next frontier is what this round found that is new.
+		fw, sw := found.Words(), set.Words()
+		for i := range fw {
+			fw[i] &^= sw[i]
+			sw[i] |= fw[i]
+		}
+		frontier = found
+	}
+	return nil
+}
+
+// expand runs ExpandRange over ranges of set on the workers and writes one
+// partial level file per range and child tier (other than t). self, if not
+// nil, receives the children inside t.
+func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set, round int, self *Target) error {
+	g := rc.Game
+	ranked := bitarray.NewRanked(set)
+	if ranked.Total() == 0 {
+		return nil
+	}
+	children := rc.Graph.Children[t]
+	for _, c := range children {
+		dir := rc.partialDir(c, t, round)
+		if err := os.RemoveAll(dir); err != nil { // leftovers of a crashed run
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	ranges := SplitRanges(ranked, rc.rangesFor(ranked.Total()))
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.SetLimit(rc.Workers)
+	for _, rg := range ranges {
+		eg.Go(func() error {
+			targets := make([]Target, 0, len(children)+1)
+			for _, c := range children {
+				targets = append(targets, Target{Tier: c, Set: bitarray.New(0, g.TierSize(c))})
+			}
+			if self != nil {
+				targets = append(targets, *self)
+			}
+			_, err := ExpandRange(ctx, g, t, set, rg, targets, &rc.expanded)
+			if err != nil {
+				return err
+			}
+			for _, tg := range targets[:len(children)] {
+				if err := rc.writePartial(tg, t, rg.Lo, round); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return eg.Wait()
+}
+
+// writePartial writes one worker's children in tier tg.Tier as a partial
+// level file named with the start of its range.
+func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64, round int) error {
+	if tg.Set.Count() == 0 {
+		return nil
+	}
+	g := rc.Game
+	dir := rc.partialDir(tg.Tier, parent, round)
+	nameFor := func(typ levelfile.Type) string {
+		return filepath.Join(dir, levelfile.PartialName(g.Name(), g.Option(), uint64(tg.Tier), start, typ))
+	}
+	o := rc.PartialOptions
+	o.Game = g.Name()
+	o.NoSync = true // step syncs the file system once before recording
+	_, err := levelfile.WriteFileNamed(nameFor, tg.Set, &o)
+	return err
+}
+
+// ranges is how many ranges a tier is cut into.
+func (r *Run) ranges() int {
+	if r.Ranges > 0 {
+		return r.Ranges
+	}
+	return r.Workers
+}
+
+// minRange is the fewest positions worth a range of their own: below it,
+// the cost of a partial file outweighs a worker's share.
+const minRange = 1 << 16
+
+// rangesFor is how many ranges a set of n positions is cut into.
+func (r *Run) rangesFor(n uint64) int {
+	if r.Ranges > 0 {
+		return r.Ranges
+	}
+	return int(max(1, min(uint64(r.Workers), n/minRange)))
+}

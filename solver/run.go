@@ -1,0 +1,214 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Config describes a run.
+type Config struct {
+	Game tiergame.Game
+	// Dir is the run folder: levels/, partials/, db/ and the manifest.
+	Dir string
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Ranges is how many ranges each tier is cut into; 0 means Workers.
+	// The files written do not depend on it.
+	Ranges int
+	// KeepPartials keeps the partial level files after they are merged.
+	KeepPartials bool
+	// Memory is the budget a step may use, in bytes; 0 means 80% of the
+	// machine's memory. A run that cannot fit is refused before it starts.
+	Memory uint64
+	// LevelOptions are used for full level files (default: the smallest
+	// of the four types), PartialOptions for partial ones.
+	LevelOptions, PartialOptions levelfile.WriteOptions
+	// ReverseIndex solves loopy tiers with a reverse index of their moves
+	// even when the game can generate parents (for tests and comparison).
+	ReverseIndex bool
+	// Log receives progress and step records; nil means no logging.
+	Log *slog.Logger
+	// Terminal, when it is a terminal, shows live progress.
+	Terminal io.Writer
+}
+
+// Run is a reachability and solving run in a folder.
+type Run struct {
+	Config
+	Graph    *Graph
+	Manifest *Manifest
+	meter    *progress.Meter
+}
+
+// Open prepares a run: it discovers the tier graph, creates the folder or
+// loads its manifest (which must be for the same game and option), and
+// checks that every step fits in memory.
+func Open(cfg Config) (*Run, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Memory == 0 {
+		cfg.Memory = DefaultMemory()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	g := cfg.Game
+	gr, err := NewGraph(g)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Config: cfg, Graph: gr}
+	if err := r.checkMemory(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	m, err := loadManifest(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil && (m.Game != g.Name() || m.Option != g.Option()) {
+		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
+	}
+	if m == nil {
+		m = &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option()}
+		for _, t := range gr.Tiers {
+			m.Tiers = append(m.Tiers, &TierRecord{Tier: uint64(t), Name: g.TierName(t), TierSize: g.TierSize(t), Loopy: gr.Loopy[t]})
+		}
+		if err := m.save(cfg.Dir); err != nil {
+			return nil, err
+		}
+	}
+	r.Manifest = m
+	return r, nil
+}
+
+// Reach finds the reachable positions of every tier and writes the level
+// files, skipping what the manifest records as done.
+func (r *Run) Reach(ctx context.Context) error {
+	rc := &reacher{Run: r}
+	g := r.Game
+	r.meter = progress.New(r.Terminal, r.Log, "reach", int64(len(r.Graph.Tiers)), "tiers")
+	defer r.meter.Finish()
+	start := time.Now()
+	for i, t := range r.Graph.Tiers {
+		rec := r.Manifest.tier(uint64(t))
+		r.meter.Set(int64(i), "tier "+g.TierName(t))
+		fileOK := rec.Reached && rec.Level.check(r.Dir, false) == nil
+		if fileOK && rec.Expanded {
+			continue
+		}
+		t0 := time.Now()
+		before := rc.expanded.Load()
+		if err := rc.step(ctx, t, rec, fileOK); err != nil {
+			return fmt.Errorf("reach tier %s: %w", g.TierName(t), err)
+		}
+		n := rc.expanded.Load() - before
+		secs := time.Since(t0).Seconds()
+		r.Log.Info("tier reached", "tier", uint64(t), "name", g.TierName(t), "reachable", rec.Reachable,
+			"type", rec.LevelType, "bytes", rec.Level.Bytes, "expanded", n, "seconds", secs,
+			"positions_per_second", float64(n)/secs)
+		r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %d positions, %.1fM expanded/s", g.TierName(t), rec.Reachable, float64(n)/secs/1e6))
+	}
+	r.Manifest.Total = 0
+	for _, rec := range r.Manifest.Tiers {
+		r.Manifest.Total += rec.Reachable
+	}
+	r.Log.Info("reachability done", "tiers", len(r.Graph.Tiers), "reachable", r.Manifest.Total, "seconds", time.Since(start).Seconds())
+	return r.Manifest.save(r.Dir)
+}
+
+// step reaches tier t (unless its level file is already there) and expands
+// it for its children.
+func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, haveFile bool) error {
+	loopy := rc.Graph.Loopy[t]
+	var set *bitarray.Set
+	var err error
+	if haveFile {
+		if set, err = rc.loadLevel(t); err != nil {
+			return err
+		}
+		// A loopy tier expands while closing; closing a closed set
+		// expands every position once and finds nothing new.
+		if loopy {
+			err = rc.close(ctx, t, set)
+		}
+	} else {
+		if set, err = rc.reachTier(ctx, t); err != nil {
+			return err
+		}
+		err = rc.recordLevel(t, rec, set)
+	}
+	if err != nil {
+		return err
+	}
+	if !loopy {
+		if err := rc.expand(ctx, t, set, 0, nil); err != nil {
+			return err
+		}
+	}
+	// The partials were written without syncing each: one sync of the
+	// file system makes them durable before the manifest says so.
+	if err := atomicfile.SyncFS(rc.Dir); err != nil {
+		return err
+	}
+	rec.Expanded = true
+	if err := rc.Manifest.save(rc.Dir); err != nil {
+		return err
+	}
+	if !rc.KeepPartials { // t's inputs, now merged
+		return os.RemoveAll(filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
+	}
+	return nil
+}
+
+// recordLevel writes tier t's full level file and records it.
+func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.Set) error {
+	path := rc.levelPath(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	o := rc.LevelOptions
+	o.Game = rc.Game.Name()
+	o.Workers = rc.Workers
+	res, err := levelfile.WriteFile(path, set, &o)
+	if err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(rc.Dir, path)
+	fi, err := fileInfo(rc.Dir, rel)
+	if err != nil {
+		return err
+	}
+	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, res.Count, fi, int(res.Header.Type)
+	rec.Expanded = false
+	return rc.Manifest.save(rc.Dir)
+}
+
+// loadLevel reads tier t's full level file into a set over its hash space.
+func (r *Run) loadLevel(t tiergame.Tier) (*bitarray.Set, error) {
+	f, err := levelfile.Open(r.levelPath(t), &levelfile.Options{MaxSpan: r.Game.TierSize(t) + 1})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	set := bitarray.New(0, r.Game.TierSize(t))
+	if err := f.ReadInto(set); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return set, nil
+}

@@ -1,0 +1,166 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// Values and remoteness, from the view of the player to move:
+//
+//   - a primitive position has its primitive value and remoteness 0;
+//   - Win if some move leads to a Lose: remoteness = 1 + the smallest
+//     remoteness among the losing children (win as fast as possible);
+//   - Lose if every move leads to a Win: 1 + the largest remoteness among
+//     them (lose as slowly as possible);
+//   - otherwise Tie if some move leads to a Tie: 1 + the smallest remoteness
+//     among the tying children;
+//   - otherwise Draw (only loopy games: play goes on forever), remoteness 0.
+//
+// So a player prefers Win, then Tie, then Draw, then Lose.
+
+// valueBytes is the memory per reachable position of a tier's records.
+const valueBytes = 2
+
+// solvedTier is a solved tier in memory, for lookups by its parents.
+type solvedTier struct {
+	tier tiergame.Tier
+	set  *bitarray.Ranked
+	recs []valuedb.Record
+}
+
+// lookup returns the record of position p of the tier.
+func (s *solvedTier) lookup(p tiergame.Position) (valuedb.Record, bool) {
+	r, ok := s.set.Lookup(uint64(p))
+	if !ok {
+		return 0, false
+	}
+	return s.recs[r], true
+}
+
+// children finds the solved tier of each child without a map in the loop.
+type children []*solvedTier
+
+func (cs children) find(t tiergame.Tier, last *int) *solvedTier {
+	if *last < len(cs) && cs[*last].tier == t {
+		return cs[*last]
+	}
+	for i, c := range cs {
+		if c.tier == t {
+			*last = i
+			return c
+		}
+	}
+	return nil
+}
+
+// combiner accumulates child records into a parent's record.
+type combiner struct {
+	minLose, maxWin, minTie int
+	notAllWin, any          bool
+}
+
+func newCombiner() combiner { return combiner{minLose: 1 << 30, maxWin: -1, minTie: 1 << 30} }
+
+func (c *combiner) add(r valuedb.Record) {
+	c.any = true
+	switch r.Value() {
+	case tiergame.Lose:
+		c.minLose = min(c.minLose, r.Remoteness())
+		c.notAllWin = true
+	case tiergame.Win:
+		c.maxWin = max(c.maxWin, r.Remoteness())
+	case tiergame.Tie:
+		c.minTie = min(c.minTie, r.Remoteness())
+		c.notAllWin = true
+	default:
+		c.notAllWin = true
+	}
+}
+
+// record is the parent's record; ok is false if there were no children.
+func (c *combiner) record() (valuedb.Record, error) {
+	var v tiergame.Value
+	var rem int
+	switch {
+	case !c.any:
+		return 0, fmt.Errorf("a position that is not primitive has no moves")
+	case c.minLose < 1<<30:
+		v, rem = tiergame.Win, c.minLose+1
+	case !c.notAllWin:
+		v, rem = tiergame.Lose, c.maxWin+1
+	case c.minTie < 1<<30:
+		v, rem = tiergame.Tie, c.minTie+1
+	default:
+		v = tiergame.Draw
+	}
+	if rem > valuedb.MaxRemoteness {
+		return 0, fmt.Errorf("remoteness %d exceeds %d", rem, valuedb.MaxRemoteness)
+	}
+	return valuedb.Make(v, rem), nil
+}
+
+// SolveRange is the unit of solving work for a tier that is not loopy: it
+// computes the record of every member of set in r from the records of its
+// children (all in solved child tiers) and stores it in out at the
+// member's rank. done, if not nil, counts positions as they are solved.
+func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids children, out []valuedb.Record, done *atomic.Uint64) error {
+	buf := make([]uint64, 4096)
+	moves := make([]tiergame.Child, 0, 64)
+	last := 0
+	cursor := uint64(0)
+	if r.Lo > set.Base() {
+		cursor = r.Lo - set.Base()
+	}
+	rank := set.Rank(set.Base() + cursor)
+	for {
+		var ps []uint64
+		cursor, ps = set.NextMany(cursor, buf)
+		for i, p := range ps {
+			if p >= r.Hi {
+				ps, cursor = ps[:i], set.Len()
+				break
+			}
+		}
+		if len(ps) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
+			moves = cs
+			if v != tiergame.Undecided {
+				out[rank] = valuedb.Make(v, 0)
+				rank++
+				continue
+			}
+			c := newCombiner()
+			for _, ch := range cs {
+				st := kids.find(ch.Tier, &last)
+				if st == nil {
+					return fmt.Errorf("%s: move from tier %d position %d to tier %d, which is not solved (a child tier missing from ChildTiers?)", g.Name(), t, p, ch.Tier)
+				}
+				rec, ok := st.lookup(ch.Pos)
+				if !ok {
+					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), ch.Pos, t, p, ch.Tier)
+				}
+				c.add(rec)
+			}
+			rec, err := c.record()
+			if err != nil {
+				return fmt.Errorf("%s: tier %d position %d: %w", g.Name(), t, p, err)
+			}
+			out[rank] = rec
+			rank++
+		}
+		if done != nil {
+			done.Add(uint64(len(ps)))
+		}
+	}
+}

@@ -1,0 +1,98 @@
+// Package solver finds the reachable positions of a tier game and solves
+// them, tier by tier.
+//
+// Reachability walks the tiers parents first: the reachable positions of a
+// tier (its full level file) are cut into ranges, each range is expanded by
+// a worker into one partial level file per child tier (ExpandRange, the unit
+// of work a cluster worker also runs), and once every parent of a tier is
+// expanded its partials are merged into its full level file. Loopy tiers
+// are closed under their own moves first.
+//
+// Solving walks the tiers children first, over the positions of each tier's
+// level file only, and writes one value database per tier (package
+// valuedb). See solve.go for the value and remoteness conventions.
+package solver
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Graph is the tier graph of a game: the tiers reachable from the start
+// tier through ChildTiers.
+type Graph struct {
+	Start    tiergame.Tier
+	Tiers    []tiergame.Tier // parents before children (reachability order)
+	Children map[tiergame.Tier][]tiergame.Tier
+	Parents  map[tiergame.Tier][]tiergame.Tier
+	Loopy    map[tiergame.Tier]bool
+}
+
+// maxTiers bounds the tier graph, so a buggy game cannot run away.
+const maxTiers = 1 << 20
+
+// NewGraph discovers the tiers of g and orders them.
+func NewGraph(g tiergame.Game) (*Graph, error) {
+	start, _ := g.Start()
+	gr := &Graph{Start: start, Children: map[tiergame.Tier][]tiergame.Tier{},
+		Parents: map[tiergame.Tier][]tiergame.Tier{}, Loopy: map[tiergame.Tier]bool{}}
+	stack := []tiergame.Tier{start}
+	seen := map[tiergame.Tier]bool{start: true}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range g.ChildTiers(t) {
+			if c == t {
+				gr.Loopy[t] = true
+				continue
+			}
+			if slices.Contains(gr.Children[t], c) {
+				continue
+			}
+			gr.Children[t] = append(gr.Children[t], c)
+			gr.Parents[c] = append(gr.Parents[c], t)
+			if !seen[c] {
+				if len(seen) >= maxTiers {
+					return nil, fmt.Errorf("%s: more than %d tiers", g.Name(), maxTiers)
+				}
+				seen[c] = true
+				stack = append(stack, c)
+			}
+		}
+	}
+	// Kahn's algorithm, smallest tier number first among the ready ones,
+	// so the order is deterministic.
+	indeg := map[tiergame.Tier]int{}
+	for t := range seen {
+		indeg[t] = len(gr.Parents[t])
+	}
+	ready := []tiergame.Tier{start}
+	for len(ready) > 0 {
+		slices.Sort(ready)
+		t := ready[0]
+		ready = ready[1:]
+		gr.Tiers = append(gr.Tiers, t)
+		for _, c := range gr.Children[t] {
+			if indeg[c]--; indeg[c] == 0 {
+				ready = append(ready, c)
+			}
+		}
+	}
+	if len(gr.Tiers) != len(seen) {
+		return nil, fmt.Errorf("%s: the tier graph has a cycle through different tiers", g.Name())
+	}
+	for t := range seen {
+		slices.Sort(gr.Children[t])
+		slices.Sort(gr.Parents[t])
+	}
+	return gr, nil
+}
+
+// SolveOrder returns the tiers children first.
+func (gr *Graph) SolveOrder() []tiergame.Tier {
+	out := slices.Clone(gr.Tiers)
+	slices.Reverse(out)
+	return out
+}

@@ -44,7 +44,7 @@ const (
 )
 
 func word(rec valuedb.Record, counter uint32) uint32 { return uint32(rec)<<counterBits | counter }
-func wordRecord(w uint32) valuedb.Record           { return valuedb.Record(w >> counterBits) }
+func wordRecord(w uint32) valuedb.Record             { return valuedb.Record(w >> counterBits) }
 
 // entry is a queued position: its position and whether it is a candidate
 // (not yet assigned) rather than a position whose value is set.
@@ -52,7 +52,7 @@ type entry uint64
 
 func determined(p uint64) entry { return entry(p << 1) }
 func candidate(p uint64) entry  { return entry(p<<1 | 1) }
-func (e entry) pos() uint64      { return uint64(e >> 1) }
+func (e entry) pos() uint64     { return uint64(e >> 1) }
 func (e entry) isCandidate() bool {
 	return e&1 != 0
 }

@@ -105,7 +105,7 @@ func readHeader(r io.ReaderAt, size int64) (RichGameHeader, error) {
 	}
 	b := make([]byte, headerSize)
 	if _, err := r.ReadAt(b, 0); err != nil {
-		return h, err
+		return h, fmt.Errorf("header: %w", err)
 	}
 	d := &decoder{b: b}
 	h.MagicNumber = d.u32()
@@ -151,7 +151,7 @@ func readArchive(r io.ReaderAt, size, dataStart int64) (*Archive, error) {
 	}
 	rec := make([]byte, archiveRecordSize)
 	if _, err := r.ReadAt(rec, size-archiveRecordSize); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("archive record: %w", err)
 	}
 	i32 := func(off int) int32 { return int32(binary.LittleEndian.Uint32(rec[off:])) }
 	a := &Archive{
@@ -177,7 +177,7 @@ func readArchive(r io.ReaderAt, size, dataStart int64) (*Archive, error) {
 	body := io.NewSectionReader(r, a.Offset, int64(a.Size)+int64(a.RegistrySize))
 	crc := crc32.NewIEEE()
 	if _, err := io.Copy(crc, body); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("archive: %w", err)
 	}
 	if got := crc.Sum32(); got != a.CRC {
 		return nil, fmt.Errorf("%w: archive CRC %08x, recorded %08x", ErrChecksum, got, a.CRC)

@@ -17,7 +17,7 @@ type Decision struct {
 	Dice     [2]int    // dice rolled as XG stores them; 0,0 for a cube decision
 
 	Steps  []Step // the checker play (moves only)
-	Move   string // the checker play in gnubg notation ("24/23 13/8", "bar/22*")
+	Move   string // the checker play in gnubg notation ("24/23 13/8", "bar/22*"); "" when no move was possible
 	Action string // the cube action (cube decisions only), see CubeAction
 
 	Board      gnubgid.Board // Position in gnubg's order

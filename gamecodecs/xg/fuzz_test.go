@@ -108,7 +108,7 @@ func FuzzMove(f *testing.F) {
 		if len(b) < 34 {
 			return
 		}
-		m := &MoveEntry{ActifP: 1, Dice: [2]int{int(d0 % 8), int(d1 % 8)}}
+		m := &MoveEntry{ActifP: 1, Played: true, Dice: [2]int{int(d0 % 8), int(d1 % 8)}}
 		if !p1 {
 			m.ActifP = -1
 		}

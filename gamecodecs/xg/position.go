@@ -28,8 +28,12 @@ type Step struct {
 // 11/off with 6-5); such a pair is split into single-die steps, and where
 // the checker could have passed either of two points, the split that gives
 // PositionEnd is chosen. The steps are the ones gnubg would list, so
-// FormatMove writes what gnubg writes.
+// FormatMove writes what gnubg writes. A move that was not played (the
+// game ended after the roll) has no steps.
 func (m *MoveEntry) Steps() ([]Step, error) {
+	if !m.Played {
+		return nil, nil
+	}
 	var raw []Step
 	for i := 0; i < len(m.Moves); i += 2 {
 		from, to := m.Moves[i], m.Moves[i+1]

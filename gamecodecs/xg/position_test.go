@@ -181,7 +181,7 @@ func TestStepsSplit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: bad test route: %v", tt.name, err)
 		}
-		m := &MoveEntry{ActifP: 1, PositionI: p, PositionEnd: end, Moves: tt.moves, Dice: tt.dice}
+		m := &MoveEntry{ActifP: 1, Played: true, PositionI: p, PositionEnd: end, Moves: tt.moves, Dice: tt.dice}
 		steps, err := m.Steps()
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
@@ -196,7 +196,7 @@ func TestStepsSplit(t *testing.T) {
 
 	// 11/off with 6-5 stored as one pair (seen in a real file).
 	bear := Position{0, 2, 0, 4, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -2, 0, 0, 0}
-	m := &MoveEntry{ActifP: 1, PositionI: bear, Moves: [8]int{10, -1, -1, -1, -1, -1, -1, -1}, Dice: [2]int{6, 5}}
+	m := &MoveEntry{ActifP: 1, Played: true, PositionI: bear, Moves: [8]int{10, -1, -1, -1, -1, -1, -1, -1}, Dice: [2]int{6, 5}}
 	m.PositionEnd = bear
 	m.PositionEnd[11] = 0
 	steps, err := m.Steps()
@@ -214,9 +214,16 @@ func TestStepsErrors(t *testing.T) {
 		{5, 7, -1, -1, -1, -1, -1, -1},
 		{-5, 2, -1, -1, -1, -1, -1, -1},
 	} {
-		m := &MoveEntry{ActifP: 1, Moves: moves, Dice: [2]int{3, 1}}
+		m := &MoveEntry{ActifP: 1, Played: true, Moves: moves, Dice: [2]int{3, 1}}
 		if _, err := m.Steps(); !errors.Is(err, ErrFormat) {
 			t.Errorf("%v: error %v, want ErrFormat", moves, err)
 		}
+	}
+}
+
+func TestStepsNotPlayed(t *testing.T) {
+	m := &MoveEntry{ActifP: 1, PositionI: startPos, Dice: [2]int{3, 1}}
+	if steps, err := m.Steps(); steps != nil || err != nil {
+		t.Errorf("unplayed move: %v, %v", steps, err)
 	}
 }

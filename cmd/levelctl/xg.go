@@ -98,7 +98,7 @@ type xgRecordJSON struct {
 	Ending      *string `json:"ending,omitempty"`
 }
 
-func ptr[T any](v T) *T { return &v }
+func xgRef[T any](v T) *T { return &v }
 
 func writeXGJSON(e *env, w io.Writer, f *xg.File) error {
 	// The IDs are extras: a file whose positions gnubg cannot express (a
@@ -117,31 +117,31 @@ func writeXGJSON(e *env, w io.Writer, f *xg.File) error {
 		switch r := r.(type) {
 		case *xg.MatchHeader:
 			out.Player1, out.Player2 = r.PlayerName(1), r.PlayerName(2)
-			out.MatchLength, out.Version, out.Event = ptr(r.MatchLength), ptr(r.Version), ptr(r.EventName())
+			out.MatchLength, out.Version, out.Event = xgRef(r.MatchLength), xgRef(r.Version), xgRef(r.EventName())
 			out.Round, out.Location = r.Round, r.Location
 			if t := r.Date.Time(); !t.IsZero() {
 				out.Date = t.Format("2006-01-02T15:04:05")
 			}
-			out.Crawford, out.Jacoby = ptr(r.Crawford), ptr(r.Jacoby)
+			out.Crawford, out.Jacoby = xgRef(r.Crawford), xgRef(r.Jacoby)
 		case *xg.GameHeader:
-			out.Score1, out.Score2, out.GameNumber, out.Crawford = ptr(r.Score1), ptr(r.Score2), ptr(r.GameNumber), ptr(r.CrawfordApply)
+			out.Score1, out.Score2, out.GameNumber, out.Crawford = xgRef(r.Score1), xgRef(r.Score2), xgRef(r.GameNumber), xgRef(r.CrawfordApply)
 		case *xg.CubeEntry:
-			out.Active, out.Double, out.Take, out.Cube = ptr(r.Actif), ptr(r.Double), ptr(r.Take), ptr(r.CubeB)
-			out.DiceRolled, out.Position = ptr(r.DiceRolled), ptr(r.Position)
+			out.Active, out.Double, out.Take, out.Cube = xgRef(r.Actif), xgRef(r.Double), xgRef(r.Take), xgRef(r.CubeB)
+			out.DiceRolled, out.Position = xgRef(r.DiceRolled), xgRef(r.Position)
 			if a := r.CubeAction(); a != "" {
 				out.Action = &a
 			}
 		case *xg.MoveEntry:
-			out.Active, out.Dice, out.Cube = ptr(r.ActifP), ptr(r.Dice), ptr(r.CubeA)
-			out.Position, out.PositionEnd, out.Moves, out.Played = ptr(r.PositionI), ptr(r.PositionEnd), ptr(r.Moves), ptr(r.Played)
+			out.Active, out.Dice, out.Cube = xgRef(r.ActifP), xgRef(r.Dice), xgRef(r.CubeA)
+			out.Position, out.PositionEnd, out.Moves, out.Played = xgRef(r.PositionI), xgRef(r.PositionEnd), xgRef(r.Moves), xgRef(r.Played)
 			if d, ok := ids[i]; ok {
-				out.Move = ptr(d.Move)
+				out.Move = xgRef(d.Move)
 			}
 		case *xg.GameFooter:
-			out.Winner, out.PointsWon, out.Score1, out.Score2 = ptr(r.Winner), ptr(r.PointsWon), ptr(r.Score1), ptr(r.Score2)
-			out.Termination, out.Ending = ptr(r.Termination), ptr(r.Ending())
+			out.Winner, out.PointsWon, out.Score1, out.Score2 = xgRef(r.Winner), xgRef(r.PointsWon), xgRef(r.Score1), xgRef(r.Score2)
+			out.Termination, out.Ending = xgRef(r.Termination), xgRef(r.Ending())
 		case *xg.MatchFooter:
-			out.Score1, out.Score2, out.Winner = ptr(r.Score1), ptr(r.Score2), ptr(r.Winner)
+			out.Score1, out.Score2, out.Winner = xgRef(r.Score1), xgRef(r.Score2), xgRef(r.Winner)
 		}
 		if d, ok := ids[i]; ok {
 			out.PosID, out.MatchID = d.PositionID, d.MatchID

@@ -98,6 +98,7 @@ type xgRecordJSON struct {
 	Ending      *string `json:"ending,omitempty"`
 }
 
+// xgRef returns a pointer to v, for the optional JSON fields.
 func xgRef[T any](v T) *T { return &v }
 
 func writeXGJSON(e *env, w io.Writer, f *xg.File) error {

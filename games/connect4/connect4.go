@@ -424,7 +424,13 @@ func (g *Game) Format(t tiergame.Tier, p tiergame.Position) string {
 // cannot have completed at once.
 func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	if list, ok := strings.CutPrefix(s, "moves:"); ok {
+		if len(list) > g.cells {
+			return 0, 0, fmt.Errorf("%w: %dx%d: %d moves, more than the board holds", ErrInvalid, g.w, g.h, len(list))
+		}
 		return g.parseMoves(list)
+	}
+	if len(s) > maxCells+MaxHeight {
+		return 0, 0, fmt.Errorf("connect4 %dx%d: position of %d bytes is too long", g.w, g.h, len(s))
 	}
 	rows := strings.Split(s, "/")
 	if len(rows) != g.h {

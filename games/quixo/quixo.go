@@ -665,6 +665,9 @@ func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	default:
 		return 0, 0, fmt.Errorf("quixo size=%d: %q: want \"x:\" or \"o:\" (side to move) before the rows", g.n, s)
 	}
+	if len(s) > 2+MaxSize*(MaxSize+1) {
+		return 0, 0, fmt.Errorf("quixo size=%d: position of %d bytes is too long", g.n, len(s))
+	}
 	rows := strings.Split(s[2:], "/")
 	if len(rows) != g.n {
 		return 0, 0, fmt.Errorf("quixo size=%d: %q: %d rows, want %d separated by '/'", g.n, s, len(rows), g.n)

@@ -146,6 +146,9 @@ func (Game) Format(t tiergame.Tier, p tiergame.Position) string {
 // wrong piece counts, lines for the side to move or for both sides, and
 // lines the last move cannot have completed at once.
 func (Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
+	if len(s) > 16 {
+		return 0, 0, fmt.Errorf("tictactoe: position of %d bytes is too long", len(s))
+	}
 	rows := strings.Split(s, "/")
 	if len(rows) != 3 {
 		return 0, 0, fmt.Errorf("tictactoe: %q: want 3 rows separated by '/'", s)

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+func init() {
+	program.Register(&cli.Command{Name: "games", Usage: "games [--json]", Run: runGames,
+		Summary: "list the bundled games and their options"})
+	program.Register(&cli.Command{Name: "reach", Run: runReach,
+		Usage:   "reach --game NAME [--option K=V,...] [--workers N] --out DIR [--json]",
+		Summary: "find every tier's reachable positions and write the level files"})
+	program.Register(&cli.Command{Name: "solve", Run: runSolve,
+		Usage:   "solve --game NAME [--option K=V,...] [--workers N] [--out DIR] [--json]",
+		Summary: "reachability then solving: level files and value databases (resumes a stopped run)"})
+}
+
+// jobFlags are the flags of reach and solve.
+type jobFlags struct {
+	game, option, out *string
+	workers, ranges   *int
+	memory            *string
+	keepPartials      *bool
+	asJSON            *bool
+	level             *int
+}
+
+func newJobFlags(fs *flag.FlagSet) *jobFlags {
+	return &jobFlags{
+		game:         fs.String("game", "", "game to solve (see tierd games)"),
+		option:       fs.String("option", "", "game options, K=V,... (see tierd games)"),
+		out:          fs.String("out", "", "run folder (solve: default tierd-GAME-OPTIONS)"),
+		workers:      fs.Int("workers", 0, "worker goroutines (default: all cores)"),
+		ranges:       fs.Int("ranges", 0, "ranges each tier is cut into (default: one per worker); the output does not depend on it"),
+		memory:       fs.String("memory", "", "memory budget, e.g. 16GiB (default: 80% of the machine)"),
+		keepPartials: fs.Bool("keep-partials", false, "keep the partial level files after merging them"),
+		asJSON:       fs.Bool("json", false, "print the summary as JSON on stdout"),
+		level:        fs.Int("level", levelfile.DefaultLevel, "gzip level of full level files, 1 to 9"),
+	}
+}
+
+// open builds the game and opens the run.
+func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
+	if *jf.game == "" {
+		return nil, cli.UsageError("--game is required (see tierd games)")
+	}
+	g, err := games.New(*jf.game, *jf.option)
+	if err != nil {
+		if errors.Is(err, games.ErrUnknownGame) {
+			return nil, cli.UsageError("%v", err)
+		}
+		return nil, err
+	}
+	out := *jf.out
+	if out == "" {
+		if !defaultOut {
+			return nil, cli.UsageError("--out DIR is required")
+		}
+		out = defaultFolder(g)
+	}
+	mem, err := parseBytes(*jf.memory)
+	if err != nil {
+		return nil, cli.UsageError("--memory %q: %v", *jf.memory, err)
+	}
+	if *jf.workers < 0 || *jf.ranges < 0 || *jf.level < 1 || *jf.level > 9 {
+		return nil, cli.UsageError("--workers and --ranges must be >= 0, --level 1 to 9")
+	}
+	return solver.Open(solver.Config{
+		Game: g, Dir: out, Workers: *jf.workers, Ranges: *jf.ranges, Memory: mem,
+		KeepPartials: *jf.keepPartials,
+		LevelOptions: levelfile.WriteOptions{Level: *jf.level},
+		Log:          e.Log, Terminal: e.Stderr,
+	})
+}
+
+// defaultFolder names a run folder after the game and its options.
+func defaultFolder(g tiergame.Game) string {
+	opt := strings.NewReplacer("=", "", ",", "-").Replace(g.Option())
+	return "tierd-" + g.Name() + "-" + opt
+}
+
+// parseBytes parses "", "123", "16GiB", "512MB", "2G".
+func parseBytes(s string) (uint64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		mult   uint64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3},
+		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+	mult := uint64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = rest, u.mult
+			break
+		}
+	}
+	var f float64
+	if _, err := fmt.Sscanf(s, "%g", &f); err != nil || f <= 0 {
+		return 0, fmt.Errorf("want a size like 16GiB")
+	}
+	return uint64(f * float64(mult)), nil
+}
+
+func runGames(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("games"))
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(games.All())
+	}
+	for _, s := range games.All() {
+		fmt.Fprintf(e.Stdout, "%s\t%s\n", s.Name, s.Summary)
+		for _, o := range s.Options {
+			fmt.Fprintf(e.Stdout, "    --option %s=...  %s (default %s)\n", o.Key, o.Doc, o.Default)
+		}
+	}
+	return nil
+}
+
+// reachSummary is the JSON printed by reach --json.
+type reachSummary struct {
+	Game    string      `json:"game"`
+	Option  string      `json:"option"`
+	Dir     string      `json:"dir"`
+	Tiers   []reachTier `json:"tiers"`
+	Total   uint64      `json:"total"`
+	Seconds float64     `json:"seconds"`
+}
+
+type reachTier struct {
+	Tier      uint64 `json:"tier"`
+	Name      string `json:"name"`
+	Reachable uint64 `json:"reachable"`
+	Type      int    `json:"type"`
+	Bytes     int64  `json:"bytes"`
+}
+
+func runReach(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("reach"))
+	jf := newJobFlags(fs)
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	r, err := jf.open(e, false)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	start := time.Now()
+	if err := r.Reach(ctx); err != nil {
+		return err
+	}
+	m := r.Manifest
+	sum := reachSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds()}
+	for _, t := range m.Tiers {
+		sum.Tiers = append(sum.Tiers, reachTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Type: t.LevelType, Bytes: t.Level.Bytes})
+	}
+	if *jf.asJSON {
+		return json.NewEncoder(e.Stdout).Encode(sum)
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tier\tname\treachable\ttype\tbytes\t")
+	for _, t := range sum.Tiers {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t\n", t.Tier, t.Name, t.Reachable, t.Type, t.Bytes)
+	}
+	tw.Flush()
+	fmt.Fprintf(e.Stdout, "%s (%s): %d reachable positions in %d tiers, %.1fs, level files in %s\n",
+		sum.Game, sum.Option, sum.Total, len(sum.Tiers), sum.Seconds, r.Dir)
+	return nil
+}
+
+// solveSummary is the JSON printed by solve --json.
+type solveSummary struct {
+	Game    string      `json:"game"`
+	Option  string      `json:"option"`
+	Dir     string      `json:"dir"`
+	Tiers   []solveTier `json:"tiers"`
+	Total   uint64      `json:"total"`
+	Start   startValue  `json:"start"`
+	Seconds float64     `json:"seconds"`
+}
+
+type solveTier struct {
+	Tier      uint64 `json:"tier"`
+	Name      string `json:"name"`
+	Reachable uint64 `json:"reachable"`
+	Win       uint64 `json:"win"`
+	Lose      uint64 `json:"lose"`
+	Tie       uint64 `json:"tie"`
+	Draw      uint64 `json:"draw"`
+}
+
+type startValue struct {
+	Position   string `json:"position"`
+	Value      string `json:"value"`
+	Remoteness int    `json:"remoteness"`
+}
+
+func runSolve(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("solve"))
+	jf := newJobFlags(fs)
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	r, err := jf.open(e, true)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	start := time.Now()
+	if err := r.Reach(ctx); err != nil {
+		return err
+	}
+	if err := r.Solve(ctx); err != nil {
+		return err
+	}
+	m := r.Manifest
+	sum := solveSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds(),
+		Start: startValue{Position: m.Start.Position, Value: m.Start.Value, Remoteness: m.Start.Remoteness}}
+	for _, t := range m.Tiers {
+		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
+	}
+	if *jf.asJSON {
+		return json.NewEncoder(e.Stdout).Encode(sum)
+	}
+	printSolve(e.Stdout, sum)
+	return nil
+}
+
+func printSolve(w io.Writer, sum solveSummary) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tier\tname\treachable\twin\tlose\ttie\tdraw\t")
+	for _, t := range sum.Tiers {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Tier, t.Name, t.Reachable, t.Win, t.Lose, t.Tie, t.Draw)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%s (%s): %d positions solved in %.1fs; the start position %s is a %s",
+		sum.Game, sum.Option, sum.Total, sum.Seconds, sum.Start.Position, sum.Start.Value)
+	if sum.Start.Value != "draw" {
+		fmt.Fprintf(w, " in %d", sum.Start.Remoteness)
+	}
+	fmt.Fprintf(w, "\nresults in %s (tierd query --game %s --option %s --db %s POSITION)\n", sum.Dir, sum.Game, sum.Option, sum.Dir)
+}

@@ -1,0 +1,148 @@
+// Package cli is the scaffolding shared by the project's commands: a
+// program of subcommands, each with its own flag.FlagSet, errors printed
+// as one line, and exit codes that scripts can rely on.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+)
+
+// Exit codes: 0 success, 1 a command failed (or found invalid input), 2
+// the command line was wrong.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// Env is what a command may touch, so tests can run commands in-process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Log    *slog.Logger
+}
+
+// Command is one subcommand.
+type Command struct {
+	Name    string // as typed: "solve"
+	Usage   string // the synopsis after the program name
+	Summary string // one line for the command list
+	// Run executes the command. An error wrapping ErrUsage exits 2,
+	// ErrSilent exits 1 quietly, any other error is printed and exits 1.
+	Run func(e *Env, args []string) error
+}
+
+// Errors that commands return to choose the exit code.
+var (
+	// ErrUsage marks command-line mistakes (exit code 2).
+	ErrUsage = errors.New("usage")
+	// ErrSilent is returned by commands that already reported their
+	// failures: exit 1, print nothing more.
+	ErrSilent = errors.New("failed")
+)
+
+// UsageError returns an error that exits 2 with the given message.
+func UsageError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}
+
+// Program is a command with subcommands.
+type Program struct {
+	Name, Summary string
+	commands      map[string]*Command
+}
+
+// Register adds a subcommand.
+func (p *Program) Register(c *Command) {
+	if p.commands == nil {
+		p.commands = map[string]*Command{}
+	}
+	if _, dup := p.commands[c.Name]; dup {
+		panic(p.Name + ": command registered twice: " + c.Name)
+	}
+	p.commands[c.Name] = c
+}
+
+// Command returns a registered subcommand.
+func (p *Program) Command(name string) *Command { return p.commands[name] }
+
+// FlagSet returns a FlagSet for c whose errors are returned (not printed
+// twice) and whose -h prints the command's usage.
+func (p *Program) FlagSet(e *Env, c *Command) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.Stderr, "usage: %s %s\n\n%s\n", p.Name, c.Usage, c.Summary)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(e.Stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// ParseFlags parses args into fs, turning flag errors into usage errors.
+func ParseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ErrSilent
+		}
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	return nil
+}
+
+// Run dispatches args to a subcommand and returns the exit code.
+func (p *Program) Run(e *Env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		p.help(e.Stderr)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	c, ok := p.commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.Stderr, "%s: unknown command %q (run %s help)\n", p.Name, args[0], p.Name)
+		return ExitUsage
+	}
+	err := c.Run(e, args[1:])
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, ErrSilent):
+		return ExitFail
+	case errors.Is(err, ErrUsage):
+		msg := strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")
+		fmt.Fprintf(e.Stderr, "%s %s: %s\nusage: %s %s\n", p.Name, c.Name, msg, p.Name, c.Usage)
+		return ExitUsage
+	default:
+		fmt.Fprintf(e.Stderr, "%s %s: %s\n", p.Name, c.Name, oneLine(err.Error()))
+		return ExitFail
+	}
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
+
+func (p *Program) help(w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n\ncommands:\n", p.Name, p.Summary)
+	names := make([]string, 0, len(p.commands))
+	for n := range p.commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, p.commands[n].Summary)
+	}
+	fmt.Fprintf(w, "\nrun '%s COMMAND -h' for a command's flags\n", p.Name)
+}

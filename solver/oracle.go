@@ -1,0 +1,163 @@
+package solver
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// Oracle answers value queries from a solved run folder. A tier's level
+// file is loaded (and ranked) on its first query and kept; a lookup then
+// reads one block of the tier's database.
+type Oracle struct {
+	Game tiergame.Game
+	run  *Run
+
+	mu    sync.Mutex
+	tiers map[tiergame.Tier]*oracleTier
+}
+
+type oracleTier struct {
+	set *bitarray.Ranked
+	db  *valuedb.DB
+}
+
+// OpenOracle opens a solved run folder for game g.
+func OpenOracle(dir string, g tiergame.Game) (*Oracle, error) {
+	m, err := LoadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if m.Game != g.Name() || m.Option != g.Option() {
+		return nil, fmt.Errorf("%s holds %s (%s), not %s (%s)", dir, m.Game, m.Option, g.Name(), g.Option())
+	}
+	if m.Start == nil {
+		return nil, fmt.Errorf("%s: the run is not solved yet", dir)
+	}
+	return &Oracle{Game: g, run: &Run{Config: Config{Game: g, Dir: dir, Workers: 1}, Manifest: m},
+		tiers: map[tiergame.Tier]*oracleTier{}}, nil
+}
+
+// Close closes the databases.
+func (o *Oracle) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, t := range o.tiers {
+		t.db.Close()
+	}
+	o.tiers = nil
+	return nil
+}
+
+func (o *Oracle) tier(t tiergame.Tier) (*oracleTier, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if ot, ok := o.tiers[t]; ok {
+		return ot, nil
+	}
+	rec := o.run.Manifest.tier(uint64(t))
+	if rec == nil || !rec.Solved {
+		return nil, fmt.Errorf("tier %s is not in the solved run", o.Game.TierName(t))
+	}
+	set, err := o.run.loadLevel(t)
+	if err != nil {
+		return nil, err
+	}
+	db, err := valuedb.Open(o.run.dbPath(t))
+	if err != nil {
+		return nil, err
+	}
+	ot := &oracleTier{set: bitarray.NewRanked(set), db: db}
+	if db.Header().Count != ot.set.Total() {
+		db.Close()
+		return nil, fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, ot.set.Total())
+	}
+	o.tiers[t] = ot
+	return ot, nil
+}
+
+// ErrUnreachable is returned for a position that is not reachable from the
+// start, so not in the database.
+var ErrUnreachable = fmt.Errorf("position is not reachable from the start")
+
+// Lookup returns the record of a position.
+func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, error) {
+	if uint64(p) >= o.Game.TierSize(t) {
+		return 0, fmt.Errorf("position %d outside tier %s", p, o.Game.TierName(t))
+	}
+	ot, err := o.tier(t)
+	if err != nil {
+		return 0, err
+	}
+	r, ok := ot.set.Lookup(uint64(p))
+	if !ok {
+		return 0, ErrUnreachable
+	}
+	return ot.db.Lookup(r)
+}
+
+// Move is a move of a queried position.
+type Move struct {
+	Name string
+	Tier tiergame.Tier
+	Pos  tiergame.Position
+	// Child is the record of the position the move leads to, from the view
+	// of the player to move there.
+	Child valuedb.Record
+}
+
+// Outcome is the move's value for the player making it.
+func (m Move) Outcome() tiergame.Value {
+	switch m.Child.Value() {
+	case tiergame.Win:
+		return tiergame.Lose
+	case tiergame.Lose:
+		return tiergame.Win
+	}
+	return m.Child.Value()
+}
+
+// Moves returns the moves of a position with their values, best first for
+// the player to move: wins (quickest first), ties (quickest first), draws,
+// then losses (slowest first).
+func (o *Oracle) Moves(t tiergame.Tier, p tiergame.Position) ([]Move, error) {
+	v, cs := o.Game.Moves(t, p, nil)
+	if v != tiergame.Undecided {
+		return nil, nil
+	}
+	var names []string
+	if mn, ok := o.Game.(tiergame.MoveNamer); ok {
+		names = mn.MoveNames(t, p)
+	}
+	out := make([]Move, len(cs))
+	for i, c := range cs {
+		rec, err := o.Lookup(c.Tier, c.Pos)
+		if err != nil {
+			return nil, fmt.Errorf("move %d: %w", i, err)
+		}
+		out[i] = Move{Tier: c.Tier, Pos: c.Pos, Child: rec, Name: fmt.Sprint(i + 1)}
+		if i < len(names) {
+			out[i].Name = names[i]
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Move) int { return moveRank(a) - moveRank(b) })
+	return out, nil
+}
+
+// moveRank orders moves best first.
+func moveRank(m Move) int {
+	r := m.Child.Remoteness()
+	switch m.Outcome() {
+	case tiergame.Win:
+		return r
+	case tiergame.Tie:
+		return 1<<20 + r
+	case tiergame.Draw:
+		return 2 << 20
+	}
+	return 4<<20 - r
+}

@@ -1,0 +1,162 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// Mismatch is a stored value that its children do not justify.
+type Mismatch struct {
+	Tier     tiergame.Tier
+	Position tiergame.Position
+	Stored   valuedb.Record
+	Derived  valuedb.Record
+	Err      error // set when the children could not be read
+}
+
+func (m Mismatch) String() string {
+	if m.Err != nil {
+		return fmt.Sprintf("tier %d position %d: %v", m.Tier, m.Position, m.Err)
+	}
+	return fmt.Sprintf("tier %d position %d: stored %v, children give %v", m.Tier, m.Position, m.Stored, m.Derived)
+}
+
+// VerifyReport is the outcome of Verify.
+type VerifyReport struct {
+	Positions  uint64
+	Mismatches uint64
+	Examples   []Mismatch // the first few
+	FileErrors []string   // checksums and counts that do not match the manifest
+}
+
+// OK reports whether nothing was wrong.
+func (v *VerifyReport) OK() bool { return v.Mismatches == 0 && len(v.FileErrors) == 0 }
+
+// Verify checks a solved run: every file against the manifest's size and
+// SHA-256, every database's checksum and counts, and every stored record
+// against the one its children's stored records give (the same rules the
+// solver applies; for loopy tiers too, since a correct solution is a
+// fixed point of them).
+func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
+	rep := &VerifyReport{}
+	for _, rec := range r.Manifest.Tiers {
+		if !rec.Solved {
+			return nil, fmt.Errorf("tier %s is not solved", rec.Name)
+		}
+		for _, fi := range []*FileInfo{rec.Level, rec.DB} {
+			if err := fi.check(r.Dir, true); err != nil {
+				rep.FileErrors = append(rep.FileErrors, err.Error())
+			}
+		}
+	}
+	if len(rep.FileErrors) > 0 {
+		return rep, nil
+	}
+	cache := map[tiergame.Tier]*solvedTier{}
+	pending := map[tiergame.Tier]int{}
+	for _, t := range r.Graph.Tiers {
+		pending[t] = len(r.Graph.Parents[t])
+	}
+	var mu sync.Mutex
+	for _, t := range r.Graph.SolveOrder() {
+		rec := r.Manifest.tier(uint64(t))
+		st, err := r.loadSolved(t, cache)
+		if err != nil {
+			rep.FileErrors = append(rep.FileErrors, err.Error())
+			return rep, nil
+		}
+		db, err := openDBChecked(r.dbPath(t))
+		if err != nil {
+			rep.FileErrors = append(rep.FileErrors, err.Error())
+			return rep, nil
+		}
+		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose || h.Tie != rec.Tie || h.Draw != rec.Draw {
+			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: counts %+v differ from the manifest", r.dbPath(t), h))
+		}
+		db.Close()
+		kids := children{st}
+		for _, c := range r.Graph.Children[t] {
+			cs, err := r.loadSolved(c, cache)
+			if err != nil {
+				return nil, err
+			}
+			kids = append(kids, cs)
+		}
+		eg, ectx := errgroup.WithContext(ctx)
+		eg.SetLimit(r.Workers)
+		var n atomic.Uint64
+		for _, rg := range SplitRanges(st.set, r.ranges()) {
+			eg.Go(func() error {
+				moves := make([]tiergame.Child, 0, 64)
+				last := 0
+				for p := range st.set.Range(rg.Lo, rg.Hi) {
+					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
+						return ectx.Err()
+					}
+					stored, _ := st.lookup(tiergame.Position(p))
+					derived, err := derive(r.Game, t, tiergame.Position(p), kids, &last, moves[:0])
+					if err == nil && derived == stored {
+						continue
+					}
+					mu.Lock()
+					rep.Mismatches++
+					if len(rep.Examples) < 10 {
+						rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: derived, Err: err})
+					}
+					mu.Unlock()
+				}
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return nil, err
+		}
+		rep.Positions += n.Load()
+		for _, c := range r.Graph.Children[t] {
+			if pending[c]--; pending[c] == 0 {
+				delete(cache, c)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// derive computes a position's record from its children's stored records.
+func derive(g tiergame.Game, t tiergame.Tier, p tiergame.Position, kids children, last *int, buf []tiergame.Child) (valuedb.Record, error) {
+	v, cs := g.Moves(t, p, buf)
+	if v != tiergame.Undecided {
+		return valuedb.Make(v, 0), nil
+	}
+	c := newCombiner()
+	for _, ch := range cs {
+		st := kids.find(ch.Tier, last)
+		if st == nil {
+			return 0, fmt.Errorf("child in unexpected tier %d", ch.Tier)
+		}
+		rec, ok := st.lookup(ch.Pos)
+		if !ok {
+			return 0, fmt.Errorf("child %d of tier %d is not reachable", ch.Pos, ch.Tier)
+		}
+		c.add(rec)
+	}
+	return c.record()
+}
+
+func openDBChecked(path string) (*valuedb.DB, error) {
+	db, err := valuedb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Verify(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"io"
 	"os"
 
@@ -10,11 +11,11 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "egf",
-		usage:   "egf [--json] FILE",
-		summary: "print the header, moves and positions of a Xie Xie EGF xiangqi game",
-		run:     runEGF,
+	program.Register(&cli.Command{
+		Name:    "egf",
+		Usage:   "egf [--json] FILE",
+		Summary: "print the header, moves and positions of a Xie Xie EGF xiangqi game",
+		Run:     runEGF,
 	})
 }
 
@@ -46,14 +47,14 @@ type egfMoveJSON struct {
 	Captured int    `json:"captured"` // piece code, 0 if none
 }
 
-func runEGF(e *env, args []string) error {
-	fs := commands["egf"].newFlagSet(e)
+func runEGF(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("egf"))
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError("need exactly one FILE")
+		return cli.UsageError("need exactly one FILE")
 	}
 	file := fs.Arg(0)
 	f, err := os.Open(file)
@@ -70,9 +71,9 @@ func runEGF(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if *asJSON {
-		return writeEGFJSON(e.stdout, g, positions)
+		return writeEGFJSON(e.Stdout, g, positions)
 	}
-	writeEGFText(e.stdout, g, positions)
+	writeEGFText(e.Stdout, g, positions)
 	return nil
 }
 

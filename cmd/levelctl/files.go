@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"io"
 	"os"
 	"runtime"
@@ -20,21 +21,21 @@ import (
 )
 
 func init() {
-	register(&command{name: "info", usage: "info [--json] FILE...", run: runInfo,
-		summary: "print type, dialect, min, max, bits per position, count and size of level files"})
-	register(&command{name: "validate", usage: "validate FILE...", run: runValidate,
-		summary: "check level files completely; exit 1 if any is invalid"})
-	register(&command{name: "cat", usage: "cat FILE", run: runCat,
-		summary: "print the reachable positions of a level file, ascending, one per line"})
-	register(&command{name: "write", run: runWrite,
-		usage:   "write [--type auto|0|1|2|3] [--dialect spec|classic] [--game NAME] [--start S --end E] [--level N] -o OUT [INPUT]",
-		summary: "write positions (whitespace-separated decimals from INPUT or stdin) as a level file"})
-	register(&command{name: "convert", run: runConvert,
-		usage:   "convert [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT IN",
-		summary: "rewrite a level file with another type or dialect (the input's dialect by default)"})
-	register(&command{name: "merge", run: runMerge,
-		usage:   "merge [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT PARTIAL...",
-		summary: "write the union of partial level files as one full level file"})
+	program.Register(&cli.Command{Name: "info", Usage: "info [--json] FILE...", Run: runInfo,
+		Summary: "print type, dialect, min, max, bits per position, count and size of level files"})
+	program.Register(&cli.Command{Name: "validate", Usage: "validate FILE...", Run: runValidate,
+		Summary: "check level files completely; exit 1 if any is invalid"})
+	program.Register(&cli.Command{Name: "cat", Usage: "cat FILE", Run: runCat,
+		Summary: "print the reachable positions of a level file, ascending, one per line"})
+	program.Register(&cli.Command{Name: "write", Run: runWrite,
+		Usage:   "write [--type auto|0|1|2|3] [--dialect spec|classic] [--game NAME] [--start S --end E] [--level N] -o OUT [INPUT]",
+		Summary: "write positions (whitespace-separated decimals from INPUT or stdin) as a level file"})
+	program.Register(&cli.Command{Name: "convert", Run: runConvert,
+		Usage:   "convert [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT IN",
+		Summary: "rewrite a level file with another type or dialect (the input's dialect by default)"})
+	program.Register(&cli.Command{Name: "merge", Run: runMerge,
+		Usage:   "merge [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT PARTIAL...",
+		Summary: "write the union of partial level files as one full level file"})
 }
 
 // fileInfo is the JSON form of `levelctl info --json`.
@@ -49,22 +50,22 @@ type fileInfo struct {
 	CompressedBytes int64  `json:"compressed_bytes"`
 }
 
-func runInfo(e *env, args []string) error {
-	fs := commands["info"].newFlagSet(e)
+func runInfo(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("info"))
 	asJSON := fs.Bool("json", false, "print one JSON object per file")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError("need at least one FILE")
+		return cli.UsageError("need at least one FILE")
 	}
 	results := validateAll(fs.Args())
 	failed := false
-	enc := json.NewEncoder(e.stdout)
+	enc := json.NewEncoder(e.Stdout)
 	for i, name := range fs.Args() {
 		info, err := results[i].info, results[i].err
 		if err != nil {
-			fmt.Fprintf(e.stderr, "levelctl info: %v\n", fileError(name, err))
+			fmt.Fprintf(e.Stderr, "levelctl info: %v\n", fileError(name, err))
 			failed = true
 			continue
 		}
@@ -76,35 +77,35 @@ func runInfo(e *env, args []string) error {
 			}
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %d positions, %d bytes\n",
+		fmt.Fprintf(e.Stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %d positions, %d bytes\n",
 			name, fi.Type, fi.Dialect, fi.Min, fi.Max, fi.BitsPerPosition, fi.Count, fi.CompressedBytes)
 	}
 	if failed {
-		return errSilent
+		return cli.ErrSilent
 	}
 	return nil
 }
 
-func runValidate(e *env, args []string) error {
-	fs := commands["validate"].newFlagSet(e)
-	if err := parseFlags(fs, args); err != nil {
+func runValidate(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("validate"))
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError("need at least one FILE")
+		return cli.UsageError("need at least one FILE")
 	}
 	failed := false
 	for i, r := range validateAll(fs.Args()) {
 		name := fs.Arg(i)
 		if r.err != nil {
-			fmt.Fprintf(e.stderr, "levelctl validate: %v\n", fileError(name, r.err))
+			fmt.Fprintf(e.Stderr, "levelctl validate: %v\n", fileError(name, r.err))
 			failed = true
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s: ok (type %d, %s dialect, %d positions)\n", name, r.info.Type, r.info.Dialect, r.info.Count)
+		fmt.Fprintf(e.Stdout, "%s: ok (type %d, %s dialect, %d positions)\n", name, r.info.Type, r.info.Dialect, r.info.Count)
 	}
 	if failed {
-		return errSilent
+		return cli.ErrSilent
 	}
 	return nil
 }
@@ -140,13 +141,13 @@ func fileError(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-func runCat(e *env, args []string) error {
-	fs := commands["cat"].newFlagSet(e)
-	if err := parseFlags(fs, args); err != nil {
+func runCat(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("cat"))
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError("need exactly one FILE")
+		return cli.UsageError("need exactly one FILE")
 	}
 	name := fs.Arg(0)
 	f, err := levelfile.Open(name, nil)
@@ -154,7 +155,7 @@ func runCat(e *env, args []string) error {
 		return err
 	}
 	defer f.Close()
-	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	w := bufio.NewWriterSize(e.Stdout, 1<<16)
 	var line []byte
 	var werr error
 	for run := range f.Runs() {
@@ -190,8 +191,8 @@ type writeFlags struct {
 
 // newWriteFlagSet returns c's FlagSet with the writer flags; an empty
 // dialectDefault means "keep the input's dialect".
-func newWriteFlagSet(e *env, c *command, dialectDefault string) (*flag.FlagSet, *writeFlags) {
-	fs := c.newFlagSet(e)
+func newWriteFlagSet(e *cli.Env, c *cli.Command, dialectDefault string) (*flag.FlagSet, *writeFlags) {
+	fs := program.FlagSet(e, c)
 	return fs, &writeFlags{
 		typ:     fs.String("type", "auto", "level-file type: auto (keep the smallest), 0, 1, 2 or 3"),
 		dialect: fs.String("dialect", dialectDefault, "separator dialect: spec (0x12) or classic (0x0C)"),
@@ -204,30 +205,30 @@ func newWriteFlagSet(e *env, c *command, dialectDefault string) (*flag.FlagSet, 
 // the dialect keep.
 func (wf *writeFlags) options(keep levelfile.Dialect) (*levelfile.WriteOptions, error) {
 	if *wf.out == "" {
-		return nil, usageError("-o OUT is required")
+		return nil, cli.UsageError("-o OUT is required")
 	}
 	t, err := levelfile.ParseType(*wf.typ)
 	if err != nil {
-		return nil, usageError("%v", err)
+		return nil, cli.UsageError("%v", err)
 	}
 	if *wf.level < 1 || *wf.level > 9 {
-		return nil, usageError("--level %d: want 1 to 9", *wf.level)
+		return nil, cli.UsageError("--level %d: want 1 to 9", *wf.level)
 	}
 	o := &levelfile.WriteOptions{Types: levelfile.Types(t), Level: *wf.level, Dialect: keep}
 	if *wf.dialect != "" {
 		if o.Dialect, err = levelfile.ParseDialect(*wf.dialect); err != nil {
-			return nil, usageError("%v", err)
+			return nil, cli.UsageError("%v", err)
 		}
 	}
 	return o, nil
 }
 
-func runWrite(e *env, args []string) error {
-	fs, wf := newWriteFlagSet(e, commands["write"], "spec")
+func runWrite(e *cli.Env, args []string) error {
+	fs, wf := newWriteFlagSet(e, program.Command("write"), "spec")
 	game := fs.String("game", "", "game name for the header comment (spec dialect)")
 	start := fs.String("start", "", "first position of the BITARRAY range (with --end)")
 	end := fs.String("end", "", "end of the range, exclusive (with --start)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	o, err := wf.options(levelfile.Spec)
@@ -236,12 +237,12 @@ func runWrite(e *env, args []string) error {
 	}
 	o.Game = *game
 	if fs.NArg() > 1 {
-		return usageError("at most one INPUT")
+		return cli.UsageError("at most one INPUT")
 	}
 	if (*start == "") != (*end == "") {
-		return usageError("--start and --end go together")
+		return cli.UsageError("--start and --end go together")
 	}
-	in, inName := e.stdin, "stdin"
+	in, inName := e.Stdin, "stdin"
 	if fs.NArg() == 1 {
 		f, err := os.Open(fs.Arg(0))
 		if err != nil {
@@ -262,7 +263,7 @@ func runWrite(e *env, args []string) error {
 		s, err1 := strconv.ParseUint(*start, 10, 64)
 		en, err2 := strconv.ParseUint(*end, 10, 64)
 		if err1 != nil || err2 != nil || en < s {
-			return usageError("--start %q --end %q: want decimal positions with start <= end", *start, *end)
+			return cli.UsageError("--start %q --end %q: want decimal positions with start <= end", *start, *end)
 		}
 		if len(ps) > 0 && (ps[0] < s || ps[len(ps)-1] >= en) {
 			return fmt.Errorf("%s: positions %d..%d outside --start %d --end %d", inName, ps[0], ps[len(ps)-1], s, en)
@@ -321,7 +322,7 @@ func truncate(s string) string {
 }
 
 // reportWrite says which type was written and, for auto, how the others fared.
-func reportWrite(e *env, out string, res levelfile.Result) {
+func reportWrite(e *cli.Env, out string, res levelfile.Result) {
 	var parts []string
 	for t, c := range res.Candidates {
 		switch {
@@ -332,16 +333,16 @@ func reportWrite(e *env, out string, res levelfile.Result) {
 			parts = append(parts, fmt.Sprintf("type %d >%d bytes (stopped)", t, c.Size-1))
 		}
 	}
-	fmt.Fprintf(e.stderr, "%s: type %d, %d positions, %d bytes [%s]\n", out, res.Header.Type, res.Count, res.Bytes, strings.Join(parts, ", "))
+	fmt.Fprintf(e.Stderr, "%s: type %d, %d positions, %d bytes [%s]\n", out, res.Header.Type, res.Count, res.Bytes, strings.Join(parts, ", "))
 }
 
-func runConvert(e *env, args []string) error {
-	fs, wf := newWriteFlagSet(e, commands["convert"], "")
-	if err := parseFlags(fs, args); err != nil {
+func runConvert(e *cli.Env, args []string) error {
+	fs, wf := newWriteFlagSet(e, program.Command("convert"), "")
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError("need exactly one input file")
+		return cli.UsageError("need exactly one input file")
 	}
 	in := fs.Arg(0)
 	h, set, err := levelfile.ReadFile(in, nil)
@@ -360,9 +361,9 @@ func runConvert(e *env, args []string) error {
 	return nil
 }
 
-func runMerge(e *env, args []string) error {
-	fs, wf := newWriteFlagSet(e, commands["merge"], "spec")
-	if err := parseFlags(fs, args); err != nil {
+func runMerge(e *cli.Env, args []string) error {
+	fs, wf := newWriteFlagSet(e, program.Command("merge"), "spec")
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	o, err := wf.options(levelfile.Spec)
@@ -370,10 +371,10 @@ func runMerge(e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError("need at least one PARTIAL file")
+		return cli.UsageError("need at least one PARTIAL file")
 	}
 	names := fs.Args()
-	meter := progress.New(e.stderr, e.log, "merge", int64(len(names)), "files")
+	meter := progress.New(e.Stderr, e.Log, "merge", int64(len(names)), "files")
 	set, err := levelfile.Merge(context.Background(), names, &levelfile.MergeOptions{
 		Progress: func(files int, bytes int64) { meter.Set(int64(files), fmt.Sprintf("%d MB read", bytes>>20)) },
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,8 +16,8 @@ import (
 func levelctl(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, log: slog.New(slog.DiscardHandler)}
-	code = run(e, args)
+	e := &cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
+	code = program.Run(e, args)
 	return code, out.String(), errb.String()
 }
 

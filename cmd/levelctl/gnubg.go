@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"io"
 	"strings"
 
@@ -13,20 +14,20 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "gnubg",
-		usage:   "gnubg decode [--json] ID... | gnubg encode < JSON-lines",
-		summary: "decode and encode GNU Backgammon position and match IDs",
-		run:     runGnubg,
+	program.Register(&cli.Command{
+		Name:    "gnubg",
+		Usage:   "gnubg decode [--json] ID... | gnubg encode < JSON-lines",
+		Summary: "decode and encode GNU Backgammon position and match IDs",
+		Run:     runGnubg,
 	})
 }
 
 // runGnubg dispatches to decode or encode. Bad IDs or input lines are
 // reported one line each on stderr; the others are still processed, and
 // the command exits 1.
-func runGnubg(e *env, args []string) error {
+func runGnubg(e *cli.Env, args []string) error {
 	if len(args) == 0 {
-		return usageError("need decode or encode")
+		return cli.UsageError("need decode or encode")
 	}
 	switch args[0] {
 	case "decode":
@@ -34,10 +35,10 @@ func runGnubg(e *env, args []string) error {
 	case "encode":
 		return gnubgEncode(e, args[1:])
 	case "-h", "-help", "--help":
-		commands["gnubg"].newFlagSet(e).Usage()
-		return errSilent
+		program.FlagSet(e, program.Command("gnubg")).Usage()
+		return cli.ErrSilent
 	}
-	return usageError("unknown subcommand %q (want decode or encode)", args[0])
+	return cli.UsageError("unknown subcommand %q (want decode or encode)", args[0])
 }
 
 // gnubgJSON is the JSON form of a Position ID, a Match ID, or both.
@@ -102,20 +103,20 @@ func decodeGnubgID(id string) (gnubgJSON, error) {
 	return out, nil
 }
 
-func gnubgDecode(e *env, args []string) error {
-	fs := commands["gnubg"].newFlagSet(e)
+func gnubgDecode(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("gnubg"))
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError("need at least one ID")
+		return cli.UsageError("need at least one ID")
 	}
 	failed := false
 	for i, id := range fs.Args() {
 		v, err := decodeGnubgID(id)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "levelctl gnubg: %v\n", err)
+			fmt.Fprintf(e.Stderr, "levelctl gnubg: %v\n", err)
 			failed = true
 			continue
 		}
@@ -124,16 +125,16 @@ func gnubgDecode(e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s\n", line)
+			fmt.Fprintf(e.Stdout, "%s\n", line)
 			continue
 		}
 		if i > 0 {
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(e.Stdout)
 		}
-		writeGnubgText(e.stdout, v)
+		writeGnubgText(e.Stdout, v)
 	}
 	if failed {
-		return errSilent
+		return cli.ErrSilent
 	}
 	return nil
 }
@@ -298,15 +299,15 @@ func encodeGnubgLine(line []byte) (string, error) {
 	return "", errors.New("neither a board nor match fields")
 }
 
-func gnubgEncode(e *env, args []string) error {
-	fs := commands["gnubg"].newFlagSet(e)
-	if err := parseFlags(fs, args); err != nil {
+func gnubgEncode(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("gnubg"))
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("encode reads JSON lines on stdin and takes no arguments")
+		return cli.UsageError("encode reads JSON lines on stdin and takes no arguments")
 	}
-	sc := bufio.NewScanner(e.stdin)
+	sc := bufio.NewScanner(e.Stdin)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	failed := false
 	for n := 1; sc.Scan(); n++ {
@@ -316,17 +317,17 @@ func gnubgEncode(e *env, args []string) error {
 		}
 		id, err := encodeGnubgLine(line)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "levelctl gnubg: stdin line %d: %v\n", n, err)
+			fmt.Fprintf(e.Stderr, "levelctl gnubg: stdin line %d: %v\n", n, err)
 			failed = true
 			continue
 		}
-		fmt.Fprintln(e.stdout, id)
+		fmt.Fprintln(e.Stdout, id)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("stdin: %w", err)
 	}
 	if failed {
-		return errSilent
+		return cli.ErrSilent
 	}
 	return nil
 }

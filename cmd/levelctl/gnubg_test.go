@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"log/slog"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // and stderr.
 func runGnubgCmd(stdin string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(&env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, log: slog.New(slog.DiscardHandler)}, args)
+	code := program.Run(&cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}, args)
 	return code, out.String(), errb.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"io"
 	"path/filepath"
 	"strings"
@@ -12,32 +13,32 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "xg",
-		usage:   "xg [--json | --positions] FILE",
-		summary: "print an eXtreme Gammon .xg/.xgp match: summary, records or positions",
-		run:     runXG,
+	program.Register(&cli.Command{
+		Name:    "xg",
+		Usage:   "xg [--json | --positions] FILE",
+		Summary: "print an eXtreme Gammon .xg/.xgp match: summary, records or positions",
+		Run:     runXG,
 	})
 }
 
-func runXG(e *env, args []string) error {
-	fs := commands["xg"].newFlagSet(e)
+func runXG(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("xg"))
 	asJSON := fs.Bool("json", false, "print one JSON object per record (JSON lines)")
 	positions := fs.Bool("positions", false, "print one line per decision: POSID:MATCHID DICE MOVE")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError("need exactly one FILE")
+		return cli.UsageError("need exactly one FILE")
 	}
 	if *asJSON && *positions {
-		return usageError("--json and --positions exclude each other")
+		return cli.UsageError("--json and --positions exclude each other")
 	}
 	f, err := xg.Open(fs.Arg(0)) // errors name the file
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(e.stdout)
+	w := bufio.NewWriter(e.Stdout)
 	switch {
 	case *asJSON:
 		err = writeXGJSON(e, w, f)
@@ -101,12 +102,12 @@ type xgRecordJSON struct {
 // xgRef returns a pointer to v, for the optional JSON fields.
 func xgRef[T any](v T) *T { return &v }
 
-func writeXGJSON(e *env, w io.Writer, f *xg.File) error {
+func writeXGJSON(e *cli.Env, w io.Writer, f *xg.File) error {
 	// The IDs are extras: a file whose positions gnubg cannot express (a
 	// match over 64 points) still prints its records.
 	ids := map[int]xg.Decision{}
 	if ds, err := f.Decisions(); err != nil {
-		e.log.Warn("no gnubg IDs", "err", err)
+		e.Log.Warn("no gnubg IDs", "err", err)
 	} else {
 		for _, d := range ds {
 			ids[d.Record] = d

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func xgTestFile(t *testing.T) string {
 
 func runXGCmd(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, log: slog.New(slog.DiscardHandler)}, append([]string{"xg"}, args...))
+	code := program.Run(&cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}, append([]string{"xg"}, args...))
 	return code, out.String(), errb.String()
 }
 

@@ -20,17 +20,19 @@ var ErrUnknownGame = errors.New("unknown game")
 
 // Option documents one option of a game.
 type Option struct {
-	Key, Default, Doc string
+	Key     string `json:"key"`
+	Default string `json:"default"`
+	Doc     string `json:"doc"`
 }
 
-// Spec describes a bundled game.
+// Spec describes a bundled game. It encodes to JSON without New.
 type Spec struct {
-	Name    string // as in level-file names, e.g. "connect4"
-	Summary string // one line
-	Options []Option
+	Name    string   `json:"name"`    // as in level-file names, e.g. "connect4"
+	Summary string   `json:"summary"` // one line
+	Options []Option `json:"options"`
 	// New returns the variant for parsed options; it rejects unknown keys
 	// and bad values.
-	New func(tiergame.Options) (tiergame.Game, error)
+	New func(tiergame.Options) (tiergame.Game, error) `json:"-"`
 }
 
 var specs = []Spec{

@@ -1,6 +1,7 @@
 package games
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -30,6 +31,16 @@ func TestAll(t *testing.T) {
 	All()[0].Options[0].Key = "changed"
 	if All()[0].Options[0].Key == "changed" {
 		t.Error("All shares its option slices")
+	}
+}
+
+func TestJSON(t *testing.T) {
+	b, err := json.Marshal(All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `{"key":"width","default":"7","doc":"columns, 1 to 7"}`) {
+		t.Errorf("JSON %s", b)
 	}
 }
 

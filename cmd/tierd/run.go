@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 
 	"strings"
 	"text/tabwriter"
@@ -37,6 +39,7 @@ type jobFlags struct {
 	keepPartials      *bool
 	asJSON            *bool
 	level             *int
+	cpuProfile        *string
 }
 
 func newJobFlags(fs *flag.FlagSet) *jobFlags {
@@ -50,7 +53,24 @@ func newJobFlags(fs *flag.FlagSet) *jobFlags {
 		keepPartials: fs.Bool("keep-partials", false, "keep the partial level files after merging them"),
 		asJSON:       fs.Bool("json", false, "print the summary as JSON on stdout"),
 		level:        fs.Int("level", levelfile.DefaultLevel, "gzip level of full level files, 1 to 9"),
+		cpuProfile:   fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file"),
 	}
+}
+
+// profile starts the CPU profile if asked; call the returned stop at the end.
+func (jf *jobFlags) profile() (stop func(), err error) {
+	if *jf.cpuProfile == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(*jf.cpuProfile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // open builds the game and opens the run.
@@ -166,6 +186,11 @@ func runReach(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopProfile, err := jf.profile()
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	ctx, stop := signalContext()
 	defer stop()
 	start := time.Now()
@@ -231,6 +256,11 @@ func runSolve(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopProfile, err := jf.profile()
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	ctx, stop := signalContext()
 	defer stop()
 	start := time.Now()

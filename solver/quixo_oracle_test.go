@@ -1,0 +1,238 @@
+package solver
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// qxState is a reference Quixo position on an n x n board: cells row by
+// row from the top left, '.' blank, 'x' or 'o', and the side to move.
+type qxState struct {
+	cells string
+	turn  byte // 'x' or 'o'
+}
+
+func (s qxState) text(n int) string {
+	var b strings.Builder
+	b.WriteByte(s.turn)
+	b.WriteByte(':')
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(s.cells[r*n : (r+1)*n])
+	}
+	return b.String()
+}
+
+// tier is X cubes << 8 | O cubes, as the game numbers tiers.
+func (s qxState) tier() tiergame.Tier {
+	return tiergame.Tier(strings.Count(s.cells, "x")<<8 | strings.Count(s.cells, "o"))
+}
+
+// qxLine reports whether who has a full row, column or diagonal.
+func qxLine(cells string, n int, who byte) bool {
+	at := func(r, c int) bool { return cells[r*n+c] == who }
+	d1, d2 := true, true
+	for i := 0; i < n; i++ {
+		row, col := true, true
+		for j := 0; j < n; j++ {
+			row = row && at(i, j)
+			col = col && at(j, i)
+		}
+		if row || col {
+			return true
+		}
+		d1 = d1 && at(i, i)
+		d2 = d2 && at(i, n-1-i)
+	}
+	return d1 || d2
+}
+
+func qxOther(p byte) byte {
+	if p == 'x' {
+		return 'o'
+	}
+	return 'x'
+}
+
+// primitive: the player to move wins with a line of their own, else loses
+// to a line of the opponent's.
+func (s qxState) primitive(n int) tiergame.Value {
+	switch {
+	case qxLine(s.cells, n, s.turn):
+		return tiergame.Win
+	case qxLine(s.cells, n, qxOther(s.turn)):
+		return tiergame.Lose
+	}
+	return tiergame.Undecided
+}
+
+// children lists the positions after each move: take a border cube that
+// is blank or the mover's, and push it back in, marked with the mover's
+// symbol, at an end of its row or column other than where it came from,
+// the cubes in between moving one step toward the gap.
+func (s qxState) children(n int) []qxState {
+	var out []qxState
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			if r != 0 && r != n-1 && c != 0 && c != n-1 {
+				continue
+			}
+			if cube := s.cells[r*n+c]; cube != '.' && cube != s.turn {
+				continue
+			}
+			for _, end := range [4][2]int{{r, 0}, {r, n - 1}, {0, c}, {n - 1, c}} {
+				if end == [2]int{r, c} {
+					continue
+				}
+				b := []byte(s.cells)
+				// Walk from the gap to the end, pulling each cube in.
+				dr, dc := sign(end[0]-r), sign(end[1]-c)
+				rr, cc := r, c
+				for rr != end[0] || cc != end[1] {
+					b[rr*n+cc] = b[(rr+dr)*n+cc+dc]
+					rr, cc = rr+dr, cc+dc
+				}
+				b[end[0]*n+end[1]] = s.turn
+				out = append(out, qxState{string(b), qxOther(s.turn)})
+			}
+		}
+	}
+	return out
+}
+
+func sign(x int) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+// qxSolve finds every position reachable from the empty board with X to
+// move, builds the explicit game graph, and solves it by retrograde
+// analysis (refGraph handles the cycles).
+func qxSolve(n int) ([]qxState, []refRec) {
+	startState := qxState{strings.Repeat(".", n*n), 'x'}
+	states := []qxState{startState}
+	index := map[qxState]int32{startState: 0}
+	g := &refGraph{}
+	for i := 0; i < len(states); i++ {
+		s := states[i]
+		v := s.primitive(n)
+		g.prim = append(g.prim, v)
+		var kids []int32
+		if v == tiergame.Undecided {
+			for _, k := range s.children(n) {
+				j, ok := index[k]
+				if !ok {
+					j = int32(len(states))
+					index[k] = j
+					states = append(states, k)
+				}
+				kids = append(kids, j)
+			}
+		}
+		g.kids = append(g.kids, kids)
+	}
+	return states, g.solve()
+}
+
+func qxPositions(n int, states []qxState, recs []refRec) func(func(refPos) bool) {
+	return func(yield func(refPos) bool) {
+		for i, s := range states {
+			if !yield(refPos{s.text(n), s.tier(), recs[i]}) {
+				return
+			}
+		}
+	}
+}
+
+// TestQuixoAgainstReference solves 3x3 Quixo with the game's parents
+// (tiergame.Unmover) and with the reverse index, checks both against the
+// reference on every reachable position, and checks that the two value
+// databases are identical.
+func TestQuixoAgainstReference(t *testing.T) {
+	const n = 3
+	states, recs := qxSolve(n)
+	if recs[0] != (refRec{tiergame.Win, 7}) {
+		t.Errorf("reference start %v, want win in 7", recs[0])
+	}
+	var draws int
+	for _, r := range recs {
+		if r.v == tiergame.Draw {
+			draws++
+		}
+	}
+	t.Logf("3x3 reference: %d positions, %d draws, start %v", len(states), draws, recs[0])
+
+	var runs []*Run
+	for _, idx := range []bool{false, true} {
+		r := solveRun(t, "quixo", "size=3", Config{ReverseIndex: idx})
+		if s := r.Manifest.Start; s == nil || s.Value != recs[0].v.String() || s.Remoteness != recs[0].rem {
+			t.Errorf("ReverseIndex=%v: start %+v, reference %v", idx, s, recs[0])
+		}
+		checkAgainstRef(t, r, qxPositions(n, states, recs))
+		checkVerifies(t, r, uint64(len(states)))
+		runs = append(runs, r)
+	}
+	compareDBs(t, runs[0], runs[1])
+}
+
+// TestQuixoSequential is TestQuixoAgainstReference with one worker and one
+// range, where the retrograde propagation runs in one goroutine.
+func TestQuixoSequential(t *testing.T) {
+	const n = 3
+	states, recs := qxSolve(n)
+	for _, idx := range []bool{false, true} {
+		r := solveRun(t, "quixo", "size=3", Config{Workers: 1, Ranges: 1, ReverseIndex: idx})
+		checkAgainstRef(t, r, qxPositions(n, states, recs))
+	}
+}
+
+// compareDBs checks that two solved runs of a game hold the same records
+// in every tier.
+func compareDBs(t *testing.T, a, b *Run) {
+	t.Helper()
+	for _, tier := range a.Graph.Tiers {
+		ra, ha := readDB(t, a, tier)
+		rb, hb := readDB(t, b, tier)
+		if ha != hb {
+			t.Errorf("tier %s: headers differ:\n%+v\n%+v", a.Game.TierName(tier), ha, hb)
+		}
+		if !slices.Equal(ra, rb) {
+			for i := range min(len(ra), len(rb)) {
+				if ra[i] != rb[i] {
+					t.Errorf("tier %s rank %d: %v vs %v", a.Game.TierName(tier), i, ra[i], rb[i])
+					break
+				}
+			}
+			t.Errorf("tier %s: records differ (%d and %d records)", a.Game.TierName(tier), len(ra), len(rb))
+		}
+	}
+}
+
+// readDB reads the records and header of a tier's value database.
+func readDB(t testing.TB, r *Run, tier tiergame.Tier) ([]valuedb.Record, valuedb.Header) {
+	t.Helper()
+	db, err := valuedb.Open(r.dbPath(tier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := db.ReadAll(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, db.Header()
+}

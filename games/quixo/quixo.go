@@ -69,6 +69,11 @@ type Game struct {
 	// cells where some move does.
 	byDst [MaxSize * MaxSize][]move
 	ends  uint32
+	// bySrc[c] holds the moves taking the cube at c, padded to three with
+	// copies of the last flagged invalid; border has the cells of the
+	// border.
+	bySrc  [MaxSize * MaxSize][3]move
+	border uint32
 
 	rowStarts, colStarts uint32 // first cell of each row, of each column
 	diag, anti           uint32
@@ -141,6 +146,7 @@ type move struct {
 	fwd, rev      uint64
 	srcCell       uint8
 	dstCell       uint8
+	valid         uint8 // 0 for the padding in Game.bySrc
 }
 
 var (
@@ -201,9 +207,20 @@ func build(n int) *Game {
 		g.anti |= 1 << (i*n + n - 1 - i)
 	}
 	g.moves = g.newMoves()
+	var nsrc [MaxSize * MaxSize]int
 	for _, m := range g.moves {
 		g.byDst[m.dstCell] = append(g.byDst[m.dstCell], m)
 		g.ends |= m.dst
+		m.valid = 1
+		g.bySrc[m.srcCell][nsrc[m.srcCell]] = m
+		nsrc[m.srcCell]++
+		g.border |= m.src
+	}
+	for c, k := range nsrc {
+		for ; k > 0 && k < 3; k++ {
+			g.bySrc[c][k] = g.bySrc[c][k-1]
+			g.bySrc[c][k].valid = 0
+		}
 	}
 	if g.cells <= 16 {
 		g.lines = make([]uint64, 1<<g.cells/64+1)
@@ -506,8 +523,9 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 	}
 	next := side ^ 1
 	moves := g.moves
-	dst = slices.Grow(dst, len(moves))
-	out := dst[len(dst) : len(dst)+len(moves)]
+	room := 3 * bits.OnesCount32(g.border) // moves and padding
+	dst = slices.Grow(dst, room)
+	out := dst[len(dst) : len(dst)+room]
 	k := 0
 	if g.lo.pair == nil || g.hi.pair == nil {
 		// 5x5: the plain loop.
@@ -523,23 +541,25 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 		}
 		return tiergame.Undecided, dst[:len(dst)+k]
 	}
-	// The loop inlines hashDigits, with the tables in locals.
+	// The loop inlines hashDigits, with the tables in locals. It visits the
+	// legal sources only, three moves each (corners have a padding move).
 	loPair, hiPair := &g.lo.pair[side&1], &g.hi.pair[side&1]
 	loMask, lb := g.loMask, uint(g.loBits)&31
 	blocks := [2][]block{tiers[0].blocks, tiers[1].blocks}
-	for i := range moves {
-		m := &moves[i]
-		nOwn := own&m.keep | uint32(uint64(own&m.seg)*m.fwd>>32) | m.dst
-		nOpp := opp&m.keep | uint32(uint64(opp&m.seg)*m.fwd>>32)
-		blank := b2i(own&m.src == 0)
-		lr := loPair[(nOwn&loMask|(nOpp&loMask)<<8)&0xffff]
-		hr := hiPair[(nOwn>>lb|(nOpp>>lb)<<8)&0xffff]
-		blk := &blocks[blank&1][lr>>pairRankBits]
-		h := 2*(blk.off+uint64(hr&(1<<pairRankBits-1))*blk.numLo+uint64(lr&(1<<pairRankBits-1))) | next
-		out[k] = tiergame.Child{Tier: ids[blank&1], Pos: tiergame.Position(h)}
-		// Without a branch: a move taking an opponent's cube is written
-		// and then overwritten.
-		k += b2i(opp&m.src == 0)
+	for srcs := g.border &^ opp; srcs != 0; srcs &= srcs - 1 {
+		ms := &g.bySrc[bits.TrailingZeros32(srcs)&31]
+		for j := range ms {
+			m := &ms[j]
+			nOwn := own&m.keep | uint32(uint64(own&m.seg)*m.fwd>>32) | m.dst
+			nOpp := opp&m.keep | uint32(uint64(opp&m.seg)*m.fwd>>32)
+			blank := b2i(own&m.src == 0)
+			lr := loPair[(nOwn&loMask|(nOpp&loMask)<<8)&0xffff]
+			hr := hiPair[(nOwn>>lb|(nOpp>>lb)<<8)&0xffff]
+			blk := &blocks[blank&1][lr>>pairRankBits]
+			h := 2*(blk.off+uint64(hr&(1<<pairRankBits-1))*blk.numLo+uint64(lr&(1<<pairRankBits-1))) | next
+			out[k] = tiergame.Child{Tier: ids[blank&1], Pos: tiergame.Position(h)}
+			k += int(m.valid)
+		}
 	}
 	return tiergame.Undecided, dst[:len(dst)+k]
 }

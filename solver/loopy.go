@@ -36,6 +36,10 @@ import (
 //
 // Parents come from the game's Parents when it implements tiergame.Unmover,
 // or else from a reverse index of the tier's moves built in the first pass.
+//
+// The work words are indexed by position (dense) when the tier's hash space
+// is not much larger than its reachable count, which saves a rank lookup per
+// parent; otherwise by rank. Records are written out by rank either way.
 
 const (
 	counterBits = 16
@@ -44,6 +48,10 @@ const (
 )
 
 func word(rec valuedb.Record, counter uint32) uint32 { return uint32(rec)<<counterBits | counter }
+
+// absent marks, in dense mode, the words of positions that are not
+// reachable (a value code no record uses).
+const absent = uint32(7) << (13 + counterBits)
 func wordRecord(w uint32) valuedb.Record             { return valuedb.Record(w >> counterBits) }
 
 // entry is a queued position: its position and whether it is a candidate
@@ -72,22 +80,21 @@ func (l *levels) merge(local map[int][]entry) {
 	l.mu.Unlock()
 }
 
-// parentRef is a parent inside the tier: its rank, and its position when
-// known (noPos otherwise; it is then found by Select when needed).
-type parentRef struct{ rank, pos uint64 }
+// parentRef is a parent inside the tier: its slot (index of its work word),
+// and its position when known (noPos otherwise; found by Select if needed).
+type parentRef struct{ slot, pos uint64 }
 
 const noPos = ^uint64(0)
 
 // parentSource lists the reachable parents of a position inside the tier.
 type parentSource interface {
-	parents(q, qRank uint64, dst []parentRef) []parentRef
+	parents(q, qSlot uint64, dst []parentRef) []parentRef
 }
 
 // unmoveParents asks the game.
 type unmoveParents struct {
+	s   *loopySolver
 	g   tiergame.Unmover
-	t   tiergame.Tier
-	set *bitarray.Ranked
 	buf sync.Pool
 }
 
@@ -96,10 +103,10 @@ func (u *unmoveParents) parents(q, _ uint64, dst []parentRef) []parentRef {
 	if pb == nil {
 		pb = new([]tiergame.Position)
 	}
-	ps := u.g.Parents(u.t, tiergame.Position(q), u.t, (*pb)[:0])
+	ps := u.g.Parents(u.s.t, tiergame.Position(q), u.s.t, (*pb)[:0])
 	for _, p := range ps {
-		if r, ok := u.set.Lookup(uint64(p)); ok {
-			dst = append(dst, parentRef{r, uint64(p)})
+		if i, ok := u.s.slot(uint64(p)); ok {
+			dst = append(dst, parentRef{i, uint64(p)})
 		}
 	}
 	*pb = ps
@@ -108,14 +115,14 @@ func (u *unmoveParents) parents(q, _ uint64, dst []parentRef) []parentRef {
 }
 
 // indexParents is a reverse index of the tier's moves: the parents of the
-// position of rank q have the ranks list[offsets[q]:offsets[q+1]].
+// position in slot q are in the slots list[offsets[q]:offsets[q+1]].
 type indexParents struct {
 	offsets []uint64
 	list    []uint32
 }
 
-func (x *indexParents) parents(_, qRank uint64, dst []parentRef) []parentRef {
-	for _, p := range x.list[x.offsets[qRank]:x.offsets[qRank+1]] {
+func (x *indexParents) parents(_, q uint64, dst []parentRef) []parentRef {
+	for _, p := range x.list[x.offsets[q]:x.offsets[q+1]] {
 		dst = append(dst, parentRef{uint64(p), noPos})
 	}
 	return dst
@@ -132,20 +139,44 @@ type loopySolver struct {
 	state   []uint32
 	queue   levels
 	ties    levels
-	edges   [][]uint64 // per range: child rank << 32 | parent rank (reverse index build)
+	edges   [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
 	useIdx  bool
+	dense   bool // work words indexed by position rather than by rank
 	done    *atomic.Uint64
+}
+
+// denseLimit is the hash space up to which a loopy tier's work words are
+// indexed by position whatever its reachable count.
+const denseLimit = 1 << 24
+
+// slot returns the index of position p's work word, and whether p is a
+// reachable position of the tier.
+func (s *loopySolver) slot(p uint64) (uint64, bool) {
+	if s.dense {
+		return p, p < uint64(len(s.state)) && atomic.LoadUint32(&s.state[p]) != absent
+	}
+	return s.set.Lookup(p)
 }
 
 // solveLoopy fills out (indexed by rank) for loopy tier t.
 func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, out []valuedb.Record, done *atomic.Uint64) error {
 	n := set.Total()
 	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges,
-		state: make([]uint32, n), queue: levels{by: map[int][]entry{}}, ties: levels{by: map[int][]entry{}}, done: done}
+		queue: levels{by: map[int][]entry{}}, ties: levels{by: map[int][]entry{}}, done: done}
+	size := g.TierSize(t)
+	s.dense = size <= denseLimit || size/2 <= n
+	if s.dense {
+		s.state = make([]uint32, size)
+		for i := range s.state {
+			s.state[i] = absent
+		}
+	} else {
+		s.state = make([]uint32, n)
+	}
 	um, hasUnmove := g.(tiergame.Unmover)
 	s.useIdx = forceIndex || !hasUnmove
-	if s.useIdx && n >= 1<<32 {
-		return fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, n)
+	if s.useIdx && uint64(len(s.state)) >= 1<<32 {
+		return fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, len(s.state))
 	}
 	rs := SplitRanges(set, ranges)
 	s.edges = make([][]uint64, len(rs))
@@ -161,7 +192,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if s.useIdx {
 		src = s.buildIndex()
 	} else {
-		src = &unmoveParents{g: um, t: t, set: set}
+		src = &unmoveParents{s: s, g: um}
 	}
 	s.edges = nil
 	if err := s.propagate(ctx, &s.queue, src, s.winLose); err != nil {
@@ -173,12 +204,18 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if err := s.propagate(ctx, &s.ties, src, s.tie); err != nil {
 		return err
 	}
-	for i, w := range s.state {
-		rec := wordRecord(w)
+	rank := 0
+	for p := range set.All() {
+		i := uint64(rank)
+		if s.dense {
+			i = p
+		}
+		rec := wordRecord(s.state[i])
 		if rec.Value() == tiergame.Undecided {
 			rec = valuedb.Make(tiergame.Draw, 0)
 		}
-		out[i] = rec
+		out[rank] = rec
+		rank++
 	}
 	return nil
 }
@@ -192,6 +229,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	buf := make([]uint64, 4096)
 	moves := make([]tiergame.Child, 0, 64)
 	inTier := make([]uint64, 0, 64)
+	var seen dedupTable
 	last := 0
 	cursor := uint64(0)
 	if r.Lo > set.Base() {
@@ -215,6 +253,9 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 		}
 		for _, p := range ps {
 			i := rank
+			if s.dense {
+				i = p
+			}
 			rank++
 			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
 			moves = cs
@@ -256,18 +297,17 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 					canLose = false
 				}
 			}
-			slices.Sort(inTier)
-			inTier = slices.Compact(inTier)
+			inTier = dedup(inTier, &seen)
 			if len(inTier) > maxCounter {
 				return fmt.Errorf("%s: tier %d position %d has %d moves inside its tier, more than %d", g.Name(), t, p, len(inTier), maxCounter)
 			}
 			if s.useIdx {
 				for _, c := range inTier {
-					cr, ok := set.Lookup(c)
+					ci, ok := s.slotOf(c)
 					if !ok {
 						return fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", g.Name(), c, t, p)
 					}
-					edges = append(edges, cr<<32|i)
+					edges = append(edges, ci<<32|i)
 				}
 			}
 			counter := uint32(len(inTier))
@@ -295,9 +335,18 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	return nil
 }
 
+// slotOf is slot for the first pass, when dense work words of positions
+// not yet visited are still absent: membership comes from the set.
+func (s *loopySolver) slotOf(p uint64) (uint64, bool) {
+	if s.dense {
+		return p, s.set.Contains(p)
+	}
+	return s.set.Lookup(p)
+}
+
 // buildIndex sorts the recorded edges into a reverse index.
 func (s *loopySolver) buildIndex() *indexParents {
-	n := s.set.Total()
+	n := uint64(len(s.state))
 	x := &indexParents{offsets: make([]uint64, n+1)}
 	var total uint64
 	for _, es := range s.edges {
@@ -351,7 +400,7 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 					if k&1023 == 0 && ectx.Err() != nil {
 						return ectx.Err()
 					}
-					r, _ := s.set.Lookup(e.pos())
+					r, _ := s.slot(e.pos())
 					scratch = apply(e, level, r, src, local, scratch)
 				}
 				q.merge(local)
@@ -378,11 +427,11 @@ func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, l
 	for _, u := range scratch {
 		switch rec.Value() {
 		case tiergame.Lose:
-			if s.assign(u.rank, valuedb.Make(tiergame.Win, level+1)) {
+			if s.assign(u.slot, valuedb.Make(tiergame.Win, level+1)) {
 				local[level+1] = append(local[level+1], determined(s.position(u)))
 			}
 		case tiergame.Win:
-			if lv, ok := s.countDown(u.rank, level); ok {
+			if lv, ok := s.countDown(u.slot, level); ok {
 				local[lv] = append(local[lv], determined(s.position(u)))
 			}
 		}
@@ -397,7 +446,7 @@ func (s *loopySolver) tie(e entry, level int, qr uint64, src parentSource, local
 	}
 	scratch = src.parents(e.pos(), qr, scratch[:0])
 	for _, u := range scratch {
-		if s.assign(u.rank, valuedb.Make(tiergame.Tie, level+1)) {
+		if s.assign(u.slot, valuedb.Make(tiergame.Tie, level+1)) {
 			local[level+1] = append(local[level+1], determined(s.position(u)))
 		}
 	}
@@ -444,7 +493,10 @@ func (s *loopySolver) position(u parentRef) uint64 {
 	if u.pos != noPos {
 		return u.pos
 	}
-	p, _ := s.set.Select(u.rank)
+	if s.dense {
+		return u.slot
+	}
+	p, _ := s.set.Select(u.slot)
 	return p
 }
 
@@ -461,6 +513,9 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 			lo := s.set.Rank(r.Lo)
 			for p := range s.set.Range(r.Lo, r.Hi) {
 				i := lo
+				if s.dense {
+					i = p
+				}
 				lo++
 				if wordRecord(s.state[i]).Value() != tiergame.Undecided {
 					continue
@@ -488,4 +543,44 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 		})
 	}
 	return eg.Wait()
+}
+
+// dedupTable is an open-addressing set for dedup, cleared after each use.
+type dedupTable struct {
+	slot [256]uint64 // position+1; 0 = empty
+	used [256]uint8
+}
+
+// dedup removes repeated values from xs in place, keeping the first of
+// each; small lists (the moves of one position) are the common case.
+func dedup(xs []uint64, t *dedupTable) []uint64 {
+	if len(xs) < 2 {
+		return xs
+	}
+	if len(xs) > 128 {
+		slices.Sort(xs)
+		return slices.Compact(xs)
+	}
+	out := xs[:0]
+	n := 0
+	for _, x := range xs {
+		h := uint8((x * 0x9E3779B97F4A7C15) >> 56)
+		for {
+			if t.slot[h] == 0 {
+				t.slot[h] = x + 1
+				t.used[n] = h
+				n++
+				out = append(out, x)
+				break
+			}
+			if t.slot[h] == x+1 {
+				break
+			}
+			h++
+		}
+	}
+	for _, h := range t.used[:n] {
+		t.slot[h] = 0
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -155,45 +156,41 @@ func qxPositions(n int, states []qxState, recs []refRec) func(func(refPos) bool)
 	}
 }
 
-// TestQuixoAgainstReference solves 3x3 Quixo with the game's parents
-// (tiergame.Unmover) and with the reverse index, checks both against the
-// reference on every reachable position, and checks that the two value
-// databases are identical.
+// TestQuixoAgainstReference solves 3x3 Quixo with Workers 1/Ranges 1,
+// Workers 2/Ranges 3 and Workers 2/Ranges 7 using the game's parents
+// (tiergame.Unmover), and with Workers 2/Ranges 3 using the reverse
+// index; it checks every run against the reference on every reachable
+// position, and that all runs are identical (level files, value
+// databases, manifest counts).
 func TestQuixoAgainstReference(t *testing.T) {
 	const n = 3
 	states, recs := qxSolve(n)
 	if recs[0] != (refRec{tiergame.Win, 7}) {
 		t.Errorf("reference start %v, want win in 7", recs[0])
 	}
-	var draws int
-	for _, r := range recs {
-		if r.v == tiergame.Draw {
-			draws++
-		}
-	}
-	t.Logf("3x3 reference: %d positions, %d draws, start %v", len(states), draws, recs[0])
+	t.Logf("3x3 reference: %d positions, start %v", len(states), recs[0])
 
 	var runs []*Run
-	for _, idx := range []bool{false, true} {
-		r := solveRun(t, "quixo", "size=3", Config{ReverseIndex: idx})
-		if s := r.Manifest.Start; s == nil || s.Value != recs[0].v.String() || s.Remoteness != recs[0].rem {
-			t.Errorf("ReverseIndex=%v: start %+v, reference %v", idx, s, recs[0])
-		}
-		checkAgainstRef(t, r, qxPositions(n, states, recs))
-		checkVerifies(t, r, uint64(len(states)))
-		runs = append(runs, r)
-	}
-	compareDBs(t, runs[0], runs[1])
-}
-
-// TestQuixoSequential is TestQuixoAgainstReference with one worker and one
-// range, where the retrograde propagation runs in one goroutine.
-func TestQuixoSequential(t *testing.T) {
-	const n = 3
-	states, recs := qxSolve(n)
-	for _, idx := range []bool{false, true} {
-		r := solveRun(t, "quixo", "size=3", Config{Workers: 1, Ranges: 1, ReverseIndex: idx})
-		checkAgainstRef(t, r, qxPositions(n, states, recs))
+	for _, cfg := range []Config{
+		{Workers: 1, Ranges: 1},
+		{Workers: 2, Ranges: 3},
+		{Workers: 2, Ranges: 7},
+		{Workers: 2, Ranges: 3, ReverseIndex: true},
+	} {
+		name := fmt.Sprintf("workers%d-ranges%d-reverseindex=%v", cfg.Workers, cfg.Ranges, cfg.ReverseIndex)
+		cfg.Dir = t.TempDir() // kept for the comparisons after the subtest
+		t.Run(name, func(t *testing.T) {
+			r := solveRun(t, "quixo", "size=3", cfg)
+			if s := r.Manifest.Start; s == nil || s.Value != recs[0].v.String() || s.Remoteness != recs[0].rem {
+				t.Errorf("start %+v, reference %v", s, recs[0])
+			}
+			checkAgainstRef(t, r, qxPositions(n, states, recs))
+			checkVerifies(t, r, uint64(len(states)))
+			if len(runs) > 0 {
+				compareRuns(t, runs[0], r)
+			}
+			runs = append(runs, r)
+		})
 	}
 }
 

@@ -178,9 +178,9 @@ func (g *randGame) reference() []refPos {
 // on one and on two workers, and compares every reachable position with
 // the reference; Verify must find the runs clean.
 func TestRandomGamesAgainstReference(t *testing.T) {
-	seeds := 40
+	seeds := 20
 	if testing.Short() || oracleRace {
-		seeds = 12
+		seeds = 8
 	}
 	var byValue [5]int
 	var loopyTies, loopyDraws, loopyLoses int

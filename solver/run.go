@@ -50,6 +50,38 @@ type Run struct {
 	Graph    *Graph
 	Manifest *Manifest
 	meter    *progress.Meter
+	saved    time.Time // when the manifest was last checkpointed
+	// obsolete are folders to remove once the manifest no longer needs
+	// them: merged partials go only after the merge is recorded.
+	obsolete []string
+}
+
+// checkpointEvery is how often a running job records its progress: files
+// are written without syncing each, and a checkpoint syncs the file system
+// once and then rewrites the manifest, so a crash loses at most this much
+// work and never leaves the manifest pointing at unsynced data.
+const checkpointEvery = 5 * time.Second
+
+// checkpoint makes what is done durable and records it in the manifest,
+// at most every checkpointEvery unless force is set.
+func (r *Run) checkpoint(force bool) error {
+	if !force && time.Since(r.saved) < checkpointEvery {
+		return nil
+	}
+	if err := atomicfile.SyncFS(r.Dir); err != nil {
+		return err
+	}
+	r.saved = time.Now()
+	if err := r.Manifest.save(r.Dir); err != nil {
+		return err
+	}
+	for _, dir := range r.obsolete {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	r.obsolete = nil
+	return nil
 }
 
 // Open prepares a run: it discovers the tier graph, creates the folder or
@@ -129,7 +161,7 @@ func (r *Run) Reach(ctx context.Context) error {
 		r.Manifest.Total += rec.Reachable
 	}
 	r.Log.Info("reachability done", "tiers", len(r.Graph.Tiers), "reachable", r.Manifest.Total, "seconds", time.Since(start).Seconds())
-	return r.Manifest.save(r.Dir)
+	return r.checkpoint(true)
 }
 
 // step reaches tier t (unless its level file is already there) and expands
@@ -161,19 +193,11 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 			return err
 		}
 	}
-	// The partials were written without syncing each: one sync of the
-	// file system makes them durable before the manifest says so.
-	if err := atomicfile.SyncFS(rc.Dir); err != nil {
-		return err
-	}
 	rec.Expanded = true
-	if err := rc.Manifest.save(rc.Dir); err != nil {
-		return err
+	if !rc.KeepPartials { // t's inputs, merged into its level file
+		rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
 	}
-	if !rc.KeepPartials { // t's inputs, now merged
-		return os.RemoveAll(filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
-	}
-	return nil
+	return rc.checkpoint(false)
 }
 
 // recordLevel writes tier t's full level file and records it.
@@ -185,6 +209,7 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 	o := rc.LevelOptions
 	o.Game = rc.Game.Name()
 	o.Workers = rc.Workers
+	o.NoSync = true // synced by the next checkpoint
 	res, err := levelfile.WriteFile(path, set, &o)
 	if err != nil {
 		return err
@@ -196,7 +221,7 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 	}
 	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, res.Count, fi, int(res.Header.Type)
 	rec.Expanded = false
-	return rc.Manifest.save(rc.Dir)
+	return rc.checkpoint(false)
 }
 
 // loadLevel reads tier t's full level file into a set over its hash space.

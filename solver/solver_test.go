@@ -56,3 +56,31 @@ func TestTicTacToe(t *testing.T) {
 		t.Fatalf("start %+v, want tie in 9", s)
 	}
 }
+
+func TestDedup(t *testing.T) {
+	var tab dedupTable
+	for _, tc := range []struct{ in, want []uint64 }{
+		{nil, nil},
+		{[]uint64{5}, []uint64{5}},
+		{[]uint64{3, 3}, []uint64{3}},
+		{[]uint64{1, 2, 1, 3, 2, 0, 0, ^uint64(0) - 1}, []uint64{1, 2, 3, 0, ^uint64(0) - 1}},
+	} {
+		got := dedup(append([]uint64(nil), tc.in...), &tab)
+		if len(got) != len(tc.want) {
+			t.Fatalf("dedup(%v) = %v", tc.in, got)
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Fatalf("dedup(%v) = %v", tc.in, got)
+			}
+		}
+	}
+	// Long lists and many collisions.
+	var xs []uint64
+	for i := range 200 {
+		xs = append(xs, uint64(i%70)<<56)
+	}
+	if got := dedup(xs, &tab); len(got) != 70 {
+		t.Fatalf("dedup of 70 distinct: %d", len(got))
+	}
+}

@@ -84,7 +84,7 @@ func (r *Run) Solve(ctx context.Context) error {
 	}
 	r.Manifest.Start = &StartRecord{Position: g.Format(r.Graph.Start, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}
 	r.Log.Info("solving done", "start", rec.String(), "seconds", time.Since(start).Seconds())
-	return r.Manifest.save(r.Dir)
+	return r.checkpoint(true)
 }
 
 // solveTier computes the records of tier t.
@@ -149,7 +149,7 @@ func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (
 // recordDB writes tier t's value database and records it.
 func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *solvedTier) error {
 	h, err := valuedb.Write(r.dbPath(t), valuedb.Header{Game: r.Game.Name(), Option: r.Game.Option(),
-		Tier: uint64(t), TierName: r.Game.TierName(t)}, st.recs, &valuedb.WriteOptions{Workers: r.Workers})
+		Tier: uint64(t), TierName: r.Game.TierName(t)}, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *solvedTier) error {
 	}
 	rec.Solved, rec.DB = true, fi
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
-	return r.Manifest.save(r.Dir)
+	return r.checkpoint(false)
 }
 
 // solveBytes estimates the peak memory of solving tier t: its set, records

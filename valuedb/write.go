@@ -20,6 +20,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type WriteOptions struct {
 	BlockRecords int // records per block; 0 means DefaultBlockRecords
 	Workers      int // compressing goroutines; 0 means GOMAXPROCS
+	// NoSync renames the file into place without syncing it, for callers
+	// that sync the file system once afterwards (atomicfile.SyncFS).
+	NoSync bool
 }
 
 // Write writes the records of a tier (indexed by rank) to path, atomically.
@@ -123,6 +126,9 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	trailer = append(trailer, trailerMagic...)
 	if _, err := f.Write(trailer); err != nil {
 		return h, err
+	}
+	if o.NoSync {
+		return h, f.CommitNoSync()
 	}
 	return h, f.Commit()
 }

@@ -52,7 +52,8 @@ func word(rec valuedb.Record, counter uint32) uint32 { return uint32(rec)<<count
 // absent marks, in dense mode, the words of positions that are not
 // reachable (a value code no record uses).
 const absent = uint32(7) << (13 + counterBits)
-func wordRecord(w uint32) valuedb.Record             { return valuedb.Record(w >> counterBits) }
+
+func wordRecord(w uint32) valuedb.Record { return valuedb.Record(w >> counterBits) }
 
 // entry is a queued position: its position and whether it is a candidate
 // (not yet assigned) rather than a position whose value is set.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,11 +78,8 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 		return nil, cli.UsageError("--game is required (see tierd games)")
 	}
 	g, err := games.New(*jf.game, *jf.option)
-	if err != nil {
-		if errors.Is(err, games.ErrUnknownGame) {
-			return nil, cli.UsageError("%v", err)
-		}
-		return nil, err
+	if err != nil { // an unknown game or a bad option: the command line is wrong
+		return nil, cli.UsageError("%v", err)
 	}
 	out := *jf.out
 	if out == "" {
@@ -142,6 +138,9 @@ func runGames(e *cli.Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected argument %q", fs.Arg(0))
 	}
 	if *asJSON {
 		return json.NewEncoder(e.Stdout).Encode(games.All())

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/internal/cli"
+)
+
+func tierd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
+	code = program.Run(e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestSolveQueryVerify(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := tierd(t, "reach", "--game", "tictactoe", "--out", dir, "--json")
+	if code != 0 {
+		t.Fatalf("reach: exit %d: %s", code, stderr)
+	}
+	var reach struct {
+		Game  string `json:"game"`
+		Tiers []struct {
+			Tier, Reachable uint64
+			Name            string
+			Type            int
+			Bytes           int64
+		} `json:"tiers"`
+		Total uint64 `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &reach); err != nil || reach.Game != "tictactoe" || reach.Total != 5478 || len(reach.Tiers) != 10 || reach.Tiers[9].Reachable != 78 || reach.Tiers[9].Bytes == 0 {
+		t.Fatalf("reach --json: %v %s", err, stdout)
+	}
+	code, stdout, stderr = tierd(t, "solve", "--game", "tictactoe", "--out", dir, "--json")
+	if code != 0 {
+		t.Fatalf("solve: exit %d: %s", code, stderr)
+	}
+	var solve struct {
+		Tiers []map[string]any `json:"tiers"`
+		Start struct {
+			Value      string `json:"value"`
+			Remoteness int    `json:"remoteness"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &solve); err != nil || solve.Start.Value != "tie" || solve.Start.Remoteness != 9 {
+		t.Fatalf("solve --json: %v %s", err, stdout)
+	}
+	for _, k := range []string{"tier", "reachable", "win", "lose", "tie", "draw"} {
+		if _, ok := solve.Tiers[0][k]; !ok {
+			t.Errorf("solve --json tier lacks %q", k)
+		}
+	}
+	// x to move can win at once: the win comes first among the moves.
+	code, stdout, stderr = tierd(t, "query", "--game", "tictactoe", "--db", dir, "--json", "xx-/oo-/---")
+	if code != 0 {
+		t.Fatalf("query: exit %d: %s", code, stderr)
+	}
+	var q struct {
+		Value      string `json:"value"`
+		Remoteness int    `json:"remoteness"`
+		Moves      []struct {
+			Move, Value string
+			Remoteness  int
+		} `json:"moves"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &q); err != nil || q.Value != "win" || q.Remoteness != 1 || q.Moves[0].Move != "c1" || q.Moves[0].Value != "win" {
+		t.Fatalf("query: %v %s", err, stdout)
+	}
+	if code, _, stderr := tierd(t, "verify", "--db", dir); code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, stderr)
+	}
+	// A damaged database fails verification with exit 1.
+	dbs, _ := filepath.Glob(filepath.Join(dir, "db", "*.vdb"))
+	b, _ := os.ReadFile(dbs[3])
+	b[len(b)/2] ^= 1
+	os.WriteFile(dbs[3], b, 0o644)
+	if code, _, stderr := tierd(t, "verify", "--db", dir); code != 1 || !strings.Contains(stderr, "SHA-256") {
+		t.Fatalf("verify of a damaged run: exit %d: %s", code, stderr)
+	}
+}
+
+func TestTierdErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"solve"}, 2, "--game is required"},
+		{[]string{"solve", "--game", "chess"}, 2, "unknown game"},
+		{[]string{"solve", "--game", "connect4", "--option", "width=9"}, 2, "width"},
+		{[]string{"reach", "--game", "tictactoe"}, 2, "--out DIR is required"},
+		{[]string{"solve", "--game", "connect4", "--out", dir, "--memory", "1MiB"}, 1, "largest tier hash space that fits"},
+		{[]string{"query", "--game", "tictactoe", "--db", dir, "xxx/ooo/xxx"}, 1, ""},
+		{[]string{"verify", "--db", filepath.Join(dir, "none")}, 1, "not a run folder"},
+		{[]string{"games", "extra"}, 2, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := tierd(t, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("tierd %v: exit %d, %q; want exit %d containing %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+}

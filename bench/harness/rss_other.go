@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+// peakRSS is unknown (0) where the system has no getrusage.
+func peakRSS(*os.ProcessState) int64 { return 0 }

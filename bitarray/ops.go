@@ -25,18 +25,6 @@ func word(ws []uint64, i uint64) uint64 {
 	return w
 }
 
-// orWord ORs the 64 bits of w into the range starting at bit index i; bits
-// that fall beyond the storage are dropped.
-func orWord(ws []uint64, i uint64, w uint64) {
-	wi, sh := i>>6, i&63
-	if wi < uint64(len(ws)) {
-		ws[wi] |= w << sh
-	}
-	if sh != 0 && wi+1 < uint64(len(ws)) {
-		ws[wi+1] |= w >> (64 - sh)
-	}
-}
-
 // Or adds the members of o to s. It fails, changing nothing, if o has a
 // member outside s's range.
 func (s *Set) Or(o *Set) error {
@@ -160,22 +148,25 @@ func (s *Set) wordFrom(src []uint64, p uint64) uint64 {
 // mask 0x80>>(j%8)) set means position pos+j is a member. Every set bit must
 // fall in s's range; OrMSB reports false, having added only the bits in
 // range, if one does not.
-func (s *Set) OrMSB(pos uint64, data []byte) bool {
-	ws := s.Words()
+func (s *Set) OrMSB(pos uint64, data []byte) bool { return s.orMSB(pos, data, false) }
+
+// OrMSBAtomic is OrMSB for sets that several goroutines fill at once.
+func (s *Set) OrMSBAtomic(pos uint64, data []byte) bool { return s.orMSB(pos, data, true) }
+
+func (s *Set) orMSB(pos uint64, data []byte, shared bool) bool {
 	ok := true
-	j := 0
-	for ; j+8 <= len(data); j += 8 {
-		w := bits.Reverse64(binary.BigEndian.Uint64(data[j:]))
-		if w == 0 {
-			continue
+	var buf [8]byte
+	for j := 0; j < len(data); j += 8 {
+		var w uint64
+		if j+8 <= len(data) {
+			w = binary.BigEndian.Uint64(data[j:])
+		} else {
+			buf = [8]byte{}
+			copy(buf[:], data[j:])
+			w = binary.BigEndian.Uint64(buf[:])
 		}
-		ok = s.orWordAt(ws, pos+uint64(j)*8, w) && ok
-	}
-	if j < len(data) {
-		var buf [8]byte
-		copy(buf[:], data[j:])
-		if w := bits.Reverse64(binary.BigEndian.Uint64(buf[:])); w != 0 {
-			ok = s.orWordAt(ws, pos+uint64(j)*8, w) && ok
+		if w = bits.Reverse64(w); w != 0 {
+			ok = s.orWordAt(pos+uint64(j)*8, w, shared) && ok
 		}
 	}
 	return ok
@@ -183,68 +174,7 @@ func (s *Set) OrMSB(pos uint64, data []byte) bool {
 
 // orWordAt ORs w as the membership bits of positions [p, p+64), reporting
 // whether all of its set bits were in range.
-func (s *Set) orWordAt(ws []uint64, p uint64, w uint64) bool {
-	ok := true
-	if p < s.base {
-		d := s.base - p
-		if d >= 64 || w&(1<<d-1) != 0 {
-			ok = false
-		}
-		if d >= 64 {
-			return false
-		}
-		w >>= d
-		p = s.base
-	}
-	i := p - s.base
-	if i >= s.n {
-		return false
-	}
-	if rem := s.n - i; rem < 64 {
-		if w>>rem != 0 {
-			ok = false
-		}
-		w &= 1<<rem - 1
-	}
-	orWord(ws, i, w)
-	return ok
-}
-
-// FromMSB returns the set over [base, base+nbits) whose BITARRAY form is data
-// (at least (nbits+7)/8 bytes; bits beyond nbits are ignored).
-func FromMSB(data []byte, base, nbits uint64) (*Set, error) {
-	if uint64(len(data)) < (nbits+7)/8 {
-		return nil, fmt.Errorf("bitarray: %d bytes hold fewer than %d bits", len(data), nbits)
-	}
-	s := New(base, nbits)
-	s.OrMSB(base, data[:(nbits+7)/8])
-	s.clearTail()
-	return s, nil
-}
-
-// OrMSBAtomic is OrMSB for sets that several goroutines fill at once.
-func (s *Set) OrMSBAtomic(pos uint64, data []byte) bool {
-	ok := true
-	var buf [8]byte
-	for j := 0; j < len(data); j += 8 {
-		chunk := data[j:min(j+8, len(data))]
-		var w uint64
-		if len(chunk) == 8 {
-			w = binary.BigEndian.Uint64(chunk)
-		} else {
-			buf = [8]byte{}
-			copy(buf[:], chunk)
-			w = binary.BigEndian.Uint64(buf[:])
-		}
-		if w = bits.Reverse64(w); w != 0 {
-			ok = s.orWordAtAtomic(pos+uint64(j)*8, w) && ok
-		}
-	}
-	return ok
-}
-
-// orWordAtAtomic is orWordAt with atomic word updates.
-func (s *Set) orWordAtAtomic(p uint64, w uint64) bool {
+func (s *Set) orWordAt(p uint64, w uint64, shared bool) bool {
 	ok := true
 	if p < s.base {
 		d := s.base - p
@@ -265,35 +195,32 @@ func (s *Set) orWordAtAtomic(p uint64, w uint64) bool {
 	}
 	ws := s.Words()
 	wi, sh := i>>6, i&63
-	if x := w << sh; x != 0 {
-		atomic.OrUint64(&ws[wi], x)
-	}
+	orInto(ws, wi, w<<sh, shared)
 	if sh != 0 && wi+1 < uint64(len(ws)) {
-		if x := w >> (64 - sh); x != 0 {
-			atomic.OrUint64(&ws[wi+1], x)
-		}
+		orInto(ws, wi+1, w>>(64-sh), shared)
 	}
 	return ok
 }
 
-// AddRangeAtomic is AddRange for sets that several goroutines fill at once.
-func (s *Set) AddRangeAtomic(lo, hi uint64) {
-	if lo > hi {
-		return
+// orInto ORs x into word k, atomically when shared.
+func orInto(ws []uint64, k uint64, x uint64, shared bool) {
+	switch {
+	case x == 0:
+	case shared:
+		atomic.OrUint64(&ws[k], x)
+	default:
+		ws[k] |= x
 	}
-	i, j := lo-s.base, hi-s.base
-	s.check(j)
-	ws := s.Words()
-	wi, wj := i>>6, j>>6
-	first := ^uint64(0) << (i & 63)
-	last := ^uint64(0) >> (63 - j&63)
-	if wi == wj {
-		atomic.OrUint64(&ws[wi], first&last)
-		return
+}
+
+// FromMSB returns the set over [base, base+nbits) whose BITARRAY form is data
+// (at least (nbits+7)/8 bytes; bits beyond nbits are ignored).
+func FromMSB(data []byte, base, nbits uint64) (*Set, error) {
+	if uint64(len(data)) < (nbits+7)/8 {
+		return nil, fmt.Errorf("bitarray: %d bytes hold fewer than %d bits", len(data), nbits)
 	}
-	atomic.OrUint64(&ws[wi], first)
-	for k := wi + 1; k < wj; k++ {
-		atomic.StoreUint64(&ws[k], ^uint64(0))
-	}
-	atomic.OrUint64(&ws[wj], last)
+	s := New(base, nbits)
+	s.OrMSB(base, data[:(nbits+7)/8])
+	s.clearTail()
+	return s, nil
 }

@@ -251,7 +251,12 @@ func (s *Set) SameMembers(o *Set) bool {
 }
 
 // AddRange makes every position in [lo, hi] (inclusive, in range) a member.
-func (s *Set) AddRange(lo, hi uint64) {
+func (s *Set) AddRange(lo, hi uint64) { s.addRange(lo, hi, false) }
+
+// AddRangeAtomic is AddRange for sets that several goroutines fill at once.
+func (s *Set) AddRangeAtomic(lo, hi uint64) { s.addRange(lo, hi, true) }
+
+func (s *Set) addRange(lo, hi uint64, shared bool) {
 	if lo > hi {
 		return
 	}
@@ -263,14 +268,18 @@ func (s *Set) AddRange(lo, hi uint64) {
 	first := ^uint64(0) << (i & 63)
 	last := ^uint64(0) >> (63 - j&63)
 	if wi == wj {
-		ws[wi] |= first & last
+		orInto(ws, wi, first&last, shared)
 		return
 	}
-	ws[wi] |= first
+	orInto(ws, wi, first, shared)
 	for k := wi + 1; k < wj; k++ {
-		ws[k] = ^uint64(0)
+		if shared {
+			atomic.StoreUint64(&ws[k], ^uint64(0))
+		} else {
+			ws[k] = ^uint64(0)
+		}
 	}
-	ws[wj] |= last
+	orInto(ws, wj, last, shared)
 }
 
 // check panics when index i is outside the range, as a slice index would.

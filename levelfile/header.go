@@ -43,40 +43,16 @@ func readHeader(br *bufio.Reader) (Header, error) {
 	if string(line) != "1" {
 		return h, formatError("start check bit: got %q, want \"1\"", truncate(line))
 	}
-	// Comments and blank lines, then the type.
-	for {
-		if line, err = readLine(br, "type line"); err != nil {
-			return h, err
-		}
-		if len(line) == 0 || line[0] == '#' {
-			if len(h.Comments) >= maxCommentLines {
-				return h, formatError("more than %d comment lines", maxCommentLines)
-			}
-			if len(line) > 0 {
-				h.Comments = append(h.Comments, string(line))
-			}
-			continue
-		}
-		break
+	// Comments and blank lines, then the type; more of them, then min/max.
+	if line, err = nextLine(br, &h, "type line"); err != nil {
+		return h, err
 	}
 	if len(line) != 1 || line[0] < '0' || line[0] > '3' {
 		return h, formatError("type line: got %q, want 0, 1, 2 or 3", truncate(line))
 	}
 	h.Type = Type(line[0] - '0')
-	for {
-		if line, err = readLine(br, "min/max line"); err != nil {
-			return h, err
-		}
-		if len(line) == 0 || line[0] == '#' {
-			if len(h.Comments) >= maxCommentLines {
-				return h, formatError("more than %d comment lines", maxCommentLines)
-			}
-			if len(line) > 0 {
-				h.Comments = append(h.Comments, string(line))
-			}
-			continue
-		}
-		break
+	if line, err = nextLine(br, &h, "min/max line"); err != nil {
+		return h, err
 	}
 	if err := parseRange(&h, line); err != nil {
 		return h, err
@@ -89,6 +65,26 @@ func readHeader(br *bufio.Reader) (Header, error) {
 		h.Empty = bytes.Equal(next, []byte{sep, '\n', '1'}) || bytes.Equal(next, []byte{sep, '1'})
 	}
 	return h, nil
+}
+
+// nextLine returns the next line that is neither blank nor a comment,
+// keeping the comments in h.
+func nextLine(br *bufio.Reader, h *Header, what string) ([]byte, error) {
+	for {
+		line, err := readLine(br, what)
+		if err != nil {
+			return nil, err
+		}
+		if len(line) > 0 && line[0] != '#' {
+			return line, nil
+		}
+		if len(h.Comments) >= maxCommentLines {
+			return nil, formatError("more than %d comment lines", maxCommentLines)
+		}
+		if len(line) > 0 {
+			h.Comments = append(h.Comments, string(line))
+		}
+	}
 }
 
 // parseRange parses "<min> <max> SEP" or "<min> <max> <lastZero> SEP".

@@ -227,31 +227,12 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	local := map[int][]entry{}
 	localTies := map[int][]entry{}
 	var edges []uint64
-	buf := make([]uint64, 4096)
 	moves := make([]tiergame.Child, 0, 64)
 	inTier := make([]uint64, 0, 64)
 	var seen dedupTable
 	last := 0
-	cursor := uint64(0)
-	if r.Lo > set.Base() {
-		cursor = r.Lo - set.Base()
-	}
-	rank := set.Rank(set.Base() + cursor)
-	for {
-		var ps []uint64
-		cursor, ps = set.NextMany(cursor, buf)
-		for i, p := range ps {
-			if p >= r.Hi {
-				ps, cursor = ps[:i], set.Len()
-				break
-			}
-		}
-		if len(ps) == 0 {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	rank := firstRank(set, r)
+	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			i := rank
 			if s.dense {
@@ -329,6 +310,10 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 		if s.done != nil {
 			s.done.Add(uint64(len(ps)))
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	s.queue.merge(local)
 	s.ties.merge(localTies)

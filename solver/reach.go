@@ -37,6 +37,44 @@ func SplitRanges(s *bitarray.Ranked, n int) []Range {
 	return append(out, Range{lo, s.Base() + s.Len()})
 }
 
+// eachBatch calls f with the members of set in r, ascending, in batches,
+// and stops early when ctx is cancelled or f fails.
+func eachBatch(ctx context.Context, set *bitarray.Set, r Range, f func(ps []uint64) error) error {
+	buf := make([]uint64, 4096)
+	cursor := uint64(0)
+	if r.Lo > set.Base() {
+		cursor = r.Lo - set.Base()
+	}
+	for {
+		var ps []uint64
+		cursor, ps = set.NextMany(cursor, buf)
+		if n := len(ps); n > 0 && ps[n-1] >= r.Hi {
+			ps = ps[:slices.IndexFunc(ps, func(p uint64) bool { return p >= r.Hi })]
+			cursor = set.Len() // this batch is the last
+		}
+		if len(ps) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f(ps); err != nil {
+			return err
+		}
+	}
+}
+
+// firstRank is the rank of the first member of set in r.
+func firstRank(set *bitarray.Ranked, r Range) uint64 {
+	if r.Lo <= set.Base() || set.Len() == 0 {
+		return 0
+	}
+	if r.Lo-set.Base() >= set.Len() {
+		return set.Total()
+	}
+	return set.Rank(r.Lo)
+}
+
 // Target is a set that ExpandRange adds children of one tier to.
 type Target struct {
 	Tier tiergame.Tier
@@ -51,27 +89,10 @@ type Target struct {
 // ChildTiers must list every tier its moves reach. It returns the number of
 // positions expanded, and adds to done (if not nil) as it goes.
 func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r Range, targets []Target, done *atomic.Uint64) (uint64, error) {
-	buf := make([]uint64, 4096)
 	children := make([]tiergame.Child, 0, 64)
 	var expanded uint64
-	cursor := uint64(0)
-	if r.Lo > set.Base() {
-		cursor = r.Lo - set.Base()
-	}
 	last := 0 // index of the target that matched last: children cluster by tier
-	for {
-		var ps []uint64
-		cursor, ps = set.NextMany(cursor, buf)
-		if n := len(ps); n > 0 && ps[n-1] >= r.Hi {
-			ps = ps[:slices.IndexFunc(ps, func(p uint64) bool { return p >= r.Hi })]
-			cursor = set.Len() // this batch is the last
-		}
-		if len(ps) == 0 {
-			return expanded, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return expanded, err
-		}
+	err := eachBatch(ctx, set, r, func(ps []uint64) error {
 		if done != nil {
 			done.Add(uint64(len(ps)))
 		}
@@ -86,13 +107,13 @@ func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bit
 				if targets[last].Tier != c.Tier {
 					last = slices.IndexFunc(targets, func(x Target) bool { return x.Tier == c.Tier })
 					if last < 0 {
-						return expanded, fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which ChildTiers(%d) does not list",
+						return fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which ChildTiers(%d) does not list",
 							g.Name(), t, p, c.Tier, t)
 					}
 				}
 				tg := targets[last]
 				if uint64(c.Pos) >= tg.Set.Len() {
-					return expanded, fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), c.Pos, c.Tier, tg.Set.Len())
+					return fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), c.Pos, c.Tier, tg.Set.Len())
 				}
 				if tg.Shared {
 					tg.Set.AddAtomic(uint64(c.Pos))
@@ -101,7 +122,9 @@ func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bit
 				}
 			}
 		}
-	}
+		return nil
+	})
+	return expanded, err
 }
 
 // reacher runs the reachability half of a run.

@@ -109,29 +109,10 @@ func (c *combiner) record() (valuedb.Record, error) {
 // children (all in solved child tiers) and stores it in out at the
 // member's rank. done, if not nil, counts positions as they are solved.
 func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids children, out []valuedb.Record, done *atomic.Uint64) error {
-	buf := make([]uint64, 4096)
 	moves := make([]tiergame.Child, 0, 64)
 	last := 0
-	cursor := uint64(0)
-	if r.Lo > set.Base() {
-		cursor = r.Lo - set.Base()
-	}
-	rank := set.Rank(set.Base() + cursor)
-	for {
-		var ps []uint64
-		cursor, ps = set.NextMany(cursor, buf)
-		for i, p := range ps {
-			if p >= r.Hi {
-				ps, cursor = ps[:i], set.Len()
-				break
-			}
-		}
-		if len(ps) == 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	rank := firstRank(set, r)
+	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
 			moves = cs
@@ -162,5 +143,6 @@ func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 		if done != nil {
 			done.Add(uint64(len(ps)))
 		}
-	}
+		return nil
+	})
 }

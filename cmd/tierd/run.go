@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -41,6 +42,14 @@ type jobFlags struct {
 	cpuProfile        *string
 }
 
+// job is an opened reach or solve run.
+type job struct {
+	run    *solver.Run
+	ctx    context.Context // cancelled by SIGINT/SIGTERM
+	asJSON bool
+	done   func() // stops the profile and the signal handling
+}
+
 func newJobFlags(fs *flag.FlagSet) *jobFlags {
 	return &jobFlags{
 		game:         fs.String("game", "", "game to solve (see tierd games)"),
@@ -70,6 +79,29 @@ func (jf *jobFlags) profile() (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startJob parses the flags of reach or solve, opens the run, and starts
+// the CPU profile and the signal handling.
+func startJob(e *cli.Env, name string, args []string) (*job, error) {
+	fs := program.FlagSet(e, program.Command(name))
+	jf := newJobFlags(fs)
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	r, err := jf.open(e, name == "solve")
+	if err != nil {
+		return nil, err
+	}
+	stopProfile, err := jf.profile()
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := signalContext()
+	return &job{run: r, ctx: ctx, asJSON: *jf.asJSON, done: func() { stop(); stopProfile() }}, nil
 }
 
 // open builds the game and opens the run.
@@ -173,27 +205,14 @@ type reachTier struct {
 }
 
 func runReach(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("reach"))
-	jf := newJobFlags(fs)
-	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.UsageError("unexpected argument %q", fs.Arg(0))
-	}
-	r, err := jf.open(e, false)
+	j, err := startJob(e, "reach", args)
 	if err != nil {
 		return err
 	}
-	stopProfile, err := jf.profile()
-	if err != nil {
-		return err
-	}
-	defer stopProfile()
-	ctx, stop := signalContext()
-	defer stop()
+	defer j.done()
+	r := j.run
 	start := time.Now()
-	if err := r.Reach(ctx); err != nil {
+	if err := r.Reach(j.ctx); err != nil {
 		return err
 	}
 	m := r.Manifest
@@ -201,7 +220,7 @@ func runReach(e *cli.Env, args []string) error {
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, reachTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Type: t.LevelType, Bytes: t.Level.Bytes})
 	}
-	if *jf.asJSON {
+	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -243,30 +262,17 @@ type startValue struct {
 }
 
 func runSolve(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("solve"))
-	jf := newJobFlags(fs)
-	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.UsageError("unexpected argument %q", fs.Arg(0))
-	}
-	r, err := jf.open(e, true)
+	j, err := startJob(e, "solve", args)
 	if err != nil {
 		return err
 	}
-	stopProfile, err := jf.profile()
-	if err != nil {
-		return err
-	}
-	defer stopProfile()
-	ctx, stop := signalContext()
-	defer stop()
+	defer j.done()
+	r := j.run
 	start := time.Now()
-	if err := r.Reach(ctx); err != nil {
+	if err := r.Reach(j.ctx); err != nil {
 		return err
 	}
-	if err := r.Solve(ctx); err != nil {
+	if err := r.Solve(j.ctx); err != nil {
 		return err
 	}
 	m := r.Manifest
@@ -275,7 +281,7 @@ func runSolve(e *cli.Env, args []string) error {
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
 	}
-	if *jf.asJSON {
+	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}
 	printSolve(e.Stdout, sum)

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -193,6 +194,7 @@ func TestQuixoAgainstReference(t *testing.T) {
 			}
 			checkAgainstRef(t, r, qxPositions(n, states, recs))
 			checkVerifies(t, r, uint64(len(states)))
+			checkUnreachable(t, r, "x:x../.../...") // X never moves twice in a row
 			if len(runs) > 0 {
 				compareRuns(t, runs[0], r)
 			}
@@ -239,4 +241,26 @@ func readDB(t testing.TB, r *Run, tier tiergame.Tier) ([]valuedb.Record, valuedb
 		t.Fatal(err)
 	}
 	return recs, db.Header()
+}
+
+// checkUnreachable checks that the oracle answers ErrUnreachable for a
+// position that parses but is not reachable, and an error for a hash
+// outside its tier.
+func checkUnreachable(t *testing.T, r *Run, text string) {
+	t.Helper()
+	o, err := OpenOracle(r.Dir, r.Game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	tier, pos, err := r.Game.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := o.Lookup(tier, pos); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("Lookup(%q) = %v, %v; want ErrUnreachable", text, rec, err)
+	}
+	if rec, err := o.Lookup(tier, tiergame.Position(r.Game.TierSize(tier))); err == nil {
+		t.Errorf("Lookup of hash %d in tier %s of %d hashes = %v, want an error", r.Game.TierSize(tier), r.Game.TierName(tier), r.Game.TierSize(tier), rec)
+	}
 }

@@ -176,10 +176,14 @@ func (g *randGame) reference() []refPos {
 // TestRandomGamesAgainstReference solves random tier games with loopy and
 // loop-free tiers, ties and draws, with and without the game's parents,
 // on one and on two workers, and compares every reachable position with
-// the reference; Verify must find the runs clean.
+// the reference; Verify must find the runs clean. TIERSOLVE_LONG=1 runs
+// 300 games.
 func TestRandomGamesAgainstReference(t *testing.T) {
 	seeds := 20
-	if testing.Short() || oracleRace {
+	switch {
+	case longTests():
+		seeds = 300
+	case testing.Short() || oracleRace:
 		seeds = 8
 	}
 	var byValue [5]int

@@ -35,7 +35,7 @@ type job struct {
 	// files in Dir (shared by the jobs of one density).
 	Density float64 `json:"density,omitempty"`
 	Bits    int     `json:"bits,omitempty"`
-	Variant string  `json:"variant,omitempty"` // level-write: auto, winner or naive
+	Variant string  `json:"variant,omitempty"` // level-write: auto, winner, exhaustive or naive
 	Type    int     `json:"type,omitempty"`    // level-write winner, level-read: the type
 	Count   uint64  `json:"count,omitempty"`   // level-merge: the members expected
 	Reps    int     `json:"reps,omitempty"`
@@ -162,14 +162,16 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// write times writing the tier as a real file in one of three ways.
+// write times writing the tier as a real file in one of four ways:
+// levelfile's race (auto), levelfile with only the winning type, levelfile
+// compressing all four types (exhaustive) and the naive baseline.
 func (j job) write() (result, error) {
 	s := j.tier()
 	name := writeFile(j.Dir)
 	var write func() (result, error)
 	switch j.Variant {
-	case "auto", "winner":
-		opts := &levelfile.WriteOptions{}
+	case "auto", "winner", "exhaustive":
+		opts := &levelfile.WriteOptions{Exhaustive: j.Variant == "exhaustive"}
 		if j.Variant == "winner" {
 			opts.Types = levelfile.Types(levelfile.Type(j.Type))
 		}

@@ -7,9 +7,9 @@
 // Suites:
 //
 //	level  write a random 2^26-position tier (50% and 1% dense) with
-//	       levelfile's race (auto), with only the winning type, and with
-//	       the naive baseline; read each type; merge 8 partial files with
-//	       1 and 2 workers
+//	       levelfile's race (auto), with only the winning type, with all
+//	       four types compressed (exhaustive), and with the naive baseline;
+//	       read each type; merge 8 partial files with 1 and 2 workers
 //	reach  reachability of Connect Four 5x4 (with -large also 5x5 and 6x4)
 //	       with 1 and 2 workers
 //	solve  reachability then solving, same boards, and the memoized
@@ -204,7 +204,7 @@ func (r *runner) levelSuite(ctx context.Context, cfg config, d float64) {
 		return // the other jobs need its files
 	}
 	var autoRow *writeRow
-	for _, v := range []string{"auto", "winner", "naive"} {
+	for _, v := range []string{"auto", "winner", "exhaustive", "naive"} {
 		j := base
 		j.Kind, j.Variant, j.Type = kindWrite, v, prep.Type
 		res, rss, err := r.run(ctx, j, fmt.Sprintf("level density %g: write %s", d, v))

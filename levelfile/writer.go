@@ -193,12 +193,31 @@ func WriteFileNamed(nameFor func(Type) string, s *bitarray.Set, opts *WriteOptio
 const spillBytes = 64 << 20
 
 // spillSink holds a candidate in memory, then in a pending atomic file once
-// it grows past spillBytes.
+// it grows past spillBytes. When the candidate finishes as the best so far,
+// it is written and synced to its pending file in the background while the
+// race goes on proving the others larger: the sync, often the slowest part
+// of writing a file, overlaps that work.
 type spillSink struct {
 	path   string
 	noSync bool
 	mem    memorySink
 	f      *atomicfile.File
+	synced chan error // set by finished; receives the background write's result
+}
+
+// finished starts writing and syncing the complete candidate.
+func (s *spillSink) finished() {
+	if s.noSync || s.synced != nil {
+		return
+	}
+	s.synced = make(chan error, 1)
+	go func() {
+		err := s.open()
+		if err == nil {
+			err = s.f.Sync()
+		}
+		s.synced <- err
+	}()
 }
 
 func (s *spillSink) add(b []byte) error {
@@ -214,8 +233,12 @@ func (s *spillSink) add(b []byte) error {
 	return s.mem.add(b)
 }
 
-// open moves the candidate from memory to a pending file.
+// open moves the candidate from memory to a pending file, if it is not
+// there yet.
 func (s *spillSink) open() error {
+	if s.f != nil {
+		return nil
+	}
 	f, err := atomicfile.Create(s.path)
 	if err != nil {
 		return err
@@ -232,10 +255,13 @@ func (s *spillSink) open() error {
 
 // commit writes the candidate under its path: sync, rename, sync directory.
 func (s *spillSink) commit() error {
-	if s.f == nil {
-		if err := s.open(); err != nil {
+	if s.synced != nil {
+		if err := <-s.synced; err != nil {
 			return err
 		}
+		s.synced = nil
+	} else if err := s.open(); err != nil {
+		return err
 	}
 	if s.noSync {
 		return s.f.CommitNoSync()
@@ -245,6 +271,10 @@ func (s *spillSink) commit() error {
 
 // discard removes the temporary file of a candidate that was not committed.
 func (s *spillSink) discard() {
+	if s.synced != nil {
+		<-s.synced
+		s.synced = nil
+	}
 	if s.f != nil {
 		s.f.Close()
 	}
@@ -516,6 +546,9 @@ func (r *race) finishChunk(c *cand, i int, crc uint32, rawLen int64, comp []byte
 				r.best.dead = true
 			}
 			r.best = c
+			if f, ok := c.sink.(interface{ finished() }); ok && !r.exh {
+				f.finished()
+			}
 		} else if !r.exh {
 			c.dead = true
 		}

@@ -371,6 +371,25 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 		if len(es) == 0 {
 			continue
 		}
+		// Candidates of this level get their value before any entry of
+		// the level propagates, or a parent reached through a decided
+		// entry first would take level+1 instead of its own level.
+		v := tiergame.Win
+		if q == &s.ties {
+			v = tiergame.Tie
+		}
+		kept := es[:0]
+		for _, e := range es {
+			if e.isCandidate() {
+				r, _ := s.slot(e.pos())
+				if !s.assign(r, valuedb.Make(v, level)) {
+					continue // decided earlier, at a lower level
+				}
+				e = determined(e.pos())
+			}
+			kept = append(kept, e)
+		}
+		es = kept
 		if level > valuedb.MaxRemoteness {
 			return fmt.Errorf("%s: tier %d: remoteness above %d", s.g.Name(), s.t, valuedb.MaxRemoteness)
 		}
@@ -399,15 +418,9 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 	}
 }
 
-// winLose handles an entry of the win/lose phase.
+// winLose propagates a position decided at level (candidates were
+// assigned by propagate) to its parents.
 func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef {
-	if e.isCandidate() {
-		// A win through a losing child in another tier, unless the
-		// position already has a value (then with a remoteness <= level).
-		if !s.assign(qr, valuedb.Make(tiergame.Win, level)) {
-			return scratch
-		}
-	}
 	rec := wordRecord(atomic.LoadUint32(&s.state[qr]))
 	scratch = src.parents(e.pos(), qr, scratch[:0])
 	for _, u := range scratch {
@@ -425,11 +438,8 @@ func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, l
 	return scratch
 }
 
-// tie handles an entry of the tie phase.
+// tie propagates a tie decided at level to its undecided parents.
 func (s *loopySolver) tie(e entry, level int, qr uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef {
-	if e.isCandidate() && !s.assign(qr, valuedb.Make(tiergame.Tie, level)) {
-		return scratch
-	}
 	scratch = src.parents(e.pos(), qr, scratch[:0])
 	for _, u := range scratch {
 		if s.assign(u.slot, valuedb.Make(tiergame.Tie, level+1)) {

@@ -137,6 +137,7 @@ func (r *Run) Reach(ctx context.Context) error {
 	r.meter = progress.New(r.Terminal, r.Log, "reach", int64(len(r.Graph.Tiers)), "tiers")
 	defer r.meter.Finish()
 	start := time.Now()
+	r.repairLevels()
 	for i, t := range r.Graph.Tiers {
 		rec := r.Manifest.tier(uint64(t))
 		r.meter.Set(int64(i), "tier "+g.TierName(t))
@@ -162,6 +163,26 @@ func (r *Run) Reach(ctx context.Context) error {
 	}
 	r.Log.Info("reachability done", "tiers", len(r.Graph.Tiers), "reachable", r.Manifest.Total, "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)
+}
+
+// repairLevels handles recorded level files that are missing or damaged:
+// their partials are gone (merged and removed), so the tier is rebuilt by
+// expanding its parents again, which the reach loop then does in order.
+func (r *Run) repairLevels() {
+	for _, t := range r.Graph.Tiers {
+		rec := r.Manifest.tier(uint64(t))
+		if !rec.Reached {
+			continue
+		}
+		if err := rec.Level.check(r.Dir, false); err != nil {
+			r.Log.Warn("level file missing or damaged: rebuilding the tier from its parents", "tier", r.Game.TierName(t), "error", err)
+			rec.Reached, rec.Expanded = false, false
+			for _, p := range r.Graph.Parents[t] {
+				r.Manifest.tier(uint64(p)).Expanded = false
+			}
+			os.RemoveAll(filepath.Join(r.Dir, "partials", fmt.Sprint(t)))
+		}
+	}
 }
 
 // step reaches tier t (unless its level file is already there) and expands
@@ -193,6 +214,14 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 			return err
 		}
 	}
+	// Children reached already (t was expanded again to rebuild another
+	// child) do not need the new partials.
+	for _, c := range rc.Graph.Children[t] {
+		if rc.Manifest.tier(uint64(c)).Reached {
+			old, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d-r*", t)))
+			rc.obsolete = append(rc.obsolete, old...)
+		}
+	}
 	rec.Expanded = true
 	if !rc.KeepPartials { // t's inputs, merged into its level file
 		rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
@@ -219,9 +248,27 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 	if err != nil {
 		return err
 	}
+	if rec.Level != nil && rec.Level.SHA256 != fi.SHA256 {
+		// A rebuilt tier that differs invalidates its values and those of
+		// every tier above it.
+		rc.unsolveUp(t)
+	}
 	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, res.Count, fi, int(res.Header.Type)
 	rec.Expanded = false
 	return rc.checkpoint(false)
+}
+
+// unsolveUp marks t and every tier it can be reached from unsolved.
+func (r *Run) unsolveUp(t tiergame.Tier) {
+	r.Manifest.Start = nil
+	rec := r.Manifest.tier(uint64(t))
+	if !rec.Solved {
+		return // tiers above an unsolved tier are unsolved too
+	}
+	rec.Solved = false
+	for _, p := range r.Graph.Parents[t] {
+		r.unsolveUp(p)
+	}
 }
 
 // loadLevel reads tier t's full level file into a set over its hash space.

@@ -77,6 +77,9 @@ func (o *WriteOptions) normalized() (WriteOptions, error) {
 	if n.Dialect != Spec && n.Dialect != Classic {
 		return n, fmt.Errorf("levelfile: unknown dialect %#02x", byte(n.Dialect))
 	}
+	if n.Types&^0xF != 0 {
+		return n, fmt.Errorf("levelfile: type set %#x names types beyond 3", uint8(n.Types))
+	}
 	if n.Level == 0 {
 		n.Level = DefaultLevel
 	}
@@ -114,8 +117,9 @@ type Candidate struct {
 }
 
 // Write encodes s as a level file to w, choosing the type as WriteOptions
-// says. With several candidate types the candidates are buffered in memory
-// (up to the size of the winner each); WriteFile uses temporary files.
+// says. The candidates are kept in memory while they race (each up to about
+// the winner's size, since a candidate stops once proven larger), and the
+// winner is then written to w.
 func Write(w io.Writer, s *bitarray.Set, opts *WriteOptions) (Result, error) {
 	o, err := opts.normalized()
 	if err != nil {

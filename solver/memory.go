@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -53,26 +54,71 @@ func (r *Run) reachBytes(t tiergame.Tier) uint64 {
 	return n + uint64(min(r.Workers, r.ranges()))*children + writerSlack
 }
 
-// checkMemory refuses a run whose largest step does not fit in the budget.
-func (r *Run) checkMemory() error {
-	var worst tiergame.Tier
-	var need uint64
+// Estimate is the memory a run needs, before anything is computed.
+type Estimate struct {
+	Tiers     int    // tiers in the game's tier graph
+	HashSpace uint64 // sum of the tiers' hash spaces
+	Largest   uint64 // the largest tier's hash space
+	// Need is the peak memory of the heaviest step, and Tier its tier.
+	Need uint64
+	Tier tiergame.Tier
+	// Budget is the memory available; Fits says whether Need <= Budget.
+	Budget uint64
+	Fits   bool
+	// LargestFit is the largest tier hash space that would fit the budget
+	// (see LargestTier).
+	LargestFit uint64
+}
+
+// Estimate computes the memory estimate of a run: counts are the reachable
+// ones where the manifest knows them, else whole hash spaces.
+func (r *Run) Estimate() Estimate {
+	e := Estimate{Tiers: len(r.Graph.Tiers), Budget: r.Memory, LargestFit: LargestTier(r.Memory, r.Workers)}
 	for _, t := range r.Graph.Tiers {
+		size := r.Game.TierSize(t)
+		e.HashSpace += size
+		e.Largest = max(e.Largest, size)
 		for _, n := range []uint64{r.reachBytes(t), r.solveBytes(t)} {
-			if n > need {
-				worst, need = t, n
+			if n > e.Need {
+				e.Tier, e.Need = t, n
 			}
 		}
 	}
-	if need <= r.Memory {
+	e.Fits = e.Need <= e.Budget
+	return e
+}
+
+// Plan builds the tier graph of cfg's game and estimates its memory,
+// without touching the disk.
+func Plan(cfg Config) (*Run, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Memory == 0 {
+		cfg.Memory = DefaultMemory()
+	}
+	gr, err := NewGraph(cfg.Game)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Config: cfg, Graph: gr}, nil
+}
+
+// checkMemory refuses a run whose heaviest step does not fit in the budget.
+func (r *Run) checkMemory() error {
+	e := r.Estimate()
+	if e.Fits {
 		return nil
 	}
 	return fmt.Errorf("%w: tier %s (hash space %d) needs about %s, more than the budget of %s; "+
 		"with this budget and %d workers the largest tier hash space that fits is about %d positions "+
 		"(use fewer workers, or a larger --memory if the machine has it)",
-		ErrTooBig, r.Game.TierName(worst), r.Game.TierSize(worst), bytesString(need), bytesString(r.Memory),
-		r.Workers, LargestTier(r.Memory, r.Workers))
+		ErrTooBig, r.Game.TierName(e.Tier), r.Game.TierSize(e.Tier), bytesString(e.Need), bytesString(r.Memory),
+		r.Workers, e.LargestFit)
 }
+
+// BytesString prints a byte count in GiB, MiB or bytes.
+func BytesString(n uint64) string { return bytesString(n) }
 
 // LargestTier is the largest tier hash space whose steps fit in memory with
 // the given workers, for a tier with one child tier of the same size

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -88,21 +87,14 @@ func (r *Run) checkpoint(force bool) error {
 // loads its manifest (which must be for the same game and option), and
 // checks that every step fits in memory.
 func Open(cfg Config) (*Run, error) {
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
-	if cfg.Memory == 0 {
-		cfg.Memory = DefaultMemory()
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	g := cfg.Game
-	gr, err := NewGraph(g)
+	r, err := Plan(cfg)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Config: cfg, Graph: gr}
+	g, gr := r.Game, r.Graph
 	if err := r.checkMemory(); err != nil {
 		return nil, err
 	}

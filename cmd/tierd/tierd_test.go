@@ -102,11 +102,29 @@ func TestTierdErrors(t *testing.T) {
 		{[]string{"query", "--game", "tictactoe", "--db", dir, "xxx/ooo/xxx"}, 1, ""},
 		{[]string{"verify", "--db", filepath.Join(dir, "none")}, 1, "not a run folder"},
 		{[]string{"games", "extra"}, 2, "unexpected argument"},
+		{[]string{"plan"}, 2, "need --game"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := tierd(t, tt.args...)
 		if code != tt.code || !strings.Contains(stderr, tt.want) {
 			t.Errorf("tierd %v: exit %d, %q; want exit %d containing %q", tt.args, code, stderr, tt.code, tt.want)
 		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	code, stdout, stderr := tierd(t, "plan", "--game", "connect4", "--option", "width=6,height=5", "--memory", "20GiB", "--json")
+	var p struct {
+		Tiers      int    `json:"tiers"`
+		Fits       bool   `json:"fits"`
+		LargestFit uint64 `json:"largest_tier_that_fits"`
+		Largest    uint64 `json:"largest_tier_hash_space"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || p.Tiers != 31 || !p.Fits || p.LargestFit < p.Largest {
+		t.Fatalf("plan 6x5: exit %d %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = tierd(t, "plan", "--game", "connect4")
+	if code != 0 || !strings.Contains(stdout, "does NOT fit") {
+		t.Fatalf("plan 7x6 should not fit: %s", stdout)
 	}
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+func init() {
+	program.Register(&cli.Command{Name: "plan", Run: runPlan,
+		Usage:   "plan --game NAME [--option K=V,...] [--workers N] [--memory SIZE] [--json]",
+		Summary: "estimate a run's memory before running it, and the largest tier that fits"})
+}
+
+type planJSON struct {
+	Game       string `json:"game"`
+	Option     string `json:"option"`
+	Tiers      int    `json:"tiers"`
+	HashSpace  uint64 `json:"hash_space"`
+	Largest    uint64 `json:"largest_tier_hash_space"`
+	NeedBytes  uint64 `json:"need_bytes"`
+	NeedTier   uint64 `json:"need_tier"`
+	Budget     uint64 `json:"budget_bytes"`
+	Fits       bool   `json:"fits"`
+	LargestFit uint64 `json:"largest_tier_that_fits"`
+}
+
+func runPlan(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("plan"))
+	game := fs.String("game", "", "game (see tierd games)")
+	option := fs.String("option", "", "game options, K=V,...")
+	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
+	memory := fs.String("memory", "", "memory budget, e.g. 16GiB (default: 80% of the machine)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if *game == "" || fs.NArg() > 0 {
+		return cli.UsageError("need --game and no arguments")
+	}
+	g, err := games.New(*game, *option)
+	if err != nil {
+		return cli.UsageError("%v", err)
+	}
+	mem, err := parseBytes(*memory)
+	if err != nil {
+		return cli.UsageError("--memory %q: %v", *memory, err)
+	}
+	r, err := solver.Plan(solver.Config{Game: g, Workers: *workers, Memory: mem})
+	if err != nil {
+		return err
+	}
+	est := r.Estimate()
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(planJSON{Game: g.Name(), Option: g.Option(), Tiers: est.Tiers,
+			HashSpace: est.HashSpace, Largest: est.Largest, NeedBytes: est.Need, NeedTier: uint64(est.Tier),
+			Budget: est.Budget, Fits: est.Fits, LargestFit: est.LargestFit})
+	}
+	verdict := "fits"
+	if !est.Fits {
+		verdict = "does NOT fit"
+	}
+	fmt.Fprintf(e.Stdout, "%s (%s): %d tiers, hash space %d positions (largest tier %d)\n",
+		g.Name(), g.Option(), est.Tiers, est.HashSpace, est.Largest)
+	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s; budget %s with %d workers: %s\n",
+		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(est.Budget), r.Workers, verdict)
+	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)
+	return nil
+}

@@ -306,6 +306,9 @@ func mpos(n uint64, secs float64) float64 { return float64(n) / secs / 1e6 }
 // RSS in bytes. A failure is logged and recorded in the report.
 func (r *runner) run(ctx context.Context, j job, what string) (result, int64, error) {
 	res, rss, err := r.runChild(ctx, j, what)
+	if err != nil && ctx.Err() != nil {
+		return res, rss, ctx.Err() // interrupted: runSuites says so once
+	}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
 		fmt.Fprintf(r.log, "harness: %v\n", err)
@@ -336,14 +339,14 @@ func (r *runner) runChild(ctx context.Context, j job, what string) (result, int6
 		rss = peakRSS(cmd.ProcessState)
 	}
 	if err != nil {
-		fmt.Fprintln(r.log, " failed")
+		fmt.Fprintln(r.log, " stopped")
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return res, rss, fmt.Errorf("%w: %s", err, msg)
 		}
 		return res, rss, err
 	}
 	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil {
-		fmt.Fprintln(r.log, " failed")
+		fmt.Fprintln(r.log, " stopped")
 		return res, rss, fmt.Errorf("child printed %q: %w", stdout.String(), err)
 	}
 	fmt.Fprintf(r.log, " %.1fs, peak RSS %s\n", wall.Seconds(), mib(rss))

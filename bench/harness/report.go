@@ -111,7 +111,10 @@ func (r *report) writeText(w io.Writer) error {
 		for _, s := range r.Solver {
 			reach, level, db := f2(s.ReachSec), fmt.Sprint(s.LevelBytes), f2(s.DBBytesPerP)
 			if s.Solver == "memo" {
-				reach, level, db = "-", "-", "-"
+				reach, level = "-", "-"
+			}
+			if s.DBBytes == 0 {
+				db = "-"
 			}
 			solve := f2(s.SolveSec)
 			if s.SolveSec == 0 {
@@ -187,13 +190,13 @@ type table struct {
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 func (t *table) print(w io.Writer) {
-	// Columns whose cells all start with a letter are text.
+	// A column with a cell that starts with a letter is text; the others
+	// (numbers, and "-" for nothing) are right-aligned.
 	text := make([]bool, len(t.head))
-	for c := range t.head {
-		text[c] = true
-		for _, row := range t.rows {
-			if v := row[c]; v != "" && v != "-" && v != "?" && !isLetter(v[0]) {
-				text[c] = false
+	for _, row := range t.rows {
+		for c, v := range row {
+			if v != "" && isLetter(v[0]) {
+				text[c] = true
 			}
 		}
 	}

@@ -139,9 +139,9 @@ func (r *Run) levelPath(t tiergame.Tier) string {
 }
 
 // partialDir holds the partial level files of child tier c made by
-// expanding tier p (in round k of p's closure when p is loopy).
-func (r *Run) partialDir(c, p tiergame.Tier, round int) string {
-	return filepath.Join(r.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d-r%d", p, round))
+// expanding tier p.
+func (r *Run) partialDir(c, p tiergame.Tier) string {
+	return filepath.Join(r.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d", p))
 }
 
 // reachTier produces tier t's full level file: the start position or the
@@ -182,13 +182,33 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 }
 
 // close adds to set everything reachable by moves inside loopy tier t,
-// expanding each position exactly once: its children in other tiers go to
-// partial files, its children in t to the next round.
+// expanding each position exactly once: its children in t go to the next
+// round, its children in other tiers to child sets that each worker keeps
+// across rounds. At the end each worker writes one partial level file per
+// child tier, its start value being the worker's number: for a loopy tier
+// a share is a worker's part of every round rather than one range.
 func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
+	if err := rc.preparePartials(t); err != nil {
+		return err
+	}
+	slots := make(chan []Target, rc.Workers)
+	for range rc.Workers {
+		slots <- nil // allocated on first use
+	}
 	frontier := set.Clone()
-	for round := 0; frontier.Count() > 0; round++ {
+	for frontier.Count() > 0 {
 		found := bitarray.New(0, set.Len())
-		if err := rc.expand(ctx, t, frontier, round, &Target{Tier: t, Set: found, Shared: true}); err != nil {
+		self := Target{Tier: t, Set: found, Shared: true}
+		err := rc.forRanges(ctx, frontier, func(ctx context.Context, r Range) error {
+			targets := <-slots
+			defer func() { slots <- targets }()
+			if targets == nil {
+				targets = rc.childTargets(t)
+			}
+			_, err := ExpandRange(ctx, rc.Game, t, frontier, r, append(targets[:len(targets):len(targets)], self), &rc.expanded)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		// The next frontier is what this round found that is new.
@@ -199,63 +219,84 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 		}
 		frontier = found
 	}
+	for k := range rc.Workers {
+		for _, tg := range <-slots {
+			if err := rc.writePartial(tg, t, uint64(k)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
 // expand runs ExpandRange over ranges of set on the workers and writes one
-// partial level file per range and child tier (other than t). self, if not
-// nil, receives the children inside t.
-func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set, round int, self *Target) error {
-	g := rc.Game
-	ranked := bitarray.NewRanked(set)
-	if ranked.Total() == 0 {
-		return nil
+// partial level file per range and child tier, named with the range's
+// start.
+func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
+	if err := rc.preparePartials(t); err != nil {
+		return err
 	}
-	children := rc.Graph.Children[t]
-	for _, c := range children {
-		dir := rc.partialDir(c, t, round)
-		if err := os.RemoveAll(dir); err != nil { // leftovers of a crashed run
+	return rc.forRanges(ctx, set, func(ctx context.Context, r Range) error {
+		targets := rc.childTargets(t)
+		if _, err := ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded); err != nil {
+			return err
+		}
+		for _, tg := range targets {
+			if err := rc.writePartial(tg, t, r.Lo); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// childTargets returns empty sets over the hash spaces of t's child tiers.
+func (rc *reacher) childTargets(t tiergame.Tier) []Target {
+	var targets []Target
+	for _, c := range rc.Graph.Children[t] {
+		targets = append(targets, Target{Tier: c, Set: bitarray.New(0, rc.Game.TierSize(c))})
+	}
+	return targets
+}
+
+// preparePartials empties the folders that expanding t writes partials to
+// (leftovers of a crashed run would otherwise join the merge).
+func (rc *reacher) preparePartials(t tiergame.Tier) error {
+	for _, c := range rc.Graph.Children[t] {
+		dir := rc.partialDir(c, t)
+		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	ranges := SplitRanges(ranked, rc.rangesFor(ranked.Total()))
+	return nil
+}
+
+// forRanges cuts the members of set into ranges and runs f on each, on
+// the workers.
+func (rc *reacher) forRanges(ctx context.Context, set *bitarray.Set, f func(context.Context, Range) error) error {
+	ranked := bitarray.NewRanked(set)
+	if ranked.Total() == 0 {
+		return nil
+	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.SetLimit(rc.Workers)
-	for _, rg := range ranges {
-		eg.Go(func() error {
-			targets := make([]Target, 0, len(children)+1)
-			for _, c := range children {
-				targets = append(targets, Target{Tier: c, Set: bitarray.New(0, g.TierSize(c))})
-			}
-			if self != nil {
-				targets = append(targets, *self)
-			}
-			_, err := ExpandRange(ctx, g, t, set, rg, targets, &rc.expanded)
-			if err != nil {
-				return err
-			}
-			for _, tg := range targets[:len(children)] {
-				if err := rc.writePartial(tg, t, rg.Lo, round); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	for _, r := range SplitRanges(ranked, rc.rangesFor(ranked.Total())) {
+		eg.Go(func() error { return f(ctx, r) })
 	}
 	return eg.Wait()
 }
 
 // writePartial writes one worker's children in tier tg.Tier as a partial
-// level file named with the start of its range.
-func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64, round int) error {
+// level file named with start, the start of its share.
+func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}
 	g := rc.Game
-	dir := rc.partialDir(tg.Tier, parent, round)
+	dir := rc.partialDir(tg.Tier, parent)
 	nameFor := func(typ levelfile.Type) string {
 		return filepath.Join(dir, levelfile.PartialName(g.Name(), g.Option(), uint64(tg.Tier), start, typ))
 	}

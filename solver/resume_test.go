@@ -133,7 +133,7 @@ func TestResume(t *testing.T) {
 						rec.Expanded = false
 						// A partial file of a crashed expansion.
 						for _, c := range base.Graph.Children[tier] {
-							junk := filepath.Join(base.partialDir(c, tier, 0), "junk.dat.gz")
+							junk := filepath.Join(base.partialDir(c, tier), "junk.dat.gz")
 							junk = filepath.Join(dir, mustRel(t, base.Dir, junk))
 							if err := os.WriteFile(junk, []byte("not a level file"), 0o644); err != nil {
 								t.Fatal(err)

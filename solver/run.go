@@ -202,7 +202,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 		return err
 	}
 	if !loopy {
-		if err := rc.expand(ctx, t, set, 0, nil); err != nil {
+		if err := rc.expand(ctx, t, set); err != nil {
 			return err
 		}
 	}
@@ -210,8 +210,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	// child) do not need the new partials.
 	for _, c := range rc.Graph.Children[t] {
 		if rc.Manifest.tier(uint64(c)).Reached {
-			old, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d-r*", t)))
-			rc.obsolete = append(rc.obsolete, old...)
+			rc.obsolete = append(rc.obsolete, rc.partialDir(c, t))
 		}
 	}
 	rec.Expanded = true

@@ -53,9 +53,8 @@ type Result struct {
 // renamed to name and the others are removed. The kept file is synced
 // before the rename and the directory after it, so the result is as
 // durable as levelfile.WriteFile's and the comparison is fair.
-func WriteFile(name string, s *bitarray.Set) (res Result, err error) {
-	res.Sizes = [4]int64{-1, -1, -1, -1}
-	res.Count = s.Count()
+func WriteFile(name string, s *bitarray.Set) (Result, error) {
+	res := Result{Sizes: [4]int64{-1, -1, -1, -1}, Count: s.Count()}
 	types := []levelfile.Type{levelfile.Type0, levelfile.Type1, levelfile.Type2, levelfile.Type3}
 	if res.Count == 0 {
 		types = types[:1]
@@ -115,6 +114,7 @@ func encodeFile(path string, s *bitarray.Set, t levelfile.Type) (int64, error) {
 	return st.Size(), f.Close()
 }
 
+// syncFile flushes a file, or a directory's entries, to stable storage.
 func syncFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {

@@ -16,7 +16,9 @@ import (
 )
 
 // DefaultLevel is the gzip level written unless WriteOptions.Level says
-// otherwise. See LAYOUT.md for the measurements behind it.
+// otherwise: on real level files it gives 7–16% smaller files than level 1
+// for under twice the CPU, where level 9 saves 3–4% more for 7–15 times the
+// CPU (LAYOUT.md has the measurements).
 const DefaultLevel = 6
 
 // TypeSet is a set of encodings for the writer to choose from. The zero

@@ -20,11 +20,11 @@
 // dialect). Readers detect the dialect from the byte that ends the min/max
 // line.
 //
-// Writing with TypeAuto keeps the smallest of the four compressed encodings
+// Writing keeps, by default, the smallest of the four compressed encodings
 // (ties go to the lower type) and always makes the same choice as compressing
-// all four: see WriteFile for how it avoids most of that work. Reading
-// streams: Reader.Next yields positions in batches, Reader.ReadInto fills a
-// bitarray.Set, and neither holds the file in memory. Hostile input gets an
+// all four: LAYOUT.md says how it avoids most of that work. Reading streams:
+// Reader.All and Reader.Runs iterate over the members, Reader.ReadInto fills
+// a bitarray.Set, and none holds the file in memory. Hostile input gets an
 // error wrapping ErrFormat (or ErrTooLarge past a limit), never a panic or an
 // allocation sized by the header alone.
 package levelfile

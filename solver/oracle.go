@@ -22,8 +22,10 @@ type Oracle struct {
 }
 
 type oracleTier struct {
-	set *bitarray.Ranked
-	db  *valuedb.DB
+	once sync.Once // loads the tier on its first query
+	err  error
+	set  *bitarray.Ranked
+	db   *valuedb.DB
 }
 
 // OpenOracle opens a solved run folder for game g.
@@ -47,37 +49,48 @@ func (o *Oracle) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, t := range o.tiers {
-		t.db.Close()
+		if t.db != nil {
+			t.db.Close()
+		}
 	}
 	o.tiers = nil
 	return nil
 }
 
+// tier returns tier t, loading it on first use. Loading one tier does not
+// hold up queries on others.
 func (o *Oracle) tier(t tiergame.Tier) (*oracleTier, error) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	if ot, ok := o.tiers[t]; ok {
-		return ot, nil
+	ot, ok := o.tiers[t]
+	if !ok {
+		ot = &oracleTier{}
+		o.tiers[t] = ot
 	}
+	o.mu.Unlock()
+	ot.once.Do(func() { ot.err = o.load(t, ot) })
+	return ot, ot.err
+}
+
+func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 	rec := o.run.Manifest.tier(uint64(t))
 	if rec == nil || !rec.Solved {
-		return nil, fmt.Errorf("tier %s is not in the solved run", o.Game.TierName(t))
+		return fmt.Errorf("tier %s is not in the solved run", o.Game.TierName(t))
 	}
 	set, err := o.run.loadLevel(t)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	db, err := valuedb.Open(o.run.dbPath(t))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ot := &oracleTier{set: bitarray.NewRanked(set), db: db}
-	if db.Header().Count != ot.set.Total() {
+	ranked := bitarray.NewRanked(set)
+	if db.Header().Count != ranked.Total() {
 		db.Close()
-		return nil, fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, ot.set.Total())
+		return fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, ranked.Total())
 	}
-	o.tiers[t] = ot
-	return ot, nil
+	ot.set, ot.db = ranked, db
+	return nil
 }
 
 // ErrUnreachable is returned for a position that is not reachable from the

@@ -162,16 +162,9 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)
 	}
-	if len(files) > 0 {
-		merged, err := levelfile.Merge(ctx, files, &levelfile.MergeOptions{Workers: rc.Workers})
-		if err != nil {
-			return nil, err
-		}
-		if merged.Len() > 0 {
-			if err := set.Or(merged); err != nil {
-				return nil, fmt.Errorf("tier %d: partial files hold positions beyond the tier's hash space: %w", t, err)
-			}
-		}
+	// Merge straight into the tier's set: one bit array, not two.
+	if err := levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: rc.Workers}); err != nil {
+		return nil, fmt.Errorf("tier %d: %w", t, err)
 	}
 	if rc.Graph.Loopy[t] {
 		if err := rc.close(ctx, t, set); err != nil {

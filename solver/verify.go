@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -65,7 +66,10 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		pending[t] = len(r.Graph.Parents[t])
 	}
 	var mu sync.Mutex
-	for _, t := range r.Graph.SolveOrder() {
+	r.meter = progress.New(r.Terminal, r.Log, "verify", int64(len(r.Graph.Tiers)), "tiers")
+	defer r.meter.Finish()
+	for i, t := range r.Graph.SolveOrder() {
+		r.meter.Set(int64(i), "tier "+r.Game.TierName(t))
 		rec := r.Manifest.tier(uint64(t))
 		st, err := r.loadSolved(t, cache)
 		if err != nil {

@@ -154,6 +154,34 @@ func (s *Set) OrMSB(pos uint64, data []byte) bool { return s.orMSB(pos, data, fa
 func (s *Set) OrMSBAtomic(pos uint64, data []byte) bool { return s.orMSB(pos, data, true) }
 
 func (s *Set) orMSB(pos uint64, data []byte, shared bool) bool {
+	full := len(data) &^ 7
+	// Fast path: the whole run of 8-byte words lies in range, so no word
+	// needs a bounds check; each lands at a fixed shift over two words.
+	if full > 0 && pos >= s.base && pos-s.base+uint64(full)*8 <= s.n {
+		i := pos - s.base
+		ws := s.Words()
+		k, sh := i>>6, i&63
+		for j := 0; j < full; j, k = j+8, k+1 {
+			w := binary.BigEndian.Uint64(data[j:])
+			if w == 0 {
+				continue
+			}
+			w = bits.Reverse64(w)
+			orInto(ws, k, w<<sh, shared)
+			if sh != 0 {
+				orInto(ws, k+1, w>>(64-sh), shared)
+			}
+		}
+		if full == len(data) {
+			return true
+		}
+		return s.orMSBSlow(pos+uint64(full)*8, data[full:], shared)
+	}
+	return s.orMSBSlow(pos, data, shared)
+}
+
+// orMSBSlow is orMSB with every word checked against the range.
+func (s *Set) orMSBSlow(pos uint64, data []byte, shared bool) bool {
 	ok := true
 	var buf [8]byte
 	for j := 0; j < len(data); j += 8 {

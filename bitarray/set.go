@@ -88,6 +88,21 @@ func (s *Set) Add(p uint64) {
 	s.bs.Words()[i>>6] |= 1 << (i & 63)
 }
 
+// AddSorted adds positions given in ascending order, all in range: the
+// bounds are checked once, on the first and the last.
+func (s *Set) AddSorted(ps []uint64) {
+	if len(ps) == 0 {
+		return
+	}
+	s.check(ps[0] - s.base)
+	s.check(ps[len(ps)-1] - s.base)
+	ws := s.Words()
+	for _, p := range ps {
+		i := p - s.base
+		ws[i>>6] |= 1 << (i & 63)
+	}
+}
+
 // AddAtomic is Add for sets that several goroutines fill at once.
 func (s *Set) AddAtomic(p uint64) {
 	i := p - s.base

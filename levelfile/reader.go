@@ -2,6 +2,7 @@ package levelfile
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -352,20 +353,29 @@ func decodeType0(h Header, src *dataSource, k sink) error {
 	return nil
 }
 
-// bitReader reads MSB-first bit fields from a dataSource.
+// bitReader reads MSB-first bit fields from a dataSource. The unread bits
+// are the top nacc bits of acc; below them acc may hold copies of the bits
+// that follow (a refill loads whole words), which the next refill ORs in
+// again unchanged.
 type bitReader struct {
 	src  *dataSource
 	cur  []byte
-	acc  uint64 // the low nacc bits are unread, oldest first
+	acc  uint64
 	nacc uint
 	eof  bool
-	read int64 // bytes taken from src
 }
 
-// fill loads bytes until at least n (<= 56) bits are buffered or the data
-// ends.
-func (br *bitReader) fill(n uint) error {
-	for br.nacc < n {
+// refill loads bytes until more than 56 bits are buffered or the data ends.
+func (br *bitReader) refill() error {
+	for br.nacc <= 56 {
+		if len(br.cur) >= 8 {
+			// A whole word at once: as many bytes as fit.
+			br.acc |= binary.BigEndian.Uint64(br.cur) >> br.nacc
+			n := (64 - br.nacc) >> 3
+			br.cur = br.cur[n:]
+			br.nacc += n * 8
+			return nil
+		}
 		if len(br.cur) == 0 {
 			if br.eof {
 				return nil
@@ -379,25 +389,29 @@ func (br *bitReader) fill(n uint) error {
 				return err
 			}
 			br.cur = b
+			continue
 		}
-		br.acc = br.acc<<8 | uint64(br.cur[0])
+		br.acc = br.acc&^(^uint64(0)>>br.nacc) | uint64(br.cur[0])<<(56-br.nacc)
 		br.cur = br.cur[1:]
 		br.nacc += 8
-		br.read++
 	}
 	return nil
 }
 
-// take returns the next n bits (n <= 56) and whether they were all there.
+// take returns the next n bits (1 <= n <= 56) and whether they were all
+// there.
 func (br *bitReader) take(n uint) (uint64, bool, error) {
-	if err := br.fill(n); err != nil {
-		return 0, false, err
-	}
 	if br.nacc < n {
-		return 0, false, nil
+		if err := br.refill(); err != nil {
+			return 0, false, err
+		}
+		if br.nacc < n {
+			return 0, false, nil
+		}
 	}
+	v := br.acc >> (64 - n)
+	br.acc <<= n
 	br.nacc -= n
-	v := br.acc >> br.nacc & (1<<n - 1)
 	return v, true, nil
 }
 
@@ -418,10 +432,18 @@ func (br *bitReader) field(width uint) (uint64, bool, error) {
 	return hi<<32 | lo, ok, err
 }
 
+// pending returns the buffered unread bits, right-aligned.
+func (br *bitReader) pending() uint64 {
+	if br.nacc == 0 {
+		return 0
+	}
+	return br.acc >> (64 - br.nacc)
+}
+
 // zeroTail reports whether the remaining bits are all zero and at most
 // limit in number, reading no further than needed to tell.
 func (br *bitReader) zeroTail(limit uint) (bool, error) {
-	if br.nacc > limit || br.nacc > 0 && br.acc&(1<<br.nacc-1) != 0 {
+	if br.nacc > limit || br.pending() != 0 {
 		return false, nil
 	}
 	n := br.nacc
@@ -458,19 +480,36 @@ func decodePacked(h Header, src *dataSource, k sink) error {
 	var n uint64
 	var prev uint64   // type 1: previous field; type 2: previous unreachable offset
 	next := uint64(0) // type 2: first offset not yet emitted
+	// Type 1's first field must be 0 (min is reachable); every other
+	// field of both types must exceed the one before.
+	strict := h.Type == Type2
 	for {
-		v, ok, err := br.field(width)
-		if err != nil {
-			return err
+		var v uint64
+		if br.nacc < width && len(br.cur) >= 8 { // refill by a word, inline
+			br.acc |= binary.BigEndian.Uint64(br.cur) >> br.nacc
+			k := (64 - br.nacc) >> 3
+			br.cur = br.cur[k:]
+			br.nacc += k * 8
 		}
-		if !ok {
-			// Fewer than width bits left: they are padding.
-			if br.nacc >= 8 || br.nacc > 0 && br.acc&(1<<br.nacc-1) != 0 {
-				return formatError("type %d: padding after field %d is not zero or longer than a byte", h.Type, n)
+		if br.nacc >= width { // the common case, inline
+			v = br.acc >> (64 - width)
+			br.acc <<= width
+			br.nacc -= width
+		} else {
+			var ok bool
+			var err error
+			if v, ok, err = br.field(width); err != nil {
+				return err
 			}
-			break
+			if !ok {
+				// Fewer than width bits left: they are padding.
+				if br.nacc >= 8 || br.pending() != 0 {
+					return formatError("type %d: padding after field %d is not zero or longer than a byte", h.Type, n)
+				}
+				break
+			}
 		}
-		if (h.Type == Type1 && n > 0 || h.Type == Type2) && v <= prev || h.Type == Type1 && n == 0 && v != 0 {
+		if strict && v <= prev || !strict && v != 0 {
 			// The end of the list: this field and all that follows must be
 			// zero, and together shorter than a byte.
 			if v != 0 {
@@ -486,6 +525,7 @@ func decodePacked(h Header, src *dataSource, k sink) error {
 			}
 			break
 		}
+		strict = true
 		if v > last {
 			return formatError("type %d: offset %d above max−min %d", h.Type, v, last)
 		}
@@ -585,9 +625,7 @@ func (k setSink) points(ps []uint64) error {
 		}
 		return nil
 	}
-	for _, p := range ps {
-		k.s.Add(p)
-	}
+	k.s.AddSorted(ps)
 	return nil
 }
 

@@ -8,6 +8,11 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 )
 
+// probeRaw is the size of a candidate's first chunk, which the race
+// compresses first for every candidate to learn its compression ratio: small,
+// so that candidates that will lose cost little to probe.
+const probeRaw = chunkRaw / 16
+
 // chunkRaw is the target size of a raw chunk. It sets the granularity of
 // parallel compression and of the candidate race, and (slightly) the
 // compressed size, so it is a constant of the format writer, not an option.
@@ -35,9 +40,8 @@ type plan struct {
 	raw     int64 // total raw bytes (header, data, trailer)
 	slack   int64 // subtracted once from the sum of the chunks' bounds
 
-	// Types 0-2: items per chunk, whether items are non-members, and how
-	// many chunk starts are known (see startChunk).
-	per        uint64
+	// Types 0-2: whether items are non-members, and how many chunk starts
+	// are known (see startChunk).
 	complement bool
 	planned    int
 }
@@ -91,16 +95,16 @@ func newPlan(st stats, t Type, d Dialect, game string) *plan {
 		p.planned = 1
 	case h.Type == Type0:
 		digits := uint64(len(strconv.FormatUint(st.max, 10)))
-		p.itemChunks(st.min, st.max, st.count, max(1, chunkRaw/(digits+1)), false)
+		p.itemChunks(st.min, st.max, st.count, max(1, chunkRaw/(digits+1)), 1, false)
 	case h.Type == Type1:
-		p.itemChunks(st.min, st.max, st.count, p.packedItemsPerChunk(), false)
+		p.itemChunks(st.min, st.max, st.count, p.packedItemsPerChunk(), 8, false)
 	case h.Type == Type2:
 		gaps := st.max - st.min + 1 - st.count // fits: both are at most 2^64-1 apart
-		p.itemChunks(st.min, st.max, gaps, p.packedItemsPerChunk(), true)
+		p.itemChunks(st.min, st.max, gaps, p.packedItemsPerChunk(), 8, true)
 	case h.Type == Type3:
 		nbytes := (st.max-st.min)/8 + 1
-		for off := uint64(0); off < nbytes; off += chunkRaw {
-			p.chunks = append(p.chunks, chunk{from: off, n: min(chunkRaw, nbytes-off)})
+		for off, size := uint64(0), uint64(probeRaw); off < nbytes; off, size = off+size, chunkRaw {
+			p.chunks = append(p.chunks, chunk{from: off, n: min(size, nbytes-off)})
 		}
 		p.planned = len(p.chunks)
 	}
@@ -115,18 +119,20 @@ func (p *plan) packedItemsPerChunk() uint64 {
 }
 
 // itemChunks cuts n items (members, or non-members of [lo, hi] when
-// complement) into chunks of per items. Only the first chunk's start is
-// found now; startChunk finds the others as the race reaches them, so a
-// candidate cut off early never scans the whole set.
-func (p *plan) itemChunks(lo, hi, n, per uint64, complement bool) {
+// complement) into chunks of per items, the first a probe of per/16 (all
+// multiples of align). Only the first chunk's start is found now;
+// startChunk finds the others as the race reaches them, so a candidate cut
+// off early never scans the whole set.
+func (p *plan) itemChunks(lo, hi, n, per, align uint64, complement bool) {
 	if n == 0 {
 		p.chunks = []chunk{{}}
 		p.planned = 1
 		return
 	}
-	p.per, p.complement = per, complement
-	for k := uint64(0); k < n; k += per {
-		p.chunks = append(p.chunks, chunk{n: min(per, n-k)})
+	p.complement = complement
+	probe := max(align, per*probeRaw/chunkRaw/align*align)
+	for k, size := uint64(0), probe; k < n; k, size = k+size, per {
+		p.chunks = append(p.chunks, chunk{n: min(size, n-k)})
 	}
 	p.chunks[0].from = p.nextItem(lo, 0)
 	p.planned = 1

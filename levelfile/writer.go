@@ -446,7 +446,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 // work hands out chunks until the race is decided.
 func (r *race) work(ctx context.Context) {
 	buf := make([]byte, 0, chunkRaw+64<<10)
-	var out bytes.Buffer
+	out := new(bytes.Buffer)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
@@ -475,8 +475,16 @@ func (r *race) work(ctx context.Context) {
 		buf = c.plan.encode(buf[:0], i)
 		crc := chunkCRC(buf)
 		out.Reset()
-		err := compressChunk(&out, buf, r.level, i == len(c.plan.chunks)-1)
-		comp := bytes.Clone(out.Bytes())
+		err := compressChunk(out, buf, r.level, i == len(c.plan.chunks)-1)
+		// Hand over the buffer itself when it is mostly full (data that
+		// hardly compresses), or a right-sized copy.
+		var comp []byte
+		if out.Len() > out.Cap()/2 {
+			comp = out.Bytes()
+			out = bytes.NewBuffer(make([]byte, 0, out.Cap()))
+		} else {
+			comp = bytes.Clone(out.Bytes())
+		}
 
 		r.mu.Lock()
 		r.active--

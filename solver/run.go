@@ -32,7 +32,9 @@ type Config struct {
 	// machine's memory. A run that cannot fit is refused before it starts.
 	Memory uint64
 	// LevelOptions are used for full level files (default: the smallest
-	// of the four types), PartialOptions for partial ones.
+	// of the four types at levelfile.DefaultLevel), PartialOptions for
+	// partial ones (default: the smallest at gzip level 1, since a partial
+	// is read once, by its merge).
 	LevelOptions, PartialOptions levelfile.WriteOptions
 	// ReverseIndex solves loopy tiers with a reverse index of their moves
 	// even when the game can generate parents (for tests and comparison).
@@ -89,6 +91,10 @@ func (r *Run) checkpoint(force bool) error {
 func Open(cfg Config) (*Run, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PartialOptions.Level == 0 {
+		// Partials are read once, by the merge: compress them fast.
+		cfg.PartialOptions.Level = 1
 	}
 	r, err := Plan(cfg)
 	if err != nil {

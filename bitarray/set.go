@@ -298,8 +298,14 @@ func (s *Set) addRange(lo, hi uint64, shared bool) {
 }
 
 // check panics when index i is outside the range, as a slice index would.
+// It is small enough to inline into Add and Test; the panic is not.
 func (s *Set) check(i uint64) {
 	if i >= s.n {
-		panic(fmt.Sprintf("bitarray: position %d outside [%d, %d+%d)", s.base+i, s.base, s.base, s.n))
+		s.outOfRange(i)
 	}
+}
+
+//go:noinline
+func (s *Set) outOfRange(i uint64) {
+	panic(fmt.Sprintf("bitarray: position %d outside [%d, %d+%d)", s.base+i, s.base, s.base, s.n))
 }

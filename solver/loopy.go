@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -552,6 +553,16 @@ type dedupTable struct {
 func dedup(xs []uint64, t *dedupTable) []uint64 {
 	if len(xs) < 2 {
 		return xs
+	}
+	if len(xs) <= 64 {
+		// Usually the values differ in their low 6 bits already.
+		var seen uint64
+		for _, x := range xs {
+			seen |= 1 << (x & 63)
+		}
+		if bits.OnesCount64(seen) == len(xs) {
+			return xs
+		}
 	}
 	if len(xs) > 128 {
 		slices.Sort(xs)

@@ -105,13 +105,12 @@ func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bit
 			}
 			for _, c := range cs {
 				if targets[last].Tier != c.Tier {
-					last = slices.IndexFunc(targets, func(x Target) bool { return x.Tier == c.Tier })
-					if last < 0 {
+					if last = targetIndex(targets, c.Tier); last < 0 {
 						return fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which ChildTiers(%d) does not list",
 							g.Name(), t, p, c.Tier, t)
 					}
 				}
-				tg := targets[last]
+				tg := &targets[last]
 				if uint64(c.Pos) >= tg.Set.Len() {
 					return fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), c.Pos, c.Tier, tg.Set.Len())
 				}
@@ -125,6 +124,16 @@ func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bit
 		return nil
 	})
 	return expanded, err
+}
+
+// targetIndex returns the index of tier t's target, or -1.
+func targetIndex(targets []Target, t tiergame.Tier) int {
+	for i := range targets {
+		if targets[i].Tier == t {
+			return i
+		}
+	}
+	return -1
 }
 
 // reacher runs the reachability half of a run.
@@ -184,36 +193,55 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 	if err := rc.preparePartials(t); err != nil {
 		return err
 	}
-	slots := make(chan []Target, rc.Workers)
-	for range rc.Workers {
-		slots <- nil // allocated on first use
+	// A worker's slot: its child sets, kept across rounds, and its set
+	// of positions found inside t in the current round (per worker, so
+	// adding to it needs no atomic operations).
+	type slot struct {
+		children []Target
+		found    *bitarray.Set
+	}
+	slots := make(chan *slot, rc.Workers)
+	all := make([]*slot, rc.Workers)
+	for k := range all {
+		all[k] = &slot{}
+		slots <- all[k]
 	}
 	frontier := set.Clone()
 	for frontier.Count() > 0 {
-		found := bitarray.New(0, set.Len())
-		self := Target{Tier: t, Set: found, Shared: true}
 		err := rc.forRanges(ctx, frontier, func(ctx context.Context, r Range) error {
-			targets := <-slots
-			defer func() { slots <- targets }()
-			if targets == nil {
-				targets = rc.childTargets(t)
+			sl := <-slots
+			defer func() { slots <- sl }()
+			if sl.found == nil { // first use
+				sl.children = rc.childTargets(t)
+				sl.found = bitarray.New(0, set.Len())
 			}
-			_, err := ExpandRange(ctx, rc.Game, t, frontier, r, append(targets[:len(targets):len(targets)], self), &rc.expanded)
+			targets := append(sl.children[:len(sl.children):len(sl.children)], Target{Tier: t, Set: sl.found})
+			_, err := ExpandRange(ctx, rc.Game, t, frontier, r, targets, &rc.expanded)
 			return err
 		})
 		if err != nil {
 			return err
 		}
 		// The next frontier is what this round found that is new.
-		fw, sw := found.Words(), set.Words()
-		for i := range fw {
-			fw[i] &^= sw[i]
-			sw[i] |= fw[i]
+		next := bitarray.New(0, set.Len())
+		nw, sw := next.Words(), set.Words()
+		for _, sl := range all {
+			if sl.found == nil {
+				continue
+			}
+			fw := sl.found.Words()
+			for i, w := range fw {
+				nw[i] |= w &^ sw[i]
+				fw[i] = 0
+			}
 		}
-		frontier = found
+		for i, w := range nw {
+			sw[i] |= w
+		}
+		frontier = next
 	}
-	for k := range rc.Workers {
-		for _, tg := range <-slots {
+	for k, sl := range all {
+		for _, tg := range sl.children {
 			if err := rc.writePartial(tg, t, uint64(k)); err != nil {
 				return err
 			}

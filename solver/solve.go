@@ -23,18 +23,54 @@ import (
 //
 // So a player prefers Win, then Tie, then Draw, then Lose.
 
-// valueBytes is the memory per reachable position of a tier's records.
-const valueBytes = 2
+// valueBytes is the memory per reachable position of a tier's records
+// (2 by rank, and up to 4 more by position for tiers that are mostly
+// reachable: see newSolvedTier).
+const valueBytes = 6
 
 // solvedTier is a solved tier in memory, for lookups by its parents.
 type solvedTier struct {
 	tier tiergame.Tier
 	set  *bitarray.Ranked
-	recs []valuedb.Record
+	recs []valuedb.Record // by rank
+	// byPos, when set, holds the records by position (noRecord where a
+	// position is not reachable): a lookup is one array access instead of
+	// a rank computation. Kept for tiers whose hash space is small or
+	// mostly reachable, where it costs little memory more than recs.
+	byPos []valuedb.Record
+}
+
+// noRecord marks unreachable positions in solvedTier.byPos: a value code
+// no record uses.
+const noRecord = valuedb.Record(7 << 13)
+
+// newSolvedTier indexes a solved tier for lookups.
+func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record) *solvedTier {
+	st := &solvedTier{tier: t, set: set, recs: recs}
+	size := set.Len()
+	if size <= denseLimit || size/2 <= set.Total() {
+		st.byPos = make([]valuedb.Record, size)
+		for i := range st.byPos {
+			st.byPos[i] = noRecord
+		}
+		rank := 0
+		for p := range set.All() {
+			st.byPos[p-set.Base()] = recs[rank]
+			rank++
+		}
+	}
+	return st
 }
 
 // lookup returns the record of position p of the tier.
 func (s *solvedTier) lookup(p tiergame.Position) (valuedb.Record, bool) {
+	if s.byPos != nil {
+		if i := uint64(p) - s.set.Base(); i < uint64(len(s.byPos)) {
+			r := s.byPos[i]
+			return r, r != noRecord
+		}
+		return 0, false
+	}
 	r, ok := s.set.Lookup(uint64(p))
 	if !ok {
 		return 0, false

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -44,21 +46,31 @@ type solvedTier struct {
 // no record uses.
 const noRecord = valuedb.Record(7 << 13)
 
-// newSolvedTier indexes a solved tier for lookups.
-func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record) *solvedTier {
+// newSolvedTier indexes a solved tier for lookups, on workers goroutines.
+func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) *solvedTier {
 	st := &solvedTier{tier: t, set: set, recs: recs}
 	size := set.Len()
-	if size <= denseLimit || size/2 <= set.Total() {
-		st.byPos = make([]valuedb.Record, size)
-		for i := range st.byPos {
-			st.byPos[i] = noRecord
-		}
-		rank := 0
-		for p := range set.All() {
-			st.byPos[p-set.Base()] = recs[rank]
-			rank++
-		}
+	if size > denseLimit && size/2 > set.Total() {
+		return st
 	}
+	st.byPos = make([]valuedb.Record, size)
+	var eg errgroup.Group
+	eg.SetLimit(workers)
+	for _, r := range SplitRanges(set, workers) {
+		eg.Go(func() error {
+			lo, hi := r.Lo-set.Base(), r.Hi-set.Base()
+			for i := lo; i < hi; i++ {
+				st.byPos[i] = noRecord
+			}
+			rank := firstRank(set, r)
+			for p := range set.Range(r.Lo, r.Hi) {
+				st.byPos[p-set.Base()] = recs[rank]
+				rank++
+			}
+			return nil
+		})
+	}
+	eg.Wait()
 	return st
 }
 

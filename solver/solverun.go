@@ -116,7 +116,7 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	if err != nil {
 		return nil, err
 	}
-	return newSolvedTier(t, ranked, recs), nil
+	return newSolvedTier(t, ranked, recs, r.Workers), nil
 }
 
 // loadSolved returns a solved tier from the cache or from its files.
@@ -141,7 +141,7 @@ func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (
 	if err != nil {
 		return nil, err
 	}
-	st := newSolvedTier(t, ranked, recs)
+	st := newSolvedTier(t, ranked, recs, r.Workers)
 	cache[t] = st
 	return st, nil
 }

@@ -84,3 +84,31 @@ func TestDedup(t *testing.T) {
 		t.Fatalf("dedup of 70 distinct: %d", len(got))
 	}
 }
+
+// TestVerifyEveryBundledGame solves a variant of every bundled game and
+// runs Verify on it: every stored value must follow from its children.
+func TestVerifyEveryBundledGame(t *testing.T) {
+	for _, c := range []struct{ game, option string }{
+		{"tictactoe", ""},
+		{"connect4", "width=4,height=4"},
+		{"quixo", "size=3"},
+	} {
+		t.Run(c.game, func(t *testing.T) {
+			r := newRun(t, c.game, c.option, Config{})
+			if err := r.Reach(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Solve(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := r.Verify(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() || rep.Positions != r.Manifest.Total {
+				t.Fatalf("verify: %d mismatches %v, file errors %v, %d of %d positions checked",
+					rep.Mismatches, rep.Examples, rep.FileErrors, rep.Positions, r.Manifest.Total)
+			}
+		})
+	}
+}

@@ -296,25 +296,30 @@ func (p *plan) encode(dst []byte, i int) []byte {
 	return dst
 }
 
+// itemWord returns word wi of the set's items: the members (or the
+// non-members, for type 2) of [Min, Max] at or after index from.
+func (p *plan) itemWord(wi, from uint64) uint64 {
+	w := p.set.Words()[wi]
+	if p.complement {
+		w = ^w
+	}
+	if wi == from>>6 {
+		w &^= 1<<(from&63) - 1
+	}
+	if end := p.h.Max - p.set.Base(); wi == end>>6 {
+		w &= ^uint64(0) >> (63 - end&63)
+	}
+	return w
+}
+
 // eachItem calls f for each item of chunk c in order: members from c.from,
 // or non-members of [Min, Max] when complement.
 func (p *plan) eachItem(c chunk, f func(uint64)) {
-	ws := p.set.Words()
 	base := p.set.Base()
 	left := c.n
 	i := c.from - base
-	end := p.h.Max - base // inclusive
 	for wi := i >> 6; left > 0; wi++ {
-		w := ws[wi]
-		if p.complement {
-			w = ^w
-		}
-		if wi == i>>6 {
-			w &^= 1<<(i&63) - 1
-		}
-		if wi == end>>6 {
-			w &= ^uint64(0) >> (63 - end&63)
-		}
+		w := p.itemWord(wi, i)
 		for ; w != 0 && left > 0; left-- {
 			f(base + wi*64 + uint64(bits.TrailingZeros64(w)))
 			w &= w - 1
@@ -337,7 +342,6 @@ func (p *plan) encodePacked(dst []byte, c chunk) []byte {
 	if p.width > 32 {
 		return p.encodeWide(dst, c)
 	}
-	ws := p.set.Words()
 	base := p.set.Base()
 	width := p.width
 	shift := 64 - width
@@ -346,18 +350,8 @@ func (p *plan) encodePacked(dst []byte, c chunk) []byte {
 	var n uint     // how many
 	left := c.n
 	i := c.from - base
-	end := p.h.Max - base
 	for wi := i >> 6; left > 0; wi++ {
-		w := ws[wi]
-		if p.complement {
-			w = ^w
-		}
-		if wi == i>>6 {
-			w &^= 1<<(i&63) - 1
-		}
-		if wi == end>>6 {
-			w &= ^uint64(0) >> (63 - end&63)
-		}
+		w := p.itemWord(wi, i)
 		for ; w != 0 && left > 0; left-- {
 			v := wi*64 + uint64(bits.TrailingZeros64(w)) - minIdx
 			w &= w - 1

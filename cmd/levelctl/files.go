@@ -280,12 +280,7 @@ func runWrite(e *cli.Env, args []string) error {
 	for _, p := range ps {
 		set.Add(p)
 	}
-	res, err := levelfile.WriteFile(*wf.out, set, o)
-	if err != nil {
-		return err
-	}
-	reportWrite(e, *wf.out, res)
-	return nil
+	return writeAndReport(e, *wf.out, set, o)
 }
 
 // readPositions reads whitespace-separated decimals, sorted and deduplicated.
@@ -321,6 +316,17 @@ func truncate(s string) string {
 	return s
 }
 
+// writeAndReport writes set to out and says which type was written and,
+// for auto, how the others fared.
+func writeAndReport(e *cli.Env, out string, set *bitarray.Set, o *levelfile.WriteOptions) error {
+	res, err := levelfile.WriteFile(out, set, o)
+	if err != nil {
+		return err
+	}
+	reportWrite(e, out, res)
+	return nil
+}
+
 // reportWrite says which type was written and, for auto, how the others fared.
 func reportWrite(e *cli.Env, out string, res levelfile.Result) {
 	var parts []string
@@ -353,12 +359,7 @@ func runConvert(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := levelfile.WriteFile(*wf.out, set, o)
-	if err != nil {
-		return err
-	}
-	reportWrite(e, *wf.out, res)
-	return nil
+	return writeAndReport(e, *wf.out, set, o)
 }
 
 func runMerge(e *cli.Env, args []string) error {
@@ -382,10 +383,5 @@ func runMerge(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := levelfile.WriteFile(*wf.out, set, o)
-	if err != nil {
-		return err
-	}
-	reportWrite(e, *wf.out, res)
-	return nil
+	return writeAndReport(e, *wf.out, set, o)
 }

@@ -185,11 +185,12 @@ func (r *Reader) consume(k sink) error {
 // data, checksum mismatch, truncation) as ErrFormat, keeping their text.
 func gzipError(err error) error {
 	var corrupt flate.CorruptInputError
+	var internal flate.InternalError // what klauspost reports for some corrupt streams
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &corrupt):
+		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &corrupt), errors.As(err, &internal):
 		return fmt.Errorf("%w: gzip: %v", ErrFormat, err)
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%w: empty or truncated gzip stream", ErrFormat)

@@ -43,6 +43,7 @@ import (
 	"sync"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
+	"github.com/tiersolve/tiersolve/games/internal/grid"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -659,19 +660,7 @@ func (g *Game) Format(t tiergame.Tier, p tiergame.Position) string {
 	xs, os, side := g.unhash(g.tierOf(t), uint64(p))
 	var b strings.Builder
 	b.WriteString([]string{"x:", "o:"}[side])
-	for i := 0; i < g.cells; i++ {
-		if i > 0 && i%g.n == 0 {
-			b.WriteByte('/')
-		}
-		switch {
-		case xs>>i&1 != 0:
-			b.WriteByte('x')
-		case os>>i&1 != 0:
-			b.WriteByte('o')
-		default:
-			b.WriteByte('.')
-		}
-	}
+	grid.Format(&b, uint64(xs), uint64(os), g.n, g.cells, '.')
 	return b.String()
 }
 
@@ -688,28 +677,11 @@ func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	if len(s) > 2+MaxSize*(MaxSize+1) {
 		return 0, 0, fmt.Errorf("quixo size=%d: position of %d bytes is too long", g.n, len(s))
 	}
-	rows := strings.Split(s[2:], "/")
-	if len(rows) != g.n {
-		return 0, 0, fmt.Errorf("quixo size=%d: %q: %d rows, want %d separated by '/'", g.n, s, len(rows), g.n)
+	x, o, err := grid.Parse(s[2:], g.n, g.n, '.')
+	if err != nil {
+		return 0, 0, fmt.Errorf("quixo size=%d: %w", g.n, err)
 	}
-	var xs, os uint32
-	for r, row := range rows {
-		if len(row) != g.n {
-			return 0, 0, fmt.Errorf("quixo size=%d: %q: row %d has %d cells, want %d", g.n, s, r+1, len(row), g.n)
-		}
-		for c := 0; c < g.n; c++ {
-			bit := uint32(1) << (r*g.n + c)
-			switch row[c] {
-			case 'x':
-				xs |= bit
-			case 'o':
-				os |= bit
-			case '.':
-			default:
-				return 0, 0, fmt.Errorf("quixo size=%d: %q: bad cell %q (want x, o or .)", g.n, s, row[c])
-			}
-		}
-	}
+	xs, os := uint32(x), uint32(o)
 	t := tierID(bits.OnesCount32(xs), bits.OnesCount32(os))
 	return t, tiergame.Position(g.hash(g.tierOf(t), xs, os, side)), nil
 }

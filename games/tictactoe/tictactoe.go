@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
+	"github.com/tiersolve/tiersolve/games/internal/grid"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -126,19 +127,7 @@ func (Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
 func (Game) Format(t tiergame.Tier, p tiergame.Position) string {
 	x, o := unhash(int(t), p)
 	var b strings.Builder
-	for i := 0; i < cells; i++ {
-		if i > 0 && i%3 == 0 {
-			b.WriteByte('/')
-		}
-		switch {
-		case x>>i&1 != 0:
-			b.WriteByte('x')
-		case o>>i&1 != 0:
-			b.WriteByte('o')
-		default:
-			b.WriteByte('-')
-		}
-	}
+	grid.Format(&b, uint64(x), uint64(o), 3, cells, '-')
 	return b.String()
 }
 
@@ -149,28 +138,11 @@ func (Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	if len(s) > 16 {
 		return 0, 0, fmt.Errorf("tictactoe: position of %d bytes is too long", len(s))
 	}
-	rows := strings.Split(s, "/")
-	if len(rows) != 3 {
-		return 0, 0, fmt.Errorf("tictactoe: %q: want 3 rows separated by '/'", s)
+	xs, os, err := grid.Parse(s, 3, 3, '-')
+	if err != nil {
+		return 0, 0, fmt.Errorf("tictactoe: %w", err)
 	}
-	var x, o uint16
-	for r, row := range rows {
-		if len(row) != 3 {
-			return 0, 0, fmt.Errorf("tictactoe: %q: row %d has %d cells, want 3", s, r+1, len(row))
-		}
-		for c := 0; c < 3; c++ {
-			bit := uint16(1) << (3*r + c)
-			switch row[c] {
-			case 'x':
-				x |= bit
-			case 'o':
-				o |= bit
-			case '-':
-			default:
-				return 0, 0, fmt.Errorf("tictactoe: %q: bad cell %q (want x, o or -)", s, row[c])
-			}
-		}
-	}
+	x, o := uint16(xs), uint16(os)
 	if err := validate(x, o); err != nil {
 		return 0, 0, fmt.Errorf("%w: %q: %s", ErrInvalid, s, err)
 	}

@@ -89,13 +89,9 @@ func (r *Run) Solve(ctx context.Context) error {
 
 // solveTier computes the records of tier t.
 func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*solvedTier, done *atomic.Uint64) (*solvedTier, error) {
-	var kids children
-	for _, c := range r.Graph.Children[t] {
-		st, err := r.loadSolved(c, cache)
-		if err != nil {
-			return nil, err
-		}
-		kids = append(kids, st)
+	kids, err := r.childTiers(t, nil, cache)
+	if err != nil {
+		return nil, err
 	}
 	set, err := r.loadLevel(t)
 	if err != nil {
@@ -117,6 +113,19 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 		return nil, err
 	}
 	return newSolvedTier(t, ranked, recs, r.Workers), nil
+}
+
+// childTiers appends t's solved child tiers to kids, from the cache or
+// from their files.
+func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*solvedTier) (children, error) {
+	for _, c := range r.Graph.Children[t] {
+		st, err := r.loadSolved(c, cache)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, st)
+	}
+	return kids, nil
 }
 
 // loadSolved returns a solved tier from the cache or from its files.

@@ -85,13 +85,9 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: counts %+v differ from the manifest", r.dbPath(t), h))
 		}
 		db.Close()
-		kids := children{st}
-		for _, c := range r.Graph.Children[t] {
-			cs, err := r.loadSolved(c, cache)
-			if err != nil {
-				return nil, err
-			}
-			kids = append(kids, cs)
+		kids, err := r.childTiers(t, children{st}, cache)
+		if err != nil {
+			return nil, err
 		}
 		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(r.Workers)

@@ -130,6 +130,30 @@ func (s *Set) Count() uint64 {
 	return uint64(n)
 }
 
+// CountIn returns the number of members p with lo <= p <= hi (bounds
+// outside the set's range are clamped to it).
+func (s *Set) CountIn(lo, hi uint64) uint64 {
+	if s.n == 0 {
+		return 0
+	}
+	lo, hi = max(lo, s.base), min(hi, s.base+(s.n-1))
+	if hi < lo {
+		return 0
+	}
+	ws := s.Words()
+	i, j := lo-s.base, hi-s.base
+	wi, wj := i>>6, j>>6
+	first := ws[wi] >> (i & 63)
+	if wi == wj {
+		return uint64(bits.OnesCount64(first << (63 - (j - i))))
+	}
+	n := bits.OnesCount64(first) + bits.OnesCount64(ws[wj]<<(63-j&63))
+	for _, w := range ws[wi+1 : wj] {
+		n += bits.OnesCount64(w)
+	}
+	return uint64(n)
+}
+
 // Min returns the smallest member, or ok=false for an empty set.
 func (s *Set) Min() (p uint64, ok bool) {
 	for i, w := range s.Words() {

@@ -2,9 +2,11 @@ package levelfile
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"strconv"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/tiersolve/tiersolve/bitarray"
 )
 
@@ -38,7 +40,11 @@ type plan struct {
 	trailer []byte
 	chunks  []chunk
 	raw     int64 // total raw bytes (header, data, trailer)
-	slack   int64 // subtracted once from the sum of the chunks' bounds
+
+	// stored: the chunks go into stored deflate blocks, not compressed
+	// (types 1 and 2, see storeChunk), so every chunk's lb is its exact
+	// size, known before encoding anything.
+	stored bool
 
 	// Types 0-2: whether items are non-members, and how many chunk starts
 	// are known (see startChunk).
@@ -60,17 +66,51 @@ type stats struct {
 	count    uint64
 	min, max uint64
 	empty    bool
+	// byDigits[d] counts the members of d decimal digits: type 0's
+	// numbers, whose exact length they give.
+	byDigits [maxDigits + 1]uint64
 }
 
+// maxDigits is the most decimal digits of a uint64.
+const maxDigits = 20
+
+// setStats counts the set's members by number of digits, in one pass.
 func setStats(s *bitarray.Set) stats {
-	st := stats{set: s, count: s.Count()}
+	st := stats{set: s}
 	var ok bool
 	if st.min, ok = s.Min(); !ok {
 		st.empty = true
 		return st
 	}
 	st.max, _ = s.Max()
+	lo, hi := uint64(0), uint64(9)
+	for d := 1; d <= maxDigits && lo <= st.max; d++ {
+		if d == maxDigits {
+			hi = math.MaxUint64
+		}
+		st.byDigits[d] = s.CountIn(lo, hi)
+		st.count += st.byDigits[d]
+		lo, hi = hi+1, hi*10+9
+	}
 	return st
+}
+
+// type0Bytes is the length in type 0 of members k to k+n−1 (counting
+// from the smallest): their digits and a space each.
+func (st *stats) type0Bytes(k, n uint64) int64 {
+	var total int64
+	for d := 1; d <= maxDigits && n > 0; d++ {
+		c := st.byDigits[d]
+		if k >= c {
+			k -= c
+			continue
+		}
+		take := min(c-k, n)
+		total += int64(take) * int64(d+1)
+		n -= take
+		k = 0
+	}
+	return total
 }
 
 // newPlan plans the encoding of type t in dialect d; game, if set, is
@@ -89,6 +129,7 @@ func newPlan(st stats, t Type, d Dialect, game string) *plan {
 		h.LastZero = lastZero(st)
 	}
 	p := &plan{h: h, set: st.set, width: uint(h.BitsPerPosition()), header: appendHeader(nil, h), trailer: trailer(h.Type, d)}
+	p.stored = !st.empty && (h.Type == Type1 || h.Type == Type2)
 	switch {
 	case st.empty:
 		p.chunks = []chunk{{}}
@@ -110,6 +151,17 @@ func newPlan(st stats, t Type, d Dialect, game string) *plan {
 	}
 	p.sizeChunks(st)
 	return p
+}
+
+// level is the deflate level of the plan's chunks, given the bitmap level
+// (stored plans do not call it). ASCII (type 0) is Huffman-coded only: it is
+// almost never the smallest type (LAYOUT.md), and that makes it about five
+// times cheaper to rule out than with match searching.
+func (p *plan) level(bitmap int) int {
+	if p.h.Type == Type0 {
+		return flate.HuffmanOnly
+	}
+	return bitmap
 }
 
 // packedItemsPerChunk keeps type-1/2 chunks byte aligned: a multiple of 8
@@ -175,89 +227,38 @@ func (p *plan) nextItem(from, k uint64) uint64 {
 // sizeChunks fills in the raw size and lower bound of every chunk.
 func (p *plan) sizeChunks(st stats) {
 	last := len(p.chunks) - 1
+	var items uint64 // before chunk i
 	for i := range p.chunks {
 		c := &p.chunks[i]
-		var data int64
 		switch p.h.Type {
 		case Type0:
-			// The exact ASCII length needs the digits of every item;
-			// raw is used for estimates only, so the widest is fine.
-			data = int64(c.n) * int64(len(strconv.FormatUint(st.max, 10))+1)
-			c.lb = type0Bound(c.n, i == 0)
+			c.raw = st.type0Bytes(items, c.n)
 		case Type1, Type2:
-			data = int64((c.n*uint64(p.width) + 7) / 8)
-			c.lb = data / deflateMaxRatio
+			c.raw = int64((c.n*uint64(p.width) + 7) / 8)
 		case Type3:
-			data = int64(c.n)
-			c.lb = data / deflateMaxRatio
+			c.raw = int64(c.n)
 		}
-		c.raw = data
+		items += c.n
 		if i == 0 {
 			c.raw += int64(len(p.header))
 		}
 		if i == last {
 			c.raw += int64(len(p.trailer))
-		} else {
+		}
+		switch p.h.Type {
+		case Type0:
+			// Huffman-only deflate spends at least a bit on every byte.
+			c.lb = c.raw / 8
+		case Type1, Type2:
+			c.lb = storedSize(c.raw)
+		case Type3:
+			c.lb = c.raw / deflateMaxRatio
+		}
+		if i != last && !p.stored {
 			c.lb += syncFlushBytes
 		}
 		p.raw += c.raw
 	}
-	if p.h.Type == Type0 {
-		p.slack = type0Slack(p.header)
-	}
-}
-
-// type0Bound is a lower bound, in bytes, on the deflate size of a chunk of
-// n type-0 tokens "t ␣t ␣... t ␣" of strictly ascending canonical decimals
-// (first says whether the chunk holds the file's first token).
-//
-// Cut the data into regions R_i = (s_i, s_{i+1}], where s_i is the space
-// before token t_i: R_i is t_i's digits and the space after them. Two spans
-// can never lie inside one deflate copy:
-//   - A_i = "␣t_i": a copy of it needs an earlier "␣t_i", that is, an
-//     earlier token equal to t_i or having it as a proper prefix (so with
-//     more digits, so larger): impossible in ascending order;
-//   - B_i = "t_i␣": likewise an earlier token equal to t_i or with it as a
-//     proper suffix (more digits, larger): impossible.
-//
-// A literal is one byte and both spans have at least two, so some symbol
-// starts strictly inside each: inside (s_i, e_i] for A_i and inside
-// (s_i+1, e_i+1] for B_i, e_i being t_i's last digit. So R_i holds at least
-// one symbol start. If it holds exactly one, at x, that start serves both
-// spans, so s_i+1 < x <= e_i, and its symbol covers x..s_{i+1}: at least two
-// bytes, hence a copy, which costs a length and a distance code, at least
-// two bits. Otherwise R_i holds two symbol starts, at least a bit each.
-// Bytes in stored blocks cost eight bits. Either way R_i costs at least two
-// bits, charging each symbol to the region where it starts.
-//
-// A chunk starts with a token and compresses on its own, so its first
-// region has the chunk's first symbol and, by B_i, one more. The file's
-// first token has no A-span and is not counted. Digits in the header can
-// serve as copy sources for prefixes and suffixes of header numbers; plan
-// subtracts that slack once per file (see type0Slack).
-func type0Bound(n uint64, first bool) int64 {
-	if first && n > 0 {
-		n--
-	}
-	return int64(2 * n / 8)
-}
-
-// type0Slack is what header digits can excuse in type0Bound, in bytes: each
-// header digit starts or ends at most two tokens that might be copied from
-// the header (a prefix after a space, a suffix before one), and such a
-// token loses its two bits.
-func type0Slack(header []byte) int64 {
-	return (int64(countDigits(header))*2*2 + 7) / 8
-}
-
-func countDigits(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c >= '0' && c <= '9' {
-			n++
-		}
-	}
-	return n
 }
 
 // lastZero is the offset from min of the last unreachable position in

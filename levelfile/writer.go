@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -50,7 +51,9 @@ type WriteOptions struct {
 	Types TypeSet
 	// Dialect is the separator: Spec (default) or Classic.
 	Dialect Dialect
-	// Level is the gzip level, 1 (fastest) to 9; 0 means DefaultLevel.
+	// Level is the gzip level of type 3 (bitmaps), 1 (fastest) to 9; 0
+	// means DefaultLevel. Type 0 is always Huffman-coded only and types 1
+	// and 2 stored: see LAYOUT.md for why.
 	Level int
 	// Workers is the number of compressing goroutines; 0 means GOMAXPROCS.
 	Workers int
@@ -358,11 +361,13 @@ type cand struct {
 	doneSize  int64    // their compressed size
 	doneRaw   int64    // their raw size
 	lbLeft    int64    // lower bound of the chunks not compressed
+	ubLeft    int64    // upper bound of the chunks not compressed
 	pending   [][]byte // compressed chunks waiting for their predecessors
 	crcs      []uint32
 	lens      []int64
 	written   int // chunks written to sink
 	dead      bool
+	stop      atomic.Bool // set with dead: chunks in flight stop early
 	complete  bool
 	finalSize int64
 }
@@ -372,12 +377,25 @@ func (c *cand) bound() int64 {
 	if c.complete {
 		return c.finalSize
 	}
-	return gzipFraming + c.doneSize + max(0, c.lbLeft-c.plan.slack)
+	return gzipFraming + c.doneSize + c.lbLeft
+}
+
+// upper is an upper bound of the candidate's final size: no chunk ends up
+// larger than its stored form (see compressChunk).
+func (c *cand) upper() int64 {
+	if c.complete {
+		return c.finalSize
+	}
+	return gzipFraming + c.doneSize + c.ubLeft
 }
 
 // estimate guesses the candidate's final size to order the work: the raw
-// size before anything is known, then the compression ratio so far.
+// size before anything is known, then the compression ratio so far. A
+// stored candidate's size is known exactly.
 func (c *cand) estimate() float64 {
+	if c.plan.stored {
+		return float64(c.bound())
+	}
 	if c.doneRaw == 0 {
 		return float64(c.plan.raw)
 	}
@@ -409,6 +427,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 		c := &cand{plan: p, sink: sink, crcs: make([]uint32, len(p.chunks)), lens: make([]int64, len(p.chunks)), pending: make([][]byte, len(p.chunks))}
 		for _, ch := range p.chunks {
 			c.lbLeft += ch.lb
+			c.ubLeft += storedSize(ch.raw)
 		}
 		r.cands = append(r.cands, c)
 	}
@@ -422,6 +441,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 		sinks[Type0] = sink
 		r.cands = []*cand{{plan: p, sink: sink, crcs: make([]uint32, 1), lens: make([]int64, 1), pending: make([][]byte, 1)}}
 	}
+	r.cull() // sizes known up front (stored types) may decide some already
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Add(1)
@@ -475,7 +495,13 @@ func (r *race) work(ctx context.Context) {
 		buf = c.plan.encode(buf[:0], i)
 		crc := chunkCRC(buf)
 		out.Reset()
-		err := compressChunk(out, buf, r.level, i == len(c.plan.chunks)-1)
+		last := i == len(c.plan.chunks)-1
+		var err error
+		if c.plan.stored {
+			storeChunk(out, buf, last)
+		} else {
+			err = compressChunk(out, buf, c.plan.level(r.level), last, &c.stop)
+		}
 		// Hand over the buffer itself when it is mostly full (data that
 		// hardly compresses), or a right-sized copy.
 		var comp []byte
@@ -488,6 +514,9 @@ func (r *race) work(ctx context.Context) {
 
 		r.mu.Lock()
 		r.active--
+		if err == errAborted {
+			continue // the candidate was dropped meanwhile
+		}
 		if err != nil {
 			r.err = err
 			continue
@@ -498,10 +527,10 @@ func (r *race) work(ctx context.Context) {
 }
 
 // pick returns the live candidate with chunks left that goes next, or nil
-// when none has work. First every candidate compresses one chunk (a probe
-// of its compression ratio), then the one expected to be smallest goes
-// first, so the likely winner finishes early and the others are cut off by
-// its size.
+// when none has work. First every compressed candidate compresses one chunk
+// (a probe of its compression ratio), then the one expected to be smallest
+// goes first, so the likely winner finishes early and the others are cut
+// off by its size. A stored candidate needs no probe: its size is known.
 func (r *race) pick() *cand {
 	var best *cand
 	for _, c := range r.cands {
@@ -517,12 +546,15 @@ func (r *race) pick() *cand {
 
 // before orders the work of two candidates.
 func (c *cand) before(o *cand) bool {
-	if (c.next == 0) != (o.next == 0) {
-		return c.next == 0
+	if cp, op := c.probing(), o.probing(); cp != op {
+		return cp
 	}
 	ce, oe := c.estimate(), o.estimate()
 	return ce < oe || ce == oe && c.plan.h.Type < o.plan.h.Type
 }
+
+// probing reports whether c still has to compress its probe chunk.
+func (c *cand) probing() bool { return c.next == 0 && !c.plan.stored }
 
 // finishChunk records a compressed chunk, writes what is in order, and
 // drops the candidates that can no longer win.
@@ -532,6 +564,7 @@ func (r *race) finishChunk(c *cand, i int, crc uint32, rawLen int64, comp []byte
 	c.doneSize += int64(len(comp))
 	c.doneRaw += chunk.raw
 	c.lbLeft -= chunk.lb
+	c.ubLeft -= storedSize(chunk.raw)
 	c.crcs[i], c.lens[i] = crc, rawLen
 	if c.dead {
 		return
@@ -556,24 +589,35 @@ func (r *race) finishChunk(c *cand, i int, crc uint32, rawLen int64, comp []byte
 		c.complete = true
 		c.finalSize = gzipFraming + c.doneSize
 		if r.best == nil || beats(c.finalSize, c.plan.h.Type, r.best.finalSize, r.best.plan.h.Type) {
-			if r.best != nil && !r.exh {
-				r.best.dead = true
-			}
 			r.best = c
 			if f, ok := c.sink.(interface{ finished() }); ok && !r.exh {
 				f.finished()
 			}
-		} else if !r.exh {
-			c.dead = true
 		}
 	}
-	if r.best == nil || r.exh {
+	r.cull()
+}
+
+// cull drops every candidate that can no longer win: one whose lower bound
+// exceeds another's upper bound, or equals it with a higher type. The
+// smallest candidate is never dropped (its bound is at most its size, which
+// is at most any other's size, hence upper bound), so the race ends with
+// it complete and everything else dropped.
+func (r *race) cull() {
+	if r.exh {
 		return
 	}
-	for _, o := range r.cands {
-		if o != r.best && !o.dead && !beats(o.bound(), o.plan.h.Type, r.best.finalSize, r.best.plan.h.Type) {
-			o.dead = true
-			o.pending = nil
+	for _, c := range r.cands {
+		if c.dead {
+			continue
+		}
+		for _, o := range r.cands {
+			if o != c && !beats(c.bound(), c.plan.h.Type, o.upper(), o.plan.h.Type) {
+				c.dead = true
+				c.stop.Store(true)
+				c.pending = nil
+				break
+			}
 		}
 	}
 }

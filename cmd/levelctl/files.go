@@ -197,7 +197,7 @@ func newWriteFlagSet(e *cli.Env, c *cli.Command, dialectDefault string) (*flag.F
 		typ:     fs.String("type", "auto", "level-file type: auto (keep the smallest), 0, 1, 2 or 3"),
 		dialect: fs.String("dialect", dialectDefault, "separator dialect: spec (0x12) or classic (0x0C)"),
 		out:     fs.String("o", "", "output file (required)"),
-		level:   fs.Int("level", levelfile.DefaultLevel, "gzip level, 1 (fastest) to 9 (smallest)"),
+		level:   fs.Int("level", levelfile.DefaultLevel, "gzip level of bitmaps (type 3), 1 (fastest) to 9 (smallest)"),
 	}
 }
 

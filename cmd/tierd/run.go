@@ -60,7 +60,7 @@ func newJobFlags(fs *flag.FlagSet) *jobFlags {
 		memory:       fs.String("memory", "", "memory budget, e.g. 16GiB (default: 80% of the machine)"),
 		keepPartials: fs.Bool("keep-partials", false, "keep the partial level files after merging them"),
 		asJSON:       fs.Bool("json", false, "print the summary as JSON on stdout"),
-		level:        fs.Int("level", levelfile.DefaultLevel, "gzip level of full level files, 1 to 9"),
+		level:        fs.Int("level", levelfile.DefaultLevel, "gzip level of bitmaps (type 3) in full level files, 1 to 9"),
 		cpuProfile:   fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file"),
 	}
 }

@@ -2,10 +2,12 @@ package levelfile
 
 import (
 	"bytes"
-	"compress/flate"
+	stdflate "compress/flate"
 	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // TestStoreChunk: stored chunks, alone or next to compressed ones, form a
@@ -39,7 +41,7 @@ func TestStoreChunk(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := io.ReadAll(flate.NewReader(&stream))
+			got, err := io.ReadAll(stdflate.NewReader(&stream))
 			if err != nil {
 				t.Fatalf("sizes %v: %v", sizes, err)
 			}
@@ -73,6 +75,34 @@ func TestPackedTypesNeedNoWork(t *testing.T) {
 		}
 		if one.Bytes != want || c.Size != want {
 			t.Errorf("type %d: file of %d bytes, race bound %d, want %d", typ, one.Bytes, c.Size, want)
+		}
+	}
+}
+
+// TestHuffmanOnlyBound: type 0's lower bound, a bit per byte, holds for
+// Huffman-only chunks of any content, runs of one byte included (where
+// match searching would beat it by far).
+func TestHuffmanOnlyBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	inputs := [][]byte{
+		bytes.Repeat([]byte{'7'}, 1<<20),
+		bytes.Repeat([]byte("1 "), 300_000),
+		[]byte("9"),
+	}
+	digits := make([]byte, 700_000)
+	for i := range digits {
+		digits[i] = "0123456789 "[r.UintN(11)]
+	}
+	inputs = append(inputs, digits)
+	for _, in := range inputs {
+		for _, last := range []bool{false, true} {
+			var out bytes.Buffer
+			if err := compressChunk(&out, in, flate.HuffmanOnly, last, nil); err != nil {
+				t.Fatal(err)
+			}
+			if lb := int64(len(in)) / 8; int64(out.Len()) < lb {
+				t.Errorf("%d bytes compressed to %d, below the bound %d", len(in), out.Len(), lb)
+			}
 		}
 	}
 }

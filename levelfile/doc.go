@@ -22,7 +22,10 @@
 //
 // Writing keeps, by default, the smallest of the four compressed encodings
 // (ties go to the lower type) and always makes the same choice as compressing
-// all four: LAYOUT.md says how it avoids most of that work. Reading streams:
+// all four. Each type has the compression that suits it: deflate at
+// WriteOptions.Level for bitmaps (type 3), Huffman coding only for ASCII
+// (type 0), stored blocks for packed fields (types 1 and 2). LAYOUT.md says
+// why, and how the writer avoids most of the work. Reading streams:
 // Reader.All and Reader.Runs iterate over the members, Reader.ReadInto fills
 // a bitarray.Set, and none holds the file in memory. Hostile input gets an
 // error wrapping ErrFormat (or ErrTooLarge past a limit), never a panic or an

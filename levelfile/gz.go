@@ -114,9 +114,8 @@ const maxStoredBlock = 1<<16 - 1
 // Types 1 and 2 (packed fields) are stored, not compressed: deflate
 // finds almost nothing to take out of strictly ascending numbers packed
 // bit to bit (LAYOUT.md: under 1% on random sets, 2.8% at most on real
-// tiers),
-// and a stored size is known from the raw size alone, so the race rules
-// these types in or out without encoding them.
+// tiers), and a stored size is known from the raw size alone, so the race
+// rules these types in or out without encoding them.
 func storeChunk(dst *bytes.Buffer, raw []byte, last bool) {
 	for {
 		n := min(len(raw), maxStoredBlock)

@@ -85,6 +85,33 @@ type refGraph struct {
 	kids [][]int32
 }
 
+// exploreRef numbers every state reachable from start, in the order found,
+// and builds their graph: prim gives a state's primitive value, kids the
+// children of a state that is not primitive.
+func exploreRef[S comparable](start S, prim func(S) tiergame.Value, kids func(S) []S) ([]S, *refGraph) {
+	states := []S{start}
+	index := map[S]int32{start: 0}
+	g := &refGraph{}
+	for i := 0; i < len(states); i++ {
+		v := prim(states[i])
+		var ks []int32
+		if v == tiergame.Undecided {
+			for _, k := range kids(states[i]) {
+				j, ok := index[k]
+				if !ok {
+					j = int32(len(states))
+					index[k] = j
+					states = append(states, k)
+				}
+				ks = append(ks, j)
+			}
+		}
+		g.prim = append(g.prim, v)
+		g.kids = append(g.kids, ks)
+	}
+	return states, g
+}
+
 // solve computes every node's record in rounds: round k gives the records
 // of remoteness k, reading only records of smaller remoteness, so each
 // node is decided at the smallest remoteness its value allows. Wins and
@@ -166,7 +193,12 @@ type refPos struct {
 // solveRun opens a run of game with cfg and reaches and solves it.
 func solveRun(t testing.TB, game, option string, cfg Config) *Run {
 	t.Helper()
-	r := newRun(t, game, option, cfg)
+	return solved(t, newRun(t, game, option, cfg))
+}
+
+// solved reaches and solves r, and returns it.
+func solved(t testing.TB, r *Run) *Run {
+	t.Helper()
 	if err := r.Reach(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -122,28 +122,10 @@ func sign(x int) int {
 // move, builds the explicit game graph, and solves it by retrograde
 // analysis (refGraph handles the cycles).
 func qxSolve(n int) ([]qxState, []refRec) {
-	startState := qxState{strings.Repeat(".", n*n), 'x'}
-	states := []qxState{startState}
-	index := map[qxState]int32{startState: 0}
-	g := &refGraph{}
-	for i := 0; i < len(states); i++ {
-		s := states[i]
-		v := s.primitive(n)
-		g.prim = append(g.prim, v)
-		var kids []int32
-		if v == tiergame.Undecided {
-			for _, k := range s.children(n) {
-				j, ok := index[k]
-				if !ok {
-					j = int32(len(states))
-					index[k] = j
-					states = append(states, k)
-				}
-				kids = append(kids, j)
-			}
-		}
-		g.kids = append(g.kids, kids)
-	}
+	start := qxState{strings.Repeat(".", n*n), 'x'}
+	states, g := exploreRef(start,
+		func(s qxState) tiergame.Value { return s.primitive(n) },
+		func(s qxState) []qxState { return s.children(n) })
 	return states, g.solve()
 }
 

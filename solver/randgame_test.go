@@ -143,28 +143,9 @@ func (g randUnmover) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.T
 
 // reference solves the positions reachable from the start with refGraph.
 func (g *randGame) reference() []refPos {
-	type node = tiergame.Child
-	start := node{Pos: g.start}
-	nodes := []node{start}
-	index := map[node]int32{start: 0}
-	rg := &refGraph{}
-	for i := 0; i < len(nodes); i++ {
-		n := nodes[i]
-		rg.prim = append(rg.prim, g.prim[n.Tier][n.Pos])
-		var ks []int32
-		if rg.prim[i] == tiergame.Undecided {
-			for _, c := range g.kids[n.Tier][n.Pos] {
-				j, ok := index[c]
-				if !ok {
-					j = int32(len(nodes))
-					index[c] = j
-					nodes = append(nodes, c)
-				}
-				ks = append(ks, j)
-			}
-		}
-		rg.kids = append(rg.kids, ks)
-	}
+	nodes, rg := exploreRef(tiergame.Child{Pos: g.start},
+		func(n tiergame.Child) tiergame.Value { return g.prim[n.Tier][n.Pos] },
+		func(n tiergame.Child) []tiergame.Child { return g.kids[n.Tier][n.Pos] })
 	recs := rg.solve()
 	out := make([]refPos, len(nodes))
 	for i, n := range nodes {
@@ -214,17 +195,7 @@ func TestRandomGamesAgainstReference(t *testing.T) {
 				game = randUnmover{g}
 			}
 			t.Run(fmt.Sprintf("seed%d/cfg%d", seed, i), func(t *testing.T) {
-				cfg.Game, cfg.Dir = game, t.TempDir()
-				r, err := Open(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := r.Reach(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				if err := r.Solve(t.Context()); err != nil {
-					t.Fatal(err)
-				}
+				r := solved(t, reopen(t, game, t.TempDir(), cfg))
 				checkVerifies(t, r, uint64(len(ref)))
 				checkAgainstRef(t, r, slices.Values(ref))
 			})
@@ -286,16 +257,7 @@ func TestLoopySameLevelCandidates(t *testing.T) {
 		for _, game := range []tiergame.Game{g, randUnmover{g}} {
 			_, unmover := game.(tiergame.Unmover)
 			t.Run(fmt.Sprintf("%s/unmover=%v", tc.name, unmover), func(t *testing.T) {
-				r, err := Open(Config{Game: game, Dir: t.TempDir(), Workers: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := r.Reach(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				if err := r.Solve(t.Context()); err != nil {
-					t.Fatal(err)
-				}
+				r := solved(t, reopen(t, game, t.TempDir(), Config{Workers: 1}))
 				checkVerifies(t, r, uint64(len(ref)))
 				checkAgainstRef(t, r, slices.Values(ref))
 			})

@@ -14,15 +14,10 @@ func newRun(t testing.TB, game, option string, cfg Config) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Game = g
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
-	r, err := Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return reopen(t, g, cfg.Dir, cfg)
 }
 
 func reachCounts(t testing.TB, r *Run) map[tiergame.Tier]uint64 {

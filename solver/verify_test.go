@@ -116,13 +116,7 @@ func TestVerifyTampering(t *testing.T) {
 			if tc.game == nil {
 				base = solveRun(t, tc.name, "", Config{Dir: t.TempDir()})
 			} else {
-				base = reopen(t, tc.game, t.TempDir(), Config{})
-				if err := base.Reach(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				if err := base.Solve(t.Context()); err != nil {
-					t.Fatal(err)
-				}
+				base = solved(t, reopen(t, tc.game, t.TempDir(), Config{}))
 			}
 			g := base.Game
 			checkVerifies(t, base, base.Manifest.Total)

@@ -41,11 +41,6 @@ type plan struct {
 	chunks  []chunk
 	raw     int64 // total raw bytes (header, data, trailer)
 
-	// stored: the chunks go into stored deflate blocks, not compressed
-	// (types 1 and 2, see storeChunk), so every chunk's lb is its exact
-	// size, known before encoding anything.
-	stored bool
-
 	// Types 0-2: whether items are non-members, and how many chunk starts
 	// are known (see startChunk).
 	complement bool
@@ -129,7 +124,6 @@ func newPlan(st stats, t Type, d Dialect, game string) *plan {
 		h.LastZero = lastZero(st)
 	}
 	p := &plan{h: h, set: st.set, width: uint(h.BitsPerPosition()), header: appendHeader(nil, h), trailer: trailer(h.Type, d)}
-	p.stored = !st.empty && (h.Type == Type1 || h.Type == Type2)
 	switch {
 	case st.empty:
 		p.chunks = []chunk{{}}
@@ -152,6 +146,11 @@ func newPlan(st stats, t Type, d Dialect, game string) *plan {
 	p.sizeChunks(st)
 	return p
 }
+
+// stored reports whether the chunks go into stored deflate blocks, not
+// compressed (types 1 and 2, see storeChunk), so that every chunk's lb is
+// its exact size, known before encoding anything.
+func (p *plan) stored() bool { return p.h.Type == Type1 || p.h.Type == Type2 }
 
 // level is the deflate level of the plan's chunks, given the bitmap level
 // (stored plans do not call it). ASCII (type 0) is Huffman-coded only: it is
@@ -254,7 +253,7 @@ func (p *plan) sizeChunks(st stats) {
 		case Type3:
 			c.lb = c.raw / deflateMaxRatio
 		}
-		if i != last && !p.stored {
+		if i != last && !p.stored() {
 			c.lb += syncFlushBytes
 		}
 		p.raw += c.raw

@@ -393,7 +393,7 @@ func (c *cand) upper() int64 {
 // size before anything is known, then the compression ratio so far. A
 // stored candidate's size is known exactly.
 func (c *cand) estimate() float64 {
-	if c.plan.stored {
+	if c.plan.stored() {
 		return float64(c.bound())
 	}
 	if c.doneRaw == 0 {
@@ -497,7 +497,7 @@ func (r *race) work(ctx context.Context) {
 		out.Reset()
 		last := i == len(c.plan.chunks)-1
 		var err error
-		if c.plan.stored {
+		if c.plan.stored() {
 			storeChunk(out, buf, last)
 		} else {
 			err = compressChunk(out, buf, c.plan.level(r.level), last, &c.stop)
@@ -554,7 +554,7 @@ func (c *cand) before(o *cand) bool {
 }
 
 // probing reports whether c still has to compress its probe chunk.
-func (c *cand) probing() bool { return c.next == 0 && !c.plan.stored }
+func (c *cand) probing() bool { return c.next == 0 && !c.plan.stored() }
 
 // finishChunk records a compressed chunk, writes what is in order, and
 // drops the candidates that can no longer win.

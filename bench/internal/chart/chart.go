@@ -1,0 +1,315 @@
+// Package chart draws the harness's charts with gonum.org/v1/plot: lines
+// or dots of medians with min–max error bars, on linear, logarithmic or
+// power-of-two axes, written as SVG. A Chart is one figure of one or more
+// plots side by side.
+package chart
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+)
+
+// Chart is one figure: a grid of plots (most charts have one).
+type Chart struct {
+	// Name is the file name without extension, e.g. "level-write".
+	Name string
+	// Title is the caption, also the image's alt text in the report.
+	Title string
+	// Plots are rows of plots drawn as tiles of equal size.
+	Plots [][]*plot.Plot
+	// Width and Height of the whole figure; 0 picks a size from the grid.
+	Width, Height vg.Length
+}
+
+// WriteSVG draws the chart as SVG.
+func (c Chart) WriteSVG(w io.Writer) error {
+	rows := len(c.Plots)
+	if rows == 0 || len(c.Plots[0]) == 0 {
+		return fmt.Errorf("chart %s: no plots", c.Name)
+	}
+	cols := len(c.Plots[0])
+	width, height := c.Width, c.Height
+	if width == 0 {
+		width = vg.Length(cols) * 4.2 * vg.Inch
+	}
+	if height == 0 {
+		height = vg.Length(rows) * 3.2 * vg.Inch
+	}
+	canvas := vgsvg.New(width, height)
+	dc := draw.New(canvas)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(c.Plots, tiles, dc)
+	for i, row := range c.Plots {
+		if len(row) != cols {
+			return fmt.Errorf("chart %s: row %d has %d plots, row 0 has %d", c.Name, i, len(row), cols)
+		}
+		for j, p := range row {
+			if p != nil {
+				p.Draw(canvases[i][j])
+			}
+		}
+	}
+	_, err := canvas.WriteTo(w)
+	return err
+}
+
+// Series is one line of a chart: at each X, the median of Y with its
+// min–max range as an error bar.
+type Series struct {
+	Name string
+	X    []float64
+	Y    []results.Stat
+}
+
+// Axes describe a plot.
+type Axes struct {
+	Title, X, Y string
+	// LogX and LogY draw logarithmic axes; Pow2X labels X as powers of 2.
+	LogX, LogY, Pow2X bool
+	// YFrom0 starts a linear Y axis at 0.
+	YFrom0 bool
+}
+
+// Lines returns a plot of each series as a line through its medians with
+// error bars. Points with a median <= 0 are left out of a log axis.
+func Lines(a Axes, series []Series) *plot.Plot {
+	p := newPlot(a)
+	for i, s := range series {
+		pts, errs := points(a, s.X, s.Y)
+		if len(pts) == 0 {
+			continue
+		}
+		line, dots, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			continue
+		}
+		line.Color = plotutil.Color(i)
+		line.Dashes = plotutil.Dashes(i)
+		dots.Color = plotutil.Color(i)
+		dots.Shape = plotutil.Shape(i)
+		p.Add(line, dots)
+		if bars := errorBars(pts, errs, plotutil.Color(i)); bars != nil {
+			p.Add(bars)
+		}
+		p.Legend.Add(s.Name, line, dots)
+	}
+	finish(p, a)
+	return p
+}
+
+// Dots returns a plot with one column per category (X of a series is the
+// category's index) and one marker per series in each, side by side, with
+// error bars: for times of several programs on several jobs.
+func Dots(a Axes, categories []string, series []Series) *plot.Plot {
+	p := newPlot(a)
+	width := 0.6 // of a category's slot
+	for i, s := range series {
+		shift := 0.0
+		if len(series) > 1 {
+			shift = -width/2 + width*float64(i)/float64(len(series)-1)
+		}
+		x := make([]float64, len(s.X))
+		for k := range s.X {
+			x[k] = s.X[k] + shift
+		}
+		pts, errs := points(a, x, s.Y)
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			continue
+		}
+		sc.Color = plotutil.Color(i)
+		sc.Shape = plotutil.Shape(i)
+		sc.Radius = vg.Points(3.5)
+		p.Add(sc)
+		if bars := errorBars(pts, errs, plotutil.Color(i)); bars != nil {
+			p.Add(bars)
+		}
+		p.Legend.Add(s.Name, sc)
+	}
+	ticks := make([]plot.Tick, len(categories))
+	for i, c := range categories {
+		ticks[i] = plot.Tick{Value: float64(i), Label: c}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	finish(p, a)
+	p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
+	return p
+}
+
+// AddFunc draws f as a thin line over the plot's X range, named in the
+// legend (a model next to the measurements).
+func AddFunc(p *plot.Plot, name string, c color.Color, f func(float64) float64) {
+	fn := plotter.NewFunction(f)
+	fn.Color = c
+	fn.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	fn.Samples = 200
+	p.Add(fn)
+	p.Legend.Add(name, fn)
+}
+
+func newPlot(a Axes) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = a.Title
+	p.X.Label.Text = a.X
+	p.Y.Label.Text = a.Y
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.ThumbnailWidth = vg.Points(20)
+	p.Add(plotter.NewGrid())
+	if a.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if a.Pow2X {
+		p.X.Tick.Marker = pow2Ticks{}
+	}
+	if a.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+	return p
+}
+
+// finish pads log axes so that the extreme points and their bars are not
+// on the frame, and starts a linear Y at 0 when asked.
+func finish(p *plot.Plot, a Axes) {
+	if a.LogY && p.Y.Min > 0 {
+		p.Y.Min /= 1.3
+		p.Y.Max *= 1.3
+	}
+	if a.LogX && p.X.Min > 0 {
+		p.X.Min /= 1.15
+		p.X.Max *= 1.15
+	}
+	if a.YFrom0 && !a.LogY {
+		p.Y.Min = 0
+		p.Y.Max *= 1.08
+	}
+}
+
+// points returns the medians as points and the error bars' extents,
+// leaving out what a log axis cannot show.
+func points(a Axes, xs []float64, ys []results.Stat) (plotter.XYs, plotter.YErrors) {
+	var pts plotter.XYs
+	var errs plotter.YErrors
+	for i := range min(len(xs), len(ys)) {
+		y := ys[i]
+		if y.N == 0 || (a.LogY && y.Median <= 0) || (a.LogX && xs[i] <= 0) {
+			continue
+		}
+		pts = append(pts, plotter.XY{X: xs[i], Y: y.Median})
+		lo, hi := y.Median-y.Min, y.Max-y.Median
+		if a.LogY && y.Min <= 0 {
+			lo = 0
+		}
+		errs = append(errs, struct{ Low, High float64 }{lo, hi})
+	}
+	return pts, errs
+}
+
+type xyErrs struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func errorBars(pts plotter.XYs, errs plotter.YErrors, c color.Color) *plotter.YErrorBars {
+	bars, err := plotter.NewYErrorBars(xyErrs{pts, errs})
+	if err != nil {
+		return nil
+	}
+	bars.Color = c
+	bars.CapWidth = vg.Points(4)
+	return bars
+}
+
+// logTicks labels 1, 2 and 5 times the powers of ten over a narrow range,
+// the powers of ten alone over a wide one, with minor ticks between.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
+	}
+	decades := math.Log10(hi / lo)
+	labelled := []float64{1, 2, 5}
+	if decades > 4 {
+		labelled = []float64{1}
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		base := math.Pow(10, e)
+		for m := 1.0; m < 10; m++ {
+			v := m * base
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			for _, l := range labelled {
+				if m == l {
+					t.Label = Human(v)
+				}
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// pow2Ticks labels the powers of two ("2^20"), every other one when there
+// are many.
+type pow2Ticks struct{}
+
+func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
+	}
+	first, last := int(math.Ceil(math.Log2(lo))), int(math.Floor(math.Log2(hi)))
+	step := 1
+	if last-first > 8 {
+		step = 2
+	}
+	var ticks []plot.Tick
+	for e := first; e <= last; e++ {
+		t := plot.Tick{Value: math.Ldexp(1, e)}
+		if (e-first)%step == 0 {
+			t.Label = "2^" + strconv.Itoa(e)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// Human prints a number compactly with a metric prefix: 0.002, 0.5, 20,
+// 1.5k, 20M, 3G.
+func Human(x float64) string {
+	ax := math.Abs(x)
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if ax >= u.div {
+			return strconv.FormatFloat(x/u.div, 'g', 3, 64) + u.suffix
+		}
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}

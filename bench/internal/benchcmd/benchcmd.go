@@ -40,6 +40,7 @@ type options struct {
 	xgCorpus  string
 	tmp       string
 	list      bool
+	render    string
 }
 
 // Main runs the command with args (without the program name) and returns
@@ -62,6 +63,9 @@ func Main(args []string, suites []harness.Suite, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 2
+	}
+	if opts.render != "" {
+		return render(opts, suites, stdout, stderr)
 	}
 	if opts.list {
 		listPlan(stdout, suites, plan, opts)
@@ -142,6 +146,7 @@ func parse(args []string, suites []harness.Suite, root string, stderr io.Writer)
 	fs.DurationVar(&o.minSample, "min-sample", 100*time.Millisecond, "a job shorter than this repeats its operation within one run")
 	fs.StringVar(&o.xgCorpus, "xg-corpus", defaultCorpus(root), "folder of real .xg matches for the codecs suite")
 	fs.StringVar(&o.tmp, "tmp", "", "folder for the runs' files (default: the system's temporary folder; it sets the disk measured)")
+	fs.StringVar(&o.render, "render", "", "write REPORT.md and the charts into --out from an existing `results.json`, without running anything")
 	fs.BoolVar(&o.list, "list", false, "print the suites, the groups this command would run and the estimated time, then exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s\n\nRuns the benchmark suites and writes results.json, REPORT.md and SVG charts (bench/README.md).\n\nflags:\n", Usage)
@@ -165,6 +170,21 @@ func parse(args []string, suites []harness.Suite, root string, stderr io.Writer)
 		return o, fmt.Errorf("--rounds %d --warmup %d: want at least 1 round and no negative warm-up", o.rounds, o.warmup)
 	}
 	return o, nil
+}
+
+// render rewrites the report of an earlier run.
+func render(o options, suites []harness.Suite, stdout, stderr io.Writer) int {
+	res, err := results.Read(o.render)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: --render: %v\n", err)
+		return 2
+	}
+	if err := report.Write(o.out, res, suites, nil, ""); err != nil {
+		fmt.Fprintf(stderr, "bench: writing the report: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s/ in %s\n", report.ReportFile, report.ChartDir, o.out)
+	return 0
 }
 
 // defaultCorpus is the shared XG corpus beside the checkout, where the

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -20,6 +21,14 @@ import (
 
 	"github.com/tiersolve/tiersolve/bench/internal/results"
 )
+
+func init() {
+	// Liberation Sans has Arial's metrics, so an SVG viewer without it
+	// (which falls back to Arial or Helvetica) lays text out as drawn.
+	sans := font.Font{Typeface: "Liberation", Variant: "Sans"}
+	plot.DefaultFont = sans
+	plotter.DefaultFont = sans
+}
 
 // Chart is one figure: a grid of plots (most charts have one).
 type Chart struct {
@@ -33,37 +42,78 @@ type Chart struct {
 	Width, Height vg.Length
 }
 
-// WriteSVG draws the chart as SVG.
+// WriteSVG draws the chart as SVG. The legend of the first plot that has
+// one is drawn once, to the right of all plots (the plots of a grid show
+// the same series), so that it never hides a point.
 func (c Chart) WriteSVG(w io.Writer) error {
 	rows := len(c.Plots)
 	if rows == 0 || len(c.Plots[0]) == 0 {
 		return fmt.Errorf("chart %s: no plots", c.Name)
 	}
 	cols := len(c.Plots[0])
-	width, height := c.Width, c.Height
-	if width == 0 {
-		width = vg.Length(cols) * 4.2 * vg.Inch
-	}
-	if height == 0 {
-		height = vg.Length(rows) * 3.2 * vg.Inch
-	}
-	canvas := vgsvg.New(width, height)
-	dc := draw.New(canvas)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(c.Plots, tiles, dc)
 	for i, row := range c.Plots {
 		if len(row) != cols {
 			return fmt.Errorf("chart %s: row %d has %d plots, row 0 has %d", c.Name, i, len(row), cols)
 		}
+	}
+	legend := c.takeLegend()
+	width, height := c.Width, c.Height
+	if width == 0 {
+		width = vg.Length(cols) * 4.5 * vg.Inch
+		if cols == 1 {
+			width = 6 * vg.Inch
+		}
+	}
+	if height == 0 {
+		height = vg.Length(rows) * 3.4 * vg.Inch
+	}
+	pad := vg.Millimeter * 3
+	var reserve vg.Length
+	if legend != nil {
+		r := legend.Rectangle(draw.Canvas{})
+		reserve = r.Max.X - r.Min.X + 2*pad
+		width += reserve
+	}
+	canvas := vgsvg.New(width, height)
+	dc := draw.New(canvas)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: pad * 2, PadY: pad * 2,
+		PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align(c.Plots, tiles, draw.Crop(dc, 0, -reserve, 0, 0))
+	for i, row := range c.Plots {
 		for j, p := range row {
 			if p != nil {
 				p.Draw(canvases[i][j])
 			}
 		}
 	}
+	if legend != nil {
+		legend.Draw(draw.Crop(dc, width-reserve+pad, -pad, pad, -pad*4))
+	}
 	_, err := canvas.WriteTo(w)
 	return err
+}
+
+// takeLegend removes the legends from the plots and returns the first
+// one with entries, or nil.
+func (c Chart) takeLegend() *plot.Legend {
+	var first *plot.Legend
+	for _, row := range c.Plots {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			l := p.Legend
+			empty := l.Rectangle(draw.Canvas{}).Max.Y == 0
+			if first == nil && !empty {
+				first = &l
+			}
+			p.Legend = plot.NewLegend()
+		}
+	}
+	if first != nil {
+		first.Top, first.Left = true, true
+	}
+	return first
 }
 
 // Series is one line of a chart: at each X, the median of Y with its
@@ -81,6 +131,8 @@ type Axes struct {
 	LogX, LogY, Pow2X bool
 	// YFrom0 starts a linear Y axis at 0.
 	YFrom0 bool
+	// XTicks, when set, are the only ticks of the X axis.
+	XTicks []plot.Tick
 }
 
 // Lines returns a plot of each series as a line through its medians with
@@ -172,8 +224,6 @@ func newPlot(a Axes) *plot.Plot {
 	p.Title.Text = a.Title
 	p.X.Label.Text = a.X
 	p.Y.Label.Text = a.Y
-	p.Legend.Top = true
-	p.Legend.Left = true
 	p.Legend.ThumbnailWidth = vg.Points(20)
 	p.Add(plotter.NewGrid())
 	if a.LogX {
@@ -186,6 +236,9 @@ func newPlot(a Axes) *plot.Plot {
 	if a.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
+	}
+	if a.XTicks != nil {
+		p.X.Tick.Marker = plot.ConstantTicks(a.XTicks)
 	}
 	return p
 }

@@ -197,7 +197,7 @@ func writeTable(b *strings.Builder, groups []results.Group, table string, cols [
 				}
 			}
 			name := v.Name
-			if v.Kind != results.KindSubject {
+			if v.Kind != "" && v.Kind != results.KindSubject {
 				name += " (" + v.Kind + ")"
 			}
 			if v.Name == g.Reference && len(g.Variants) > 1 {

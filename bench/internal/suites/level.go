@@ -418,6 +418,10 @@ func sizePlot(groups []results.Group) *gplot.Plot {
 	for i, n := range names {
 		series[i] = *byVariant[n]
 	}
-	return chart.Lines(chart.Axes{Title: fmt.Sprintf("file size, tier of 2^%.0f positions (auto keeps the smallest)", largest),
-		X: "density (fraction of positions reachable)", Y: "bytes", LogX: true, LogY: true}, series)
+	var ticks []gplot.Tick
+	for _, d := range levelDensities {
+		ticks = append(ticks, gplot.Tick{Value: d, Label: pct(d)})
+	}
+	return chart.Lines(chart.Axes{Title: fmt.Sprintf("file size by type, tier of 2^%.0f positions", largest),
+		X: "density (share of the positions reachable)", Y: "bytes", LogX: true, LogY: true, XTicks: ticks}, series)
 }

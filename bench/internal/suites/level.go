@@ -350,12 +350,14 @@ func throughputPlot(groups []results.Group, table string, d float64, verb string
 	byVariant := map[string]*chart.Series{}
 	var names []string
 	for _, g := range groups {
-		if g.Table != table || g.Params["density"] != d || g.Skipped != "" {
+		// The write chart also shows the naive baseline, from its table.
+		naiveRows := table == "write" && g.Table == "naive"
+		if (g.Table != table && !naiveRows) || g.Params["density"] != d || g.Skipped != "" {
 			continue
 		}
 		for _, v := range g.Variants {
 			st, ok := v.Metrics["mpos_per_s"]
-			if !ok {
+			if !ok || (naiveRows && v.Name != "naive") {
 				continue
 			}
 			s := byVariant[v.Name]

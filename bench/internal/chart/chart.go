@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -365,4 +366,40 @@ func Human(x float64) string {
 		}
 	}
 	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// SeriesSet gathers points into series by name, in the order the names
+// first appear.
+type SeriesSet struct {
+	byName map[string]*Series
+	names  []string
+}
+
+// Add appends the point (x, y) to the series called name.
+func (s *SeriesSet) Add(name string, x float64, y results.Stat) {
+	if s.byName == nil {
+		s.byName = map[string]*Series{}
+	}
+	ser := s.byName[name]
+	if ser == nil {
+		ser = &Series{Name: name}
+		s.byName[name] = ser
+		s.names = append(s.names, name)
+	}
+	ser.X = append(ser.X, x)
+	ser.Y = append(ser.Y, y)
+}
+
+// Series returns the series sorted by name with cmp (nil: in the order
+// their names first appeared).
+func (s *SeriesSet) Series(cmp func(a, b string) int) []Series {
+	names := slices.Clone(s.names)
+	if cmp != nil {
+		slices.SortStableFunc(names, cmp)
+	}
+	out := make([]Series, len(names))
+	for i, n := range names {
+		out[i] = *s.byName[n]
+	}
+	return out
 }

@@ -68,3 +68,17 @@ func TestWriteSVG(t *testing.T) {
 		t.Error("no plots: no error")
 	}
 }
+
+func TestSeriesSet(t *testing.T) {
+	var s SeriesSet
+	st := results.Summarize([]float64{1})
+	s.Add("b", 1, st)
+	s.Add("a", 2, st)
+	s.Add("b", 3, st)
+	if got := s.Series(nil); len(got) != 2 || got[0].Name != "b" || len(got[0].X) != 2 || got[0].X[1] != 3 {
+		t.Errorf("first-seen order: %+v", got)
+	}
+	if got := s.Series(strings.Compare); got[0].Name != "a" || got[1].Name != "b" {
+		t.Errorf("sorted: %+v", got)
+	}
+}

@@ -3,7 +3,6 @@ package suites
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
 
@@ -135,8 +134,7 @@ func runMemo(_ context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.
 // gamesCharts: the time of each game size by solver, peers included.
 func gamesCharts(groups []results.Group) []chart.Chart {
 	var cats []string
-	byName := map[string]*chart.Series{}
-	var names []string
+	var set chart.SeriesSet
 	for _, g := range groups {
 		if g.Skipped != "" || len(g.Variants) == 0 {
 			continue
@@ -144,24 +142,16 @@ func gamesCharts(groups []results.Group) []chart.Chart {
 		x := float64(len(cats))
 		cats = append(cats, strings.TrimPrefix(g.ID, "games/"))
 		for _, v := range g.Variants {
-			if v.Seconds.N == 0 {
-				continue
+			if v.Seconds.N > 0 {
+				set.Add(v.Name, x, v.Seconds)
 			}
-			s := byName[v.Name]
-			if s == nil {
-				s = &chart.Series{Name: v.Name}
-				byName[v.Name] = s
-				names = append(names, v.Name)
-			}
-			s.X = append(s.X, x)
-			s.Y = append(s.Y, v.Seconds)
 		}
 	}
 	if len(cats) == 0 {
 		return nil
 	}
 	// tiersolve first, then the baselines and peers by name.
-	slices.SortStableFunc(names, func(a, b string) int {
+	series := set.Series(func(a, b string) int {
 		if (a == "tiersolve") != (b == "tiersolve") {
 			if a == "tiersolve" {
 				return -1
@@ -170,10 +160,6 @@ func gamesCharts(groups []results.Group) []chart.Chart {
 		}
 		return strings.Compare(a, b)
 	})
-	series := make([]chart.Series, len(names))
-	for i, n := range names {
-		series[i] = *byName[n]
-	}
 	p := chart.Dots(chart.Axes{Title: "reach + solve, wall time per game", Y: "seconds (median, min–max)", LogY: true},
 		cats, series)
 	return []chart.Chart{{Name: "games-time", Title: "time per game and size: tiersolve against the baselines and peers",

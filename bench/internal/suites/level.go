@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
+	"strings"
 	"time"
 
 	gplot "gonum.org/v1/plot"
@@ -347,8 +347,7 @@ func levelCharts(groups []results.Group) []chart.Chart {
 // throughputPlot draws Mpos/s against positions for each variant of the
 // table's groups at density d.
 func throughputPlot(groups []results.Group, table string, d float64, verb string) *gplot.Plot {
-	byVariant := map[string]*chart.Series{}
-	var names []string
+	var set chart.SeriesSet
 	for _, g := range groups {
 		// The write chart also shows the naive baseline, from its table.
 		naiveRows := table == "write" && g.Table == "naive"
@@ -357,26 +356,14 @@ func throughputPlot(groups []results.Group, table string, d float64, verb string
 		}
 		for _, v := range g.Variants {
 			st, ok := v.Metrics["mpos_per_s"]
-			if !ok || (naiveRows && v.Name != "naive") {
-				continue
+			if ok && (!naiveRows || v.Name == "naive") {
+				set.Add(v.Name, g.Params["positions"], st)
 			}
-			s := byVariant[v.Name]
-			if s == nil {
-				s = &chart.Series{Name: v.Name}
-				byVariant[v.Name] = s
-				names = append(names, v.Name)
-			}
-			s.X = append(s.X, g.Params["positions"])
-			s.Y = append(s.Y, st)
 		}
 	}
-	if len(names) == 0 {
+	series := set.Series(strings.Compare)
+	if len(series) == 0 {
 		return nil
-	}
-	slices.Sort(names)
-	series := make([]chart.Series, len(names))
-	for i, n := range names {
-		series[i] = *byVariant[n]
 	}
 	return chart.Lines(chart.Axes{Title: fmt.Sprintf("%s, density %s", verb, pct(d)), X: "positions in the tier",
 		Y: "million positions / s", LogX: true, Pow2X: true, LogY: true}, series)
@@ -391,34 +378,20 @@ func sizePlot(groups []results.Group) *gplot.Plot {
 			largest = max(largest, g.Params["bits"])
 		}
 	}
-	byVariant := map[string]*chart.Series{}
-	var names []string
+	var set chart.SeriesSet
 	for _, g := range groups {
 		if g.Table != "write" || g.Params["bits"] != largest {
 			continue
 		}
 		for _, v := range g.Variants {
-			st, ok := v.Metrics["bytes"]
-			if !ok || v.Name == "auto" {
-				continue
+			if st, ok := v.Metrics["bytes"]; ok && v.Name != "auto" {
+				set.Add(v.Name, g.Params["density"], st)
 			}
-			s := byVariant[v.Name]
-			if s == nil {
-				s = &chart.Series{Name: v.Name}
-				byVariant[v.Name] = s
-				names = append(names, v.Name)
-			}
-			s.X = append(s.X, g.Params["density"])
-			s.Y = append(s.Y, st)
 		}
 	}
-	if len(names) == 0 {
+	series := set.Series(strings.Compare)
+	if len(series) == 0 {
 		return nil
-	}
-	slices.Sort(names)
-	series := make([]chart.Series, len(names))
-	for i, n := range names {
-		series[i] = *byVariant[n]
 	}
 	var ticks []gplot.Tick
 	for _, d := range levelDensities {

@@ -135,7 +135,10 @@ func Markdown(w io.Writer, r *results.Results, suites []harness.Suite, charts []
 		}
 		for _, t := range tables {
 			fmt.Fprintf(&b, "\n### %s: %s\n\n", su.Name, t)
+			writeSummary(&b, gs, t)
+			b.WriteString("\n<details><summary>every figure, and the command of each row</summary>\n\n")
 			writeTable(&b, gs, t, su.Columns)
+			b.WriteString("\n</details>\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -215,6 +218,69 @@ func writeTable(b *strings.Builder, groups []results.Group, table string, cols [
 			}
 			row(b, append(cells, repro))
 		}
+	}
+}
+
+// writeSummary writes the groups of one table at a glance: a row per
+// group, a column per variant with its median time, its spread and its
+// ratio to the reference.
+func writeSummary(b *strings.Builder, groups []results.Group, table string) {
+	var gs []results.Group
+	var names []string
+	refs := map[string]bool{}
+	for _, g := range groups {
+		if g.Table != table {
+			continue
+		}
+		gs = append(gs, g)
+		refs[g.Reference] = true
+		for _, v := range g.Variants {
+			if !slices.Contains(names, v.Name) {
+				names = append(names, v.Name)
+			}
+		}
+	}
+	head := []string{"group"}
+	for _, n := range names {
+		if refs[n] && len(names) > 1 {
+			n = "**" + n + "**"
+		}
+		head = append(head, n)
+	}
+	row(b, head)
+	seps := []string{"---"}
+	for range names {
+		seps = append(seps, "--:")
+	}
+	row(b, seps)
+	for _, g := range gs {
+		cells := []string{g.Title}
+		if g.Skipped != "" || g.Error != "" {
+			row(b, append(cells, strings.TrimSpace("skipped: "+g.Skipped+" "+g.Error)))
+			continue
+		}
+		for _, n := range names {
+			v := g.Variant(n)
+			switch {
+			case v == nil:
+				cells = append(cells, "")
+			case v.Error != "":
+				cells = append(cells, "failed")
+			default:
+				c := Seconds(v.Seconds.Median)
+				if sp := spread(v.Seconds); sp != "" {
+					c += " ±" + sp
+				}
+				if v.Ratio != nil && v.Ratio.N > 0 {
+					c += fmt.Sprintf(" (%.3g×)", v.Ratio.Median)
+				}
+				cells = append(cells, c)
+			}
+		}
+		if g.Amdahl != nil {
+			cells[0] += fmt.Sprintf(" (serial fraction %.3f)", g.Amdahl.SerialFraction.Median)
+		}
+		row(b, cells)
 	}
 }
 

@@ -290,7 +290,7 @@ func summaryLine(g results.Group) string {
 	for _, v := range g.Variants {
 		s := fmt.Sprintf("%s %s ±%.0f%%", v.Name, report.Seconds(v.Seconds.Median), 100*v.Seconds.Spread())
 		if v.Ratio != nil && v.Ratio.N > 0 {
-			s += fmt.Sprintf(" (%.3g×)", v.Ratio.Median)
+			s += " (" + report.Ratio(v.Ratio.Median) + ")"
 		}
 		if v.Error != "" {
 			s = v.Name + " failed: " + v.Error

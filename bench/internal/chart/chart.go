@@ -79,7 +79,14 @@ func (c Chart) WriteSVG(w io.Writer) error {
 	dc := draw.New(canvas)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: pad * 2, PadY: pad * 2,
 		PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
-	canvases := plot.Align(c.Plots, tiles, draw.Crop(dc, 0, -reserve, 0, 0))
+	area := draw.Crop(dc, 0, -reserve, 0, 0)
+	if rows == 1 && cols == 1 {
+		// plot.Align is for grids; it also leaves a gap above a plot
+		// whose tick labels are rotated.
+		c.Plots[0][0].Draw(draw.Crop(area, pad, -pad, pad, -pad))
+		return writeSVG(w, canvas, legend, dc, width, reserve, pad)
+	}
+	canvases := plot.Align(c.Plots, tiles, area)
 	for i, row := range c.Plots {
 		for j, p := range row {
 			if p != nil {
@@ -87,6 +94,12 @@ func (c Chart) WriteSVG(w io.Writer) error {
 			}
 		}
 	}
+	return writeSVG(w, canvas, legend, dc, width, reserve, pad)
+}
+
+// writeSVG draws the legend, if any, in the reserved strip on the right
+// and writes the canvas.
+func writeSVG(w io.Writer, canvas *vgsvg.Canvas, legend *plot.Legend, dc draw.Canvas, width, reserve, pad vg.Length) error {
 	if legend != nil {
 		legend.Draw(draw.Crop(dc, width-reserve+pad, -pad, pad, -pad*4))
 	}
@@ -123,7 +136,22 @@ type Series struct {
 	Name string
 	X    []float64
 	Y    []results.Stat
+	// Bold draws the line thicker: the subject the others are compared
+	// with.
+	Bold bool
 }
+
+// palette are ten colours that stay apart on screen and in print (the
+// "Tableau 10" set): gonum's default soft colours put orange next to
+// brown.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xff, 0x7f, 0x0e, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+}
+
+// Color is the i-th colour of the charts' palette.
+func Color(i int) color.Color { return palette[i%len(palette)] }
 
 // Axes describe a plot.
 type Axes struct {
@@ -149,12 +177,16 @@ func Lines(a Axes, series []Series) *plot.Plot {
 		if err != nil {
 			continue
 		}
-		line.Color = plotutil.Color(i)
+		line.Color = Color(i)
 		line.Dashes = plotutil.Dashes(i)
-		dots.Color = plotutil.Color(i)
+		line.Width = vg.Points(1.2)
+		if s.Bold {
+			line.Width = vg.Points(2.5)
+		}
+		dots.Color = Color(i)
 		dots.Shape = plotutil.Shape(i)
 		p.Add(line, dots)
-		if bars := errorBars(pts, errs, plotutil.Color(i)); bars != nil {
+		if bars := errorBars(pts, errs, Color(i)); bars != nil {
 			p.Add(bars)
 		}
 		p.Legend.Add(s.Name, line, dots)
@@ -165,18 +197,25 @@ func Lines(a Axes, series []Series) *plot.Plot {
 
 // Dots returns a plot with one column per category (X of a series is the
 // category's index) and one marker per series in each, side by side, with
-// error bars: for times of several programs on several jobs.
+// error bars: for times of several programs on several jobs. A category
+// name may hold "\n" to break its label in lines.
 func Dots(a Axes, categories []string, series []Series) *plot.Plot {
 	p := newPlot(a)
-	width := 0.6 // of a category's slot
-	for i, s := range series {
-		shift := 0.0
-		if len(series) > 1 {
-			shift = -width/2 + width*float64(i)/float64(len(series)-1)
+	// In each category the series that have a point there stand side by
+	// side around its tick, step apart.
+	const step = 0.22
+	present := map[float64]int{}
+	for _, s := range series {
+		for _, x := range s.X {
+			present[x]++
 		}
+	}
+	placed := map[float64]int{}
+	for i, s := range series {
 		x := make([]float64, len(s.X))
-		for k := range s.X {
-			x[k] = s.X[k] + shift
+		for k, c := range s.X {
+			x[k] = c + step*(float64(placed[c])-float64(present[c]-1)/2)
+			placed[c]++
 		}
 		pts, errs := points(a, x, s.Y)
 		if len(pts) == 0 {
@@ -186,11 +225,11 @@ func Dots(a Axes, categories []string, series []Series) *plot.Plot {
 		if err != nil {
 			continue
 		}
-		sc.Color = plotutil.Color(i)
+		sc.Color = Color(i)
 		sc.Shape = plotutil.Shape(i)
 		sc.Radius = vg.Points(3.5)
 		p.Add(sc)
-		if bars := errorBars(pts, errs, plotutil.Color(i)); bars != nil {
+		if bars := errorBars(pts, errs, Color(i)); bars != nil {
 			p.Add(bars)
 		}
 		p.Legend.Add(s.Name, sc)
@@ -201,9 +240,6 @@ func Dots(a Axes, categories []string, series []Series) *plot.Plot {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
 	finish(p, a)
 	p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
 	return p
@@ -339,7 +375,7 @@ func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	first, last := int(math.Ceil(math.Log2(lo))), int(math.Floor(math.Log2(hi)))
 	step := 1
-	if last-first > 8 {
+	if last-first > 6 {
 		step = 2
 	}
 	var ticks []plot.Tick

@@ -144,7 +144,8 @@ type Column struct {
 	Key    string
 	Header string
 	// Format prints the metric's median, e.g. "%.1f"; "bytes" prints a
-	// byte count in B/KiB/MiB/GiB. Facts are printed as they are.
+	// byte count in B/KiB/MiB/GiB, "si" a number with a metric prefix
+	// (1.5k, 20M). Facts are printed as they are.
 	Format string
 }
 

@@ -135,6 +135,10 @@ func Markdown(w io.Writer, r *results.Results, suites []harness.Suite, charts []
 		}
 		for _, t := range tables {
 			fmt.Fprintf(&b, "\n### %s: %s\n\n", su.Name, t)
+			if !sharedVariants(gs, t) {
+				writeTable(&b, gs, t, su.Columns)
+				continue
+			}
 			writeSummary(&b, gs, t)
 			b.WriteString("\n<details><summary>every figure, and the command of each row</summary>\n\n")
 			writeTable(&b, gs, t, su.Columns)
@@ -221,6 +225,24 @@ func writeTable(b *strings.Builder, groups []results.Group, table string, cols [
 	}
 }
 
+// sharedVariants reports whether some variant name occurs in two groups
+// of the table: only then does a column per variant summarize it.
+func sharedVariants(groups []results.Group, table string) bool {
+	seen := map[string]bool{}
+	for _, g := range groups {
+		if g.Table != table {
+			continue
+		}
+		for _, v := range g.Variants {
+			if seen[v.Name] {
+				return true
+			}
+			seen[v.Name] = true
+		}
+	}
+	return false
+}
+
 // writeSummary writes the groups of one table at a glance: a row per
 // group, a column per variant with its median time, its spread and its
 // ratio to the reference.
@@ -272,7 +294,7 @@ func writeSummary(b *strings.Builder, groups []results.Group, table string) {
 					c += " ±" + sp
 				}
 				if v.Ratio != nil && v.Ratio.N > 0 {
-					c += fmt.Sprintf(" (%.3g×)", v.Ratio.Median)
+					c += " (" + Ratio(v.Ratio.Median) + ")"
 				}
 				cells = append(cells, c)
 			}
@@ -308,8 +330,11 @@ func cell(v results.Variant, c harness.Column) string {
 	if !ok || st.N == 0 {
 		return ""
 	}
-	if c.Format == "bytes" {
+	switch c.Format {
+	case "bytes":
 		return Bytes(st.Median)
+	case "si":
+		return chart.Human(st.Median)
 	}
 	return fmt.Sprintf(c.Format, st.Median)
 }
@@ -325,7 +350,7 @@ func ratio(s *results.Stat) string {
 	if s == nil || s.N == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%.3g× ±%.0f%%", s.Median, 100*s.Spread())
+	return fmt.Sprintf("%s ±%.0f%%", Ratio(s.Median), 100*s.Spread())
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
@@ -340,12 +365,21 @@ func writeChanges(b *strings.Builder, changes []results.Change) {
 		}
 		before, after := Seconds(c.Old.Median), Seconds(c.New.Median)
 		if c.Figure == "ratio" {
-			before, after = fmt.Sprintf("%.3g×", c.Old.Median), fmt.Sprintf("%.3g×", c.New.Median)
+			before, after = Ratio(c.Old.Median), Ratio(c.New.Median)
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %+.1f%% | %s |\n", c.Group, c.Variant, c.Figure, before, after, 100*(c.Factor-1), c.Verdict)
 	}
 	fmt.Fprintf(b, "\n%d figures compared; %d within the noise band (the min–max of the runs, at least ±%.0f%%).\n",
 		len(changes), same, 100*results.NoiseFloor)
+}
+
+// Ratio prints a ratio with three significant digits, in full from 1000
+// up: 0.52×, 17.3×, 1107×.
+func Ratio(x float64) string {
+	if x >= 1000 {
+		return fmt.Sprintf("%.0f×", x)
+	}
+	return fmt.Sprintf("%.3g×", x)
 }
 
 // Seconds prints a time with a unit that keeps 3 significant digits.

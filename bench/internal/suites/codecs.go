@@ -59,7 +59,7 @@ func Codecs() harness.Suite {
 		Jobs: map[string]harness.JobFunc{"xg": runXG, "gnubgid": runGnubgID, "egf": runEGF},
 		Columns: []harness.Column{
 			{Key: "mb_per_s", Header: "MB/s", Format: "%.1f"},
-			{Key: "items_per_s", Header: "items/s", Format: "%.3g"},
+			{Key: "items_per_s", Header: "items/s", Format: "si"},
 			{Key: "fact:items", Header: "items are"},
 		},
 	}

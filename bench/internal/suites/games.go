@@ -76,7 +76,7 @@ func Games() harness.Suite {
 			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
 			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
 			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "%.3g"},
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
 			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
 			{Key: "fact:start", Header: "start"},
 		},
@@ -140,7 +140,7 @@ func gamesCharts(groups []results.Group) []chart.Chart {
 			continue
 		}
 		x := float64(len(cats))
-		cats = append(cats, strings.TrimPrefix(g.ID, "games/"))
+		cats = append(cats, strings.Replace(strings.TrimPrefix(g.ID, "games/"), "-", "\n", 1))
 		for _, v := range g.Variants {
 			if v.Seconds.N > 0 {
 				set.Add(v.Name, x, v.Seconds)
@@ -160,7 +160,7 @@ func gamesCharts(groups []results.Group) []chart.Chart {
 		}
 		return strings.Compare(a, b)
 	})
-	p := chart.Dots(chart.Axes{Title: "reach + solve, wall time per game", Y: "seconds (median, min–max)", LogY: true},
+	p := chart.Dots(chart.Axes{Title: "reach + solve, wall time per game (median; bars: min–max)", Y: "seconds", LogY: true},
 		cats, series)
 	return []chart.Chart{{Name: "games-time", Title: "time per game and size: tiersolve against the baselines and peers",
 		Plots: [][]*gplot.Plot{{p}}, Width: vg.Length(max(5, 0.8*float64(len(cats)))) * vg.Inch}}

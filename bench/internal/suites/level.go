@@ -365,6 +365,9 @@ func throughputPlot(groups []results.Group, table string, d float64, verb string
 	if len(series) == 0 {
 		return nil
 	}
+	for i := range series {
+		series[i].Bold = series[i].Name == "auto"
+	}
 	return chart.Lines(chart.Axes{Title: fmt.Sprintf("%s, density %s", verb, pct(d)), X: "positions in the tier",
 		Y: "million positions / s", LogX: true, Pow2X: true, LogY: true}, series)
 }

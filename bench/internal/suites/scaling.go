@@ -62,7 +62,7 @@ func Scaling() harness.Suite {
 		Jobs: map[string]harness.JobFunc{"solve": runSolve, "merge": runMerge, "prepare-merge": prepareMerge},
 		Columns: []harness.Column{
 			{Key: "speedup", Header: "speed-up", Format: "%.2fx"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "%.3g"},
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
 			{Key: "mpos_per_s", Header: "Mpos/s", Format: "%.3g"},
 			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
 		},
@@ -106,7 +106,14 @@ func scalingCharts(groups []results.Group) []chart.Chart {
 	if len(series) == 0 {
 		return nil
 	}
-	p := chart.Lines(chart.Axes{Title: "speed-up over one worker", X: "workers", Y: "speed-up (median, min–max)", YFrom0: true}, series)
+	// Nudge the series apart a little so that their bars do not hide
+	// each other at the same worker count.
+	for i := range series {
+		for k := range series[i].X {
+			series[i].X[k] += 0.015 * (float64(i) - float64(len(series)-1)/2)
+		}
+	}
+	p := chart.Lines(chart.Axes{Title: "speed-up over one worker (median; bars: min–max)", X: "workers", Y: "speed-up", YFrom0: true}, series)
 	chart.AddFunc(p, "ideal (linear)", color.Gray{Y: 120}, func(x float64) float64 { return x })
 	p.X.Min, p.X.Max = 0.9, maxW+0.1
 	p.Y.Min, p.Y.Max = 0, maxW*1.15

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/tiergame"

@@ -249,3 +249,8 @@ func rangesFor(n uint64, workers, ranges int) int {
 	}
 	return int(max(1, min(uint64(workers), n/minRange)))
 }
+
+// Bytes is about how much memory the solved tier holds.
+func (s *SolvedTier) Bytes() uint64 {
+	return bitsetBytes(s.set.Len()) + 2*uint64(len(s.recs)) + 2*uint64(len(s.byPos))
+}

@@ -46,7 +46,7 @@ type SubmitRequest struct {
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
-var DefaultSettings = Settings{MaxRanges: 32, MinRange: 1 << 16, Level: 6}
+var DefaultSettings = Settings{MaxRanges: 64, MinRange: 1 << 18, Level: 6}
 
 // SubmitResponse names the new run.
 type SubmitResponse struct {

@@ -274,8 +274,10 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 	})
 }
 
-// GetBlob downloads blob b into the file dst (atomically), from the first
-// coordinator that has it, checking its SHA-256 and size.
+// GetBlob downloads blob b into the file dst, from the first coordinator
+// that has it, checking its SHA-256 and size. The file appears whole or
+// not at all, but is not synced: callers that need it durable sync the
+// file system once at the end (atomicfile.SyncFS).
 func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 	if !blobstore.ValidName(b.SHA256) {
 		return fmt.Errorf("cluster: %q: %w", b.SHA256, blobstore.ErrBadName)
@@ -324,5 +326,5 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) e
 	if n != b.Size || hex.EncodeToString(h.Sum(nil)) != b.SHA256 {
 		return fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
 	}
-	return f.Commit()
+	return f.CommitNoSync()
 }

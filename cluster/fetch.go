@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -53,6 +54,9 @@ func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, o
 		m.Total += rec.Reachable
 	}
 	m.Start = run.Start
+	if err := atomicfile.SyncFS(dir); err != nil {
+		return nil, err
+	}
 	return m, m.Save(dir)
 }
 

@@ -90,6 +90,28 @@ type Tier struct {
 	DB *DB `json:"db,omitempty"`
 }
 
+// Phase says how far the tier has come, for people: waiting, closing,
+// expanding, merging, reached, solving, writing, solved.
+func (t *Tier) Phase() string {
+	switch {
+	case t.DB != nil:
+		return "solved"
+	case t.Solve != nil && allDone(t.Solve):
+		return "writing"
+	case t.Solve != nil:
+		return "solving"
+	case t.Expanded && t.Level != nil:
+		return "reached"
+	case t.Expanded || (t.Loopy && allDone(t.Reach)):
+		return "merging"
+	case t.Loopy && t.Reach != nil:
+		return "closing"
+	case t.Reach != nil:
+		return "expanding"
+	}
+	return "waiting"
+}
+
 // Level is a tier's merged full level file.
 type Level struct {
 	Blob      Blob           `json:"blob"`

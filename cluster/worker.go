@@ -115,17 +115,28 @@ func (w *Worker) Run(ctx context.Context) error {
 	go w.heartbeats(hbCtx)
 	var running sync.WaitGroup
 	defer running.Wait()
+	// A unit's report overlaps the next units' work; pending bounds the
+	// units leased and not yet reported.
+	pending := make(chan struct{}, 2*w.cfg.Threads)
 	for {
+		select {
+		case pending <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
 		if err := w.sem.Acquire(ctx, 1); err != nil {
+			<-pending
 			return nil
 		}
 		a, err := w.client.Lease(ctx, LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10})
 		if errors.Is(err, ErrUnauthorized) {
 			w.sem.Release(1)
+			<-pending
 			return err
 		}
 		if err != nil || a == nil {
 			w.sem.Release(1)
+			<-pending
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -140,6 +151,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			// A whole-tier unit uses every thread: wait for the others.
 			if err := w.sem.Acquire(ctx, int64(w.cfg.Threads-1)); err != nil {
 				w.sem.Release(1)
+				<-pending
 				w.giveBack(a, "")
 				return nil
 			}
@@ -156,24 +168,27 @@ func (w *Worker) Run(ctx context.Context) error {
 		running.Add(1)
 		go func() {
 			defer running.Done()
-			defer w.sem.Release(weight)
+			defer func() { <-pending }()
 			defer func() {
 				w.mu.Lock()
 				delete(w.active, a.Token)
 				w.mu.Unlock()
 				cancel()
 			}()
-			w.runUnit(uctx, ctx, a, au)
+			w.runUnit(uctx, ctx, a, au, func() { w.sem.Release(weight) })
 		}()
 	}
 }
 
 // runUnit runs a leased unit and reports it; a unit whose lease was lost
-// is dropped, one that failed is given back with its error.
-func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit) {
+// is dropped, one that failed is given back with its error. It calls
+// free once the unit's threads are free: the report overlaps the next
+// unit's work.
+func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit, free func()) {
 	t0 := time.Now()
 	log := w.log.With("run", a.Ref.Run, "tier", a.Ref.Tier, "kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
 	outs, files, positions, err := w.execute(ctx, a)
+	free()
 	defer func() {
 		for _, f := range files {
 			os.Remove(f)
@@ -193,6 +208,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 	}
 	secs := time.Since(t0).Seconds()
 	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
+	t1 := time.Now()
 	if err := w.report(ctx, req, files); err != nil {
 		if !au.lost.Load() && parent.Err() == nil {
 			log.Warn("result not accepted", "error", err)
@@ -201,7 +217,8 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 	}
 	w.Units.Add(1)
 	w.Positions.Add(positions)
-	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs)
+	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
+		"report_seconds", time.Since(t1).Seconds())
 }
 
 // report uploads a unit's outputs and reports it complete, uploading

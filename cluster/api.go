@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/solver"
 )
@@ -222,7 +224,16 @@ func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
 		if ok {
 			w.Header().Set(HeaderLeader, n.peerURL(leader))
 		}
+		if r.ContentLength > maxJSON {
+			writeError(w, http.StatusRequestEntityTooLarge, errTooLarge)
+			return
+		}
 		if n.IsLeader() {
+			if !n.ready.Load() {
+				w.Header().Set("Retry-After", "1")
+				writeError(w, http.StatusServiceUnavailable, errors.New("a new leader is catching up; retry"))
+				return
+			}
 			h(w, r)
 			return
 		}
@@ -277,6 +288,8 @@ func statusFor(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return http.StatusServiceUnavailable // the client retries, finding the new leader
 	}
 	return http.StatusInternalServerError
 }

@@ -43,9 +43,9 @@ func freeAddrs(t testing.TB, n int) []string {
 
 // fastRaft shortens raft's timeouts for tests on loopback.
 func fastRaft(c *raft.Config) {
-	c.HeartbeatTimeout = 300 * time.Millisecond
-	c.ElectionTimeout = 300 * time.Millisecond
-	c.LeaderLeaseTimeout = 150 * time.Millisecond
+	c.HeartbeatTimeout = 600 * time.Millisecond
+	c.ElectionTimeout = 600 * time.Millisecond
+	c.LeaderLeaseTimeout = 300 * time.Millisecond
 	c.CommitTimeout = 5 * time.Millisecond
 }
 
@@ -82,9 +82,18 @@ func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
 }
 
 func (c *testCluster) start(i int, bootstrap bool) {
+	c.startFull(i, bootstrap, fastRaft)
+}
+
+// startWith restarts node i (no bootstrap) with a raft configuration.
+func (c *testCluster) startWith(i int, rc func(*raft.Config)) {
+	c.startFull(i, false, rc)
+}
+
+func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
 	m := c.members[i]
 	cfg := NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr, DataDir: c.dirs[i], Token: testToken,
-		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: fastRaft, Log: testLog(c.t).With("test_node", m.ID), Workers: 2}
+		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2}
 	if bootstrap {
 		cfg.Bootstrap = c.members
 	}
@@ -180,6 +189,13 @@ func waitRun(t testing.TB, cl *Client, id string, limit time.Duration) {
 		}
 		select {
 		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if run, rerr := cl.Run(sctx, id); rerr == nil {
+				for _, tr := range run.Tiers {
+					t.Logf("tier %d %s: %s reach %s solve %s", tr.Tier, tr.Name, tr.Phase(), unitsString(tr.Reach), unitsString(tr.Solve))
+				}
+			}
 			t.Fatalf("run %s not done in %v (last status error: %v)", id, limit, err)
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -287,4 +303,19 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 			}
 		})
 	}
+}
+
+func unitsString(us []*Unit) string {
+	var b strings.Builder
+	for _, u := range us {
+		switch {
+		case u.Done != nil:
+			b.WriteString("D")
+		case u.Lease != nil:
+			fmt.Fprintf(&b, "L(%s,%d)", u.Lease.Worker, u.Lease.Token)
+		default:
+			b.WriteString(".")
+		}
+	}
+	return b.String()
 }

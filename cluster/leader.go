@@ -36,14 +36,16 @@ type leadership struct {
 const maxMerges = 2
 
 // elected starts a term: it waits until the state holds every entry of
-// earlier terms, records the members if they are not yet, and restarts
-// the timer of every lease it inherits.
+// earlier terms (until then the API answers 503), records the members if
+// they are not yet, and restarts the timer of every lease it inherits. It
+// returns nil if the wait failed; the next tick tries again.
 func (n *Node) elected() *leadership {
-	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
-	l.ctx, l.cancel = context.WithCancel(n.ctx)
 	if err := n.raft.Barrier(10 * time.Second).Error(); err != nil {
 		n.log.Warn("barrier after election failed", "error", err)
+		return nil
 	}
+	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
+	l.ctx, l.cancel = context.WithCancel(n.ctx)
 	var tokens []uint64
 	var members []Member
 	n.fsm.View(func(s *State, _ uint64) {
@@ -53,18 +55,20 @@ func (n *Node) elected() *leadership {
 		}
 	})
 	n.leases.reset(time.Now(), tokens)
-	if len(members) == 0 && len(n.cfg.Bootstrap) > 0 {
-		if _, err := n.propose(&command{Op: opMembers, Members: n.cfg.Bootstrap}); err != nil {
+	if len(members) == 0 && len(n.known) > 0 {
+		if _, err := n.propose(&command{Op: opMembers, Members: n.known}); err != nil {
 			n.log.Warn("recording the members", "error", err)
 		}
 	}
 	n.metrics.elections.Inc()
+	n.ready.Store(true)
 	n.log.Info("elected leader", "leases", len(tokens))
 	return l
 }
 
 // stop ends the term and waits for its merges to stop.
 func (l *leadership) stop() {
+	l.n.ready.Store(false)
 	l.cancel()
 	l.wg.Wait()
 }

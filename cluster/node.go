@@ -17,13 +17,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -80,6 +83,8 @@ type Node struct {
 	fsm       *FSM
 	raft      *raft.Raft
 	wal       *wal.WAL
+	meta      *metadb.BoltMetaDB
+	known     []Member // the bootstrap list, kept in the data folder
 	transport *raft.NetworkTransport
 	store     *blobstore.Dir
 	leases    *leaseClock
@@ -89,7 +94,8 @@ type Node struct {
 	server    *http.Server
 	listener  net.Listener
 
-	grantMu sync.Mutex // one grant at a time: picking and proposing
+	grantMu sync.Mutex  // one grant at a time: picking and proposing
+	ready   atomic.Bool // leader, and the state holds every earlier entry
 
 	gamesMu sync.Mutex
 	games   map[string]tiergame.Game // by name and option
@@ -166,7 +172,11 @@ func (n *Node) startRaft() error {
 	}
 	logw := &hclogWriter{log: n.log.With("component", "raft")}
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Info, Output: logw, DisableTime: true})
-	w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithSegmentSize(8<<20), wal.WithLogger(hl))
+	// raft-wal v0.4.0's Close leaves its meta store open (and its file
+	// locked): keep it, to close it in Close, so a node can restart in the
+	// same process.
+	n.meta = &metadb.BoltMetaDB{}
+	w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithSegmentSize(8<<20), wal.WithLogger(hl), wal.WithMetaStore(n.meta))
 	if err != nil {
 		return fmt.Errorf("cluster: raft log: %w", err)
 	}
@@ -195,6 +205,9 @@ func (n *Node) startRaft() error {
 	}
 	if n.raft, err = raft.NewRaft(rc, n.fsm, w, w, snaps, n.transport); err != nil {
 		return fmt.Errorf("cluster: %w", err)
+	}
+	if err := n.loadMembers(existing); err != nil {
+		return err
 	}
 	if !existing && len(n.cfg.Bootstrap) > 0 {
 		var servers []raft.Server
@@ -249,7 +262,7 @@ func (n *Node) Close() error {
 		errs = append(errs, n.transport.Close())
 	}
 	if n.wal != nil {
-		errs = append(errs, n.wal.Close())
+		errs = append(errs, n.wal.Close(), n.meta.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -274,13 +287,43 @@ func (n *Node) leader() (Member, bool) {
 	return Member{}, false
 }
 
+// membersFile keeps, in a node's data folder, the coordinators it was
+// bootstrapped with: their HTTP addresses are not part of raft's own
+// configuration, and the node needs them before the state has them.
+const membersFile = "members.json"
+
+// loadMembers records the bootstrap list in the data folder on a first
+// start, or reads it back on a restart.
+func (n *Node) loadMembers(existing bool) error {
+	path := filepath.Join(n.cfg.DataDir, membersFile)
+	if !existing && len(n.cfg.Bootstrap) > 0 {
+		b, _ := json.MarshalIndent(n.cfg.Bootstrap, "", "  ")
+		if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		n.known = n.cfg.Bootstrap
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &n.known)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: %s: %w", path, err)
+	}
+	return nil
+}
+
 // members is the coordinators: from the replicated state, or before the
 // first leader recorded them, from the bootstrap list.
 func (n *Node) members() []Member {
 	var ms []Member
 	n.fsm.View(func(s *State, _ uint64) { ms = slices.Clone(s.Members) })
 	if len(ms) == 0 {
-		ms = n.cfg.Bootstrap
+		ms = n.known
 	}
 	return ms
 }

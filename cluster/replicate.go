@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 // Blobs between coordinators. The leader stores a blob on a majority of
@@ -124,10 +126,25 @@ const replicateTimeout = 10 * time.Minute
 // enough followers) hold every blob, which must be in this node's store.
 // Copies to the other followers go on in the background.
 func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
-	followers := n.followers()
-	need := (len(followers) + 1) / 2 // a majority of all members, less this node
+	// A majority of the raft voters, less this node: counted from raft's
+	// configuration, so a missing address list cannot lower it.
+	f := n.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return err
+	}
+	voters := 0
+	for _, s := range f.Configuration().Servers {
+		if s.Suffrage == raft.Voter {
+			voters++
+		}
+	}
+	need := voters / 2
 	if need <= 0 {
 		return nil
+	}
+	followers := n.followers()
+	if len(followers) < need {
+		return fmt.Errorf("%d followers' addresses known, %d needed for a majority of %d coordinators", len(followers), need, voters)
 	}
 	results := make(chan error, len(followers))
 	for _, m := range followers {

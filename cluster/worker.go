@@ -271,13 +271,13 @@ func (w *Worker) giveBack(a *Assignment, errMsg string) {
 	}
 }
 
-// heartbeats renews the worker's leases every third of their TTL, and
-// stops the units whose leases the leader says are lost, or all of them
-// when no coordinator has answered for a whole TTL (they will have
-// expired).
+// heartbeats renews the worker's leases every third of their TTL (as the
+// leader last announced it), and stops the units whose leases the leader
+// says are lost, or all of them when no coordinator has answered for a
+// whole TTL (they will have expired).
 func (w *Worker) heartbeats(ctx context.Context) {
-	lastOK := time.Now()
-	for {
+	lastOK, lastBeat := time.Now(), time.Now()
+	for sleep(ctx, 100*time.Millisecond) {
 		w.mu.Lock()
 		ttl := w.ttl
 		tokens := make([]uint64, 0, len(w.active))
@@ -285,9 +285,10 @@ func (w *Worker) heartbeats(ctx context.Context) {
 			tokens = append(tokens, t)
 		}
 		w.mu.Unlock()
-		if !sleep(ctx, ttl/3) {
-			return
+		if time.Since(lastBeat) < ttl/3 {
+			continue
 		}
+		lastBeat = time.Now()
 		hctx, cancel := context.WithTimeout(ctx, ttl/3)
 		resp, err := w.client.Heartbeat(hctx, HeartbeatRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Tokens: tokens})
 		cancel()

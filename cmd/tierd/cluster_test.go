@@ -57,12 +57,12 @@ type procCluster struct {
 	dir     string
 	token   string // the token file
 	members []cluster.Member
-	procs   map[string]*exec.Cmd
+	procs   map[string]*proc
 	mu      sync.Mutex
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {
-	c := &procCluster{t: t, bin: tierdBinary(t), dir: t.TempDir(), procs: map[string]*exec.Cmd{}}
+	c := &procCluster{t: t, bin: tierdBinary(t), dir: t.TempDir(), procs: map[string]*proc{}}
 	c.token = filepath.Join(c.dir, "token")
 	if err := os.WriteFile(c.token, []byte("cluster-test-token-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -107,10 +107,17 @@ func (c *procCluster) start(name string, args ...string) {
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
-	go func() { cmd.Wait(); log.Close() }()
+	p := &proc{cmd: cmd, exited: make(chan struct{})}
+	go func() { cmd.Wait(); log.Close(); close(p.exited) }()
 	c.mu.Lock()
-	c.procs[name] = cmd
+	c.procs[name] = p
 	c.mu.Unlock()
+}
+
+// proc is a running tierd process; exited is closed when it has ended.
+type proc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 func (c *procCluster) startCoordinator(i int, bootstrap bool) {
@@ -135,19 +142,17 @@ func (c *procCluster) startWorker(name string, threads int) {
 // signal sends sig to the process name and, for SIGKILL, waits for it.
 func (c *procCluster) signal(name string, sig syscall.Signal) {
 	c.mu.Lock()
-	cmd := c.procs[name]
+	p := c.procs[name]
 	delete(c.procs, name)
 	c.mu.Unlock()
-	if cmd == nil {
+	if p == nil {
 		c.t.Fatalf("no process %s", name)
 	}
-	cmd.Process.Signal(sig)
-	deadline := time.Now().Add(20 * time.Second)
-	for cmd.ProcessState == nil && time.Now().Before(deadline) {
-		if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		c.t.Errorf("%s did not end within 20 s of %v", name, sig)
 	}
 }
 

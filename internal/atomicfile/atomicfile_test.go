@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -85,5 +88,72 @@ func TestCommitNoSyncAndSyncFS(t *testing.T) {
 	}
 	if es := entries(t, dir); len(es) != 1 {
 		t.Fatalf("temporary files left: %v", es)
+	}
+}
+
+func TestErrorsNameTheFinalPath(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "missing", "f")
+	_, err := Create(name)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != name || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Create in a missing folder: %v", err)
+	}
+	// The folder disappears before the commit: the rename fails.
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	f, err := Create(filepath.Join(sub, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("x"))
+	os.RemoveAll(sub)
+	if err := f.Commit(); !errors.As(err, &pe) || pe.Path != filepath.Join(sub, "f") {
+		t.Fatalf("Commit into a removed folder: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFillDiskAfter(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f")
+	restore := FillDiskAfter(5)
+	f, err := Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.Write([]byte("0123456789"))
+	var pe *fs.PathError
+	if n != 5 || !errors.Is(err, syscall.ENOSPC) || !errors.As(err, &pe) || pe.Path != name {
+		t.Fatalf("write past the limit: %d, %v", n, err)
+	}
+	if _, err := f.Write([]byte("x")); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("write on a full disk: %v", err)
+	}
+	f.Close()
+	restore()
+	if es := entries(t, dir); len(es) != 0 {
+		t.Fatalf("left behind: %v", es)
+	}
+	if err := WriteFile(name, []byte("0123456789")); err != nil {
+		t.Fatalf("after restore: %v", err)
+	}
+}
+
+func TestDeviceIsWrittenInPlace(t *testing.T) {
+	st, err := os.Stat(os.DevNull)
+	if err != nil || st.Mode()&fs.ModeCharDevice == 0 {
+		t.Skip("no", os.DevNull)
+	}
+	if err := WriteFile(os.DevNull, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s was replaced: %v %v", os.DevNull, st.Mode(), err)
+	}
+	if _, err := Create(t.TempDir()); !errors.Is(err, syscall.EISDIR) {
+		t.Fatalf("Create over a folder: %v", err)
 	}
 }

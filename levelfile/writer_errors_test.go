@@ -201,4 +201,3 @@ func setSpillBytes(n int64) (restore func()) {
 	spillBytes = n
 	return func() { spillBytes = old }
 }
-

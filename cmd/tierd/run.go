@@ -15,6 +15,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -120,7 +121,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 		}
 		out = defaultFolder(g)
 	}
-	mem, err := parseBytes(*jf.memory)
+	mem, err := memsize.Parse(*jf.memory)
 	if err != nil {
 		return nil, cli.UsageError("--memory %q: %v", *jf.memory, err)
 	}
@@ -139,30 +140,6 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 func defaultFolder(g tiergame.Game) string {
 	opt := strings.NewReplacer("=", "", ",", "-").Replace(g.Option())
 	return "tierd-" + g.Name() + "-" + opt
-}
-
-// parseBytes parses "", "123", "16GiB", "512MB", "2G".
-func parseBytes(s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	units := []struct {
-		suffix string
-		mult   uint64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3},
-		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
-	mult := uint64(1)
-	for _, u := range units {
-		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = rest, u.mult
-			break
-		}
-	}
-	var f float64
-	if _, err := fmt.Sscanf(s, "%g", &f); err != nil || f <= 0 {
-		return 0, fmt.Errorf("want a size like 16GiB")
-	}
-	return uint64(f * float64(mult)), nil
 }
 
 func runGames(e *cli.Env, args []string) error {

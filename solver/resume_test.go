@@ -147,7 +147,7 @@ func TestResume(t *testing.T) {
 					}
 				}
 				m.Start, m.Total = nil, 0
-				if err := m.save(dir); err != nil {
+				if err := m.Save(dir); err != nil {
 					t.Fatal(err)
 				}
 				r := reopen(t, g, dir, Config{})
@@ -191,7 +191,7 @@ func TestResume(t *testing.T) {
 					}
 				}
 				m.Start = nil
-				if err := m.save(dir); err != nil {
+				if err := m.Save(dir); err != nil {
 					t.Fatal(err)
 				}
 				r := reopen(t, g, dir, Config{})

@@ -73,7 +73,7 @@ func (r *Run) checkpoint(force bool) error {
 		return err
 	}
 	r.saved = time.Now()
-	if err := r.Manifest.save(r.Dir); err != nil {
+	if err := r.Manifest.Save(r.Dir); err != nil {
 		return err
 	}
 	for _, dir := range r.obsolete {
@@ -94,7 +94,7 @@ func Open(cfg Config) (*Run, error) {
 	}
 	if cfg.PartialOptions.Level == 0 {
 		// Partials are read once, by the merge: compress them fast.
-		cfg.PartialOptions.Level = 1
+		cfg.PartialOptions.Level = DefaultPartialLevel
 	}
 	r, err := Plan(cfg)
 	if err != nil {
@@ -115,11 +115,8 @@ func Open(cfg Config) (*Run, error) {
 		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
 	}
 	if m == nil {
-		m = &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option()}
-		for _, t := range gr.Tiers {
-			m.Tiers = append(m.Tiers, &TierRecord{Tier: uint64(t), Name: g.TierName(t), TierSize: g.TierSize(t), Loopy: gr.Loopy[t]})
-		}
-		if err := m.save(cfg.Dir); err != nil {
+		m = NewManifest(g, gr)
+		if err := m.Save(cfg.Dir); err != nil {
 			return nil, err
 		}
 	}
@@ -233,10 +230,9 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 		return err
 	}
 	o := rc.LevelOptions
-	o.Game = rc.Game.Name()
 	o.Workers = rc.Workers
 	o.NoSync = true // synced by the next checkpoint
-	res, err := levelfile.WriteFile(path, set, &o)
+	res, err := WriteLevel(path, rc.Game, set, o)
 	if err != nil {
 		return err
 	}
@@ -270,14 +266,5 @@ func (r *Run) unsolveUp(t tiergame.Tier) {
 
 // loadLevel reads tier t's full level file into a set over its hash space.
 func (r *Run) loadLevel(t tiergame.Tier) (*bitarray.Set, error) {
-	f, err := levelfile.Open(r.levelPath(t), &levelfile.Options{MaxSpan: r.Game.TierSize(t) + 1})
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	set := bitarray.New(0, r.Game.TierSize(t))
-	if err := f.ReadInto(set); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	return set, nil
+	return LoadLevel(r.levelPath(t), r.Game, t)
 }

@@ -60,7 +60,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	if len(rep.FileErrors) > 0 {
 		return rep, nil
 	}
-	cache := map[tiergame.Tier]*solvedTier{}
+	cache := map[tiergame.Tier]*SolvedTier{}
 	pending := map[tiergame.Tier]int{}
 	for _, t := range r.Graph.Tiers {
 		pending[t] = len(r.Graph.Parents[t])
@@ -100,7 +100,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
 						return ectx.Err()
 					}
-					stored, _ := st.lookup(tiergame.Position(p))
+					stored, _ := st.Lookup(tiergame.Position(p))
 					derived, err := derive(r.Game, t, tiergame.Position(p), kids, &last, moves[:0])
 					if err == nil && derived == stored {
 						continue
@@ -140,7 +140,7 @@ func derive(g tiergame.Game, t tiergame.Tier, p tiergame.Position, kids children
 		if st == nil {
 			return 0, fmt.Errorf("child in unexpected tier %d", ch.Tier)
 		}
-		rec, ok := st.lookup(ch.Pos)
+		rec, ok := st.Lookup(ch.Pos)
 		if !ok {
 			return 0, fmt.Errorf("child %d of tier %d is not reachable", ch.Pos, ch.Tier)
 		}

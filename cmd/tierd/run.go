@@ -252,17 +252,22 @@ func runSolve(e *cli.Env, args []string) error {
 	if err := r.Solve(j.ctx); err != nil {
 		return err
 	}
-	m := r.Manifest
-	sum := solveSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds(),
-		Start: startValue{Position: m.Start.Position, Value: m.Start.Value, Remoteness: m.Start.Remoteness}}
-	for _, t := range m.Tiers {
-		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
-	}
+	sum := solveSummaryOf(r.Manifest, r.Dir, time.Since(start).Seconds())
 	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}
 	printSolve(e.Stdout, sum)
 	return nil
+}
+
+// solveSummaryOf summarizes a solved run's manifest.
+func solveSummaryOf(m *solver.Manifest, dir string, secs float64) solveSummary {
+	sum := solveSummary{Game: m.Game, Option: m.Option, Dir: dir, Total: m.Total, Seconds: secs,
+		Start: startValue{Position: m.Start.Position, Value: m.Start.Value, Remoteness: m.Start.Remoteness}}
+	for _, t := range m.Tiers {
+		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
+	}
+	return sum
 }
 
 func printSolve(w io.Writer, sum solveSummary) {

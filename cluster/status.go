@@ -1,0 +1,7 @@
+package cluster
+
+import "net/http"
+
+func (n *Node) handleStatusPage(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, n.status())
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
-	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -46,7 +45,7 @@ func runPlan(e *cli.Env, args []string) error {
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
-	mem, err := memsize.Parse(*memory)
+	mem, err := parseBytes(*memory)
 	if err != nil {
 		return cli.UsageError("--memory %q: %v", *memory, err)
 	}

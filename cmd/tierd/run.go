@@ -121,7 +121,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 		}
 		out = defaultFolder(g)
 	}
-	mem, err := memsize.Parse(*jf.memory)
+	mem, err := parseBytes(*jf.memory)
 	if err != nil {
 		return nil, cli.UsageError("--memory %q: %v", *jf.memory, err)
 	}
@@ -141,6 +141,9 @@ func defaultFolder(g tiergame.Game) string {
 	opt := strings.NewReplacer("=", "", ",", "-").Replace(g.Option())
 	return "tierd-" + g.Name() + "-" + opt
 }
+
+// parseBytes parses a memory size flag: "", "123", "16GiB", "512MB", "2G".
+func parseBytes(s string) (uint64, error) { return memsize.Parse(s) }
 
 func runGames(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("games"))

@@ -55,7 +55,11 @@ type Run struct {
 	// obsolete are folders to remove once the manifest no longer needs
 	// them: merged partials go only after the merge is recorded.
 	obsolete []string
+	lock     *folderLock // this process's hold on the folder, until Close
 }
+
+// Close releases the run folder for other processes.
+func (r *Run) Close() error { return r.lock.unlock() }
 
 // checkpointEvery is how often a running job records its progress: files
 // are written without syncing each, and a checkpoint syncs the file system
@@ -107,16 +111,24 @@ func Open(cfg Config) (*Run, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	m, err := loadManifest(cfg.Dir)
+	lock, err := lockFolder(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
+	r.lock = lock
+	m, err := loadManifest(cfg.Dir)
+	if err != nil {
+		lock.unlock()
+		return nil, err
+	}
 	if m != nil && (m.Game != g.Name() || m.Option != g.Option()) {
+		lock.unlock()
 		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
 	}
 	if m == nil {
 		m = NewManifest(g, gr)
 		if err := m.Save(cfg.Dir); err != nil {
+			lock.unlock()
 			return nil, err
 		}
 	}
@@ -143,7 +155,7 @@ func (r *Run) Reach(ctx context.Context) error {
 		t0 := time.Now()
 		before := rc.expanded.Load()
 		if err := rc.step(ctx, t, rec, fileOK); err != nil {
-			return fmt.Errorf("reach tier %s: %w", g.TierName(t), err)
+			return r.stopped(fmt.Errorf("reach tier %s: %w", g.TierName(t), err))
 		}
 		n := rc.expanded.Load() - before
 		secs := time.Since(t0).Seconds()
@@ -158,6 +170,16 @@ func (r *Run) Reach(ctx context.Context) error {
 	}
 	r.Log.Info("reachability done", "tiers", len(r.Graph.Tiers), "reachable", r.Manifest.Total, "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)
+}
+
+// stopped records every finished step before the run returns err (a
+// cancellation or a failure), so it resumes from there and not from the
+// last periodic checkpoint.
+func (r *Run) stopped(err error) error {
+	if cerr := r.checkpoint(true); cerr != nil {
+		r.Log.Warn("could not record the finished tiers", "error", cerr)
+	}
+	return err
 }
 
 // repairLevels handles recorded level files that are missing or damaged:

@@ -53,10 +53,10 @@ func (r *Run) Solve(ctx context.Context) error {
 			t0 := time.Now()
 			st, err := r.solveTier(ctx, t, cache, &solved)
 			if err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			if err := r.recordDB(t, rec, st); err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			cache[t] = st
 			secs := time.Since(t0).Seconds()

@@ -120,6 +120,7 @@ func runVerify(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	rep, err := r.Verify(context.Background())
 	if err != nil {
 		return err

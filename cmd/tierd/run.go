@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 
 	"strings"
@@ -48,8 +50,24 @@ type job struct {
 	run    *solver.Run
 	ctx    context.Context // cancelled by SIGINT/SIGTERM
 	asJSON bool
-	done   func() // stops the profile and the signal handling
+	done   func() // stops the profile and the signal handling, closes the run
 }
+
+// stopped turns the error that stopped a run into what the command
+// returns: a run stopped by a signal (which recorded every finished tier)
+// exits 128+signal with one line that says how to resume.
+func (j *job) stopped(err error) error {
+	var sig *stopSignal
+	if !errors.As(context.Cause(j.ctx), &sig) {
+		return err
+	}
+	return &cli.ExitError{Code: sig.exitCode(), Err: fmt.Errorf(
+		"%v; every finished tier is recorded in %s: run the same command again to resume", sig, j.run.Dir)}
+}
+
+// newGame builds a game; tests replace it to run the command on a game
+// they control.
+var newGame = games.New
 
 func newJobFlags(fs *flag.FlagSet) *jobFlags {
 	return &jobFlags{
@@ -99,10 +117,11 @@ func startJob(e *cli.Env, name string, args []string) (*job, error) {
 	}
 	stopProfile, err := jf.profile()
 	if err != nil {
+		r.Close()
 		return nil, err
 	}
 	ctx, stop := signalContext()
-	return &job{run: r, ctx: ctx, asJSON: *jf.asJSON, done: func() { stop(); stopProfile() }}, nil
+	return &job{run: r, ctx: ctx, asJSON: *jf.asJSON, done: func() { stop(); stopProfile(); r.Close() }}, nil
 }
 
 // open builds the game and opens the run.
@@ -110,7 +129,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 	if *jf.game == "" {
 		return nil, cli.UsageError("--game is required (see tierd games)")
 	}
-	g, err := games.New(*jf.game, *jf.option)
+	g, err := newGame(*jf.game, *jf.option)
 	if err != nil { // an unknown game or a bad option: the command line is wrong
 		return nil, cli.UsageError("%v", err)
 	}
@@ -120,6 +139,10 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 			return nil, cli.UsageError("--out DIR is required")
 		}
 		out = defaultFolder(g)
+		if abs, err := filepath.Abs(out); err == nil {
+			out = abs
+		}
+		e.Log.Warn("no --out given: the run folder is " + out)
 	}
 	mem, err := parseBytes(*jf.memory)
 	if err != nil {
@@ -193,7 +216,7 @@ func runReach(e *cli.Env, args []string) error {
 	r := j.run
 	start := time.Now()
 	if err := r.Reach(j.ctx); err != nil {
-		return err
+		return j.stopped(err)
 	}
 	m := r.Manifest
 	sum := reachSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds()}
@@ -250,10 +273,10 @@ func runSolve(e *cli.Env, args []string) error {
 	r := j.run
 	start := time.Now()
 	if err := r.Reach(j.ctx); err != nil {
-		return err
+		return j.stopped(err)
 	}
 	if err := r.Solve(j.ctx); err != nil {
-		return err
+		return j.stopped(err)
 	}
 	sum := solveSummaryOf(r.Manifest, r.Dir, time.Since(start).Seconds())
 	if j.asJSON {

@@ -48,6 +48,16 @@ var (
 	ErrSilent = errors.New("failed")
 )
 
+// ExitError is an error that exits with Code, its message printed as the
+// command's one line (a command stopped by a signal exits 128+signal).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
 // UsageError returns an error that exits 2 with the given message.
 func UsageError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
@@ -116,7 +126,11 @@ func (p *Program) Run(e *Env, args []string) int {
 		return ExitUsage
 	}
 	err := c.Run(e, args[1:])
+	var exit *ExitError
 	switch {
+	case errors.As(err, &exit):
+		fmt.Fprintf(e.Stderr, "%s %s: %s\n", p.Name, c.Name, oneLine(exit.Error()))
+		return exit.Code
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, ErrSilent):

@@ -56,6 +56,7 @@ type Run struct {
 	// them: merged partials go only after the merge is recorded.
 	obsolete []string
 	lock     *folderLock // this process's hold on the folder, until Close
+	checked  bool        // the recorded files were checked (checkRecorded)
 }
 
 // Close releases the run folder for other processes.
@@ -144,7 +145,7 @@ func (r *Run) Reach(ctx context.Context) error {
 	r.meter = progress.New(r.Terminal, r.Log, "reach", int64(len(r.Graph.Tiers)), "tiers")
 	defer r.meter.Finish()
 	start := time.Now()
-	r.repairLevels()
+	r.checkRecorded()
 	for i, t := range r.Graph.Tiers {
 		rec := r.Manifest.tier(uint64(t))
 		r.meter.Set(int64(i), "tier "+g.TierName(t))
@@ -180,26 +181,6 @@ func (r *Run) stopped(err error) error {
 		r.Log.Warn("could not record the finished tiers", "error", cerr)
 	}
 	return err
-}
-
-// repairLevels handles recorded level files that are missing or damaged:
-// their partials are gone (merged and removed), so the tier is rebuilt by
-// expanding its parents again, which the reach loop then does in order.
-func (r *Run) repairLevels() {
-	for _, t := range r.Graph.Tiers {
-		rec := r.Manifest.tier(uint64(t))
-		if !rec.Reached {
-			continue
-		}
-		if err := rec.Level.check(r.Dir, false); err != nil {
-			r.Log.Warn("level file missing or damaged: rebuilding the tier from its parents", "tier", r.Game.TierName(t), "error", err)
-			rec.Reached, rec.Expanded = false, false
-			for _, p := range r.Graph.Parents[t] {
-				r.Manifest.tier(uint64(p)).Expanded = false
-			}
-			os.RemoveAll(filepath.Join(r.Dir, "partials", fmt.Sprint(t)))
-		}
-	}
 }
 
 // step reaches tier t (unless its level file is already there) and expands

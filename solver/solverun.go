@@ -28,6 +28,7 @@ var ErrNotReached = errors.New("reachability is not complete: run Reach first")
 // records as solved are skipped.
 func (r *Run) Solve(ctx context.Context) error {
 	g := r.Game
+	r.checkRecorded()
 	for _, rec := range r.Manifest.Tiers {
 		if !rec.Reached || !rec.Expanded {
 			return ErrNotReached

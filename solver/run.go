@@ -57,6 +57,9 @@ type Run struct {
 	obsolete []string
 	lock     *folderLock // this process's hold on the folder, until Close
 	checked  bool        // the recorded files were checked (checkRecorded)
+	// Times is how long the run's steps took, in every session so far.
+	Times  Times
+	worked bool // a step was done in this session
 }
 
 // Close releases the run folder for other processes.
@@ -80,6 +83,11 @@ func (r *Run) checkpoint(force bool) error {
 	r.saved = time.Now()
 	if err := r.Manifest.Save(r.Dir); err != nil {
 		return err
+	}
+	if r.worked {
+		if err := r.Times.save(r.Dir); err != nil {
+			return err
+		}
 	}
 	for _, dir := range r.obsolete {
 		if err := os.RemoveAll(dir); err != nil {
@@ -134,6 +142,7 @@ func Open(cfg Config) (*Run, error) {
 		}
 	}
 	r.Manifest = m
+	r.Times = loadTimes(cfg.Dir)
 	return r, nil
 }
 
@@ -160,6 +169,8 @@ func (r *Run) Reach(ctx context.Context) error {
 		}
 		n := rc.expanded.Load() - before
 		secs := time.Since(t0).Seconds()
+		r.Times.ReachSeconds += secs
+		r.worked = true
 		r.Log.Info("tier reached", "tier", uint64(t), "name", g.TierName(t), "reachable", rec.Reachable,
 			"type", rec.LevelType, "bytes", rec.Level.Bytes, "expanded", n, "seconds", secs,
 			"positions_per_second", float64(n)/secs)

@@ -61,6 +61,8 @@ func (r *Run) Solve(ctx context.Context) error {
 			}
 			cache[t] = st
 			secs := time.Since(t0).Seconds()
+			r.Times.SolveSeconds += secs
+			r.worked = true
 			r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
 				"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
 				"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)

@@ -232,8 +232,13 @@ func runReach(e *cli.Env, args []string) error {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t\n", t.Tier, t.Name, t.Reachable, t.Type, t.Bytes)
 	}
 	tw.Flush()
-	fmt.Fprintf(e.Stdout, "%s (%s): %d reachable positions in %d tiers, %.1fs, level files in %s\n",
-		sum.Game, sum.Option, sum.Total, len(sum.Tiers), sum.Seconds, r.Dir)
+	if r.Worked() {
+		fmt.Fprintf(e.Stdout, "%s (%s): %d reachable positions in %d tiers, %.1fs, level files in %s\n",
+			sum.Game, sum.Option, sum.Total, len(sum.Tiers), sum.Seconds, r.Dir)
+	} else {
+		fmt.Fprintf(e.Stdout, "%s (%s): already reached: %d reachable positions in %d tiers%s, level files in %s\n",
+			sum.Game, sum.Option, sum.Total, len(sum.Tiers), whenItRan(r.Times.ReachSeconds), r.Dir)
+	}
 	return nil
 }
 
@@ -246,6 +251,8 @@ type solveSummary struct {
 	Total   uint64      `json:"total"`
 	Start   startValue  `json:"start"`
 	Seconds float64     `json:"seconds"`
+	// already, for a run that had nothing left to do, says so.
+	already string
 }
 
 type solveTier struct {
@@ -282,8 +289,19 @@ func runSolve(e *cli.Env, args []string) error {
 	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}
+	if !r.Worked() {
+		sum.already = "already solved" + whenItRan(r.Times.ReachSeconds+r.Times.SolveSeconds)
+	}
 	printSolve(e.Stdout, sum)
 	return nil
+}
+
+// whenItRan says how long a run that is already done took, if known.
+func whenItRan(secs float64) string {
+	if secs == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", in %.1fs when it ran", secs)
 }
 
 // solveSummaryOf summarizes a solved run's manifest.
@@ -303,10 +321,14 @@ func printSolve(w io.Writer, sum solveSummary) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Tier, t.Name, t.Reachable, t.Win, t.Lose, t.Tie, t.Draw)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%s (%s): %d positions solved in %.1fs; the start position %s is a %s",
-		sum.Game, sum.Option, sum.Total, sum.Seconds, sum.Start.Position, sum.Start.Value)
+	if sum.already != "" {
+		fmt.Fprintf(w, "%s (%s): %d positions, %s", sum.Game, sum.Option, sum.Total, sum.already)
+	} else {
+		fmt.Fprintf(w, "%s (%s): %d positions solved in %.1fs", sum.Game, sum.Option, sum.Total, sum.Seconds)
+	}
+	fmt.Fprintf(w, "; the start position %s is a %s", sum.Start.Position, sum.Start.Value)
 	if sum.Start.Value != "draw" {
 		fmt.Fprintf(w, " in %d", sum.Start.Remoteness)
 	}
-	fmt.Fprintf(w, "\nresults in %s (tierd query --game %s --option %s --db %s POSITION)\n", sum.Dir, sum.Game, sum.Option, sum.Dir)
+	fmt.Fprintf(w, "\nresults in %s (tierd query --db %s POSITION)\n", sum.Dir, sum.Dir)
 }

@@ -124,7 +124,7 @@ func TestPlan(t *testing.T) {
 		t.Fatalf("plan 6x5: exit %d %s %s", code, stdout, stderr)
 	}
 	code, stdout, _ = tierd(t, "plan", "--game", "connect4")
-	if code != 0 || !strings.Contains(stdout, "does NOT fit") {
+	if code != 1 || !strings.Contains(stdout, "does NOT fit") {
 		t.Fatalf("plan 7x6 should not fit: %s", stdout)
 	}
 }

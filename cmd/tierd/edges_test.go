@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tiersolve/tiersolve/solver"
 )
 
 // The rough edges a newcomer hit (issue 11), one check each.
@@ -121,5 +123,51 @@ func TestDefaultFolderIsNamed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(want, "manifest.json")); err != nil {
 		t.Error(err)
+	}
+}
+
+// File names in a run folder are portable (no '=' or ','), and a folder
+// written with the old names (the option as given, "width=4,height=3")
+// is still read: resumed, verified, queried and repaired in place.
+func TestPortableNamesAndOldFolders(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if strings.ContainsAny(filepath.Base(path), "=,") || strings.Contains(path, "_-") {
+			t.Errorf("name is not portable: %s", path)
+		}
+		return nil
+	})
+	// Make it an old folder: old names, recorded so in the manifest.
+	m, err := solver.LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range m.Tiers {
+		for _, fi := range []*solver.FileInfo{rec.Level, rec.DB} {
+			old := strings.Replace(fi.Path, "width4-height3", "width=4,height=3", 1)
+			if err := os.Rename(filepath.Join(dir, fi.Path), filepath.Join(dir, old)); err != nil {
+				t.Fatal(err)
+			}
+			fi.Path = old
+		}
+	}
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	flipByte(t, filepath.Join(dir, m.Tiers[4].Level.Path))
+	for _, args := range [][]string{
+		{"solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir},
+		{"verify", "--db", dir},
+		{"query", "--db", dir, "moves:1"},
+	} {
+		if code, _, stderr := tierd(t, args...); code != 0 {
+			t.Errorf("tierd %s on an old folder: exit %d: %s", args[0], code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, m.Tiers[4].Level.Path)); err != nil {
+		t.Errorf("the repaired level file is not under its old name: %v", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -161,8 +160,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 
 // defaultFolder names a run folder after the game and its options.
 func defaultFolder(g tiergame.Game) string {
-	opt := strings.NewReplacer("=", "", ",", "-").Replace(g.Option())
-	return "tierd-" + g.Name() + "-" + opt
+	return "tierd-" + g.Name() + "-" + levelfile.PortableOption(g.Option())
 }
 
 // parseBytes parses a memory size flag: "", "123", "16GiB", "512MB", "2G".

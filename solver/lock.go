@@ -87,3 +87,19 @@ func (l *folderLock) unlock() error {
 	l.f = nil
 	return err
 }
+
+// removeTemporaries removes what a killed process left half-written in
+// run folder dir: the temporary files (".NAME<digits>") that atomicfile
+// renames over a final name on commit. The caller holds the folder's
+// lock, so no other process is writing them. (Partials have folders of
+// their own, which the steps that write them empty first.)
+func removeTemporaries(dir string) {
+	for _, sub := range []string{".", "levels", "db"} {
+		es, _ := os.ReadDir(filepath.Join(dir, sub))
+		for _, e := range es {
+			if strings.HasPrefix(e.Name(), ".") && e.Type().IsRegular() {
+				os.Remove(filepath.Join(dir, sub, e.Name()))
+			}
+		}
+	}
+}

@@ -125,6 +125,7 @@ func Open(cfg Config) (*Run, error) {
 		return nil, err
 	}
 	r.lock = lock
+	removeTemporaries(cfg.Dir)
 	m, err := loadManifest(cfg.Dir)
 	if err != nil {
 		lock.unlock()

@@ -261,3 +261,35 @@ func TestFolderForFile(t *testing.T) {
 		oneLine(t, stderr, dir+" is a folder: give a file")
 	}
 }
+
+// SIGINT or SIGTERM ends levelctl at once with 128+signal, replacing no
+// output. The process waits on its input (a pipe kept open), so the
+// signal comes while it works.
+func TestSignalStopsLevelctl(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.dat.gz")
+		os.WriteFile(out, []byte("old"), 0o644)
+		cmd := exec.Command(os.Args[0], "write", "-o", out)
+		cmd.Env = append(os.Environ(), "LEVELCTL_TEST_MAIN=1")
+		stdin, _ := cmd.StdinPipe()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stdin.Write([]byte("1 2 3 "))
+		time.Sleep(200 * time.Millisecond) // reading its input
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		stdin.Close()
+		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if ws.ExitStatus() != 128+int(sig) || !strings.Contains(stderr.String(), "no output file was replaced") {
+			t.Errorf("%v: exit %d, %q", sig, ws.ExitStatus(), stderr.String())
+		}
+		if b, _ := os.ReadFile(out); string(b) != "old" {
+			t.Errorf("%v: the output changed", sig)
+		}
+		noneLeft(t, dir, "out.dat.gz")
+	}
+}

@@ -256,10 +256,18 @@ func TestKilledRunResumes(t *testing.T) {
 	if code, _ := p.stop(t, syscall.SIGKILL); code != 128+int(syscall.SIGKILL) {
 		t.Fatalf("exit %d", code)
 	}
+	// What a kill in the middle of writing a file leaves: its temporary.
+	stale := filepath.Join(dir, "levels", ".mconnect4_width4-height4_8.dat.gz123456")
+	if err := os.WriteFile(stale, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, stderr := tierd(t, args...); code != 0 {
 		t.Fatalf("resume after SIGKILL: exit %d: %s", code, stderr)
 	}
 	sameResults(t, ref, dir)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the temporary file of the killed process is still there: %v", err)
+	}
 }
 
 // A second process on a folder in use is refused at once, naming the

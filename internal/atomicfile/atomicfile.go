@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -51,7 +52,51 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		return nil, pathError("create", path, err)
 	}
-	return &File{pending: pf, path: path}, nil
+	f := &File{pending: pf, path: path}
+	pending.Store(f, pf.Name())
+	return f, nil
+}
+
+// pending maps the files not yet committed or closed to their temporary
+// names, for RemovePending. Commits hold stopping's read lock, so that
+// RemovePending sees each file either committed or not.
+var (
+	pending  sync.Map
+	stopping struct {
+		sync.RWMutex
+		done bool
+	}
+)
+
+// RemovePending removes the temporary files of every pending file and
+// makes later commits fail, for a process about to exit on a signal:
+// every final name keeps what it had, and no temporary file is left.
+func RemovePending() {
+	stopping.Lock()
+	defer stopping.Unlock()
+	stopping.done = true
+	pending.Range(func(k, v any) bool {
+		os.Remove(v.(string))
+		pending.Delete(k)
+		return true
+	})
+}
+
+// errStopping is the error of a commit after RemovePending.
+var errStopping = errors.New("stopped: the process is exiting")
+
+// commit runs f's commit unless the process is stopping.
+func (f *File) commit(do func() error) error {
+	stopping.RLock()
+	defer stopping.RUnlock()
+	pending.Delete(f)
+	if stopping.done {
+		if f.pending != nil {
+			f.pending.Cleanup()
+		}
+		return pathError("commit", f.path, errStopping)
+	}
+	return do()
 }
 
 // Path is the final name of the file.
@@ -106,9 +151,15 @@ func (f *File) Commit() error {
 	if f.device != nil {
 		return f.closeDevice(true)
 	}
-	if err := f.pending.CloseAtomicallyReplace(); err != nil {
-		f.pending.Cleanup()
-		return pathError("commit", f.path, err)
+	err := f.commit(func() error {
+		if err := f.pending.CloseAtomicallyReplace(); err != nil {
+			f.pending.Cleanup()
+			return pathError("commit", f.path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return syncDir(filepath.Dir(f.path))
 }
@@ -126,16 +177,18 @@ func (f *File) CommitNoSync() error {
 	if f.device != nil {
 		return f.closeDevice(false)
 	}
-	name := f.pending.Name()
-	if err := f.pending.File.Close(); err != nil {
-		os.Remove(name)
-		return pathError("close", f.path, err)
-	}
-	if err := os.Rename(name, f.path); err != nil {
-		os.Remove(name)
-		return pathError("rename", f.path, err)
-	}
-	return nil
+	return f.commit(func() error {
+		name := f.pending.Name()
+		if err := f.pending.File.Close(); err != nil {
+			os.Remove(name)
+			return pathError("close", f.path, err)
+		}
+		if err := os.Rename(name, f.path); err != nil {
+			os.Remove(name)
+			return pathError("rename", f.path, err)
+		}
+		return nil
+	})
 }
 
 func (f *File) closeDevice(sync bool) error {
@@ -173,6 +226,7 @@ func (f *File) Close() error {
 	if f.device != nil {
 		return f.device.Close()
 	}
+	pending.Delete(f)
 	return f.pending.Cleanup()
 }
 

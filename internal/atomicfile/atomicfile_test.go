@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -155,5 +156,41 @@ func TestDeviceIsWrittenInPlace(t *testing.T) {
 	}
 	if _, err := Create(t.TempDir()); !errors.Is(err, syscall.EISDIR) {
 		t.Fatalf("Create over a folder: %v", err)
+	}
+}
+
+// RemovePending leaves no temporary file and no half-done commit: a file
+// committed after it fails, and the final name keeps its old contents.
+// It ends the process's writing, so it runs in a child process.
+func TestRemovePending(t *testing.T) {
+	if os.Getenv("ATOMICFILE_REMOVE_PENDING") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=TestRemovePending$")
+		dir := t.TempDir()
+		cmd.Env = append(os.Environ(), "ATOMICFILE_REMOVE_PENDING="+dir)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		if es := entries(t, dir); len(es) != 1 || es[0] != "f" {
+			t.Fatalf("left: %v", es)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "old" {
+			t.Fatalf("final name: %q", b)
+		}
+		return
+	}
+	dir := os.Getenv("ATOMICFILE_REMOVE_PENDING")
+	name := filepath.Join(dir, "f")
+	if err := WriteFile(name, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := Create(name)
+	b, _ := Create(filepath.Join(dir, "g"))
+	a.Write([]byte("new"))
+	RemovePending()
+	if err := a.Commit(); err == nil {
+		t.Fatal("commit after RemovePending succeeded")
+	}
+	if err := b.CommitNoSync(); err == nil {
+		t.Fatal("commit after RemovePending succeeded")
 	}
 }

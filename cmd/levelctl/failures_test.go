@@ -293,3 +293,49 @@ func TestSignalStopsLevelctl(t *testing.T) {
 		noneLeft(t, dir, "out.dat.gz")
 	}
 }
+
+// A real full disk: a 16 KiB tmpfs in a private mount namespace (unshare,
+// where the kernel allows unprivileged user namespaces; skipped
+// elsewhere). The write fails with one line, and the tmpfs is left empty.
+func TestWriteOnFullTmpfs(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	mnt := t.TempDir()
+	script := `mount -t tmpfs -o size=16k tmpfs "$MNT" || exit 99
+seq 1 3 300000 | "$BIN" write --type 0 -o "$MNT/out.dat.gz"; echo "exit $?" >&2
+ls -A "$MNT" >&2`
+	cmd := exec.Command("unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "LEVELCTL_TEST_MAIN=1", "MNT="+mnt, "BIN="+os.Args[0])
+	b, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code == 99 || code != 0 && strings.Contains(string(b), "unshare:") {
+		t.Skipf("no tmpfs in a user namespace here: %s", b)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || lines[1] != "exit 1" || !strings.Contains(lines[0], mnt+"/out.dat.gz") || !strings.Contains(lines[0], "no space left on device") {
+		t.Fatalf("write on a full tmpfs: %q; want one line naming the file with ENOSPC, exit 1, and nothing left", lines)
+	}
+}
+
+// Two writers of the same output (as two processes would): each writes its own temporary
+// file and renames it, so the output is one of the two, whole.
+func TestConcurrentWritersOfOneOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.dat.gz")
+	inputs := []string{strings.Repeat("5 ", 1) + "1 2 3 100000", "7 8 9 200000 300000"}
+	done := make(chan int, 2)
+	for _, in := range inputs {
+		go func() {
+			code, _, _ := levelctl(t, in, "write", "-o", out)
+			done <- code
+		}()
+	}
+	if <-done != 0 || <-done != 0 {
+		t.Fatal("a writer failed")
+	}
+	_, stdout, _ := levelctl(t, "", "cat", out)
+	if stdout != "1\n2\n3\n5\n100000\n" && stdout != "7\n8\n9\n200000\n300000\n" {
+		t.Fatalf("output is neither input: %q", stdout)
+	}
+	noneLeft(t, dir, "out.dat.gz")
+}

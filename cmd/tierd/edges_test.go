@@ -171,3 +171,28 @@ func TestPortableNamesAndOldFolders(t *testing.T) {
 		t.Errorf("the repaired level file is not under its old name: %v", err)
 	}
 }
+
+// query and verify on a missing folder or a damaged file: exit 1, one
+// line naming what is wrong.
+func TestQueryOnMissingOrDamaged(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	for _, args := range [][]string{{"query", "--db", missing, "moves:1"}, {"verify", "--db", missing}} {
+		code, _, stderr := tierd(t, args...)
+		if code != 1 || !strings.Contains(stderr, missing+": no manifest.json: not a run folder") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("tierd %s of a missing folder: exit %d, %q", args[0], code, stderr)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	m, _ := solver.LoadManifest(dir)
+	for _, path := range []string{m.Tiers[1].Level.Path, m.Tiers[1].DB.Path} {
+		flipByte(t, filepath.Join(dir, path))
+		code, _, stderr := tierd(t, "query", "--db", dir, "moves:1")
+		if code != 1 || !strings.Contains(stderr, path) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("query with %s damaged: exit %d, %q", path, code, stderr)
+		}
+		flipByte(t, filepath.Join(dir, path))
+	}
+}

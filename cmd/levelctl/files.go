@@ -479,26 +479,9 @@ func runMerge(e *cli.Env, args []string) error {
 // checkMergedSpan refuses partial files whose union spans more than the
 // budget, from their headers.
 func (wf *writeFlags) checkMergedSpan(names []string) error {
-	var lo, hi uint64
-	found := false
-	for _, name := range names {
-		h, err := levelfile.ReadHeader(name)
-		if err != nil {
-			return err
-		}
-		if h.Empty {
-			continue
-		}
-		if !found || h.Min < lo {
-			lo = h.Min
-		}
-		if !found || h.Max > hi {
-			hi = h.Max
-		}
-		found = true
-	}
-	if !found {
-		return nil
+	lo, hi, ok, err := levelfile.MergedRange(names)
+	if err != nil || !ok {
+		return err
 	}
 	return wf.checkSpan(fmt.Sprintf("the %d files", len(names)), lo, hi, hi-lo+1)
 }

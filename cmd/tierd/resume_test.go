@@ -1,24 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tiersolve/tiersolve/internal/cli"
 )
-
-// tierdLogged is tierd with its log records kept.
-func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log string) {
-	t.Helper()
-	var out, errb, logb bytes.Buffer
-	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.NewTextHandler(&logb, nil))}
-	code = program.Run(e, args)
-	return code, out.String(), errb.String(), logb.String()
-}
 
 // flipByte damages a file in place: same size, one byte changed.
 func flipByte(t *testing.T, path string) {

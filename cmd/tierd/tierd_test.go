@@ -14,10 +14,17 @@ import (
 
 func tierd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
+	code, stdout, stderr, _ = tierdLogged(t, args...)
+	return code, stdout, stderr
+}
+
+// tierdLogged is tierd with its log records kept.
+func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log string) {
+	t.Helper()
+	var out, errb, logb bytes.Buffer
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.NewTextHandler(&logb, nil))}
 	code = program.Run(e, args)
-	return code, out.String(), errb.String()
+	return code, out.String(), errb.String(), logb.String()
 }
 
 func TestSolveQueryVerify(t *testing.T) {

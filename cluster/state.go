@@ -46,7 +46,8 @@ type Run struct {
 	State    RunState  `json:"state"`
 	Error    string    `json:"error,omitempty"`
 	Finished time.Time `json:"finished,omitzero"`
-	// Tiers are in reachability order (parents first).
+	// Tiers are in reachability order (parents first): the first is the
+	// start tier.
 	Tiers []*Tier             `json:"tiers"`
 	Start *solver.StartRecord `json:"start,omitempty"`
 	// LogBytes counts the raft log bytes of the run's commands.
@@ -315,8 +316,12 @@ func (r *Run) advance() {
 func (r *Run) advanceTier(t *Tier) bool {
 	switch {
 	case t.Reach == nil && t.Loopy && r.parentsExpanded(t):
-		// A loopy tier is closed as one unit, from its parents' partials.
-		t.Reach = []*Unit{{Kind: Close, Lo: 0, Hi: t.Size}}
+		// A loopy tier is closed as one unit, from its parents' partials;
+		// one that got none (and holds no start position) is empty.
+		t.Reach = []*Unit{}
+		if t == r.Tiers[0] || len(r.closeInputs(t)) > 0 {
+			t.Reach = append(t.Reach, &Unit{Kind: Close, Lo: 0, Hi: t.Size})
+		}
 		return true
 	case t.Reach == nil && !t.Loopy && t.Level != nil:
 		t.Reach = []*Unit{}
@@ -332,9 +337,10 @@ func (r *Run) advanceTier(t *Tier) bool {
 	case t.Solve == nil && t.Level != nil && t.Expanded && r.childrenSolved(t):
 		t.Solve = []*Unit{}
 		switch {
+		case t.Level.Reachable == 0:
 		case t.Loopy:
 			t.Solve = append(t.Solve, &Unit{Kind: SolveTier, Lo: 0, Hi: t.Size})
-		case t.Level.Reachable > 0:
+		default:
 			for _, rg := range t.Level.Ranges {
 				t.Solve = append(t.Solve, &Unit{Kind: SolveRange, Lo: rg.Lo, Hi: rg.Hi})
 			}

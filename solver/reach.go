@@ -141,8 +141,27 @@ type reacher struct {
 }
 
 // levelPath is where a tier's full level file lives.
+// The manifest's record wins over the name LevelFile gives: a folder
+// written before names were portable keeps its files' names.
 func (r *Run) levelPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, LevelFile(r.Game, t))
+	return filepath.Join(r.Dir, r.recordedPath(t, false, LevelFile(r.Game, t)))
+}
+
+// recordedPath is the path the manifest records for tier t's level file
+// (or database, if db), or else name.
+func (r *Run) recordedPath(t tiergame.Tier, db bool, name string) string {
+	if r.Manifest == nil {
+		return name
+	}
+	rec := r.Manifest.tier(uint64(t))
+	switch {
+	case rec == nil:
+	case !db && rec.Level != nil:
+		return rec.Level.Path
+	case db && rec.DB != nil:
+		return rec.DB.Path
+	}
+	return name
 }
 
 // partialDir holds the partial level files of child tier c made by

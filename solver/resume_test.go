@@ -52,6 +52,7 @@ func reopen(t testing.TB, g tiergame.Game, dir string, cfg Config) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { r.Close() })
 	return r
 }
 
@@ -233,6 +234,7 @@ func TestResume(t *testing.T) {
 					if cg.calls.Load() == 0 {
 						t.Fatalf("tier %s was never expanded", g.TierName(big))
 					}
+					r.Close()
 					r = reopen(t, g, dir, Config{})
 					if err := r.Reach(t.Context()); err != nil {
 						t.Fatal(err)

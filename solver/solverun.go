@@ -17,7 +17,7 @@ import (
 
 // dbPath is where a tier's value database lives.
 func (r *Run) dbPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, DBFile(r.Game, t))
+	return filepath.Join(r.Dir, r.recordedPath(t, true, DBFile(r.Game, t)))
 }
 
 // ErrNotReached is returned by Solve before reachability is complete.
@@ -28,6 +28,7 @@ var ErrNotReached = errors.New("reachability is not complete: run Reach first")
 // records as solved are skipped.
 func (r *Run) Solve(ctx context.Context) error {
 	g := r.Game
+	r.checkRecorded()
 	for _, rec := range r.Manifest.Tiers {
 		if !rec.Reached || !rec.Expanded {
 			return ErrNotReached
@@ -53,13 +54,15 @@ func (r *Run) Solve(ctx context.Context) error {
 			t0 := time.Now()
 			st, err := r.solveTier(ctx, t, cache, &solved)
 			if err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			if err := r.recordDB(t, rec, st); err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			cache[t] = st
 			secs := time.Since(t0).Seconds()
+			r.Times.SolveSeconds += secs
+			r.worked = true
 			r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
 				"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
 				"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)

@@ -38,7 +38,7 @@ func LevelFile(g tiergame.Game, t tiergame.Tier) string {
 // DBFile is the path of tier t's value database in a run folder, relative
 // to the folder.
 func DBFile(g tiergame.Game, t tiergame.Tier) string {
-	return filepath.Join("db", fmt.Sprintf("m%s_%s_%d.vdb", g.Name(), g.Option(), uint64(t)))
+	return filepath.Join("db", fmt.Sprintf("m%s_%s_%d.vdb", g.Name(), levelfile.PortableOption(g.Option()), uint64(t)))
 }
 
 // Count is the number of members of set in r.

@@ -31,7 +31,9 @@ func (m Mismatch) String() string {
 
 // VerifyReport is the outcome of Verify.
 type VerifyReport struct {
-	Positions  uint64
+	Files      int    // files checked against the manifest (size and SHA-256)
+	Tiers      int    // tiers whose values were re-derived
+	Positions  uint64 // positions re-derived
 	Mismatches uint64
 	Examples   []Mismatch // the first few
 	FileErrors []string   // checksums and counts that do not match the manifest
@@ -52,6 +54,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			return nil, fmt.Errorf("tier %s is not solved", rec.Name)
 		}
 		for _, fi := range []*FileInfo{rec.Level, rec.DB} {
+			rep.Files++
 			if err := fi.check(r.Dir, true); err != nil {
 				rep.FileErrors = append(rep.FileErrors, err.Error())
 			}
@@ -82,7 +85,8 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			return rep, nil
 		}
 		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose || h.Tie != rec.Tie || h.Draw != rec.Draw {
-			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: counts %+v differ from the manifest", r.dbPath(t), h))
+			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (win %d, lose %d, tie %d, draw %d), the manifest says %d (win %d, lose %d, tie %d, draw %d)",
+				r.dbPath(t), h.Count, h.Win, h.Lose, h.Tie, h.Draw, rec.Reachable, rec.Win, rec.Lose, rec.Tie, rec.Draw))
 		}
 		db.Close()
 		kids, err := r.childTiers(t, children{st}, cache)
@@ -119,6 +123,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			return nil, err
 		}
 		rep.Positions += n.Load()
+		rep.Tiers++
 		for _, c := range r.Graph.Children[t] {
 			if pending[c]--; pending[c] == 0 {
 				delete(cache, c)

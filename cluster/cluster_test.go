@@ -213,6 +213,7 @@ func embeddedSolve(t testing.TB, game, option string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	ctx := context.Background()
 	if err := r.Reach(ctx); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ import (
 //	POST /v1/heartbeat         keep leases alive (HeartbeatRequest → HeartbeatResponse)
 //	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing blobs)
 //	POST /v1/release           give a lease up (ReleaseRequest)
+//	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
 //	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name)
 //	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
 
@@ -189,6 +190,7 @@ func (n *Node) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/heartbeat", n.leaderOnly(n.handleHeartbeat))
 	mux.HandleFunc("POST /v1/complete", n.leaderOnly(n.handleComplete))
 	mux.HandleFunc("POST /v1/release", n.leaderOnly(n.handleRelease))
+	mux.HandleFunc("POST /v1/members", n.leaderOnly(n.handleMembers))
 	mux.HandleFunc("PUT /v1/blobs/{sum}", n.handlePutBlob)
 	mux.HandleFunc("GET /v1/blobs/{sum}", n.handleGetBlob)
 	return n.authenticate(mux)

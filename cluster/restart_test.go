@@ -91,3 +91,73 @@ func TestSnapshotsAndRepair(t *testing.T) {
 	}
 	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4"), out)
 }
+
+// TestReplaceCoordinator: a coordinator whose disk is lost is replaced by
+// a new, empty one; the new one fetches every file the state names, and
+// the cluster survives losing another of the original nodes.
+func TestReplaceCoordinator(t *testing.T) {
+	c := startCluster(t, 3, 5*time.Second)
+	c.startWorker("w", 2)
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, time.Minute)
+
+	lost := 2
+	if c.nodes[lost].IsLeader() {
+		lost = 1
+	}
+	c.stopNode(lost)
+	addrs := freeAddrs(t, 2)
+	c.members = append(c.members, Member{ID: "c4", RaftAddr: addrs[0], HTTPAddr: addrs[1]})
+	c.dirs = append(c.dirs, t.TempDir())
+	c.nodes = append(c.nodes, nil)
+	c.start(3, false) // empty, not bootstrapped: waits to be added
+	if _, err := cl.ChangeMembers(ctx, MembersRequest{Add: &c.members[3]}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := cl.ChangeMembers(ctx, MembersRequest{Remove: c.members[lost].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 3 {
+		t.Fatalf("members after the replacement: %v", ms)
+	}
+	if _, err := cl.ChangeMembers(ctx, MembersRequest{Add: &c.members[0]}); err == nil {
+		t.Fatal("adding a member twice succeeded")
+	}
+	n := c.nodes[3]
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var live map[string]int64
+		n.FSM().View(func(s *State, _ uint64) { live = s.liveBlobs() })
+		missing := 0
+		for sum := range live {
+			if _, err := n.store.Stat(sum); err != nil {
+				missing++
+			}
+		}
+		if len(live) > 0 && missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new coordinator holds %d of %d blobs", len(live)-missing, len(live))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Lose another original: the new one and the last original carry on.
+	other := 0
+	if other == lost {
+		other = 1
+	}
+	c.stopNode(other)
+	c.waitLeader()
+	out := t.TempDir()
+	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "tictactoe", ""), out)
+}

@@ -32,6 +32,9 @@ func init() {
 	program.Register(&cli.Command{Name: "status", Run: runStatus,
 		Usage:   "status --coordinators URLS --token-file F [--json] [RUN]",
 		Summary: "show a cluster's runs, tiers and workers"})
+	program.Register(&cli.Command{Name: "members", Run: runMembers,
+		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
+		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
 	program.Register(&cli.Command{Name: "fetch", Run: runFetch,
 		Usage:   "fetch --coordinators URLS --token-file F --out DIR RUN",
 		Summary: "download a finished cluster run in the layout of tierd solve"})
@@ -441,4 +444,53 @@ func runFetch(e *cli.Env, args []string) error {
 	}
 	printSolve(e.Stdout, sum)
 	return nil
+}
+
+func runMembers(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("members"))
+	cf := newClusterFlags(fs)
+	add := fs.String("add", "", "add a coordinator, started with an empty --data and no --bootstrap: ID=RAFTADDR=HTTPADDR")
+	remove := fs.String("remove", "", "remove a coordinator (one that is lost, or about to be)")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || (*add != "" && *remove != "") {
+		return cli.UsageError("at most one of --add and --remove, and no arguments")
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var ms []cluster.Member
+	switch {
+	case *add != "":
+		m, err := parseBootstrap(*add)
+		if err != nil {
+			return err
+		}
+		if len(m) != 1 {
+			return cli.UsageError("--add takes one ID=RAFTADDR=HTTPADDR")
+		}
+		ms, err = c.ChangeMembers(ctx, cluster.MembersRequest{Add: &m[0]})
+		if err != nil {
+			return err
+		}
+	case *remove != "":
+		if ms, err = c.ChangeMembers(ctx, cluster.MembersRequest{Remove: *remove}); err != nil {
+			return err
+		}
+	default:
+		st, err := c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		ms = st.Members
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tRAFT\tHTTP")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.ID, m.RaftAddr, m.HTTPAddr)
+	}
+	return tw.Flush()
 }

@@ -49,7 +49,7 @@ type SubmitRequest struct {
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
-var DefaultSettings = Settings{MaxRanges: 64, MinRange: 1 << 18, Level: 6}
+var DefaultSettings = Settings{RangesPerThread: 4, MaxRanges: 256, MinRange: 1 << 16, Level: 6}
 
 // SubmitResponse names the new run.
 type SubmitResponse struct {
@@ -393,8 +393,8 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	if req.Settings != nil {
 		set = *req.Settings
 	}
-	if set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
-		return "", fmt.Errorf("%w: settings: max_ranges must be 1 to 65536, level 1 to 9", errBadRun)
+	if set.RangesPerThread < 1 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRun)
 	}
 	gr, err := solver.NewGraph(g)
 	if err != nil {

@@ -288,7 +288,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 			c.startWorker("w2", 1)
 			cl := c.client()
 			ctx := context.Background()
-			id, err := cl.Submit(ctx, SubmitRequest{Game: tc.game, Option: tc.option, Settings: &Settings{MaxRanges: 4, MinRange: 64, Level: 6}})
+			id, err := cl.Submit(ctx, SubmitRequest{Game: tc.game, Option: tc.option, Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -233,8 +233,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 	lv := Level{Blob: blob, Reachable: set.Count(), Type: int(res.(levelfile.Result).Header.Type)}
 	if lv.Reachable > 0 {
 		ranked := bitarray.NewRanked(set)
-		parts := max(1, min(uint64(in.run.Settings.MaxRanges), lv.Reachable/max(in.run.Settings.MinRange, 1)))
-		lv.Ranges = solver.SplitRanges(ranked, int(parts))
+		lv.Ranges = solver.SplitRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
 	}
 	_, err = n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}})
 	return err
@@ -277,6 +276,14 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 	_, err = n.propose(&command{Op: opDB, DB: &dbCmd{Run: in.run.ID, Tier: in.tier.Tier,
 		DB: DB{Blob: blob, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}}})
 	return err
+}
+
+// rangeCount is how many ranges a tier of reachable positions is cut
+// into, with threads worker threads known (see Settings).
+func rangeCount(set Settings, reachable uint64, threads int) int {
+	n := uint64(max(threads, 1) * set.RangesPerThread)
+	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
+	return int(max(n, 1))
 }
 
 // readRecords reads the records of a range's value database, checking it

@@ -41,7 +41,7 @@ func TestSnapshotsAndRepair(t *testing.T) {
 	c.startWorker("w", 2)
 	cl := c.client()
 	ctx := context.Background()
-	id, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{MaxRanges: 4, MinRange: 64, Level: 6}})
+	id, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func TestSecurity(t *testing.T) {
 	// A stale completion: the lease expires (no heartbeats), the late
 	// result is refused and its upload discarded.
 	cl := c.client()
-	id, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{MaxRanges: 4, MinRange: 64, Level: 6}})
+	id, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,10 +58,14 @@ type Run struct {
 
 // Settings are a run's choices that do not change its results.
 type Settings struct {
-	// MaxRanges is the most ranges a tier is cut into, MinRange the fewest
-	// positions worth a range of their own.
-	MaxRanges int    `json:"max_ranges"`
-	MinRange  uint64 `json:"min_range"`
+	// A tier is cut into RangesPerThread ranges per worker thread the
+	// leader knows when it cuts (so a lost or slow worker costs little),
+	// but at most MaxRanges, and into ranges of at least MinRange
+	// positions (below that a unit's overhead outweighs its work). The
+	// results do not depend on the cut.
+	RangesPerThread int    `json:"ranges_per_thread"`
+	MaxRanges       int    `json:"max_ranges"`
+	MinRange        uint64 `json:"min_range"`
 	// Level is the gzip level of bitmaps in full level files (it changes
 	// their bytes, as in tierd solve --level).
 	Level int `json:"level"`

@@ -474,7 +474,7 @@ func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 // records writes a range's records as a value database.
 func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
 	return o.add(t, func(path string) error {
-		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: 1, NoSync: true})
+		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
 		return err
 	})
 }
@@ -517,14 +517,25 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 	kids := make([]*solver.SolvedTier, 0, len(in))
 	for _, k := range in {
 		v, release, err := w.mem.get("solved:"+k.Level.SHA256+":"+k.DB.SHA256, func() (any, int64, error) {
-			paths, err := w.disk.paths(ctx, []Blob{k.Level, k.DB})
+			// The tier's set is often loaded already: this worker solved
+			// ranges of it.
+			set, releaseSet, err := w.levelSet(ctx, g, tiergame.Tier(k.Tier), k.Level)
 			if err != nil {
 				return nil, 0, err
 			}
-			st, err := solver.LoadSolvedTier(g, tiergame.Tier(k.Tier), paths[0], paths[1], w.cfg.Threads)
+			defer releaseSet()
+			paths, err := w.disk.paths(ctx, []Blob{k.DB})
 			if err != nil {
 				return nil, 0, err
 			}
+			recs, err := readRecords(paths[0], g, tiergame.Tier(k.Tier), w.cfg.Threads)
+			if err != nil {
+				return nil, 0, err
+			}
+			if uint64(len(recs)) != set.Total() {
+				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, len(recs), set.Total())
+			}
+			st := solver.NewSolvedTier(tiergame.Tier(k.Tier), set, recs, w.cfg.Threads)
 			return st, int64(st.Bytes()), nil
 		})
 		if err != nil {

@@ -116,3 +116,13 @@ func (wt *workerTable) list(now time.Time, within time.Duration) []WorkerInfo {
 	slices.SortFunc(out, func(a, b WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
+
+// threads is the number of threads of the workers seen within the last
+// within.
+func (wt *workerTable) threads(now time.Time, within time.Duration) int {
+	n := 0
+	for _, w := range wt.list(now, within) {
+		n += w.Threads
+	}
+	return n
+}

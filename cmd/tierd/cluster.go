@@ -162,6 +162,7 @@ func runCoordinator(e *cli.Env, args []string) error {
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
 	tlsCA := fs.String("tls-ca", "", "PEM CA that signed the other coordinators' certificates")
 	level, format := logFlags(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the coordinator stops")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -203,6 +204,11 @@ func runCoordinator(e *cli.Env, args []string) error {
 	if cfg.PeerTLS, err = clientTLS(*tlsCA); err != nil {
 		return err
 	}
+	stopProfile, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	n, err := cluster.StartNode(cfg)
 	if err != nil {
 		return err
@@ -223,6 +229,7 @@ func runWorker(e *cli.Env, args []string) error {
 	cache := fs.String("cache", "8GiB", "disk space for cached inputs")
 	memory := fs.String("memory", "", "memory for loaded inputs (default: half the machine)")
 	level, format := logFlags(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -254,6 +261,11 @@ func runWorker(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopProfile, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	ctx, stop := signalContext()
 	defer stop()
 	err = w.Run(ctx)
@@ -266,6 +278,7 @@ func runSubmit(e *cli.Env, args []string) error {
 	cf := newClusterFlags(fs)
 	game := fs.String("game", "", "game to solve (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
+	perThread := fs.Int("ranges-per-thread", cluster.DefaultSettings.RangesPerThread, "units a tier is cut into per worker thread")
 	maxRanges := fs.Int("max-ranges", cluster.DefaultSettings.MaxRanges, "most units a tier is cut into")
 	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
 	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
@@ -287,7 +300,7 @@ func runSubmit(e *cli.Env, args []string) error {
 		return err
 	}
 	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: g.Name(), Option: g.Option(),
-		Settings: &cluster.Settings{MaxRanges: *maxRanges, MinRange: *minRange, Level: *level}})
+		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level}})
 	if err != nil {
 		return err
 	}

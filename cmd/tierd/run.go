@@ -85,10 +85,16 @@ func newJobFlags(fs *flag.FlagSet) *jobFlags {
 
 // profile starts the CPU profile if asked; call the returned stop at the end.
 func (jf *jobFlags) profile() (stop func(), err error) {
-	if *jf.cpuProfile == "" {
+	return startProfile(*jf.cpuProfile)
+}
+
+// startProfile starts a CPU profile into path, if it is not empty; call
+// the returned stop at the end.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(*jf.cpuProfile)
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}

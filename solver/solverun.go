@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -19,7 +17,7 @@ import (
 
 // dbPath is where a tier's value database lives.
 func (r *Run) dbPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, "db", fmt.Sprintf("m%s_%s_%d.vdb", r.Game.Name(), r.Game.Option(), uint64(t)))
+	return filepath.Join(r.Dir, r.recordedPath(t, true, DBFile(r.Game, t)))
 }
 
 // ErrNotReached is returned by Solve before reachability is complete.
@@ -30,6 +28,7 @@ var ErrNotReached = errors.New("reachability is not complete: run Reach first")
 // records as solved are skipped.
 func (r *Run) Solve(ctx context.Context) error {
 	g := r.Game
+	r.checkRecorded()
 	for _, rec := range r.Manifest.Tiers {
 		if !rec.Reached || !rec.Expanded {
 			return ErrNotReached
@@ -39,7 +38,7 @@ func (r *Run) Solve(ctx context.Context) error {
 		return err
 	}
 	order := r.Graph.SolveOrder()
-	cache := map[tiergame.Tier]*solvedTier{}
+	cache := map[tiergame.Tier]*SolvedTier{}
 	pending := map[tiergame.Tier]int{}
 	for _, t := range order {
 		pending[t] = len(r.Graph.Parents[t])
@@ -55,13 +54,15 @@ func (r *Run) Solve(ctx context.Context) error {
 			t0 := time.Now()
 			st, err := r.solveTier(ctx, t, cache, &solved)
 			if err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			if err := r.recordDB(t, rec, st); err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			cache[t] = st
 			secs := time.Since(t0).Seconds()
+			r.Times.SolveSeconds += secs
+			r.worked = true
 			r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
 				"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
 				"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
@@ -77,18 +78,15 @@ func (r *Run) Solve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, p := g.Start()
-	rec, ok := st.lookup(p)
-	if !ok {
-		return fmt.Errorf("the start position is not in its tier's level file")
+	if r.Manifest.Start, err = NewStartRecord(g, st); err != nil {
+		return err
 	}
-	r.Manifest.Start = &StartRecord{Position: g.Format(r.Graph.Start, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}
-	r.Log.Info("solving done", "start", rec.String(), "seconds", time.Since(start).Seconds())
+	r.Log.Info("solving done", "start", r.Manifest.Start.Value, "remoteness", r.Manifest.Start.Remoteness, "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)
 }
 
 // solveTier computes the records of tier t.
-func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*solvedTier, done *atomic.Uint64) (*solvedTier, error) {
+func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier, done *atomic.Uint64) (*SolvedTier, error) {
 	kids, err := r.childTiers(t, nil, cache)
 	if err != nil {
 		return nil, err
@@ -98,26 +96,16 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 		return nil, err
 	}
 	ranked := bitarray.NewRanked(set)
-	recs := make([]valuedb.Record, ranked.Total())
-	if r.Graph.Loopy[t] {
-		err = solveLoopy(ctx, r.Game, t, ranked, kids, r.Workers, r.ranges(), r.ReverseIndex, recs, done)
-	} else {
-		eg, ectx := errgroup.WithContext(ctx)
-		eg.SetLimit(r.Workers)
-		for _, rg := range SplitRanges(ranked, r.ranges()) {
-			eg.Go(func() error { return SolveRange(ectx, r.Game, t, ranked, rg, kids, recs, done) })
-		}
-		err = eg.Wait()
-	}
+	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.ranges(), r.ReverseIndex, done)
 	if err != nil {
 		return nil, err
 	}
-	return newSolvedTier(t, ranked, recs, r.Workers), nil
+	return NewSolvedTier(t, ranked, recs, r.Workers), nil
 }
 
 // childTiers appends t's solved child tiers to kids, from the cache or
 // from their files.
-func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*solvedTier) (children, error) {
+func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*SolvedTier) (children, error) {
 	for _, c := range r.Graph.Children[t] {
 		st, err := r.loadSolved(c, cache)
 		if err != nil {
@@ -129,36 +117,21 @@ func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier
 }
 
 // loadSolved returns a solved tier from the cache or from its files.
-func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (*solvedTier, error) {
+func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier) (*SolvedTier, error) {
 	if st, ok := cache[t]; ok {
 		return st, nil
 	}
-	set, err := r.loadLevel(t)
+	st, err := LoadSolvedTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
 	if err != nil {
 		return nil, err
 	}
-	db, err := valuedb.Open(r.dbPath(t))
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		return nil, fmt.Errorf("%s has %d records for %d positions", r.dbPath(t), db.Header().Count, ranked.Total())
-	}
-	recs, err := db.ReadAll(r.Workers)
-	if err != nil {
-		return nil, err
-	}
-	st := newSolvedTier(t, ranked, recs, r.Workers)
 	cache[t] = st
 	return st, nil
 }
 
 // recordDB writes tier t's value database and records it.
-func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *solvedTier) error {
-	h, err := valuedb.Write(r.dbPath(t), valuedb.Header{Game: r.Game.Name(), Option: r.Game.Option(),
-		Tier: uint64(t), TierName: r.Game.TierName(t)}, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
+func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier) error {
+	h, err := WriteDB(r.dbPath(t), r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
 	if err != nil {
 		return err
 	}

@@ -114,11 +114,14 @@ type Assignment struct {
 	LeaseTTL float64    `json:"lease_ttl"` // seconds
 }
 
-// KidInput is a solved child tier: its level file and value database.
+// KidInput is a solved child tier: its level file, and its records: the
+// value database if it is written, else the records of its units in rank
+// order.
 type KidInput struct {
-	Tier  uint64 `json:"tier"`
-	Level Blob   `json:"level"`
-	DB    Blob   `json:"db"`
+	Tier    uint64 `json:"tier"`
+	Level   Blob   `json:"level"`
+	DB      *Blob  `json:"db,omitempty"`
+	Records []Blob `json:"records,omitempty"`
 }
 
 // HeartbeatRequest reports a worker alive with the leases it holds.

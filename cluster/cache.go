@@ -51,6 +51,16 @@ func (d *diskCache) paths(ctx context.Context, blobs []Blob) ([]string, error) {
 	return out, nil
 }
 
+// adopt moves a file of the worker's folder into the cache as blob b.
+func (d *diskCache) adopt(path string, b Blob) {
+	if err := d.store.Adopt(path, b.SHA256); err != nil {
+		return // only a cache
+	}
+	d.mu.Lock()
+	d.used[b.SHA256] = time.Now()
+	d.mu.Unlock()
+}
+
 // evict deletes the least recently used blobs while the cache is over its
 // limit, sparing those used in the last minute (a unit may be about to
 // open them).

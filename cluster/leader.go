@@ -444,7 +444,8 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		a.Level = &t.Level.Blob
 		for _, c := range t.Children {
 			ct := r.tier(c)
-			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, DB: ct.DB.Blob})
+			db, recs := ct.records()
+			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, DB: db, Records: recs})
 		}
 	}
 	return a

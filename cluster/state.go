@@ -291,14 +291,26 @@ func (r *Run) parentsExpanded(t *Tier) bool {
 	return true
 }
 
-// childrenSolved reports whether every child tier of t is solved.
+// childrenSolved reports whether every child tier of t has its records:
+// its solve units are done. Its value database need not be written yet: a
+// parent's units read the units' records until it is, so the leader's
+// merge is not on the way from one tier to the next.
 func (r *Run) childrenSolved(t *Tier) bool {
 	for _, c := range t.Children {
-		if r.tier(c).DB == nil {
+		if !allDone(r.tier(c).Solve) {
 			return false
 		}
 	}
 	return true
+}
+
+// records lists a solved tier's records: its value database once it is
+// written, else its solve units' outputs in rank order.
+func (t *Tier) records() (db *Blob, units []Blob) {
+	if t.DB != nil {
+		return &t.DB.Blob, nil
+	}
+	return nil, outputsFor(t.Solve, t.Tier)
 }
 
 // advance makes the changes that follow from the run's state alone: units

@@ -215,6 +215,11 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 		}
 		return
 	}
+	// Keep the outputs as inputs: the records of a range are read again
+	// when this worker solves the tier's parents.
+	for i, o := range outs {
+		w.disk.adopt(files[i], o.Blob)
+	}
 	w.Units.Add(1)
 	w.Positions.Add(positions)
 	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
@@ -516,26 +521,35 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 	}
 	kids := make([]*solver.SolvedTier, 0, len(in))
 	for _, k := range in {
-		v, release, err := w.mem.get("solved:"+k.Level.SHA256+":"+k.DB.SHA256, func() (any, int64, error) {
+		v, release, err := w.mem.get(kidKey(k), func() (any, int64, error) {
+			t := tiergame.Tier(k.Tier)
 			// The tier's set is often loaded already: this worker solved
 			// ranges of it.
-			set, releaseSet, err := w.levelSet(ctx, g, tiergame.Tier(k.Tier), k.Level)
+			set, releaseSet, err := w.levelSet(ctx, g, t, k.Level)
 			if err != nil {
 				return nil, 0, err
 			}
 			defer releaseSet()
-			paths, err := w.disk.paths(ctx, []Blob{k.DB})
+			blobs := k.Records
+			if k.DB != nil {
+				blobs = []Blob{*k.DB}
+			}
+			paths, err := w.disk.paths(ctx, blobs)
 			if err != nil {
 				return nil, 0, err
 			}
-			recs, err := readRecords(paths[0], g, tiergame.Tier(k.Tier), w.cfg.Threads)
-			if err != nil {
-				return nil, 0, err
+			recs := make([]valuedb.Record, 0, set.Total())
+			for _, p := range paths {
+				got, err := readRecords(p, g, t, w.cfg.Threads)
+				if err != nil {
+					return nil, 0, err
+				}
+				recs = append(recs, got...)
 			}
 			if uint64(len(recs)) != set.Total() {
 				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, len(recs), set.Total())
 			}
-			st := solver.NewSolvedTier(tiergame.Tier(k.Tier), set, recs, w.cfg.Threads)
+			st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
 			return st, int64(st.Bytes()), nil
 		})
 		if err != nil {
@@ -546,4 +560,10 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 		kids = append(kids, v.(*solver.SolvedTier))
 	}
 	return kids, releaseAll, nil
+}
+
+// kidKey names a solved child tier in the memory cache: the same records
+// from the database or from the units are the same tier.
+func kidKey(k KidInput) string {
+	return fmt.Sprintf("solved:%d:%s", k.Tier, k.Level.SHA256)
 }

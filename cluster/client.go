@@ -328,3 +328,29 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) e
 	}
 	return f.CommitNoSync()
 }
+
+// WaitRun polls the status until run id is done, and returns its summary;
+// a failed run is an error.
+func (c *Client) WaitRun(ctx context.Context, id string, every time.Duration) (*RunSummary, error) {
+	for {
+		st, err := c.Status(ctx)
+		if err == nil {
+			for _, r := range st.Runs {
+				if r.ID != id {
+					continue
+				}
+				switch r.State {
+				case Done:
+					return &r, nil
+				case Failed:
+					return nil, fmt.Errorf("cluster: run %s failed: %s", id, r.Error)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: run %s: %w (last status error: %v)", id, ctx.Err(), err)
+		case <-time.After(every):
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (n *Node) doTask(ctx context.Context, task leaderTask) error {
 			in.blobs = r.levelInputs(t)
 			in.solve = slices.Clone(t.Solve)
 		}
-		g, err = n.game(r.Game, r.Option)
+		g, err = n.games.get(r.Game, r.Option)
 		if err != nil {
 			return
 		}

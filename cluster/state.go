@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -214,6 +216,31 @@ type UnitRef struct {
 	Tier  uint64 `json:"tier"`
 	Phase Phase  `json:"phase"`
 	Index int    `json:"index"`
+}
+
+// check refuses a new run whose tiers are not a graph of its own tiers.
+func (r *Run) check() error {
+	if r == nil || len(r.Tiers) == 0 {
+		return errors.New("cluster: a run needs tiers")
+	}
+	known := map[uint64]bool{}
+	for _, t := range r.Tiers {
+		if t == nil || known[t.Tier] {
+			return errors.New("cluster: a run's tiers must be distinct")
+		}
+		known[t.Tier] = true
+	}
+	for _, t := range r.Tiers {
+		for _, x := range append(slices.Clone(t.Parents), t.Children...) {
+			if !known[x] {
+				return fmt.Errorf("cluster: tier %d refers to tier %d, which the run does not have", t.Tier, x)
+			}
+		}
+		if t.Reach != nil || t.Solve != nil || t.Level != nil || t.DB != nil || t.Expanded {
+			return fmt.Errorf("cluster: tier %d of a new run has progress", t.Tier)
+		}
+	}
+	return nil
 }
 
 // run returns the run with the given id, or nil.

@@ -58,8 +58,7 @@ type Worker struct {
 	active map[uint64]*activeUnit // by lease token
 	ttl    time.Duration          // the lease TTL the leader announced
 
-	gamesMu sync.Mutex
-	games   map[string]tiergame.Game
+	games *gameCache
 
 	// Units and Positions count the work done, for tests and logs.
 	Units, Positions atomic.Uint64
@@ -97,7 +96,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	}
 	w := &Worker{cfg: cfg, log: cfg.Log.With("worker", cfg.ID), client: cfg.Client,
 		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*activeUnit{},
-		ttl: DefaultLeaseTTL, games: map[string]tiergame.Game{}}
+		ttl: DefaultLeaseTTL, games: newGameCache(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
 	w.mem = newMemCache(cfg.MemoryBytes)
 	return w, nil
@@ -327,27 +326,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// game returns the game of a unit, built once.
-func (w *Worker) game(name, option string) (tiergame.Game, error) {
-	w.gamesMu.Lock()
-	defer w.gamesMu.Unlock()
-	key := name + "\x00" + option
-	if g, ok := w.games[key]; ok {
-		return g, nil
-	}
-	g, err := w.cfg.NewGame(name, option)
-	if err != nil {
-		return nil, err
-	}
-	w.games[key] = g
-	return g, nil
-}
-
 // execute runs a unit and writes its outputs into files of the worker's
 // folder (files[i] holds outs[i]); it returns the positions it expanded
 // or solved.
 func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, files []string, positions uint64, err error) {
-	g, err := w.game(a.Game, a.Option)
+	g, err := w.games.get(a.Game, a.Option)
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -159,28 +159,7 @@ func (c *Cluster) StartWorker(id string, threads int) (*cluster.Worker, error) {
 
 // Wait polls until run id is done, and fails if it fails.
 func (c *Cluster) Wait(ctx context.Context, id string) (*cluster.RunSummary, error) {
-	cl := c.Client()
-	for {
-		st, err := cl.Status(ctx)
-		if err == nil {
-			for _, r := range st.Runs {
-				if r.ID != id {
-					continue
-				}
-				switch r.State {
-				case cluster.Done:
-					return &r, nil
-				case cluster.Failed:
-					return nil, fmt.Errorf("clustertest: run %s failed: %s", id, r.Error)
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("clustertest: run %s: %w", id, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return c.Client().WaitRun(ctx, id, 20*time.Millisecond)
 }
 
 // Close stops the workers and the coordinators.

@@ -41,22 +41,19 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(recs)), 0, 0, 0, 0, 0
+	// Count by value code (the top 3 bits: 1 win ... 4 draw) and find the
+	// largest remoteness in one branch-free pass.
+	var byCode [8]uint64
+	var maxRem Record
 	for _, r := range recs {
-		switch r.Value() {
-		case tiergame.Win:
-			h.Win++
-		case tiergame.Lose:
-			h.Lose++
-		case tiergame.Tie:
-			h.Tie++
-		case tiergame.Draw:
-			h.Draw++
-		default:
-			return h, fmt.Errorf("valuedb %s: a record has no value", path)
-		}
-		h.MaxRemoteness = max(h.MaxRemoteness, r.Remoteness())
+		byCode[r>>13]++
+		maxRem = max(maxRem, r&MaxRemoteness)
 	}
+	if byCode[tiergame.Undecided]+byCode[5]+byCode[6]+byCode[7] > 0 {
+		return h, fmt.Errorf("valuedb %s: a record has no value", path)
+	}
+	h.Count, h.Win, h.Lose, h.Tie, h.Draw = uint64(len(recs)), byCode[tiergame.Win], byCode[tiergame.Lose], byCode[tiergame.Tie], byCode[tiergame.Draw]
+	h.MaxRemoteness = int(maxRem)
 	h.RecordBytes = 1
 	if h.MaxRemoteness >= 64 {
 		h.RecordBytes = 2
@@ -84,12 +81,7 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	for b := range blocks {
 		g.Go(func() error {
 			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, len(recs))
-			raw := make([]byte, (hi-lo)*h.RecordBytes)
-			for i, r := range recs[lo:hi] {
-				if err := encodeRecord(raw[i*h.RecordBytes:], r, h.RecordBytes); err != nil {
-					return err
-				}
-			}
+			raw := encodeRecords(make([]byte, (hi-lo)*h.RecordBytes), recs[lo:hi], h.RecordBytes)
 			blocks[b] = enc.EncodeAll(raw, nil)
 			return nil
 		})

@@ -181,9 +181,7 @@ func (d *DB) ReadAll(workers int) ([]Record, error) {
 				return err
 			}
 			base := b * d.h.BlockRecords
-			for i := 0; i < len(raw); i += d.h.RecordBytes {
-				out[base+i/d.h.RecordBytes] = decodeRecord(raw[i:], d.h.RecordBytes)
-			}
+			decodeRecords(out[base:base+len(raw)/d.h.RecordBytes], raw, d.h.RecordBytes) // block checked the length
 			return nil
 		})
 	}

@@ -105,6 +105,20 @@ func encodeRecords(dst []byte, recs []Record, width int) []byte {
 	return dst
 }
 
+// decodeRecords reads into dst the records encodeRecords stored in raw.
+func decodeRecords(dst []Record, raw []byte, width int) {
+	if width == 1 {
+		for i, b := range raw[:len(dst)] {
+			dst[i] = Record(uint16(b>>6+1)<<13 | uint16(b&63))
+		}
+		return
+	}
+	for i := range dst {
+		x := binary.LittleEndian.Uint16(raw[2*i:])
+		dst[i] = Record((x>>14+1)<<13 | x&(1<<14-1))
+	}
+}
+
 // decodeRecord reads a record that encodeRecords stored.
 func decodeRecord(b []byte, width int) Record {
 	if width == 1 {

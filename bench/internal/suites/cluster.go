@@ -118,6 +118,6 @@ func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 		"units": float64(sum.UnitsTotal), "raft_log_bytes": float64(sum.LogBytes), "raft_commands": float64(sum.Commands),
 		"log_bytes_per_unit": float64(sum.LogBytes) / float64(max(sum.UnitsTotal, 1)),
 		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1)),
-		"artifact_bytes": artifacts, "artifact_bytes_per_position": artifacts / max(n, 1),
+		"artifact_bytes":     artifacts, "artifact_bytes_per_position": artifacts / max(n, 1),
 	}, Facts: map[string]string{"start": sum.Start.Value + fmt.Sprintf(" in %d", sum.Start.Remoteness)}}, nil
 }

@@ -1,0 +1,162 @@
+package connect4
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/games/internal/gametest"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// cursorWalk returns positions of tier n for a cursor to visit: ascending
+// runs with gaps of every size (from consecutive hashes to jumps across
+// shapes), and some steps back.
+func cursorWalk(rng *rand.Rand, size uint64, count int) []tiergame.Position {
+	var ps []tiergame.Position
+	p := rng.Uint64N(size)
+	for range count {
+		ps = append(ps, tiergame.Position(p))
+		switch rng.IntN(8) {
+		case 0:
+			p = rng.Uint64N(size) // anywhere, also backwards
+		case 1:
+			p += rng.Uint64N(1 << rng.IntN(40)) // a jump of any length
+		default:
+			p += 1 + rng.Uint64N(4) // as the solver mostly goes
+		}
+		if p >= size {
+			p = rng.Uint64N(size)
+		}
+	}
+	return ps
+}
+
+// TestCursorAgainstMoves checks that a cursor and Moves return what the
+// old Moves returns, on walks through every tier of several board sizes
+// (reachable positions or not), and the children's hashes against hashing
+// each child board.
+func TestCursorAgainstMoves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	count := 400
+	if testing.Short() || raceEnabled {
+		count = 60
+	}
+	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 5}, {6, 4}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}, {2, 2}} {
+		g := mustNew(t, size[0], size[1])
+		for n := 0; n <= g.cells; n++ {
+			tier := tiergame.Tier(n)
+			cur := g.Cursor(tier)
+			var got, one, want []tiergame.Child
+			for _, p := range cursorWalk(rng, g.TierSize(tier), count) {
+				var gv, ov, wv tiergame.Value
+				gv, got = cur.Moves(p, got[:0])
+				ov, one = g.Moves(tier, p, one[:0])
+				wv, want = g.oldMoves(tier, p, want[:0])
+				if gv != wv || !slices.Equal(got, want) {
+					t.Fatalf("%dx%d %s: cursor gives %v %v, old Moves %v %v", g.w, g.h, g.Format(tier, p), gv, got, wv, want)
+				}
+				if ov != wv || !slices.Equal(one, want) {
+					t.Fatalf("%dx%d %s: Moves gives %v %v, old Moves %v %v", g.w, g.h, g.Format(tier, p), ov, one, wv, want)
+				}
+				if wv == tiergame.Undecided {
+					x, o := g.unhash(n, p)
+					if ref := refMoves(g, x, o); !slices.Equal(got, ref) {
+						t.Fatalf("%dx%d %s: cursor gives %v, reference %v", g.w, g.h, g.Format(tier, p), got, ref)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCursorEveryPosition runs one cursor through every hash of every
+// tier of small boards, in order.
+func TestCursorEveryPosition(t *testing.T) {
+	for _, size := range [][2]int{{4, 4}, {5, 3}, {3, 5}} {
+		g := mustNew(t, size[0], size[1])
+		for n := 0; n <= g.cells; n++ {
+			tier := tiergame.Tier(n)
+			cur := g.Cursor(tier)
+			var got, want []tiergame.Child
+			for p := tiergame.Position(0); uint64(p) < g.TierSize(tier); p++ {
+				var gv, wv tiergame.Value
+				gv, got = cur.Moves(p, got[:0])
+				wv, want = g.Moves(tier, p, want[:0])
+				if gv != wv || !slices.Equal(got, want) {
+					t.Fatalf("%dx%d %s: cursor gives %v %v, Moves %v %v", g.w, g.h, g.Format(tier, p), gv, got, wv, want)
+				}
+			}
+		}
+	}
+}
+
+// ascending returns count ascending positions of tier n from a random
+// start, with gaps of 1 to 3 hashes: about the density of reachable
+// positions in the middle tiers (40 to 85% of 5x5's hashes are reachable).
+func ascending(g *Game, n, count int) []tiergame.Position {
+	rng := rand.New(rand.NewPCG(9, 10))
+	size := g.TierSize(tiergame.Tier(n))
+	p := rng.Uint64N(size / 2)
+	ps := make([]tiergame.Position, count)
+	for i := range ps {
+		ps[i] = tiergame.Position(p % size)
+		p += 1 + rng.Uint64N(3)
+	}
+	return ps
+}
+
+// reachableTier returns the reachable positions of tier n, ascending.
+func reachableTier(b *testing.B, g *Game, n int) []tiergame.Position {
+	var ps []tiergame.Position
+	gametest.Reach(b, g, upTo(n), func(t tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
+		if int(t) == n {
+			ps = append(ps, p)
+		}
+	})
+	slices.Sort(ps)
+	return ps
+}
+
+// benchSequence measures the old Moves, Moves and a cursor over the same
+// positions, in positions per second.
+func benchSequence(b *testing.B, g *Game, n int, ps []tiergame.Position) {
+	tier := tiergame.Tier(n)
+	children := make([]tiergame.Child, 0, MaxWidth)
+	b.Run("old", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			_, children = g.oldMoves(tier, ps[i%len(ps)], children[:0])
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pos/s")
+	})
+	b.Run("Moves", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			_, children = g.Moves(tier, ps[i%len(ps)], children[:0])
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pos/s")
+	})
+	b.Run("Cursor", func(b *testing.B) {
+		cur := g.Cursor(tier)
+		for i := 0; b.Loop(); i++ {
+			_, children = cur.Moves(ps[i%len(ps)], children[:0])
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pos/s")
+	})
+}
+
+// BenchmarkAscending measures Moves and Cursor.Moves over positions in
+// ascending order, as the solver visits them: all reachable positions of
+// a tier of 5x4, and dense runs of hashes in tiers of larger boards.
+func BenchmarkAscending(b *testing.B) {
+	b.Run("5x4/tier10/reachable", func(b *testing.B) {
+		g := mustNew(b, 5, 4)
+		benchSequence(b, g, 10, reachableTier(b, g, 10))
+	})
+	for _, tc := range []struct{ w, h, n int }{{5, 5, 14}, {6, 4, 14}, {6, 5, 15}, {6, 5, 22}, {7, 6, 21}} {
+		b.Run(fmt.Sprintf("%dx%d/tier%d", tc.w, tc.h, tc.n), func(b *testing.B) {
+			g := mustNew(b, tc.w, tc.h)
+			benchSequence(b, g, tc.n, ascending(g, tc.n, 1<<16))
+		})
+	}
+}

@@ -119,30 +119,28 @@ func reachableTier(b *testing.B, g *Game, n int) []tiergame.Position {
 	return ps
 }
 
-// benchSequence measures the old Moves, Moves and a cursor over the same
-// positions, in positions per second.
+// benchSequence compares the old Moves, Moves and a cursor over the same
+// positions, taking turns (see gametest.Compare).
 func benchSequence(b *testing.B, g *Game, n int, ps []tiergame.Position) {
 	tier := tiergame.Tier(n)
 	children := make([]tiergame.Child, 0, MaxWidth)
-	b.Run("old", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			_, children = g.oldMoves(tier, ps[i%len(ps)], children[:0])
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pos/s")
-	})
-	b.Run("Moves", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			_, children = g.Moves(tier, ps[i%len(ps)], children[:0])
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pos/s")
-	})
-	b.Run("Cursor", func(b *testing.B) {
-		cur := g.Cursor(tier)
-		for i := 0; b.Loop(); i++ {
-			_, children = cur.Moves(ps[i%len(ps)], children[:0])
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pos/s")
-	})
+	gametest.Compare(b, len(ps),
+		gametest.Variant{Name: "old", Run: func(int) {
+			for _, p := range ps {
+				_, children = g.oldMoves(tier, p, children[:0])
+			}
+		}},
+		gametest.Variant{Name: "Moves", Run: func(int) {
+			for _, p := range ps {
+				_, children = g.Moves(tier, p, children[:0])
+			}
+		}},
+		gametest.Variant{Name: "Cursor", Run: func(int) {
+			cur := g.Cursor(tier)
+			for _, p := range ps {
+				_, children = cur.Moves(p, children[:0])
+			}
+		}})
 }
 
 // BenchmarkAscending measures Moves and Cursor.Moves over positions in

@@ -63,25 +63,26 @@ func (w *walker) init(n int) {
 // predictor).
 func (w *walker) descend(q int, s walk) {
 	r, delta := w.r, w.delta
-	used, suf, x, j := s.used, s.suf, s.x, s.left
+	res, suf, x, j := r-s.used, s.suf, s.x, s.left // res: r less what the X above take
+	high, hiAcc := w.high, &w.hiAcc
 	for ; q >= lowBits; q-- {
-		if w.high != nil {
-			w.high[q-lowBits] = walk{used: used, suf: suf, x: x, left: j}
+		if high != nil {
+			high[q-lowBits] = walk{used: r - res, suf: suf, x: x, left: j}
 		}
 		v := pascal[q+1][j&31]
 		var take uint64
-		if v <= r-used {
+		if v <= res {
 			take = 1
 		}
 		m := -take
-		used += v & m
+		res -= v & m
 		j -= int(take)
 		suf += pascal[q+2][(j+1+delta)&31] & m
-		w.hiAcc[j&31] = suf - used
+		hiAcc[j&31] = suf + res - r
 		x |= take << uint(q)
 	}
-	w.hiAcc[w.k&31] = 0
-	w.lo = walk{used: used, suf: suf, x: x, left: j}
+	hiAcc[w.k&31] = 0
+	w.lo = walk{used: r - res, suf: suf, x: x, left: j}
 }
 
 // start walks all places for rank r.
@@ -216,9 +217,11 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 			continue
 		}
 		end := ends[c]
-		cr := w.r + w.highRank(end)
+		var cr uint64
 		if end < lowBits {
 			cr = w.lowRank(i, end)
+		} else {
+			cr = w.r + w.highRank(end)
 		}
 		cs := uint64(g.rank[code+g.pow[c]])
 		out[k] = tiergame.Child{Tier: t + 1, Pos: tiergame.Position(cs*cnb + cr)}

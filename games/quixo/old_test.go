@@ -163,3 +163,11 @@ func (g *Game) oldParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier
 	}
 	return dst
 }
+
+// b2i converts a bool to 0 or 1 (compiled without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

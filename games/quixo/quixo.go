@@ -244,14 +244,6 @@ func build(n int) *Game {
 	return g
 }
 
-// b2i converts a bool to 0 or 1 (compiled without a branch).
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // multinomial returns M(m; a, b) = m! / (a! b! (m-a-b)!).
 func multinomial(m, a, b int) uint64 {
 	return comb.Binom(m, a) * comb.Binom(m-a, b)

@@ -10,34 +10,11 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-// cursorWalk returns positions of tier n for a cursor to visit: ascending
-// runs with gaps of every size (from consecutive hashes to jumps across
-// shapes), and some steps back.
-func cursorWalk(rng *rand.Rand, size uint64, count int) []tiergame.Position {
-	var ps []tiergame.Position
-	p := rng.Uint64N(size)
-	for range count {
-		ps = append(ps, tiergame.Position(p))
-		switch rng.IntN(8) {
-		case 0:
-			p = rng.Uint64N(size) // anywhere, also backwards
-		case 1:
-			p += rng.Uint64N(1 << rng.IntN(40)) // a jump of any length
-		default:
-			p += 1 + rng.Uint64N(4) // as the solver mostly goes
-		}
-		if p >= size {
-			p = rng.Uint64N(size)
-		}
-	}
-	return ps
-}
-
-// TestCursorAgainstMoves checks that a cursor and Moves return what the
-// old Moves returns, on walks through every tier of several board sizes
-// (reachable positions or not), and the children's hashes against hashing
-// each child board.
-func TestCursorAgainstMoves(t *testing.T) {
+// TestCursorAgainstOld checks that a cursor and Moves return what the old
+// Moves returns, on walks through every tier of several board sizes
+// (reachable positions or not). TestMovesAgainstHash checks Moves against
+// hashing each child board.
+func TestCursorAgainstOld(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	count := 400
 	if testing.Short() || raceEnabled {
@@ -47,26 +24,7 @@ func TestCursorAgainstMoves(t *testing.T) {
 		g := mustNew(t, size[0], size[1])
 		for n := 0; n <= g.cells; n++ {
 			tier := tiergame.Tier(n)
-			cur := g.Cursor(tier)
-			var got, one, want []tiergame.Child
-			for _, p := range cursorWalk(rng, g.TierSize(tier), count) {
-				var gv, ov, wv tiergame.Value
-				gv, got = cur.Moves(p, got[:0])
-				ov, one = g.Moves(tier, p, one[:0])
-				wv, want = g.oldMoves(tier, p, want[:0])
-				if gv != wv || !slices.Equal(got, want) {
-					t.Fatalf("%dx%d %s: cursor gives %v %v, old Moves %v %v", g.w, g.h, g.Format(tier, p), gv, got, wv, want)
-				}
-				if ov != wv || !slices.Equal(one, want) {
-					t.Fatalf("%dx%d %s: Moves gives %v %v, old Moves %v %v", g.w, g.h, g.Format(tier, p), ov, one, wv, want)
-				}
-				if wv == tiergame.Undecided {
-					x, o := g.unhash(n, p)
-					if ref := refMoves(g, x, o); !slices.Equal(got, ref) {
-						t.Fatalf("%dx%d %s: cursor gives %v, reference %v", g.w, g.h, g.Format(tier, p), got, ref)
-					}
-				}
-			}
+			gametest.CheckCursor(t, g, tier, gametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
 		}
 	}
 }
@@ -78,16 +36,11 @@ func TestCursorEveryPosition(t *testing.T) {
 		g := mustNew(t, size[0], size[1])
 		for n := 0; n <= g.cells; n++ {
 			tier := tiergame.Tier(n)
-			cur := g.Cursor(tier)
-			var got, want []tiergame.Child
-			for p := tiergame.Position(0); uint64(p) < g.TierSize(tier); p++ {
-				var gv, wv tiergame.Value
-				gv, got = cur.Moves(p, got[:0])
-				wv, want = g.Moves(tier, p, want[:0])
-				if gv != wv || !slices.Equal(got, want) {
-					t.Fatalf("%dx%d %s: cursor gives %v %v, Moves %v %v", g.w, g.h, g.Format(tier, p), gv, got, wv, want)
-				}
+			ps := make([]tiergame.Position, g.TierSize(tier))
+			for i := range ps {
+				ps[i] = tiergame.Position(i)
 			}
+			gametest.CheckCursor(t, g, tier, ps, g.oldMoves)
 		}
 	}
 }

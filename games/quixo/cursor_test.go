@@ -3,7 +3,6 @@ package quixo
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/internal/gametest"
@@ -53,55 +52,6 @@ func BenchmarkAscending(b *testing.B) {
 	}
 }
 
-// BenchmarkParentsCompare compares the old Parents and Parents on the
-// workload of BenchmarkParents, taking turns (see gametest.Compare).
-func BenchmarkParentsCompare(b *testing.B) {
-	g := mustNew(b, 4)
-	tier := tierID(4, 4)
-	ps := randomPositions(g, tier, 1<<14)
-	parents := make([]tiergame.Position, 0, 64)
-	run := func(f func(tiergame.Tier, tiergame.Position, tiergame.Tier, []tiergame.Position) []tiergame.Position) func(int) {
-		return func(int) {
-			for i, p := range ps {
-				pt := tier
-				if i&1 != 0 {
-					pt = tierID(3, 4) // the parent tier where X moved
-					if p&1 == 0 {
-						pt = tierID(4, 3) // O moved
-					}
-				}
-				parents = f(tier, p, pt, parents[:0])
-			}
-		}
-	}
-	gametest.Compare(b, len(ps),
-		gametest.Variant{Name: "old", Run: run(g.oldParents)},
-		gametest.Variant{Name: "Parents", Run: run(g.Parents)})
-}
-
-// cursorWalk returns positions of a tier for a cursor to visit: mostly
-// consecutive hashes, as the solver visits them, with jumps of every size
-// and some steps back.
-func cursorWalk(rng *rand.Rand, size uint64, count int) []tiergame.Position {
-	var ps []tiergame.Position
-	p := rng.Uint64N(size)
-	for range count {
-		ps = append(ps, tiergame.Position(p))
-		switch rng.IntN(16) {
-		case 0:
-			p = rng.Uint64N(size) // anywhere, also backwards
-		case 1:
-			p += rng.Uint64N(1 << rng.IntN(30)) // a jump of any length
-		default:
-			p++
-		}
-		if p >= size {
-			p = rng.Uint64N(size)
-		}
-	}
-	return ps
-}
-
 // TestCursorAgainstOld checks that a cursor and Moves return what the old
 // Moves returns, on walks through every tier of each size
 // (TestMovesAgainstModel checks Moves against the reference model).
@@ -111,20 +61,7 @@ func TestCursorAgainstOld(t *testing.T) {
 	for n := MinSize; n <= MaxSize; n++ {
 		g := mustNew(t, n)
 		for _, tier := range allTiers(g) {
-			cur := g.Cursor(tier)
-			var got, one, want []tiergame.Child
-			for _, p := range cursorWalk(rng, g.TierSize(tier), count) {
-				var gv, ov, wv tiergame.Value
-				gv, got = cur.Moves(p, got[:0])
-				ov, one = g.Moves(tier, p, one[:0])
-				wv, want = g.oldMoves(tier, p, want[:0])
-				if gv != wv || !slices.Equal(got, want) {
-					t.Fatalf("%s: cursor gives %v %v, old Moves %v %v", g.Format(tier, p), gv, got, wv, want)
-				}
-				if ov != wv || !slices.Equal(one, want) {
-					t.Fatalf("%s: Moves gives %v %v, old Moves %v %v", g.Format(tier, p), ov, one, wv, want)
-				}
-			}
+			gametest.CheckCursor(t, g, tier, gametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
 		}
 	}
 }
@@ -134,15 +71,10 @@ func TestCursorAgainstOld(t *testing.T) {
 func TestCursorEveryPosition(t *testing.T) {
 	g := mustNew(t, 3)
 	for _, tier := range allTiers(g) {
-		cur := g.Cursor(tier)
-		var got, want []tiergame.Child
-		for p := tiergame.Position(0); uint64(p) < g.TierSize(tier); p++ {
-			var gv, wv tiergame.Value
-			gv, got = cur.Moves(p, got[:0])
-			wv, want = g.oldMoves(tier, p, want[:0])
-			if gv != wv || !slices.Equal(got, want) {
-				t.Fatalf("%s: cursor gives %v %v, old Moves %v %v", g.Format(tier, p), gv, got, wv, want)
-			}
+		ps := make([]tiergame.Position, g.TierSize(tier))
+		for i := range ps {
+			ps[i] = tiergame.Position(i)
 		}
+		gametest.CheckCursor(t, g, tier, ps, g.oldMoves)
 	}
 }

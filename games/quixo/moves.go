@@ -23,7 +23,7 @@ type lineTables struct {
 	n        uint
 	lineMask uint32
 	colMask  uint32 // the cells of column 0
-	colMul   uint64 // gathers a column's cells: see lineCodes
+	colMul   uint64 // gathers a column's cells: see setBoard
 	colShift uint
 	tern     [1 << MaxSize]uint32 // the base-3 number with digit 1 at the set bits
 	// srcs[c] describes the moves from border cell c, in the order of
@@ -45,9 +45,9 @@ type lineTables struct {
 	loBase, hiBase uint32
 }
 
-// srcMoves are the moves from one cell: the rows of each in delta, its
-// line (rows 0..n-1, then columns), and how many there are (a corner's
-// third is padding).
+// srcMoves are the moves from one cell: each one's offset among the
+// changes in lineTables.tab, its line (rows 0..n-1, then columns), and how
+// many there are (a corner's third is padding).
 type srcMoves struct {
 	off  [3]uint32
 	line [3]uint8

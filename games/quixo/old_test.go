@@ -7,7 +7,7 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-// This file keeps unhash, Moves and Parents as they were before the
+// This file keeps unhash and Moves as they were before the
 // cursor (main at 91986a7), as the reference model of the property tests
 // and the baseline of the benchmarks, so that old and new compare in one
 // process.
@@ -98,70 +98,6 @@ func (g *Game) oldMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Chi
 		}
 	}
 	return tiergame.Undecided, dst[:len(dst)+k]
-}
-
-// oldParents appends the positions of tier pt that have a move to (t, p) and
-// are not primitive. The mover of that move is the child's opponent; its
-// cube sits where it was pushed in, at the dst of the move. Undoing the
-// move shifts the line back and returns the cube to src: as the mover's
-// cube when pt is t, as a blank when pt has one fewer of the mover's cubes.
-func (g *Game) oldParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
-	ti, pti := g.tierOf(t), g.tierOf(pt)
-	if ti == nil || pti == nil {
-		return dst
-	}
-	xs, os, side := g.oldUnhash(ti, uint64(p))
-	mover := side ^ 1
-	own, opp := xs, os // the mover's cubes and the others, in the child
-	if mover == 1 {
-		own, opp = os, xs
-	}
-	var src uint32 // all ones to put back an own cube, zero for a blank
-	switch {
-	case pt == t:
-		src = ^uint32(0)
-	case mover == 0 && pti.x == ti.x-1 && pti.o == ti.o, mover == 1 && pti.x == ti.x && pti.o == ti.o-1:
-	default:
-		return dst
-	}
-	dOwn, dOpp := uint32(1+mover), uint32(2-mover) // base-3 digits of own and opp
-	fast := g.lo.pair != nil && g.hi.pair != nil
-	var loPair, hiPair *[1 << 16]uint16
-	if fast {
-		loPair, hiPair = &g.lo.pair[mover&1], &g.hi.pair[mover&1]
-	}
-	loMask, lb := g.loMask, uint(g.loBits)&31
-	blocks := pti.blocks
-	start := len(dst)
-	var seen uint64 // a 64-bit Bloom filter over the parents found so far
-	// The mover's cube of the last move is at its dst.
-	for ds := own & g.ends; ds != 0; ds &= ds - 1 {
-		for _, m := range g.byDst[bits.TrailingZeros32(ds)&31] {
-			pOwn := own&m.keep | uint32(uint64(own&m.back)*m.rev>>32) | m.src&src
-			pOpp := opp&m.keep | uint32(uint64(opp&m.back)*m.rev>>32)
-			if g.hasLine(pOwn) || g.hasLine(pOpp) {
-				continue // primitive: no moves
-			}
-			var h uint64
-			if fast { // hashDigits, inlined
-				lr := loPair[(pOwn&loMask|(pOpp&loMask)<<8)&0xffff]
-				hr := hiPair[(pOwn>>lb|(pOpp>>lb)<<8)&0xffff]
-				blk := &blocks[lr>>pairRankBits]
-				h = 2*(blk.off+uint64(hr&(1<<pairRankBits-1))*blk.numLo+uint64(lr&(1<<pairRankBits-1))) | mover
-			} else {
-				h = g.hashDigits(pti, pOwn, pOpp, dOwn, dOpp, mover)
-			}
-			// Different moves of one parent can lead to the same child,
-			// for instance pushing an own cube along a line of own cubes.
-			bit := uint64(1) << (h * 0x9e3779b97f4a7c15 >> 58)
-			if seen&bit != 0 && slices.Contains(dst[start:], tiergame.Position(h)) {
-				continue
-			}
-			seen |= bit
-			dst = append(dst, tiergame.Position(h))
-		}
-	}
-	return dst
 }
 
 // b2i converts a bool to 0 or 1 (compiled without a branch).

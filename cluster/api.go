@@ -49,7 +49,7 @@ type SubmitRequest struct {
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
-var DefaultSettings = Settings{RangesPerThread: 4, MaxRanges: 256, MinRange: 1 << 16, Level: 6}
+var DefaultSettings = Settings{RangesPerThread: 2, MaxRanges: 256, MinRange: 1 << 16, Level: 6}
 
 // SubmitResponse names the new run.
 type SubmitResponse struct {

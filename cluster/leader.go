@@ -251,14 +251,9 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		if err != nil {
 			return err
 		}
-		got, err := readRecords(paths[0], g, t, n.cfg.Workers)
-		if err != nil {
+		if off, err = readRecordsInto(recs, off, paths[0], g, t, n.cfg.Workers); err != nil {
 			return fmt.Errorf("unit %d: %w", i, err)
 		}
-		if off+uint64(len(got)) > uint64(len(recs)) {
-			return fmt.Errorf("unit %d: more records than the tier's %d positions", i, len(recs))
-		}
-		off += uint64(copy(recs[off:], got))
 	}
 	if off != uint64(len(recs)) {
 		return fmt.Errorf("%d records for the tier's %d positions", off, len(recs))
@@ -286,18 +281,23 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 	return int(max(n, 1))
 }
 
-// readRecords reads the records of a range's value database, checking it
-// is for tier t of g.
-func readRecords(path string, g tiergame.Game, t tiergame.Tier, workers int) ([]valuedb.Record, error) {
+// readRecordsInto decodes the records of a unit's (or a tier's) value
+// database into recs from off, checking it is for tier t of g and fits,
+// and returns the offset after them.
+func readRecordsInto(recs []valuedb.Record, off uint64, path string, g tiergame.Game, t tiergame.Tier, workers int) (uint64, error) {
 	db, err := valuedb.Open(path)
 	if err != nil {
-		return nil, err
+		return off, err
 	}
 	defer db.Close()
-	if h := db.Header(); h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) {
-		return nil, fmt.Errorf("%s: records of %s (%s) tier %d, not tier %d", path, h.Game, h.Option, h.Tier, t)
+	h := db.Header()
+	if h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) {
+		return off, fmt.Errorf("%s: records of %s (%s) tier %d, not tier %d", path, h.Game, h.Option, h.Tier, t)
 	}
-	return db.ReadAll(workers)
+	if h.Count > uint64(len(recs))-off {
+		return off, fmt.Errorf("%s: %d records, more than the tier's %d positions", path, h.Count, len(recs))
+	}
+	return off + h.Count, db.ReadAllInto(recs[off:off+h.Count], workers)
 }
 
 // finishRun looks up the start position's value and records the run done.

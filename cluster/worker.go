@@ -340,6 +340,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 		children[i] = tiergame.Tier(c)
 	}
 	out := &outputs{w: w}
+	start := time.Now()
 	defer func() {
 		if err != nil {
 			out.remove()
@@ -398,6 +399,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		defer releaseKids()
+		loaded := time.Now()
 		var recs []valuedb.Record
 		if a.Kind == SolveRange {
 			recs = make([]valuedb.Record, r.Count(set))
@@ -409,9 +411,12 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		positions = uint64(len(recs))
+		solved := time.Now()
 		if err := out.records(g, t, recs); err != nil {
 			return nil, nil, 0, err
 		}
+		w.log.Debug("solve unit", "tier", t, "load_seconds", loaded.Sub(start).Seconds(), "solve_seconds", solved.Sub(loaded).Seconds(),
+			"write_seconds", time.Since(solved).Seconds())
 	default:
 		return nil, nil, 0, fmt.Errorf("unknown unit kind %q", a.Kind)
 	}
@@ -521,16 +526,15 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 			if err != nil {
 				return nil, 0, err
 			}
-			recs := make([]valuedb.Record, 0, set.Total())
+			recs := make([]valuedb.Record, set.Total())
+			off := uint64(0)
 			for _, p := range paths {
-				got, err := readRecords(p, g, t, w.cfg.Threads)
-				if err != nil {
+				if off, err = readRecordsInto(recs, off, p, g, t, w.cfg.Threads); err != nil {
 					return nil, 0, err
 				}
-				recs = append(recs, got...)
 			}
-			if uint64(len(recs)) != set.Total() {
-				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, len(recs), set.Total())
+			if off != set.Total() {
+				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, off, set.Total())
 			}
 			st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
 			return st, int64(st.Bytes()), nil

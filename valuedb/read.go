@@ -168,10 +168,19 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 // ReadAll decodes every record, decompressing blocks on workers goroutines
 // (0 means GOMAXPROCS).
 func (d *DB) ReadAll(workers int) ([]Record, error) {
+	out := make([]Record, d.h.Count)
+	return out, d.ReadAllInto(out, workers)
+}
+
+// ReadAllInto decodes every record into dst, which must hold exactly the
+// database's count, decompressing blocks on workers goroutines.
+func (d *DB) ReadAllInto(dst []Record, workers int) error {
+	if uint64(len(dst)) != d.h.Count {
+		return fmt.Errorf("valuedb %s: %d records, not %d", d.name, d.h.Count, len(dst))
+	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	out := make([]Record, d.h.Count)
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for b := 0; b < d.h.Blocks; b++ {
@@ -181,11 +190,11 @@ func (d *DB) ReadAll(workers int) ([]Record, error) {
 				return err
 			}
 			base := b * d.h.BlockRecords
-			decodeRecords(out[base:base+len(raw)/d.h.RecordBytes], raw, d.h.RecordBytes) // block checked the length
+			decodeRecords(dst[base:base+len(raw)/d.h.RecordBytes], raw, d.h.RecordBytes) // block checked the length
 			return nil
 		})
 	}
-	return out, g.Wait()
+	return g.Wait()
 }
 
 // Verify checks the CRC-32C of the blocks and index recorded in the header.

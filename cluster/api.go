@@ -38,7 +38,9 @@ import (
 //	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing blobs)
 //	POST /v1/release           give a lease up (ReleaseRequest)
 //	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
-//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name)
+//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name;
+//	                           ?stage=1: durable only after the next POST /v1/sync)
+//	POST /v1/sync              make this node's staged blobs durable
 //	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
 
 // SubmitRequest asks for a new run.
@@ -196,6 +198,7 @@ func (n *Node) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/members", n.leaderOnly(n.handleMembers))
 	mux.HandleFunc("PUT /v1/blobs/{sum}", n.handlePutBlob)
 	mux.HandleFunc("GET /v1/blobs/{sum}", n.handleGetBlob)
+	mux.HandleFunc("POST /v1/sync", n.handleSync)
 	return n.authenticate(mux)
 }
 
@@ -540,7 +543,11 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, size+1)
-	if err := n.store.Put(r.Context(), sum, size, body); err != nil {
+	put := n.store.Put
+	if r.URL.Query().Get("stage") == "1" {
+		put = n.store.Stage // durable at the next POST /v1/sync
+	}
+	if err := put(r.Context(), sum, size, body); err != nil {
 		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
 		writeError(w, statusFor(err), err)
 		return
@@ -564,4 +571,12 @@ func (n *Node) handleGetBlob(w http.ResponseWriter, r *http.Request) {
 	}
 	copied, _ := io.Copy(w, rc)
 	n.metrics.blobBytesOut.Add(float64(copied))
+}
+
+func (n *Node) handleSync(w http.ResponseWriter, r *http.Request) {
+	if err := n.store.Sync(); err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
 }

@@ -258,6 +258,8 @@ func (c *Client) Release(ctx context.Context, req ReleaseRequest) error {
 }
 
 // PutBlob uploads a file, named by its SHA-256, preferably to the leader.
+// The blob is staged: the leader makes it durable, on a majority, before
+// it accepts the completion that names it.
 func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 	body := func() (io.Reader, int64, error) {
 		f, err := os.Open(path)
@@ -266,7 +268,7 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 		}
 		return f, b.Size, nil
 	}
-	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256, body, func(resp *http.Response) error {
+	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", body, func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {
 			return readError(resp)
 		}

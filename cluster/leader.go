@@ -222,7 +222,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 		return err
 	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
-		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers})
+		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers, NoSync: true})
 	})
 	if err != nil {
 		return err
@@ -259,7 +259,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		return fmt.Errorf("%d records for the tier's %d positions", off, len(recs))
 	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
-		return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers})
+		return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 	})
 	if err != nil {
 		return err
@@ -327,8 +327,9 @@ func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) er
 	return err
 }
 
-// storeFile has write create a file (at the path it is given, atomically),
-// then adopts it into the blob store under its SHA-256.
+// storeFile has write create a file (at the path it is given, atomically,
+// not synced: replicate syncs), then adopts it into the blob store under
+// its SHA-256.
 func (n *Node) storeFile(write func(path string) (any, error)) (Blob, any, error) {
 	dir, err := n.store.TempDir()
 	if err != nil {

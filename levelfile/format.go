@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -135,16 +136,25 @@ func classicComments(t Type) []string {
 
 // specComments are the comment lines this package writes in the spec
 // dialect: like the document's, the last one ends in SEP, so readers that
-// skip the header by counting SEP bytes work. game may be empty.
-func specComments(t Type, game string) []string {
+// skip the header by counting SEP bytes work. game may be empty; a
+// symmetric file says so in a line of its own.
+func specComments(t Type, game string, symmetric bool) []string {
 	if game != "" {
 		game += " "
 	}
-	return []string{
-		fmt.Sprintf("### GAMESMAN %sType %d Level File written by tiersolve", game, t),
-		"### Doc on level file formats, see doc/LevelFiles.txt " + string(rune(Spec)),
+	cs := []string{fmt.Sprintf("### GAMESMAN %sType %d Level File written by tiersolve", game, t)}
+	if symmetric {
+		cs = append(cs, symmetricComment)
 	}
+	return append(cs, "### Doc on level file formats, see doc/LevelFiles.txt "+string(rune(Spec)))
 }
+
+// symmetricComment is the comment line of a symmetric level file.
+const symmetricComment = "### Symmetric: one canonical position per symmetry class of the game"
+
+// Symmetric reports whether the header says the file holds one canonical
+// position per symmetry class (WriteOptions.Symmetric).
+func (h Header) Symmetric() bool { return slices.Contains(h.Comments, symmetricComment) }
 
 // appendHeader appends the uncompressed header of a file of type t.
 func appendHeader(dst []byte, h Header) []byte {

@@ -110,7 +110,7 @@ func (st *stats) type0Bytes(k, n uint64) int64 {
 
 // newPlan plans the encoding of type t in dialect d; game, if set, is
 // named in the spec dialect's comment.
-func newPlan(st stats, t Type, d Dialect, game string) *plan {
+func newPlan(st stats, t Type, d Dialect, game string, symmetric bool) *plan {
 	h := Header{Type: t, Dialect: d, Min: st.min, Max: st.max, Empty: st.empty}
 	if st.empty {
 		h.Type = Type0
@@ -118,7 +118,7 @@ func newPlan(st stats, t Type, d Dialect, game string) *plan {
 	if d == Classic {
 		h.Comments = classicComments(h.Type)
 	} else {
-		h.Comments = specComments(h.Type, game)
+		h.Comments = specComments(h.Type, game, symmetric)
 	}
 	if h.Type == Type2 && d == Classic {
 		h.LastZero = lastZero(st)

@@ -68,6 +68,11 @@ type WriteOptions struct {
 	// classic dialect always says "Bagh Chal", as GamesmanClassic did).
 	// It must not contain a newline.
 	Game string
+	// Symmetric says, in a comment line of the spec dialect's header,
+	// that the set holds one canonical position per symmetry class of the
+	// game (a symmetric run's files; see LAYOUT.md). The classic dialect
+	// writes GamesmanClassic's comments only.
+	Symmetric bool
 	// Exhaustive compresses every candidate completely instead of stopping
 	// those that cannot win. The choice is the same; WriteFile then also
 	// keeps the losing candidates as the document's intermediate files.
@@ -448,7 +453,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 		if !o.Types.Has(t) || st.empty && t != Type0 {
 			continue
 		}
-		p := newPlan(st, t, o.Dialect, o.Game)
+		p := newPlan(st, t, o.Dialect, o.Game, o.Symmetric)
 		sink, err := newSink(t)
 		if err != nil {
 			return res, nil, err
@@ -463,7 +468,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 	}
 	if len(r.cands) == 0 {
 		// The empty set is always type 0.
-		p := newPlan(st, Type0, o.Dialect, o.Game)
+		p := newPlan(st, Type0, o.Dialect, o.Game, o.Symmetric)
 		sink, err := newSink(Type0)
 		if err != nil {
 			return res, nil, err

@@ -25,12 +25,15 @@ const manifestVersion = 1
 // (atomically) after every finished step, so a run resumes where it
 // stopped and can be verified later.
 type Manifest struct {
-	Version int           `json:"version"`
-	Game    string        `json:"game"`
-	Option  string        `json:"option"`
-	Tiers   []*TierRecord `json:"tiers"`
-	Total   uint64        `json:"total"` // reachable positions, when reachability is done
-	Start   *StartRecord  `json:"start,omitempty"`
+	Version int    `json:"version"`
+	Game    string `json:"game"`
+	Option  string `json:"option"`
+	// Symmetry marks a symmetric run: its files hold one canonical
+	// position per symmetry class (see Config.Symmetry).
+	Symmetry bool          `json:"symmetry,omitempty"`
+	Tiers    []*TierRecord `json:"tiers"`
+	Total    uint64        `json:"total"` // reachable positions, when reachability is done
+	Start    *StartRecord  `json:"start,omitempty"`
 }
 
 // TierRecord is what a run knows of one tier.
@@ -99,9 +102,10 @@ func LoadManifest(dir string) (*Manifest, error) {
 	return m, err
 }
 
-// NewManifest is the manifest of a run of g that has done nothing yet.
+// NewManifest is the manifest of a run of g that has done nothing yet; a
+// run of a quotient (Reduce) is symmetric.
 func NewManifest(g tiergame.Game, gr *Graph) *Manifest {
-	m := &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option()}
+	m := &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option(), Symmetry: IsQuotient(g)}
 	for _, t := range gr.Tiers {
 		m.Tiers = append(m.Tiers, &TierRecord{Tier: uint64(t), Name: g.TierName(t), TierSize: g.TierSize(t), Loopy: gr.Loopy[t]})
 	}

@@ -78,6 +78,11 @@ func Plan(cfg Config) (*Run, error) {
 	if cfg.Memory == 0 {
 		cfg.Memory = DefaultMemory()
 	}
+	g, err := Reduce(cfg.Game, cfg.Symmetry)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Game = g
 	gr, err := NewGraph(cfg.Game)
 	if err != nil {
 		return nil, err

@@ -12,9 +12,13 @@ import (
 
 // Oracle answers value queries from a solved run folder. A tier's level
 // file is loaded (and ranked) on its first query and kept; a lookup then
-// reads one block of the tier's database.
+// reads one block of the tier's database. In a symmetric run a position is
+// looked up by its canonical form, so every member of an orbit gets the
+// orbit's value, and moves are those of the position asked.
 type Oracle struct {
+	// Game is the game the positions are in (never a quotient).
 	Game tiergame.Game
+	sym  tiergame.Symmetric // set for a symmetric run
 	run  *Run
 
 	mu    sync.Mutex
@@ -40,8 +44,26 @@ func OpenOracle(dir string, g tiergame.Game) (*Oracle, error) {
 	if m.Start == nil {
 		return nil, fmt.Errorf("%s: the run is not solved yet", dir)
 	}
-	return &Oracle{Game: g, run: &Run{Config: Config{Game: g, Dir: dir, Workers: 1}, Manifest: m},
-		tiers: map[tiergame.Tier]*oracleTier{}}, nil
+	g = Base(g)
+	o := &Oracle{Game: g, run: &Run{Config: Config{Game: g, Dir: dir, Workers: 1}, Manifest: m},
+		tiers: map[tiergame.Tier]*oracleTier{}}
+	if m.Symmetry {
+		q, err := Reduce(g, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s holds a symmetric run: %w", dir, err)
+		}
+		o.sym = q.(tiergame.Symmetric)
+	}
+	return o, nil
+}
+
+// Canonical returns the position a lookup of p reads: p itself, or in a
+// symmetric run its canonical form.
+func (o *Oracle) Canonical(t tiergame.Tier, p tiergame.Position) tiergame.Position {
+	if o.sym == nil {
+		return p
+	}
+	return o.sym.Canonical(t, p)
 }
 
 // Close closes the databases.
@@ -106,7 +128,7 @@ func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, e
 	if err != nil {
 		return 0, err
 	}
-	r, ok := ot.set.Lookup(uint64(p))
+	r, ok := ot.set.Lookup(uint64(o.Canonical(t, p)))
 	if !ok {
 		return 0, ErrUnreachable
 	}
@@ -136,7 +158,8 @@ func (m Move) Outcome() tiergame.Value {
 
 // Moves returns the moves of a position with their values, best first for
 // the player to move: wins (quickest first), ties (quickest first), draws,
-// then losses (slowest first).
+// then losses (slowest first). The moves and the positions they lead to
+// are p's own, in a symmetric run too.
 func (o *Oracle) Moves(t tiergame.Tier, p tiergame.Position) ([]Move, error) {
 	v, cs := o.Game.Moves(t, p, nil)
 	if v != tiergame.Undecided {

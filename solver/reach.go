@@ -264,7 +264,7 @@ func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64) e
 		return filepath.Join(dir, levelfile.PartialName(g.Name(), g.Option(), uint64(tg.Tier), start, typ))
 	}
 	o := rc.PartialOptions
-	o.Game = g.Name()
+	o.Game, o.Symmetric = g.Name(), IsQuotient(g)
 	o.NoSync = true // step syncs the file system once before recording
 	_, err := levelfile.WriteFileNamed(nameFor, tg.Set, &o)
 	return err

@@ -36,6 +36,11 @@ type Config struct {
 	// partial ones (default: the smallest at gzip level 1, since a partial
 	// is read once, by its merge).
 	LevelOptions, PartialOptions levelfile.WriteOptions
+	// Symmetry keeps one position per symmetry class of the game (which
+	// must be tiergame.Symmetric): the run solves the quotient game
+	// (Reduce), and its level files and value databases hold canonical
+	// positions only. A run folder is either symmetric or not.
+	Symmetry bool
 	// ReverseIndex solves loopy tiers with a reverse index of their moves
 	// even when the game can generate parents (for tests and comparison).
 	ReverseIndex bool
@@ -134,6 +139,10 @@ func Open(cfg Config) (*Run, error) {
 	if m != nil && (m.Game != g.Name() || m.Option != g.Option()) {
 		lock.unlock()
 		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
+	}
+	if m != nil && m.Symmetry != cfg.Symmetry {
+		lock.unlock()
+		return nil, symmetryMismatch(cfg.Dir, m.Symmetry)
 	}
 	if m == nil {
 		m = NewManifest(g, gr)

@@ -77,10 +77,10 @@ func MergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, partials [
 }
 
 // WriteLevel writes tier t's full level file from its set, with o (its
-// Game is set to g's name). The bytes depend only on the set and o's
-// Types, Dialect and Level.
+// Game is set to g's name, and Symmetric when g is a quotient). The bytes
+// depend only on the set and o's Types, Dialect and Level.
 func WriteLevel(path string, g tiergame.Game, set *bitarray.Set, o levelfile.WriteOptions) (levelfile.Result, error) {
-	o.Game = g.Name()
+	o.Game, o.Symmetric = g.Name(), IsQuotient(g)
 	return levelfile.WriteFile(path, set, &o)
 }
 

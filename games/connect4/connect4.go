@@ -63,6 +63,8 @@ type Game struct {
 	// code | heights<<32 with 3 bits per column height.
 	shapes   [][]uint64
 	tierSize []uint64
+	// mirrorCode[code] is the code of the mirrored shape.
+	mirrorCode []uint32
 }
 
 // pascal[n+1][k] = C(n, k) for -1 <= n <= maxCells+1 and k < 32 (the row
@@ -132,6 +134,7 @@ func build(w, h int) *Game {
 	}
 	// Enumerating the codes in order ranks each tier's shapes by code.
 	g.rank = make([]uint32, codes)
+	g.mirrorCode = make([]uint32, codes)
 	g.shapes = make([][]uint64, g.cells+1)
 	for code := uint32(0); code < codes; code++ {
 		n, packed := 0, uint64(0)
@@ -140,6 +143,10 @@ func build(w, h int) *Game {
 			rest /= uint32(h + 1)
 			n += int(hc)
 			packed |= uint64(hc) << (3 * c)
+		}
+		for c, rest := 0, code; c < w; c++ {
+			g.mirrorCode[code] += rest % uint32(h+1) * g.pow[w-1-c]
+			rest /= uint32(h + 1)
 		}
 		g.rank[code] = uint32(len(g.shapes[n]))
 		g.shapes[n] = append(g.shapes[n], uint64(code)|packed<<32)

@@ -242,6 +242,8 @@ type Cursor struct {
 	shape uint64 // the current shape's index; noShape before the first position
 	first uint64 // hash of the shape's first position, shape*nb
 	occ   uint64 // the shape's cells, as a bitboard
+	code  uint32 // the shape's code
+	xb    uint64 // the X of the position decoded last, as a bitboard
 	cols  [MaxWidth]column
 	// spread[h][v] is the bitboard of the bottom places 6h..6h+5 whose
 	// bits are set in v, and xhigh that of the X above lowBits (set after
@@ -266,6 +268,7 @@ type column struct {
 // end >= lowBits, the child's hash less r (set after each walk).
 type openColumn struct {
 	end       uint
+	col       int
 	child, hi uint64
 }
 
@@ -299,6 +302,7 @@ func (c *Cursor) Moves(p tiergame.Position, dst []tiergame.Child) (tiergame.Valu
 	i := c.row()
 	pat := lowPattern[i]
 	xb := c.xhigh | c.spread[0][pat&63] | c.spread[1][pat>>6&63]
+	c.xb = xb
 	last := xb // the side that made the last move
 	if c.delta == 1 {
 		last = c.occ ^ xb
@@ -359,12 +363,12 @@ func (c *Cursor) setShape(s uint64) {
 		// Written for a full column too (its child code may be past
 		// the table), but counted only for an open one.
 		cc := min(code+g.pow[col], uint32(len(g.rank)-1))
-		c.open[nopen] = openColumn{end: base, child: uint64(g.rank[cc]) * c.cnb}
+		c.open[nopen] = openColumn{end: base, col: col, child: uint64(g.rank[cc]) * c.cnb}
 		open := b2i(int(hc) < g.h)
 		nopen += open
 		nlow += open & b2i(base < lowBits)
 	}
-	c.occ, c.nopen, c.nlow = occ, nopen, nlow
+	c.occ, c.code, c.nopen, c.nlow = occ, code, nopen, nlow
 	// The cells of the bottom places, in order, and their spreads.
 	var cells [lowBits]uint64
 	for b := range cells {

@@ -180,19 +180,21 @@ type mover struct {
 	delta      uint32 // lineTables.sides[side]
 	// Index 0: the cube taken is the mover's own (same tier); 1: blank.
 	offs [2]*[maxClasses]uint64
+	tis  [2]*tierInfo
 	ids  [2]tiergame.Tier
 }
 
 func (g *Game) newMover(ti *tierInfo, t tiergame.Tier, side uint64) mover {
 	m := mover{side: side, next: side ^ 1, delta: g.tables.sides[side&1]}
 	m.offs = [2]*[maxClasses]uint64{ti.offs, ti.offs}
+	m.tis = [2]*tierInfo{ti, ti}
 	m.ids = [2]tiergame.Tier{t, t}
 	if ti.x+ti.o < g.cells {
 		grow := tierID(ti.x+1, ti.o)
 		if side == 1 {
 			grow = tierID(ti.x, ti.o+1)
 		}
-		m.offs[1], m.ids[1] = g.tierOf(grow).offs, grow
+		m.offs[1], m.tis[1], m.ids[1] = g.tierOf(grow).offs, g.tierOf(grow), grow
 	}
 	return m
 }

@@ -82,6 +82,7 @@ type Game struct {
 	// hold a line.
 	lines  []uint64
 	tables *lineTables
+	sym    *symTables
 }
 
 // half ranks the contents of one half of the board.
@@ -233,6 +234,7 @@ func build(n int) *Game {
 		}
 	}
 	g.tables = g.newLineTables()
+	g.sym = newSymTables(n)
 	if g.cells <= 16 {
 		g.lines = make([]uint64, 1<<g.cells/64+1)
 		for b := uint32(0); b < 1<<g.cells; b++ {
@@ -527,6 +529,11 @@ func (g *Game) primitive(own, opp uint32) tiergame.Value {
 // move shifts the line back and returns the cube to src: as the mover's
 // cube when pt is t, as a blank when pt has one fewer of the mover's cubes.
 func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	return g.parents(t, p, pt, dst, false)
+}
+
+// parents is Parents, with each parent canonical if canonical is set.
+func (g *Game) parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position, canonical bool) []tiergame.Position {
 	ti, pti := g.tierOf(t), g.tierOf(pt)
 	if ti == nil || pti == nil {
 		return dst
@@ -567,6 +574,13 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 				}
 			} else if g.hasLineShift(pOwn) || g.hasLineShift(pOpp) {
 				continue
+			}
+			if canonical {
+				if mover == 0 {
+					pOwn, pOpp = g.canonical(pOwn, pOpp)
+				} else {
+					pOpp, pOwn = g.canonical(pOpp, pOwn)
+				}
 			}
 			var h uint64
 			if fast { // hashDigits, inlined

@@ -1,0 +1,128 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Symmetric runs. A run with Config.Symmetry solves the quotient of its
+// game by the game's symmetries (tiergame.Symmetric): one position per
+// orbit, the canonical one, whose value and remoteness are those of every
+// member of the orbit. The quotient's moves lead to canonical children, its
+// un-moves to canonical parents, and its start is canonical; so the units
+// of work, given the quotient, expand and solve canonical positions only
+// and look every child up by its canonical position: ExpandRange and
+// CloseTier add canonical children, SolveRange and SolveTier read them,
+// MergeTier adds the canonical start. The embedded run and a cluster
+// worker both pass the quotient (Reduce) to the same functions. Level files
+// and value databases then hold canonical positions only (marked in the
+// level files' header, see levelfile/LAYOUT.md), and an Oracle
+// canonicalizes a position before it looks it up.
+
+// ErrNoSymmetry is returned for a symmetric run of a game that declares
+// no symmetries.
+var ErrNoSymmetry = errors.New("the game declares no symmetries (tiergame.Symmetric)")
+
+// Reduce returns g itself, or with symmetry its quotient by its
+// symmetries: a game whose positions are g's canonical positions.
+func Reduce(g tiergame.Game, symmetry bool) (tiergame.Game, error) {
+	if !symmetry || IsQuotient(g) {
+		return g, nil
+	}
+	s, ok := g.(tiergame.Symmetric)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", g.Name(), ErrNoSymmetry)
+	}
+	q := quotient{Game: g, sym: s}
+	if _, ok := g.(tiergame.Unmover); ok {
+		return &unmovingQuotient{q}, nil
+	}
+	return &q, nil
+}
+
+// IsQuotient reports whether g is a quotient made by Reduce.
+func IsQuotient(g tiergame.Game) bool {
+	_, ok := g.(interface{ base() tiergame.Game })
+	return ok
+}
+
+// Base returns the game a quotient was made of, or g itself.
+func Base(g tiergame.Game) tiergame.Game {
+	if q, ok := g.(interface{ base() tiergame.Game }); ok {
+		return q.base()
+	}
+	return g
+}
+
+// quotient is a symmetric game reduced to its canonical positions.
+type quotient struct {
+	tiergame.Game
+	sym tiergame.Symmetric
+}
+
+var (
+	_ tiergame.CursorGame = (*quotient)(nil)
+	_ tiergame.Symmetric  = (*quotient)(nil)
+	_ tiergame.Unmover    = (*unmovingQuotient)(nil)
+)
+
+func (q *quotient) base() tiergame.Game { return q.Game }
+
+// Start returns the canonical start position.
+func (q *quotient) Start() (tiergame.Tier, tiergame.Position) {
+	t, p := q.Game.Start()
+	return t, q.sym.Canonical(t, p)
+}
+
+// Moves returns the game's moves of p, each child canonical.
+func (q *quotient) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+	n := len(dst)
+	v, dst := q.Game.Moves(t, p, dst)
+	for i := n; i < len(dst); i++ {
+		dst[i].Pos = q.sym.Canonical(dst[i].Tier, dst[i].Pos)
+	}
+	return v, dst
+}
+
+// Cursor returns a cursor giving canonical children.
+func (q *quotient) Cursor(t tiergame.Tier) tiergame.Cursor {
+	return tiergame.NewCanonicalCursor(q.Game, t)
+}
+
+// Images are the game's.
+func (q *quotient) Images(t tiergame.Tier, p tiergame.Position, dst []tiergame.Position) []tiergame.Position {
+	return q.sym.Images(t, p, dst)
+}
+
+// Canonical is the game's.
+func (q *quotient) Canonical(t tiergame.Tier, p tiergame.Position) tiergame.Position {
+	return q.sym.Canonical(t, p)
+}
+
+// unmovingQuotient is the quotient of a game with un-moves.
+type unmovingQuotient struct{ quotient }
+
+// Parents returns the canonical parents, once each.
+func (q *unmovingQuotient) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	return tiergame.CanonicalParents(q.Game, t, p, pt, dst)
+}
+
+// ErrSymmetryMismatch is returned when a run folder is opened with the
+// other Symmetry setting than the one it was made with.
+var ErrSymmetryMismatch = errors.New("symmetry setting differs from the run folder's")
+
+// symmetryMismatch explains a refused resume.
+func symmetryMismatch(dir string, folderSymmetric bool) error {
+	if folderSymmetric {
+		return mismatchError(dir + " holds a symmetric run (canonical positions only): resume it with --symmetry, or use another folder for a full run")
+	}
+	return mismatchError(dir + " holds a full run (every position): resume it without --symmetry, or use another folder for a symmetric run")
+}
+
+// mismatchError is ErrSymmetryMismatch with its explanation.
+type mismatchError string
+
+func (e mismatchError) Error() string        { return string(e) }
+func (e mismatchError) Is(target error) bool { return target == ErrSymmetryMismatch }

@@ -30,7 +30,7 @@ func init() {
 	program.Register(&cli.Command{Name: "cat", Usage: "cat FILE", Run: runCat,
 		Summary: "print the reachable positions of a level file, ascending, one per line"})
 	program.Register(&cli.Command{Name: "write", Run: runWrite,
-		Usage:   "write [--type auto|0|1|2|3] [--dialect spec|classic] [--game NAME] [--start S --end E] [--level N] -o OUT [INPUT]",
+		Usage:   "write [--type auto|0|1|2|3] [--dialect spec|classic] [--game NAME] [--symmetric] [--start S --end E] [--level N] -o OUT [INPUT]",
 		Summary: "write positions (whitespace-separated decimals from INPUT or stdin) as a level file"})
 	program.Register(&cli.Command{Name: "convert", Run: runConvert,
 		Usage:   "convert [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT IN",
@@ -50,6 +50,9 @@ type fileInfo struct {
 	BitsPerPosition int         `json:"bits_per_position"`
 	Count           json.Number `json:"count"` // 2^64 for a file of all positions
 	CompressedBytes int64       `json:"compressed_bytes"`
+	// Symmetric: the file holds one canonical position per symmetry class
+	// of its game (a tierd --symmetry run's).
+	Symmetric bool `json:"symmetric,omitempty"`
 }
 
 func runInfo(e *cli.Env, args []string) error {
@@ -72,15 +75,16 @@ func runInfo(e *cli.Env, args []string) error {
 			continue
 		}
 		fi := fileInfo{File: name, Type: int(info.Type), Dialect: info.Dialect.String(), Min: info.Min, Max: info.Max,
-			BitsPerPosition: info.BitsPerPosition(), Count: json.Number(info.CountString()), CompressedBytes: info.Compressed}
+			BitsPerPosition: info.BitsPerPosition(), Count: json.Number(info.CountString()), CompressedBytes: info.Compressed,
+			Symmetric: info.Symmetric()}
 		if *asJSON {
 			if err := enc.Encode(fi); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintf(e.Stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %s positions, %d bytes\n",
-			name, fi.Type, fi.Dialect, fi.Min, fi.Max, fi.BitsPerPosition, fi.Count, fi.CompressedBytes)
+		fmt.Fprintf(e.Stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %s %s, %d bytes\n",
+			name, fi.Type, fi.Dialect, fi.Min, fi.Max, fi.BitsPerPosition, fi.Count, positionsWord(info.Header), fi.CompressedBytes)
 	}
 	if failed {
 		return cli.ErrSilent
@@ -104,12 +108,21 @@ func runValidate(e *cli.Env, args []string) error {
 			failed = true
 			continue
 		}
-		fmt.Fprintf(e.Stdout, "%s: ok (type %d, %s dialect, %s positions)\n", name, r.info.Type, r.info.Dialect, r.info.CountString())
+		fmt.Fprintf(e.Stdout, "%s: ok (type %d, %s dialect, %s %s)\n", name, r.info.Type, r.info.Dialect, r.info.CountString(), positionsWord(r.info.Header))
 	}
 	if failed {
 		return cli.ErrSilent
 	}
 	return nil
+}
+
+// positionsWord is what a file's count counts: positions, or in a
+// symmetric file one canonical position per symmetry class.
+func positionsWord(h levelfile.Header) string {
+	if h.Symmetric() {
+		return "canonical positions (symmetric: one per symmetry class)"
+	}
+	return "positions"
 }
 
 type validation struct {
@@ -293,6 +306,7 @@ func (wf *writeFlags) checkSpan(what string, lo, hi, span uint64) error {
 func runWrite(e *cli.Env, args []string) error {
 	fs, wf := newWriteFlagSet(e, program.Command("write"), "spec")
 	game := fs.String("game", "", "game name for the header comment (spec dialect)")
+	symmetric := fs.Bool("symmetric", false, "mark the file as holding one canonical position per symmetry class (spec dialect)")
 	start := fs.String("start", "", "first position of the BITARRAY range (with --end)")
 	end := fs.String("end", "", "end of the range, exclusive (with --start)")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -302,7 +316,7 @@ func runWrite(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.Game = *game
+	o.Game, o.Symmetric = *game, *symmetric
 	if fs.NArg() > 1 {
 		return cli.UsageError("at most one INPUT")
 	}
@@ -431,6 +445,7 @@ func runConvert(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.Symmetric = h.Symmetric() // canonical positions stay marked
 	if !h.Empty {
 		if err := wf.checkSpan(in, h.Min, h.Max, h.Span()); err != nil {
 			return err
@@ -464,6 +479,9 @@ func runMerge(e *cli.Env, args []string) error {
 	if err := wf.checkMergedSpan(names); err != nil {
 		return err
 	}
+	if o.Symmetric, err = sameSymmetry(names); err != nil {
+		return err
+	}
 	meter := progress.New(e.Stderr, e.Log, "merge", int64(len(names)), "files")
 	set, err := levelfile.Merge(context.Background(), names, &levelfile.MergeOptions{
 		Options:  levelfile.Options{MaxSpan: wf.maxSpan()},
@@ -474,6 +492,29 @@ func runMerge(e *cli.Env, args []string) error {
 		return err
 	}
 	return writeAndReport(e, *wf.out, set, o)
+}
+
+// sameSymmetry reports whether the files hold canonical positions
+// (symmetric ones), refusing a mix: a union of canonical and full sets is
+// neither.
+func sameSymmetry(names []string) (bool, error) {
+	var first bool
+	for i, name := range names {
+		h, err := levelfile.ReadHeader(name)
+		if err != nil {
+			return false, err
+		}
+		if i == 0 {
+			first = h.Symmetric()
+		} else if h.Symmetric() != first {
+			sym, full := names[0], name
+			if !first {
+				sym, full = name, names[0]
+			}
+			return false, fmt.Errorf("%s holds canonical positions only (symmetric) and %s every position: their union would be neither", sym, full)
+		}
+	}
+	return first, nil
 }
 
 // checkMergedSpan refuses partial files whose union spans more than the

@@ -31,7 +31,10 @@ type queryMove struct {
 }
 
 type queryResult struct {
-	Position   string      `json:"position"`
+	Position string `json:"position"`
+	// Canonical is the form a symmetric run looked the position up by,
+	// when it differs.
+	Canonical  string      `json:"canonical,omitempty"`
 	Tier       uint64      `json:"tier"`
 	TierName   string      `json:"tier_name"`
 	Value      string      `json:"value"`
@@ -95,6 +98,9 @@ func runQuery(e *cli.Env, args []string) error {
 		return err
 	}
 	res := queryResult{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: []queryMove{}}
+	if c := o.Canonical(t, p); c != p {
+		res.Canonical = g.Format(t, c)
+	}
 	for _, m := range moves {
 		res.Moves = append(res.Moves, queryMove{Move: m.Name, Position: g.Format(m.Tier, m.Pos), Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
 	}
@@ -102,6 +108,9 @@ func runQuery(e *cli.Env, args []string) error {
 		return json.NewEncoder(e.Stdout).Encode(res)
 	}
 	fmt.Fprintf(e.Stdout, "%s (tier %s): %s\n", res.Position, res.TierName, describe(rec))
+	if res.Canonical != "" {
+		fmt.Fprintf(e.Stdout, "  (a symmetric run: looked up as its canonical form %s)\n", res.Canonical)
+	}
 	for _, m := range moves {
 		fmt.Fprintf(e.Stdout, "  %-8s %-6s -> %s (%s to move there)\n", m.Name, m.Outcome(), g.Format(m.Tier, m.Pos), describe(m.Child))
 	}
@@ -174,7 +183,7 @@ func runVerify(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := solver.Open(solver.Config{Game: g, Dir: *db, Workers: *workers, Log: e.Log, Terminal: e.Stderr})
+	r, err := solver.Open(solver.Config{Game: g, Dir: *db, Workers: *workers, Symmetry: m.Symmetry, Log: e.Log, Terminal: e.Stderr})
 	if err != nil {
 		return err
 	}

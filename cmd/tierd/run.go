@@ -26,10 +26,10 @@ func init() {
 	program.Register(&cli.Command{Name: "games", Usage: "games [--json]", Run: runGames,
 		Summary: "list the bundled games and their options"})
 	program.Register(&cli.Command{Name: "reach", Run: runReach,
-		Usage:   "reach --game NAME [--option K=V,...] [--workers N] --out DIR [--json]",
+		Usage:   "reach --game NAME [--option K=V,...] [--symmetry] [--workers N] --out DIR [--json]",
 		Summary: "find every tier's reachable positions and write the level files"})
 	program.Register(&cli.Command{Name: "solve", Run: runSolve,
-		Usage:   "solve --game NAME [--option K=V,...] [--workers N] [--out DIR] [--json]",
+		Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--workers N] [--out DIR] [--json]",
 		Summary: "reachability then solving: level files and value databases (resumes a stopped run)"})
 }
 
@@ -39,6 +39,7 @@ type jobFlags struct {
 	workers, ranges   *int
 	memory            *string
 	keepPartials      *bool
+	symmetry          *bool
 	asJSON            *bool
 	level             *int
 	cpuProfile        *string
@@ -77,6 +78,7 @@ func newJobFlags(fs *flag.FlagSet) *jobFlags {
 		ranges:       fs.Int("ranges", 0, "ranges each tier is cut into (default: one per worker); the output does not depend on it"),
 		memory:       fs.String("memory", "", "memory budget, e.g. 16GiB (default: 80% of the machine)"),
 		keepPartials: fs.Bool("keep-partials", false, "keep the partial level files after merging them"),
+		symmetry:     fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game (a run folder is symmetric or not)"),
 		asJSON:       fs.Bool("json", false, "print the summary as JSON on stdout"),
 		level:        fs.Int("level", levelfile.DefaultLevel, "gzip level of bitmaps (type 3) in full level files, 1 to 9"),
 		cpuProfile:   fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file"),
@@ -143,7 +145,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 		if !defaultOut {
 			return nil, cli.UsageError("--out DIR is required")
 		}
-		out = defaultFolder(g)
+		out = defaultFolder(g, *jf.symmetry)
 		if abs, err := filepath.Abs(out); err == nil {
 			out = abs
 		}
@@ -158,15 +160,20 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 	}
 	return solver.Open(solver.Config{
 		Game: g, Dir: out, Workers: *jf.workers, Ranges: *jf.ranges, Memory: mem,
-		KeepPartials: *jf.keepPartials,
+		KeepPartials: *jf.keepPartials, Symmetry: *jf.symmetry,
 		LevelOptions: levelfile.WriteOptions{Level: *jf.level},
 		Log:          e.Log, Terminal: e.Stderr,
 	})
 }
 
-// defaultFolder names a run folder after the game and its options.
-func defaultFolder(g tiergame.Game) string {
-	return "tierd-" + g.Name() + "-" + levelfile.PortableOption(g.Option())
+// defaultFolder names a run folder after the game and its options, and
+// whether it is symmetric.
+func defaultFolder(g tiergame.Game, symmetry bool) string {
+	name := "tierd-" + g.Name() + "-" + levelfile.PortableOption(g.Option())
+	if symmetry {
+		name += "-symmetry"
+	}
+	return name
 }
 
 // parseBytes parses a memory size flag: "", "123", "16GiB", "512MB", "2G".
@@ -195,12 +202,13 @@ func runGames(e *cli.Env, args []string) error {
 
 // reachSummary is the JSON printed by reach --json.
 type reachSummary struct {
-	Game    string      `json:"game"`
-	Option  string      `json:"option"`
-	Dir     string      `json:"dir"`
-	Tiers   []reachTier `json:"tiers"`
-	Total   uint64      `json:"total"`
-	Seconds float64     `json:"seconds"`
+	Game     string      `json:"game"`
+	Option   string      `json:"option"`
+	Symmetry bool        `json:"symmetry,omitempty"`
+	Dir      string      `json:"dir"`
+	Tiers    []reachTier `json:"tiers"`
+	Total    uint64      `json:"total"`
+	Seconds  float64     `json:"seconds"`
 }
 
 type reachTier struct {
@@ -223,7 +231,7 @@ func runReach(e *cli.Env, args []string) error {
 		return j.stopped(err)
 	}
 	m := r.Manifest
-	sum := reachSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds()}
+	sum := reachSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds()}
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, reachTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Type: t.LevelType, Bytes: t.Level.Bytes})
 	}
@@ -237,24 +245,25 @@ func runReach(e *cli.Env, args []string) error {
 	}
 	tw.Flush()
 	if r.Worked() {
-		fmt.Fprintf(e.Stdout, "%s (%s): %d reachable positions in %d tiers, %.1fs, level files in %s\n",
-			sum.Game, sum.Option, sum.Total, len(sum.Tiers), sum.Seconds, r.Dir)
+		fmt.Fprintf(e.Stdout, "%s (%s): %d %s in %d tiers, %.1fs, level files in %s\n",
+			sum.Game, sum.Option, sum.Total, positionsWord(sum.Symmetry, "reachable positions"), len(sum.Tiers), sum.Seconds, r.Dir)
 	} else {
-		fmt.Fprintf(e.Stdout, "%s (%s): already reached: %d reachable positions in %d tiers%s, level files in %s\n",
-			sum.Game, sum.Option, sum.Total, len(sum.Tiers), whenItRan(r.Times.ReachSeconds), r.Dir)
+		fmt.Fprintf(e.Stdout, "%s (%s): already reached: %d %s in %d tiers%s, level files in %s\n",
+			sum.Game, sum.Option, sum.Total, positionsWord(sum.Symmetry, "reachable positions"), len(sum.Tiers), whenItRan(r.Times.ReachSeconds), r.Dir)
 	}
 	return nil
 }
 
 // solveSummary is the JSON printed by solve --json.
 type solveSummary struct {
-	Game    string      `json:"game"`
-	Option  string      `json:"option"`
-	Dir     string      `json:"dir"`
-	Tiers   []solveTier `json:"tiers"`
-	Total   uint64      `json:"total"`
-	Start   startValue  `json:"start"`
-	Seconds float64     `json:"seconds"`
+	Game     string      `json:"game"`
+	Option   string      `json:"option"`
+	Symmetry bool        `json:"symmetry,omitempty"`
+	Dir      string      `json:"dir"`
+	Tiers    []solveTier `json:"tiers"`
+	Total    uint64      `json:"total"`
+	Start    startValue  `json:"start"`
+	Seconds  float64     `json:"seconds"`
 	// already, for a run that had nothing left to do, says so.
 	already string
 }
@@ -310,7 +319,7 @@ func whenItRan(secs float64) string {
 
 // solveSummaryOf summarizes a solved run's manifest.
 func solveSummaryOf(m *solver.Manifest, dir string, secs float64) solveSummary {
-	sum := solveSummary{Game: m.Game, Option: m.Option, Dir: dir, Total: m.Total, Seconds: secs,
+	sum := solveSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: dir, Total: m.Total, Seconds: secs,
 		Start: startValue{Position: m.Start.Position, Value: m.Start.Value, Remoteness: m.Start.Remoteness}}
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
@@ -326,13 +335,22 @@ func printSolve(w io.Writer, sum solveSummary) {
 	}
 	tw.Flush()
 	if sum.already != "" {
-		fmt.Fprintf(w, "%s (%s): %d positions, %s", sum.Game, sum.Option, sum.Total, sum.already)
+		fmt.Fprintf(w, "%s (%s): %d %s, %s", sum.Game, sum.Option, sum.Total, positionsWord(sum.Symmetry, "positions"), sum.already)
 	} else {
-		fmt.Fprintf(w, "%s (%s): %d positions solved in %.1fs", sum.Game, sum.Option, sum.Total, sum.Seconds)
+		fmt.Fprintf(w, "%s (%s): %d %s solved in %.1fs", sum.Game, sum.Option, sum.Total, positionsWord(sum.Symmetry, "positions"), sum.Seconds)
 	}
 	fmt.Fprintf(w, "; the start position %s is a %s", sum.Start.Position, sum.Start.Value)
 	if sum.Start.Value != "draw" {
 		fmt.Fprintf(w, " in %d", sum.Start.Remoteness)
 	}
 	fmt.Fprintf(w, "\nresults in %s (tierd query --db %s POSITION)\n", sum.Dir, sum.Dir)
+}
+
+// positionsWord is what a run's count of positions counts: in a symmetric
+// run, one canonical position per symmetry class.
+func positionsWord(symmetry bool, what string) string {
+	if symmetry {
+		return "canonical " + what + " (one per symmetry class)"
+	}
+	return what
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSymmetryCommands: solve --symmetry keeps the canonical positions
+// (765 for tic-tac-toe) and says so; query canonicalizes and lists the
+// moves of the position asked; verify honours the setting; resuming with
+// the other setting is refused (exit 1, one line).
+func TestSymmetryCommands(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := tierd(t, "solve", "--game", "tictactoe", "--symmetry", "--out", dir, "--json")
+	if code != 0 {
+		t.Fatalf("solve --symmetry: exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Symmetry bool   `json:"symmetry"`
+		Total    uint64 `json:"total"`
+		Start    struct {
+			Value string `json:"value"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || !sum.Symmetry || sum.Total != 765 || sum.Start.Value != "tie" {
+		t.Fatalf("solve --symmetry --json: %v %s", err, stdout)
+	}
+	// The top right corner is the canonical top left corner turned; its
+	// moves are its own.
+	code, stdout, stderr = tierd(t, "query", "--db", dir, "--json", "--", "--x/---/---")
+	if code != 0 {
+		t.Fatalf("query: exit %d: %s", code, stderr)
+	}
+	var q struct {
+		Position, Canonical, Value string
+		Remoteness                 int
+		Moves                      []struct{ Move, Position, Value string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &q); err != nil || q.Position != "--x/---/---" || q.Canonical != "x--/---/---" ||
+		q.Value != "tie" || q.Remoteness != 8 || len(q.Moves) != 8 || q.Moves[0].Move != "b2" || q.Moves[0].Position != "--x/-o-/---" {
+		t.Fatalf("query: %v %s", err, stdout)
+	}
+	if code, stdout, stderr := tierd(t, "verify", "--db", dir); code != 0 || !strings.Contains(stdout, "765 positions") {
+		t.Fatalf("verify: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, stderr = tierd(t, "solve", "--game", "tictactoe", "--out", dir)
+	if code != 1 || !strings.Contains(stderr, "holds a symmetric run") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("resume without --symmetry: exit %d: %q", code, stderr)
+	}
+	code, _, stderr = tierd(t, "solve", "--game", "tictactoe", "--symmetry", "--out", dir)
+	if code != 0 {
+		t.Fatalf("resume with --symmetry: exit %d: %s", code, stderr)
+	}
+}

@@ -98,14 +98,17 @@ type LeaseRequest struct {
 
 // Assignment is a leased unit with everything its worker needs.
 type Assignment struct {
-	Ref      UnitRef  `json:"ref"`
-	Token    uint64   `json:"token"`
-	Kind     Kind     `json:"kind"`
-	Lo       uint64   `json:"lo"`
-	Hi       uint64   `json:"hi"`
-	Game     string   `json:"game"`
-	Option   string   `json:"option"`
-	Loopy    bool     `json:"loopy,omitempty"`
+	Ref    UnitRef `json:"ref"`
+	Token  uint64  `json:"token"`
+	Kind   Kind    `json:"kind"`
+	Lo     uint64  `json:"lo"`
+	Hi     uint64  `json:"hi"`
+	Game   string  `json:"game"`
+	Option string  `json:"option"`
+	Loopy  bool    `json:"loopy,omitempty"`
+	// Symmetry: the run keeps canonical positions only; the unit runs on
+	// the quotient game (solver.Reduce).
+	Symmetry bool     `json:"symmetry,omitempty"`
 	Children []uint64 `json:"children,omitempty"`
 	// Level is the tier's full level file (Expand, SolveRange, SolveTier),
 	// Partials the partial level files of a loopy tier (Close), Kids the
@@ -401,6 +404,9 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	}
 	if set.RangesPerThread < 1 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
 		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRun)
+	}
+	if _, err := solver.Reduce(g, set.Symmetry); err != nil {
+		return "", fmt.Errorf("%w: %v", errBadRun, err)
 	}
 	gr, err := solver.NewGraph(g)
 	if err != nil {

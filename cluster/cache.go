@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -193,15 +195,20 @@ func newGameCache(newGame func(name, option string) (tiergame.Game, error)) *gam
 	return &gameCache{newGame: newGame, m: map[string]tiergame.Game{}}
 }
 
-func (c *gameCache) get(name, option string) (tiergame.Game, error) {
+// get returns the game, or with symmetry its quotient (solver.Reduce): a
+// symmetric run's units and merges work on canonical positions.
+func (c *gameCache) get(name, option string, symmetry bool) (tiergame.Game, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := name + "\x00" + option
+	key := fmt.Sprintf("%s\x00%s\x00%v", name, option, symmetry)
 	if g, ok := c.m[key]; ok {
 		return g, nil
 	}
 	g, err := c.newGame(name, option)
 	if err != nil {
+		return nil, err
+	}
+	if g, err = solver.Reduce(g, symmetry); err != nil {
 		return nil, err
 	}
 	c.m[key] = g

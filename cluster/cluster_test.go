@@ -199,13 +199,13 @@ func solvedCluster(t testing.TB, game, option, worker string) (*testCluster, *Cl
 }
 
 // embeddedSolve runs tierd solve's code in a folder and returns it.
-func embeddedSolve(t testing.TB, game, option string) string {
+func embeddedSolve(t testing.TB, game, option string, symmetry bool) string {
 	g, err := games.New(game, option)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2})
+	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2, Symmetry: symmetry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,20 +271,30 @@ func gunzip(t testing.TB, b []byte) []byte {
 }
 
 // TestClusterMatchesEmbedded: 3 coordinators and 2 workers in this
-// process solve each game; the fetched folder is the embedded run's bytes.
+// process solve each game, with and without symmetry; the fetched folder
+// is the embedded run's bytes.
 func TestClusterMatchesEmbedded(t *testing.T) {
-	for _, tc := range []struct{ game, option string }{
-		{"tictactoe", ""},
-		{"quixo", "size=3"},
-		{"connect4", "width=4,height=4"},
+	for _, tc := range []struct {
+		game, option string
+		symmetry     bool
+	}{
+		{"tictactoe", "", false},
+		{"quixo", "size=3", false},
+		{"connect4", "width=4,height=4", false},
+		{"quixo", "size=3", true},
+		{"connect4", "width=4,height=4", true},
 	} {
-		t.Run(tc.game, func(t *testing.T) {
+		name := tc.game
+		if tc.symmetry {
+			name += "-symmetry"
+		}
+		t.Run(name, func(t *testing.T) {
 			c := startCluster(t, 3, 5*time.Second)
 			c.startWorker("w1", 2)
 			c.startWorker("w2", 1)
 			cl := c.client()
 			ctx := context.Background()
-			id, err := cl.Submit(ctx, SubmitRequest{Game: tc.game, Option: tc.option, Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+			id, err := cl.Submit(ctx, SubmitRequest{Game: tc.game, Option: tc.option, Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, Symmetry: tc.symmetry}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +303,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
 				t.Fatal(err)
 			}
-			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option), out)
+			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, tc.symmetry), out)
 			if t.Failed() {
 				entries, _ := os.ReadDir(filepath.Join(out, "levels"))
 				t.Log(strings.Repeat("-", 20), len(entries))

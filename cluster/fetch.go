@@ -32,6 +32,9 @@ func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, o
 	if err != nil {
 		return nil, err
 	}
+	if g, err = solver.Reduce(g, run.Settings.Symmetry); err != nil {
+		return nil, err
+	}
 	gr, err := solver.NewGraph(g)
 	if err != nil {
 		return nil, err

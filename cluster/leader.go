@@ -186,7 +186,7 @@ func (n *Node) doTask(ctx context.Context, task leaderTask) error {
 			in.blobs = r.levelInputs(t)
 			in.solve = slices.Clone(t.Solve)
 		}
-		g, err = n.games.get(r.Game, r.Option)
+		g, err = n.games.get(r.Game, r.Option, r.Settings.Symmetry)
 		if err != nil {
 			return
 		}
@@ -435,7 +435,7 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		return nil
 	}
 	a := &Assignment{Ref: ref, Token: token, Kind: u.Kind, Lo: u.Lo, Hi: u.Hi, Game: r.Game, Option: r.Option,
-		Loopy: t.Loopy, Children: t.Children}
+		Loopy: t.Loopy, Symmetry: r.Settings.Symmetry, Children: t.Children}
 	switch u.Kind {
 	case Expand:
 		a.Level = &t.Level.Blob

@@ -89,7 +89,7 @@ func TestSnapshotsAndRepair(t *testing.T) {
 	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
 		t.Fatal(err)
 	}
-	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4"), out)
+	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
 }
 
 // TestReplaceCoordinator: a coordinator whose disk is lost is replaced by
@@ -152,5 +152,5 @@ func TestReplaceCoordinator(t *testing.T) {
 	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
 		t.Fatal(err)
 	}
-	sameRunFolders(t, embeddedSolve(t, "tictactoe", ""), out)
+	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
 }

@@ -159,5 +159,5 @@ func TestSecurity(t *testing.T) {
 	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
 		t.Fatal(err)
 	}
-	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4"), out)
+	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
 }

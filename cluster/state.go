@@ -58,7 +58,8 @@ type Run struct {
 	Commands uint64 `json:"commands"`
 }
 
-// Settings are a run's choices that do not change its results.
+// Settings are a run's choices. Only Symmetry and Level change its
+// results.
 type Settings struct {
 	// A tier is cut into RangesPerThread ranges per worker thread the
 	// leader knows when it cuts (so a lost or slow worker costs little),
@@ -71,6 +72,10 @@ type Settings struct {
 	// Level is the gzip level of bitmaps in full level files (it changes
 	// their bytes, as in tierd solve --level).
 	Level int `json:"level"`
+	// Symmetry keeps one canonical position per symmetry class, as tierd
+	// solve --symmetry: workers and the leader's merges run on the
+	// quotient game (solver.Reduce).
+	Symmetry bool `json:"symmetry,omitempty"`
 }
 
 // Tier is a tier of a run and how far it has come.

@@ -330,7 +330,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // folder (files[i] holds outs[i]); it returns the positions it expanded
 // or solved.
 func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, files []string, positions uint64, err error) {
-	g, err := w.games.get(a.Game, a.Option)
+	g, err := w.games.get(a.Game, a.Option, a.Symmetry)
 	if err != nil {
 		return nil, nil, 0, err
 	}

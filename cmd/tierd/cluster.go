@@ -27,7 +27,7 @@ func init() {
 		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
 		Summary: "run a cluster worker: lease units of work, run them, upload the results"})
 	program.Register(&cli.Command{Name: "submit", Run: runSubmit,
-		Usage:   "submit --coordinators URLS --token-file F --game NAME [--option K=V,...]",
+		Usage:   "submit --coordinators URLS --token-file F --game NAME [--option K=V,...] [--symmetry]",
 		Summary: "start a solving run on a cluster; prints the run id last"})
 	program.Register(&cli.Command{Name: "status", Run: runStatus,
 		Usage:   "status --coordinators URLS --token-file F [--json] [RUN]",
@@ -282,6 +282,7 @@ func runSubmit(e *cli.Env, args []string) error {
 	maxRanges := fs.Int("max-ranges", cluster.DefaultSettings.MaxRanges, "most units a tier is cut into")
 	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
 	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
+	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as tierd solve --symmetry")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -300,7 +301,7 @@ func runSubmit(e *cli.Env, args []string) error {
 		return err
 	}
 	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: g.Name(), Option: g.Option(),
-		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level}})
+		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package bitarray
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Ranked answers rank queries on a set that no longer changes: the rank of a
 // member is its index in the ascending list of members, which is how value
@@ -18,12 +21,51 @@ type Ranked struct {
 }
 
 // NewRanked indexes s for rank queries. s must not change afterwards.
-func NewRanked(s *Set) *Ranked {
+func NewRanked(s *Set) *Ranked { return NewRankedWorkers(s, 1) }
+
+// rankChunk is the fewest blocks worth a goroutine of NewRankedWorkers.
+const rankChunk = 1 << 14
+
+// NewRankedWorkers is NewRanked on up to workers goroutines: each counts
+// a share of the blocks, then adds the members before its share.
+func NewRankedWorkers(s *Set, workers int) *Ranked {
 	ws := s.Words()
 	nb := (len(ws) + 7) / 8
 	counts := make([]uint64, 2*nb+2)
+	parts := max(1, min(workers, nb/rankChunk))
+	totals := make([]uint64, parts+1)
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := nb*k/parts, nb*(k+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			totals[k+1] = countBlocks(ws, counts, lo, hi)
+		}()
+	}
+	wg.Wait()
+	for k := 1; k <= parts; k++ {
+		totals[k] += totals[k-1]
+	}
+	for k := 1; k < parts; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := nb * k / parts; b < nb*(k+1)/parts; b++ {
+				counts[2*b] += totals[k]
+			}
+		}()
+	}
+	wg.Wait()
+	counts[2*nb] = totals[parts] // a sentinel block, for Select
+	return &Ranked{Set: s, counts: counts, total: totals[parts]}
+}
+
+// countBlocks fills the counts of blocks [lo, hi), the members before
+// each counted from block lo, and returns the members of the blocks.
+func countBlocks(ws, counts []uint64, lo, hi int) uint64 {
 	var total uint64
-	for b := 0; b < nb; b++ {
+	for b := lo; b < hi; b++ {
 		counts[2*b] = total
 		var sub, packed uint64
 		for k := 0; k < 8; k++ {
@@ -37,8 +79,7 @@ func NewRanked(s *Set) *Ranked {
 		counts[2*b+1] = packed
 		total += sub
 	}
-	counts[2*nb] = total // a sentinel block, for Select
-	return &Ranked{Set: s, counts: counts, total: total}
+	return total
 }
 
 // Total is the number of members.

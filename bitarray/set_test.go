@@ -347,3 +347,19 @@ func TestCountIn(t *testing.T) {
 		t.Fatalf("set at the top of the range: CountIn = %d, want 2", got)
 	}
 }
+
+// TestNewRankedWorkers: the index built in parallel is the serial one, on
+// sets large enough for several shares (and an uneven last block).
+func TestNewRankedWorkers(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []uint64{0, 100, 3*rankChunk*512 + 77, 7 * rankChunk * 512} {
+		m := randomModel(r, 5, n, 0.3)
+		want := NewRanked(m.set())
+		for _, w := range []int{2, 3, 8} {
+			got := NewRankedWorkers(m.set(), w)
+			if got.Total() != want.Total() || !slices.Equal(got.counts, want.counts) {
+				t.Fatalf("n %d, %d workers: index differs (total %d, want %d)", n, w, got.Total(), want.Total())
+			}
+		}
+	}
+}

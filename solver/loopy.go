@@ -51,8 +51,10 @@ const (
 func word(rec valuedb.Record, counter uint32) uint32 { return uint32(rec)<<counterBits | counter }
 
 // absent marks, in dense mode, the words of positions that are not
-// reachable (a value code no record uses).
-const absent = uint32(7) << (13 + counterBits)
+// reachable: zero, which no reachable position's word is after the first
+// pass (a primitive position has a value, an undecided one at least one
+// child to count), so a fresh array needs no filling.
+const absent = 0
 
 func wordRecord(w uint32) valuedb.Record { return valuedb.Record(w >> counterBits) }
 
@@ -168,10 +170,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	size := g.TierSize(t)
 	s.dense = size <= denseLimit || size/2 <= n
 	if s.dense {
-		s.state = make([]uint32, size)
-		for i := range s.state {
-			s.state[i] = absent
-		}
+		s.state = make([]uint32, size) // all absent
 	} else {
 		s.state = make([]uint32, n)
 	}
@@ -185,7 +184,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(workers)
 	for i, r := range rs {
-		eg.Go(func() error { return s.initRange(ectx, r, i) })
+		goBusy(ctx, eg, func() error { return s.initRange(ectx, r, i) })
 	}
 	if err := eg.Wait(); err != nil {
 		return err
@@ -206,20 +205,27 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if err := s.propagate(ctx, &s.ties, src, s.tie); err != nil {
 		return err
 	}
-	rank := 0
-	for p := range set.All() {
-		i := uint64(rank)
-		if s.dense {
-			i = p
-		}
-		rec := wordRecord(s.state[i])
-		if rec.Value() == tiergame.Undecided {
-			rec = valuedb.Make(tiergame.Draw, 0)
-		}
-		out[rank] = rec
-		rank++
+	// The records by rank; what is still undecided is a draw.
+	eg, _ = errgroup.WithContext(ctx)
+	for _, r := range rs {
+		goBusy(ctx, eg, func() error {
+			rank := firstRank(set, r)
+			for p := range set.Range(r.Lo, r.Hi) {
+				i := rank
+				if s.dense {
+					i = p
+				}
+				rec := wordRecord(s.state[i])
+				if rec.Value() == tiergame.Undecided {
+					rec = valuedb.Make(tiergame.Draw, 0)
+				}
+				out[rank] = rec
+				rank++
+			}
+			return nil
+		})
 	}
-	return nil
+	return eg.Wait()
 }
 
 // initRange is the first pass over the members in r.
@@ -373,51 +379,71 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 		if len(es) == 0 {
 			continue
 		}
+		if level > valuedb.MaxRemoteness {
+			return fmt.Errorf("%s: tier %d: remoteness above %d", s.g.Name(), s.t, valuedb.MaxRemoteness)
+		}
 		// Candidates of this level get their value before any entry of
 		// the level propagates, or a parent reached through a decided
-		// entry first would take level+1 instead of its own level.
+		// entry first would take level+1 instead of its own level: two
+		// passes over the level's entries, each in parts on the workers.
 		v := tiergame.Win
 		if q == &s.ties {
 			v = tiergame.Tie
 		}
-		kept := es[:0]
-		for _, e := range es {
-			if e.isCandidate() {
-				r, _ := s.slot(e.pos())
-				if !s.assign(r, valuedb.Make(v, level)) {
-					continue // decided earlier, at a lower level
-				}
-				e = determined(e.pos())
-			}
-			kept = append(kept, e)
-		}
-		es = kept
-		if level > valuedb.MaxRemoteness {
-			return fmt.Errorf("%s: tier %d: remoteness above %d", s.g.Name(), s.t, valuedb.MaxRemoteness)
-		}
-		eg, ectx := errgroup.WithContext(ctx)
-		per := max(1024, (len(es)+s.workers*4-1)/(s.workers*4))
-		eg.SetLimit(s.workers)
+		per := max(256, (len(es)+s.workers*8-1)/(s.workers*8))
+		var parts [][]entry
 		for lo := 0; lo < len(es); lo += per {
-			part := es[lo:min(lo+per, len(es))]
-			eg.Go(func() error {
-				local := map[int][]entry{}
-				scratch := make([]parentRef, 0, 64)
-				for k, e := range part {
-					if k&1023 == 0 && ectx.Err() != nil {
-						return ectx.Err()
-					}
-					r, _ := s.slot(e.pos())
-					scratch = apply(e, level, r, src, local, scratch)
-				}
-				q.merge(local)
-				return nil
-			})
+			parts = append(parts, es[lo:min(lo+per, len(es))])
 		}
-		if err := eg.Wait(); err != nil {
+		err := s.eachPart(ctx, parts, func(ctx context.Context, k int, part []entry) error {
+			kept := part[:0]
+			for _, e := range part {
+				if e.isCandidate() {
+					r, _ := s.slot(e.pos())
+					if !s.assign(r, valuedb.Make(v, level)) {
+						continue // decided earlier, at a lower level
+					}
+					e = determined(e.pos())
+				}
+				kept = append(kept, e)
+			}
+			parts[k] = kept
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = s.eachPart(ctx, parts, func(ctx context.Context, _ int, part []entry) error {
+			local := map[int][]entry{}
+			scratch := make([]parentRef, 0, 64)
+			for k, e := range part {
+				if k&1023 == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
+				r, _ := s.slot(e.pos())
+				scratch = apply(e, level, r, src, local, scratch)
+			}
+			q.merge(local)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// eachPart runs f on every part on the workers; a single part runs on the
+// caller's goroutine.
+func (s *loopySolver) eachPart(ctx context.Context, parts [][]entry, f func(ctx context.Context, k int, part []entry) error) error {
+	if len(parts) == 1 {
+		return f(ctx, 0, parts[0])
+	}
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(s.workers)
+	for k, part := range parts {
+		goBusy(ctx, eg, func() error { return f(ectx, k, part) })
+	}
+	return eg.Wait()
 }
 
 // winLose propagates a position decided at level (candidates were
@@ -504,7 +530,7 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(s.workers)
 	for _, r := range SplitRanges(s.set, s.ranges) {
-		eg.Go(func() error {
+		goBusy(ctx, eg, func() error {
 			local := map[int][]entry{}
 			moves := make([]tiergame.Child, 0, 64)
 			cur := tiergame.NewCursor(s.g, s.t)

@@ -32,7 +32,7 @@ func (r *Run) reachBytes(t tiergame.Tier) uint64 {
 	for _, c := range r.Graph.Children[t] {
 		children += bitsetBytes(g.TierSize(c))
 	}
-	return n + uint64(min(r.Workers, r.ranges()))*children + writerSlack
+	return n + uint64(r.Workers)*children + writerSlack
 }
 
 // Estimate is the memory a run needs, before anything is computed.

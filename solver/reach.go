@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -182,7 +184,9 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)
 	}
+	done := rc.clock(t, "reach").phase("merge", true)
 	set, err := MergeTier(ctx, rc.Game, t, files, rc.Workers)
+	done()
 	if err != nil {
 		return nil, err
 	}
@@ -202,39 +206,56 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 	if err := rc.preparePartials(t); err != nil {
 		return err
 	}
+	done := rc.clock(t, "reach").phase("close", true)
 	shares, err := CloseTier(ctx, rc.Game, t, set, rc.Graph.Children[t], rc.Workers, rc.Ranges, &rc.expanded)
+	done()
 	if err != nil {
 		return err
 	}
-	for k, targets := range shares {
-		for _, tg := range targets {
-			if err := rc.writePartial(tg, t, uint64(k)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	defer rc.clock(t, "reach").phase("partials", true)()
+	return rc.writeShares(ctx, t, shares)
 }
 
-// expand runs ExpandRange over ranges of set on the workers and writes one
-// partial level file per range and child tier, named with the range's
-// start.
+// expand runs ExpandRange over ranges of set on the workers, each worker
+// adding the children of its ranges to child sets of its own, and writes
+// one partial level file per worker and child tier, named with the
+// worker's number.
 func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
 	if err := rc.preparePartials(t); err != nil {
 		return err
 	}
-	return forRanges(ctx, set, rc.Workers, rc.Ranges, func(ctx context.Context, r Range) error {
-		targets := ChildTargets(rc.Game, rc.Graph.Children[t])
-		if _, err := ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded); err != nil {
-			return err
-		}
-		for _, tg := range targets {
-			if err := rc.writePartial(tg, t, r.Lo); err != nil {
-				return err
-			}
-		}
-		return nil
+	clk := rc.clock(t, "reach")
+	done := clk.phase("expand", true)
+	slots := newSlots(rc.Workers, func() []Target { return ChildTargets(rc.Game, rc.Graph.Children[t]) })
+	err := forRanges(ctx, bitarray.NewRankedWorkers(set, rc.Workers), rc.Workers, rc.Ranges, func(ctx context.Context, r Range) error {
+		targets := slots.get()
+		defer slots.put(targets)
+		_, err := ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded)
+		return err
 	})
+	done()
+	if err != nil {
+		return err
+	}
+	defer clk.phase("partials", true)()
+	return rc.writeShares(ctx, t, slots.used())
+}
+
+// writeShares writes each worker's child sets (shares[k]) as partial
+// level files named with the worker's number k, all at once.
+func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]Target) error {
+	var eg errgroup.Group
+	files := 0
+	for _, targets := range shares {
+		files += len(targets)
+	}
+	workers := max(1, rc.Workers/max(files, 1)) // each file's share of the cores
+	for k, targets := range shares {
+		for _, tg := range targets {
+			goBusy(ctx, &eg, func() error { return rc.writePartial(tg, t, uint64(k), workers) })
+		}
+	}
+	return eg.Wait()
 }
 
 // preparePartials empties the folders that expanding t writes partials to
@@ -253,8 +274,9 @@ func (rc *reacher) preparePartials(t tiergame.Tier) error {
 }
 
 // writePartial writes one worker's children in tier tg.Tier as a partial
-// level file named with start, the start of its share.
-func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64) error {
+// level file named with start, the number of its share, compressing on
+// workers goroutines.
+func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64, workers int) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}
@@ -266,14 +288,9 @@ func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64) e
 	o := rc.PartialOptions
 	o.Game, o.Symmetric = g.Name(), IsQuotient(g)
 	o.NoSync = true // step syncs the file system once before recording
+	o.Workers = workers
 	_, err := levelfile.WriteFileNamed(nameFor, tg.Set, &o)
 	return err
 }
 
-// ranges is how many ranges a tier is cut into.
-func (r *Run) ranges() int {
-	if r.Ranges > 0 {
-		return r.Ranges
-	}
-	return r.Workers
-}
+

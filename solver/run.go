@@ -64,7 +64,9 @@ type Run struct {
 	checked  bool        // the recorded files were checked (checkRecorded)
 	// Times is how long the run's steps took, in every session so far.
 	Times  Times
-	worked bool // a step was done in this session
+	worked bool     // a step was done in this session
+	phases phaseLog // this session's phase times
+	busy   busyMeter
 }
 
 // Close releases the run folder for other processes.
@@ -159,6 +161,7 @@ func Open(cfg Config) (*Run, error) {
 // Reach finds the reachable positions of every tier and writes the level
 // files, skipping what the manifest records as done.
 func (r *Run) Reach(ctx context.Context) error {
+	ctx = withMeter(ctx, &r.busy)
 	rc := &reacher{Run: r}
 	g := r.Game
 	r.meter = progress.New(r.Terminal, r.Log, "reach", int64(len(r.Graph.Tiers)), "tiers")
@@ -244,6 +247,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	if !rc.KeepPartials { // t's inputs, merged into its level file
 		rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
 	}
+	defer rc.clock(t, "reach").phase("checkpoint", false)()
 	return rc.checkpoint(false)
 }
 
@@ -256,12 +260,17 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 	o := rc.LevelOptions
 	o.Workers = rc.Workers
 	o.NoSync = true // synced by the next checkpoint
+	clk := rc.clock(t, "reach")
+	done := clk.phase("write", true)
 	res, err := WriteLevel(path, rc.Game, set, o)
+	done()
 	if err != nil {
 		return err
 	}
 	rel, _ := filepath.Rel(rc.Dir, path)
+	done = clk.phase("checksum", false)
 	fi, err := fileInfo(rc.Dir, rel)
+	done()
 	if err != nil {
 		return err
 	}
@@ -272,6 +281,7 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 	}
 	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, res.Count, fi, int(res.Header.Type)
 	rec.Expanded = false
+	defer clk.phase("checkpoint", false)()
 	return rc.checkpoint(false)
 }
 

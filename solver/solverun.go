@@ -27,6 +27,7 @@ var ErrNotReached = errors.New("reachability is not complete: run Reach first")
 // tier and recording the start position's value; tiers the manifest
 // records as solved are skipped.
 func (r *Run) Solve(ctx context.Context) error {
+	ctx = withMeter(ctx, &r.busy)
 	g := r.Game
 	r.checkRecorded()
 	for _, rec := range r.Manifest.Tiers {
@@ -87,6 +88,8 @@ func (r *Run) Solve(ctx context.Context) error {
 
 // solveTier computes the records of tier t.
 func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier, done *atomic.Uint64) (*SolvedTier, error) {
+	clk := r.clock(t, "solve")
+	end := clk.phase("load", false)
 	kids, err := r.childTiers(t, nil, cache)
 	if err != nil {
 		return nil, err
@@ -96,10 +99,14 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 		return nil, err
 	}
 	ranked := bitarray.NewRanked(set)
-	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.ranges(), r.ReverseIndex, done)
+	end()
+	end = clk.phase("solve", true)
+	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.Ranges, r.ReverseIndex, done)
+	end()
 	if err != nil {
 		return nil, err
 	}
+	defer clk.phase("index", true)()
 	return NewSolvedTier(t, ranked, recs, r.Workers), nil
 }
 
@@ -131,15 +138,21 @@ func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier) (
 
 // recordDB writes tier t's value database and records it.
 func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier) error {
+	clk := r.clock(t, "solve")
+	end := clk.phase("write", true)
 	h, err := WriteDB(r.dbPath(t), r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
+	end()
 	if err != nil {
 		return err
 	}
 	rel, _ := filepath.Rel(r.Dir, r.dbPath(t))
+	end = clk.phase("checksum", false)
 	fi, err := fileInfo(r.Dir, rel)
+	end()
 	if err != nil {
 		return err
 	}
+	defer clk.phase("checkpoint", false)()
 	rec.Solved, rec.DB = true, fi
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 	return r.checkpoint(false)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -101,61 +103,112 @@ func ChildTargets(g tiergame.Game, cs []tiergame.Tier) []Target {
 // It returns those sets, one slice of targets per worker that did work:
 // the partial level files of t's children are their union.
 func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, children []tiergame.Tier, workers, ranges int, done *atomic.Uint64) ([][]Target, error) {
-	// A worker's slot: its child sets, kept across rounds, and its set of
-	// positions found inside t in the current round (per worker, so
-	// adding to it needs no atomic operations).
-	type slot struct {
-		children []Target
-		found    *bitarray.Set
-	}
 	workers = max(workers, 1)
-	slots := make(chan *slot, workers)
-	all := make([]*slot, workers)
-	for k := range all {
-		all[k] = &slot{}
-		slots <- all[k]
-	}
-	frontier := set.Clone()
-	for frontier.Count() > 0 {
-		err := forRanges(ctx, frontier, workers, ranges, func(ctx context.Context, r Range) error {
-			sl := <-slots
-			defer func() { slots <- sl }()
-			if sl.found == nil { // first use
-				sl.children = ChildTargets(g, children)
-				sl.found = bitarray.New(0, set.Len())
-			}
-			targets := append(sl.children[:len(sl.children):len(sl.children)], Target{Tier: t, Set: sl.found})
-			_, err := ExpandRange(ctx, g, t, frontier, r, targets, done)
+	// A worker's targets: its child sets, kept across rounds, then its
+	// set of positions found inside t in the current round (its own, so
+	// adding to it needs no atomic operations).
+	slots := newSlots(workers, func() []Target {
+		return append(ChildTargets(g, children), Target{Tier: t, Set: bitarray.New(0, set.Len())})
+	})
+	frontier, next := set.Clone(), bitarray.New(0, set.Len())
+	for {
+		ranked := bitarray.NewRankedWorkers(frontier, workers)
+		if ranked.Total() == 0 {
+			break
+		}
+		err := forRanges(ctx, ranked, workers, ranges, func(ctx context.Context, r Range) error {
+			sl := slots.get()
+			defer slots.put(sl)
+			_, err := ExpandRange(ctx, g, t, frontier, r, sl, done)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		// The next frontier is what this round found that is new.
-		next := bitarray.New(0, set.Len())
+		// The next frontier is what this round found that is new; the
+		// found sets are emptied for the next round.
+		var found [][]uint64
+		for _, ts := range slots.used() {
+			found = append(found, ts[len(ts)-1].Set.Words())
+		}
 		nw, sw := next.Words(), set.Words()
-		for _, sl := range all {
-			if sl.found == nil {
-				continue
+		forChunks(ctx, workers, len(sw), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				var w uint64
+				for _, f := range found {
+					w |= f[i]
+					f[i] = 0
+				}
+				w &^= sw[i]
+				nw[i] = w
+				sw[i] |= w
 			}
-			fw := sl.found.Words()
-			for i, w := range fw {
-				nw[i] |= w &^ sw[i]
-				fw[i] = 0
-			}
-		}
-		for i, w := range nw {
-			sw[i] |= w
-		}
-		frontier = next
+		})
+		frontier, next = next, frontier
 	}
 	var out [][]Target
-	for _, sl := range all {
-		if sl.found != nil {
-			out = append(out, sl.children)
-		}
+	for _, ts := range slots.used() {
+		out = append(out, ts[:len(ts)-1])
 	}
 	return out, nil
+}
+
+// slots hands each range a worker's own targets: as many sets as there
+// are workers, each made on first use, so a worker's ranges add to the
+// same sets and adding needs no atomic operations.
+type slots struct {
+	free chan []Target
+	mu   sync.Mutex
+	made  [][]Target
+	build func() []Target
+}
+
+func newSlots(workers int, build func() []Target) *slots {
+	s := &slots{free: make(chan []Target, workers), build: build}
+	for range workers {
+		s.free <- nil
+	}
+	return s
+}
+
+// get takes a free slot's targets, making them on its first use.
+func (s *slots) get() []Target {
+	ts := <-s.free
+	if ts == nil {
+		ts = s.build()
+		s.mu.Lock()
+		s.made = append(s.made, ts)
+		s.mu.Unlock()
+	}
+	return ts
+}
+
+// put gives a slot back.
+func (s *slots) put(ts []Target) { s.free <- ts }
+
+// used lists the targets of the slots that were used, in the order they
+// were first used.
+func (s *slots) used() [][]Target {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.made)
+}
+
+// chunkWords is the fewest words worth a goroutine of forChunks.
+const chunkWords = 1 << 15
+
+// forChunks calls f on consecutive chunks of [0, n) on up to workers
+// goroutines.
+func forChunks(ctx context.Context, workers, n int, f func(lo, hi int)) {
+	parts := max(1, min(workers, n/chunkWords))
+	var eg errgroup.Group
+	for k := range parts {
+		goBusy(ctx, &eg, func() error {
+			f(n*k/parts, n*(k+1)/parts)
+			return nil
+		})
+	}
+	eg.Wait()
 }
 
 // SolveTier computes the records (by rank) of every position of tier t,
@@ -166,9 +219,7 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 // un-moves.
 func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, loopy bool, set *bitarray.Ranked, kids []*SolvedTier, workers, ranges int, forceIndex bool, done *atomic.Uint64) ([]valuedb.Record, error) {
 	workers = max(workers, 1)
-	if ranges <= 0 {
-		ranges = workers
-	}
+	ranges = rangesFor(set.Total(), workers, ranges)
 	recs := make([]valuedb.Record, set.Total())
 	if loopy {
 		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, forceIndex, recs, done)
@@ -177,7 +228,7 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, loopy bool
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(workers)
 	for _, rg := range SplitRanges(set, ranges) {
-		eg.Go(func() error { return SolveRange(ectx, g, t, set, rg, kids, recs[firstRank(set, rg):], done) })
+		goBusy(ctx, eg, func() error { return SolveRange(ectx, g, t, set, rg, kids, recs[firstRank(set, rg):], done) })
 	}
 	return recs, eg.Wait()
 }
@@ -222,32 +273,37 @@ func NewStartRecord(g tiergame.Game, start *SolvedTier) (*StartRecord, error) {
 	return &StartRecord{Position: g.Format(t, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}, nil
 }
 
-// forRanges cuts the members of set into ranges (ranges of them, or by
-// size when ranges is 0) and runs f on each, on workers goroutines.
-func forRanges(ctx context.Context, set *bitarray.Set, workers, ranges int, f func(context.Context, Range) error) error {
-	ranked := bitarray.NewRanked(set)
-	if ranked.Total() == 0 {
+// forRanges cuts the members of a set into ranges (ranges of them, or
+// rangesFor's when ranges is 0) and runs f on each on workers goroutines,
+// each taking the next range when it is done with one.
+func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f func(context.Context, Range) error) error {
+	if set.Total() == 0 {
 		return nil
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.SetLimit(workers)
-	for _, r := range SplitRanges(ranked, rangesFor(ranked.Total(), workers, ranges)) {
-		eg.Go(func() error { return f(ctx, r) })
+	for _, r := range SplitRanges(set, rangesFor(set.Total(), workers, ranges)) {
+		goBusy(ctx, eg, func() error { return f(ctx, r) })
 	}
 	return eg.Wait()
 }
 
-// minRange is the fewest positions worth a range of their own: below it,
-// the cost of a partial file outweighs a worker's share.
-const minRange = 1 << 16
+// rangesPerWorker is how many ranges a tier is cut into per worker by
+// default: a worker that is done with a range takes the next, so the
+// end of a tier waits for one small range, not for a worker's share.
+const rangesPerWorker = 8
+
+// minRange is the fewest positions worth a range of their own.
+const minRange = 1 << 12
 
 // rangesFor is how many ranges a set of n positions is cut into: ranges
-// when it is set, else one per worker for sets large enough.
+// when it is set, else rangesPerWorker per worker but none of fewer than
+// minRange positions.
 func rangesFor(n uint64, workers, ranges int) int {
 	if ranges > 0 {
 		return ranges
 	}
-	return int(max(1, min(uint64(workers), n/minRange)))
+	return int(max(1, min(uint64(max(workers, 1)*rangesPerWorker), n/minRange)))
 }
 
 // Bytes is about how much memory the solved tier holds.

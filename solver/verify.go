@@ -96,7 +96,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(r.Workers)
 		var n atomic.Uint64
-		for _, rg := range SplitRanges(st.set, r.ranges()) {
+		for _, rg := range SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges)) {
 			eg.Go(func() error {
 				moves := make([]tiergame.Child, 0, 64)
 				last := 0

@@ -264,6 +264,10 @@ type solveSummary struct {
 	Total    uint64      `json:"total"`
 	Start    startValue  `json:"start"`
 	Seconds  float64     `json:"seconds"`
+	// Profile and TierTimes are this session's serial and parallel
+	// time, in all and per tier and phase (see solver.Profile).
+	Profile   *solver.Profile   `json:"profile,omitempty"`
+	TierTimes []solver.TierTime `json:"tier_times,omitempty"`
 	// already, for a run that had nothing left to do, says so.
 	already string
 }
@@ -299,6 +303,10 @@ func runSolve(e *cli.Env, args []string) error {
 		return j.stopped(err)
 	}
 	sum := solveSummaryOf(r.Manifest, r.Dir, time.Since(start).Seconds())
+	if r.Worked() {
+		p := r.Profile()
+		sum.Profile, sum.TierTimes = &p, r.TierTimes()
+	}
 	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}

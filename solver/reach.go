@@ -141,6 +141,7 @@ func targetIndex(targets []Target, t tiergame.Tier) int {
 type reacher struct {
 	*Run
 	expanded atomic.Uint64 // positions expanded, for progress
+	pending  *levelWrite   // the last level file, written in the background
 }
 
 // levelPath is where a tier's full level file lives.

@@ -175,19 +175,24 @@ func (r *Run) Reach(ctx context.Context) error {
 		if fileOK && rec.Expanded {
 			continue
 		}
-		t0 := time.Now()
-		before := rc.expanded.Load()
-		if err := rc.step(ctx, t, rec, fileOK); err != nil {
+		report := func(n uint64, secs float64) {
+			r.Times.ReachSeconds += secs
+			r.worked = true
+			tt := r.phases.tier(t, g.TierName(t), "reach")
+			r.Log.Info("tier reached", "tier", uint64(t), "name", g.TierName(t), "reachable", rec.Reachable,
+				"type", rec.LevelType, "bytes", rec.Level.Bytes, "expanded", n, "seconds", secs,
+				"positions_per_second", float64(n)/secs, "parallel_seconds", tt.Parallel, "serial_seconds", tt.Serial)
+			r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %d positions, %.1fM expanded/s", g.TierName(t), rec.Reachable, float64(n)/secs/1e6))
+		}
+		if err := rc.step(ctx, t, rec, fileOK, report); err != nil {
+			if serr := rc.settle(rc.clock(t, "reach")); serr != nil {
+				r.Log.Warn("could not record a level file", "error", serr)
+			}
 			return r.stopped(fmt.Errorf("reach tier %s: %w", g.TierName(t), err))
 		}
-		n := rc.expanded.Load() - before
-		secs := time.Since(t0).Seconds()
-		r.Times.ReachSeconds += secs
-		r.worked = true
-		r.Log.Info("tier reached", "tier", uint64(t), "name", g.TierName(t), "reachable", rec.Reachable,
-			"type", rec.LevelType, "bytes", rec.Level.Bytes, "expanded", n, "seconds", secs,
-			"positions_per_second", float64(n)/secs)
-		r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %d positions, %.1fM expanded/s", g.TierName(t), rec.Reachable, float64(n)/secs/1e6))
+	}
+	if err := rc.settle(rc.clock(r.Graph.Tiers[len(r.Graph.Tiers)-1], "reach")); err != nil {
+		return r.stopped(err)
 	}
 	r.Manifest.Total = 0
 	for _, rec := range r.Manifest.Tiers {
@@ -208,28 +213,38 @@ func (r *Run) stopped(err error) error {
 }
 
 // step reaches tier t (unless its level file is already there) and expands
-// it for its children.
-func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, haveFile bool) error {
+// it for its children. Its level file is written in the background while
+// t is expanded and the next tier merged; it is recorded, and t with it,
+// when the next step settles it (then report is called with the positions
+// expanded and the step's seconds).
+func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, haveFile bool, report func(uint64, float64)) error {
+	clk := rc.clock(t, "reach")
+	t0, before := time.Now(), rc.expanded.Load()
 	loopy := rc.Graph.Loopy[t]
 	var set *bitarray.Set
 	var err error
 	if haveFile {
-		if set, err = rc.loadLevel(t); err != nil {
-			return err
-		}
+		done := clk.phase("load", false)
+		set, err = rc.loadLevel(t)
+		done()
 		// A loopy tier expands while closing; closing a closed set
 		// expands every position once and finds nothing new.
-		if loopy {
+		if err == nil && loopy {
 			err = rc.close(ctx, t, set)
 		}
 	} else {
-		if set, err = rc.reachTier(ctx, t); err != nil {
-			return err
-		}
-		err = rc.recordLevel(t, rec, set)
+		set, err = rc.reachTier(ctx, t)
 	}
 	if err != nil {
 		return err
+	}
+	// The previous tier's level file was written meanwhile.
+	if err := rc.settle(clk); err != nil {
+		return err
+	}
+	var w *levelWrite
+	if !haveFile {
+		w = rc.writeLevel(t, rec, set)
 	}
 	if !loopy {
 		if err := rc.expand(ctx, t, set); err != nil {
@@ -243,45 +258,84 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 			rc.obsolete = append(rc.obsolete, rc.partialDir(c, t))
 		}
 	}
-	rec.Expanded = true
-	if !rc.KeepPartials { // t's inputs, merged into its level file
-		rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
+	n, secs := rc.expanded.Load()-before, time.Since(t0).Seconds()
+	expanded := func() error {
+		rec.Expanded = true
+		if !rc.KeepPartials { // t's inputs, merged into its level file
+			rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
+		}
+		report(n, secs)
+		return rc.checkpoint(false)
 	}
-	defer rc.clock(t, "reach").phase("checkpoint", false)()
-	return rc.checkpoint(false)
+	if w == nil {
+		defer clk.phase("checkpoint", false)()
+		return expanded()
+	}
+	w.expanded = expanded
+	return nil
 }
 
-// recordLevel writes tier t's full level file and records it.
-func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.Set) error {
-	path := rc.levelPath(t)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// levelWrite is a tier's full level file being written in the background.
+type levelWrite struct {
+	t    tiergame.Tier
+	rec  *TierRecord
+	done chan struct{}
+	res  levelfile.Result
+	fi   *FileInfo
+	err  error
+	// expanded, once the tier's step has ended, records the tier as
+	// expanded after its level file is recorded.
+	expanded func() error
+}
+
+// writeLevel starts writing tier t's full level file; settle records it.
+func (rc *reacher) writeLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.Set) *levelWrite {
+	w := &levelWrite{t: t, rec: rec, done: make(chan struct{})}
+	rc.pending = w
+	go func() {
+		defer close(w.done)
+		path := rc.levelPath(t)
+		if w.err = os.MkdirAll(filepath.Dir(path), 0o755); w.err != nil {
+			return
+		}
+		o := rc.LevelOptions
+		o.Workers = rc.Workers
+		o.NoSync = true // synced by the next checkpoint
+		if w.res, w.err = WriteLevel(path, rc.Game, set, o); w.err != nil {
+			return
+		}
+		rel, _ := filepath.Rel(rc.Dir, path)
+		w.fi, w.err = fileInfo(rc.Dir, rel)
+	}()
+	return w
+}
+
+// settle waits for the level file being written, if any, and records it
+// (and its tier as expanded, if its step has ended).
+func (rc *reacher) settle(clk stepClock) error {
+	w := rc.pending
+	if w == nil {
+		return nil
 	}
-	o := rc.LevelOptions
-	o.Workers = rc.Workers
-	o.NoSync = true // synced by the next checkpoint
-	clk := rc.clock(t, "reach")
-	done := clk.phase("write", true)
-	res, err := WriteLevel(path, rc.Game, set, o)
+	rc.pending = nil
+	done := clk.phase("wait", false)
+	<-w.done
 	done()
-	if err != nil {
-		return err
+	if w.err != nil {
+		return fmt.Errorf("tier %s: %w", rc.Game.TierName(w.t), w.err)
 	}
-	rel, _ := filepath.Rel(rc.Dir, path)
-	done = clk.phase("checksum", false)
-	fi, err := fileInfo(rc.Dir, rel)
-	done()
-	if err != nil {
-		return err
-	}
-	if rec.Level != nil && rec.Level.SHA256 != fi.SHA256 {
+	rec := w.rec
+	if rec.Level != nil && rec.Level.SHA256 != w.fi.SHA256 {
 		// A rebuilt tier that differs invalidates its values and those of
 		// every tier above it.
-		rc.unsolveUp(t)
+		rc.unsolveUp(w.t)
 	}
-	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, res.Count, fi, int(res.Header.Type)
+	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, w.res.Count, w.fi, int(w.res.Header.Type)
 	rec.Expanded = false
 	defer clk.phase("checkpoint", false)()
+	if w.expanded != nil {
+		return w.expanded()
+	}
 	return rc.checkpoint(false)
 }
 

@@ -40,40 +40,70 @@ func (r *Run) Solve(ctx context.Context) error {
 	}
 	order := r.Graph.SolveOrder()
 	cache := map[tiergame.Tier]*SolvedTier{}
-	pending := map[tiergame.Tier]int{}
+	parentsLeft := map[tiergame.Tier]int{}
 	for _, t := range order {
-		pending[t] = len(r.Graph.Parents[t])
+		parentsLeft[t] = len(r.Graph.Parents[t])
 	}
 	r.meter = progress.New(r.Terminal, r.Log, "solve", int64(len(order)), "tiers")
 	defer r.meter.Finish()
 	var solved atomic.Uint64
 	start := time.Now()
+	// While a tier is solved, the next one's level file loads and the
+	// last one's database is written.
+	var (
+		next *levelLoad
+		w    *dbWrite
+	)
+	isSolved := func(t tiergame.Tier) bool {
+		rec := r.Manifest.tier(uint64(t))
+		return rec.Solved && rec.DB.check(r.Dir, false) == nil
+	}
 	for i, t := range order {
 		rec := r.Manifest.tier(uint64(t))
 		r.meter.Set(int64(i), "tier "+g.TierName(t))
-		if !(rec.Solved && rec.DB.check(r.Dir, false) == nil) {
+		if !isSolved(t) {
 			t0 := time.Now()
-			st, err := r.solveTier(ctx, t, cache, &solved)
-			if err != nil {
-				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
+			load := next
+			next = nil
+			for _, u := range order[i+1:] {
+				if !isSolved(u) {
+					next = r.loadLevelAsync(u)
+					break
+				}
 			}
-			if err := r.recordDB(t, rec, st); err != nil {
+			st, err := r.solveTier(ctx, t, cache, &solved, load)
+			// The last tier's database is recorded even if this one failed.
+			if serr := r.settleDB(w, r.clock(t, "solve")); err == nil {
+				err = serr
+			}
+			w = nil
+			if err != nil {
+				if next != nil {
+					<-next.done
+				}
 				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			cache[t] = st
 			secs := time.Since(t0).Seconds()
-			r.Times.SolveSeconds += secs
-			r.worked = true
-			r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
-				"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
-				"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
-			r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %.1fM positions/s", g.TierName(t), float64(rec.Reachable)/secs/1e6))
+			w = r.writeDB(t, rec, st, func() {
+				r.Times.SolveSeconds += secs
+				r.worked = true
+				tt := r.phases.tier(t, g.TierName(t), "solve")
+				r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
+					"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
+					"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs,
+					"parallel_seconds", tt.Parallel, "serial_seconds", tt.Serial)
+				r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %.1fM positions/s", g.TierName(t), float64(rec.Reachable)/secs/1e6))
+			})
 		}
 		for _, c := range r.Graph.Children[t] {
-			if pending[c]--; pending[c] == 0 {
+			if parentsLeft[c]--; parentsLeft[c] == 0 {
 				delete(cache, c)
 			}
 		}
+	}
+	if err := r.settleDB(w, r.clock(order[len(order)-1], "solve")); err != nil {
+		return r.stopped(err)
 	}
 	st, err := r.loadSolved(r.Graph.Start, cache)
 	if err != nil {
@@ -86,20 +116,47 @@ func (r *Run) Solve(ctx context.Context) error {
 	return r.checkpoint(true)
 }
 
-// solveTier computes the records of tier t.
-func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier, done *atomic.Uint64) (*SolvedTier, error) {
+// levelLoad is a tier's level file being loaded and ranked in the
+// background.
+type levelLoad struct {
+	t    tiergame.Tier
+	done chan struct{}
+	set  *bitarray.Ranked
+	err  error
+}
+
+// loadLevelAsync starts loading tier t's level file.
+func (r *Run) loadLevelAsync(t tiergame.Tier) *levelLoad {
+	l := &levelLoad{t: t, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		set, err := r.loadLevel(t)
+		if err == nil {
+			l.set = bitarray.NewRanked(set)
+		}
+		l.err = err
+	}()
+	return l
+}
+
+// solveTier computes the records of tier t; load, if it is t's, is its
+// level file being loaded.
+func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier, done *atomic.Uint64, load *levelLoad) (*SolvedTier, error) {
 	clk := r.clock(t, "solve")
 	end := clk.phase("load", false)
 	kids, err := r.childTiers(t, nil, cache)
 	if err != nil {
 		return nil, err
 	}
-	set, err := r.loadLevel(t)
-	if err != nil {
-		return nil, err
+	if load == nil || load.t != t {
+		load = r.loadLevelAsync(t)
 	}
-	ranked := bitarray.NewRanked(set)
+	<-load.done
 	end()
+	if load.err != nil {
+		return nil, load.err
+	}
+	ranked := load.set
 	end = clk.phase("solve", true)
 	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.Ranges, r.ReverseIndex, done)
 	end()
@@ -136,25 +193,49 @@ func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier) (
 	return st, nil
 }
 
-// recordDB writes tier t's value database and records it.
-func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier) error {
-	clk := r.clock(t, "solve")
-	end := clk.phase("write", true)
-	h, err := WriteDB(r.dbPath(t), r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
-	end()
-	if err != nil {
-		return err
+// dbWrite is a tier's value database being written in the background.
+type dbWrite struct {
+	t    tiergame.Tier
+	rec  *TierRecord
+	done chan struct{}
+	h    valuedb.Header
+	fi   *FileInfo
+	err  error
+	// solved is called once the database is recorded.
+	solved func()
+}
+
+// writeDB starts writing tier t's value database; settleDB records it.
+func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved func()) *dbWrite {
+	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), solved: solved}
+	go func() {
+		defer close(w.done)
+		path := r.dbPath(t)
+		if w.h, w.err = WriteDB(path, r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
+			return
+		}
+		rel, _ := filepath.Rel(r.Dir, path)
+		w.fi, w.err = fileInfo(r.Dir, rel)
+	}()
+	return w
+}
+
+// settleDB waits for the database being written, if any, and records it.
+func (r *Run) settleDB(w *dbWrite, clk stepClock) error {
+	if w == nil {
+		return nil
 	}
-	rel, _ := filepath.Rel(r.Dir, r.dbPath(t))
-	end = clk.phase("checksum", false)
-	fi, err := fileInfo(r.Dir, rel)
+	end := clk.phase("wait", false)
+	<-w.done
 	end()
-	if err != nil {
-		return err
+	if w.err != nil {
+		return fmt.Errorf("tier %s: %w", r.Game.TierName(w.t), w.err)
 	}
 	defer clk.phase("checkpoint", false)()
-	rec.Solved, rec.DB = true, fi
-	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
+	rec := w.rec
+	rec.Solved, rec.DB = true, w.fi
+	rec.Win, rec.Lose, rec.Tie, rec.Draw = w.h.Win, w.h.Lose, w.h.Tie, w.h.Draw
+	w.solved()
 	return r.checkpoint(false)
 }
 

@@ -291,7 +291,7 @@ func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f
 // rangesPerWorker is how many ranges a tier is cut into per worker by
 // default: a worker that is done with a range takes the next, so the
 // end of a tier waits for one small range, not for a worker's share.
-const rangesPerWorker = 8
+const rangesPerWorker = 32
 
 // minRange is the fewest positions worth a range of their own.
 const minRange = 1 << 12

@@ -153,20 +153,32 @@ func (r *Run) partialDir(c, p tiergame.Tier) string {
 	return filepath.Join(r.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d", p))
 }
 
-// reachTier produces tier t's full level file: the start position or the
-// merge of the partials its parents left, closed under t's own moves if t
-// is loopy (expanding those positions into partials for its children on
-// the way). Then, if t is not loopy, it expands t for its children.
+// reachTier produces tier t's full level file: the start position (or
+// the tier's seeds) and the merge of the partials its parents left, closed
+// under t's own moves if t is loopy (expanding those positions into
+// partials for its children on the way). Then, if t is not loopy, it
+// expands t for its children. In an exhaustive run every position is
+// reachable and nothing is expanded.
 func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
 	g := rc.Game
 	size := g.TierSize(t)
 	set := bitarray.New(0, size)
-	if t == rc.Graph.Start {
+	var files []string
+	switch {
+	case rc.exhaustive():
+		if size > 0 { // nothing to merge or close: the tier is full
+			set.AddRange(0, size-1)
+		}
+		return set, nil
+	case len(rc.Manifest.Seeds) > 0:
+		if f, ok := rc.seedFile(t); ok {
+			files = append(files, f)
+		}
+	case t == rc.Graph.Start:
 		_, p := g.Start()
 		set.Add(uint64(p))
 	}
 	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
-	var files []string
 	for _, d := range dirs {
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)

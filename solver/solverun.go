@@ -35,6 +35,9 @@ func (r *Run) Solve(ctx context.Context) error {
 			return ErrNotReached
 		}
 	}
+	if r.isChance() {
+		return r.solveChance(ctx)
+	}
 	if err := os.MkdirAll(filepath.Join(r.Dir, "db"), 0o755); err != nil {
 		return err
 	}
@@ -79,11 +82,16 @@ func (r *Run) Solve(ctx context.Context) error {
 	}
 	_, p := g.Start()
 	rec, ok := st.lookup(p)
-	if !ok {
+	switch {
+	case ok:
+		r.Manifest.Start = &StartRecord{Position: g.Format(r.Graph.Start, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}
+		r.Log.Info("solving done", "start", rec.String(), "seconds", time.Since(start).Seconds())
+	case len(r.Manifest.Seeds) > 0: // a run from seeds need not reach the start
+		r.Manifest.Start, r.Manifest.Solved = nil, true
+		r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
+	default:
 		return fmt.Errorf("the start position is not in its tier's level file")
 	}
-	r.Manifest.Start = &StartRecord{Position: g.Format(r.Graph.Start, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}
-	r.Log.Info("solving done", "start", rec.String(), "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)
 }
 
@@ -133,19 +141,11 @@ func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (
 	if st, ok := cache[t]; ok {
 		return st, nil
 	}
-	set, err := r.loadLevel(t)
-	if err != nil {
-		return nil, err
-	}
-	db, err := valuedb.Open(r.dbPath(t))
+	ranked, db, err := r.openSolved(t)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		return nil, fmt.Errorf("%s has %d records for %d positions", r.dbPath(t), db.Header().Count, ranked.Total())
-	}
 	recs, err := db.ReadAll(r.Workers)
 	if err != nil {
 		return nil, err
@@ -155,14 +155,42 @@ func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (
 	return st, nil
 }
 
+// openSolved loads tier t's level file and opens its database, checking
+// that they agree on the number of positions.
+func (r *Run) openSolved(t tiergame.Tier) (*bitarray.Ranked, *valuedb.DB, error) {
+	set, err := r.loadLevel(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := valuedb.Open(r.dbPath(t))
+	if err != nil {
+		return nil, nil, err
+	}
+	ranked := bitarray.NewRanked(set)
+	if db.Header().Count != ranked.Total() {
+		db.Close()
+		return nil, nil, fmt.Errorf("%s has %d records for %d positions", r.dbPath(t), db.Header().Count, ranked.Total())
+	}
+	return ranked, db, nil
+}
+
+// dbHeader is the header of tier t's database, before its counts.
+func (r *Run) dbHeader(t tiergame.Tier) valuedb.Header {
+	return valuedb.Header{Game: r.Game.Name(), Option: r.Game.Option(), Tier: uint64(t), TierName: r.Game.TierName(t)}
+}
+
 // recordDB writes tier t's value database and records it.
 func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *solvedTier) error {
-	h, err := valuedb.Write(r.dbPath(t), valuedb.Header{Game: r.Game.Name(), Option: r.Game.Option(),
-		Tier: uint64(t), TierName: r.Game.TierName(t)}, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
+	h, err := valuedb.Write(r.dbPath(t), r.dbHeader(t), st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
 	if err != nil {
 		return err
 	}
-	rel, _ := filepath.Rel(r.Dir, r.dbPath(t))
+	return r.recordSolved(rec, h)
+}
+
+// recordSolved records a tier's database, just written with header h.
+func (r *Run) recordSolved(rec *TierRecord, h valuedb.Header) error {
+	rel, _ := filepath.Rel(r.Dir, r.dbPath(tiergame.Tier(rec.Tier)))
 	fi, err := fileInfo(r.Dir, rel)
 	if err != nil {
 		return err

@@ -58,7 +58,7 @@ func open(f *os.File, name string) (*DB, error) {
 	}
 	size := st.Size()
 	var pre [12]byte
-	if _, err := f.ReadAt(pre[:], 0); err != nil || string(pre[:8]) != magic {
+	if _, err := f.ReadAt(pre[:], 0); err != nil || string(pre[:8]) != magic && string(pre[:8]) != magicV2 {
 		return nil, formatErr("bad magic")
 	}
 	hlen := int64(binary.LittleEndian.Uint32(pre[8:]))
@@ -76,7 +76,10 @@ func open(f *os.File, name string) (*DB, error) {
 		return nil, formatErr("header: %v", err)
 	}
 	h := d.h
-	if h.RecordBytes != 1 && h.RecordBytes != 2 || h.BlockRecords <= 0 || h.BlockRecords > maxBlockRecords ||
+	if err := checkKind(string(pre[:8]), h); err != nil {
+		return nil, err
+	}
+	if h.BlockRecords <= 0 || h.BlockRecords > maxBlockRecords ||
 		uint64(h.Blocks) != (h.Count+uint64(h.BlockRecords)-1)/uint64(h.BlockRecords) {
 		return nil, formatErr("header %+v is inconsistent", h)
 	}
@@ -140,8 +143,21 @@ func (d *DB) block(b int) ([]byte, error) {
 
 // Lookup returns the record of the position with the given rank.
 func (d *DB) Lookup(rank uint64) (Record, error) {
+	if d.h.Kind != "" {
+		return 0, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	raw, i, err := d.recordAt(rank)
+	if err != nil {
+		return 0, err
+	}
+	return decodeRecord(raw[i*d.h.RecordBytes:], d.h.RecordBytes), nil
+}
+
+// recordAt returns the (cached) block holding the record of the given
+// rank, and the record's index in the block.
+func (d *DB) recordAt(rank uint64) (block []byte, i int, err error) {
 	if rank >= d.h.Count {
-		return 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
+		return nil, 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
 	}
 	b := int(rank / uint64(d.h.BlockRecords))
 	d.mu.Lock()
@@ -150,7 +166,7 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	if !ok {
 		var err error
 		if raw, err = d.block(b); err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		d.mu.Lock()
 		if len(d.order) >= cacheBlocks {
@@ -161,17 +177,29 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 		d.order = append(d.order, b)
 		d.mu.Unlock()
 	}
-	i := int(rank%uint64(d.h.BlockRecords)) * d.h.RecordBytes
-	return decodeRecord(raw[i:], d.h.RecordBytes), nil
+	return raw, int(rank % uint64(d.h.BlockRecords)), nil
 }
 
 // ReadAll decodes every record, decompressing blocks on workers goroutines
 // (0 means GOMAXPROCS).
 func (d *DB) ReadAll(workers int) ([]Record, error) {
+	if d.h.Kind != "" {
+		return nil, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	out := make([]Record, d.h.Count)
+	return out, d.eachBlock(workers, func(raw []byte, base int) {
+		for i := 0; i < len(raw); i += d.h.RecordBytes {
+			out[base+i/d.h.RecordBytes] = decodeRecord(raw[i:], d.h.RecordBytes)
+		}
+	})
+}
+
+// eachBlock decompresses every block on workers goroutines (0 means
+// GOMAXPROCS) and calls f with it and the rank of its first record.
+func (d *DB) eachBlock(workers int, f func(raw []byte, base int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	out := make([]Record, d.h.Count)
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for b := 0; b < d.h.Blocks; b++ {
@@ -180,14 +208,11 @@ func (d *DB) ReadAll(workers int) ([]Record, error) {
 			if err != nil {
 				return err
 			}
-			base := b * d.h.BlockRecords
-			for i := 0; i < len(raw); i += d.h.RecordBytes {
-				out[base+i/d.h.RecordBytes] = decodeRecord(raw[i:], d.h.RecordBytes)
-			}
+			f(raw, b*d.h.BlockRecords)
 			return nil
 		})
 	}
-	return out, g.Wait()
+	return g.Wait()
 }
 
 // Verify checks the CRC-32C of the blocks and index recorded in the header.

@@ -67,6 +67,11 @@ type Header struct {
 	BlockRecords int    `json:"block_records"`
 	Blocks       int    `json:"blocks"`
 	CRC32C       uint32 `json:"crc32c"`
+	// Kind is "" for value and remoteness records (format version 1) and
+	// KindProbability for probabilities (version 2; see WriteProbs).
+	Kind string `json:"kind,omitempty"`
+	// Mean is the mean probability of a probability database.
+	Mean float64 `json:"mean,omitempty"`
 }
 
 // Errors callers test with errors.Is.
@@ -78,7 +83,8 @@ var (
 )
 
 const (
-	magic        = "TSVDB01\n"
+	magic        = "TSVDB01\n" // value and remoteness records
+	magicV2      = "TSVDB02\n" // records of the kind the header names
 	trailerMagic = "TSVDBEND"
 	// DefaultBlockRecords records per block: small enough that a lookup
 	// decompresses little, large enough that zstd has context.

@@ -25,9 +25,8 @@ type WriteOptions struct {
 	NoSync bool
 }
 
-// Write writes the records of a tier (indexed by rank) to path, atomically.
-// h's Game, Option, Tier and TierName are kept; the rest is computed.
-func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
+// normalized returns the options with defaults filled in.
+func (opts *WriteOptions) normalized() WriteOptions {
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
@@ -38,6 +37,13 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	return o
+}
+
+// Write writes the records of a tier (indexed by rank) to path, atomically.
+// h's Game, Option, Tier and TierName are kept; the rest is computed.
+func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
+	o := opts.normalized()
 	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(recs)), 0, 0, 0, 0, 0
 	for _, r := range recs {
 		switch r.Value() {
@@ -61,34 +67,51 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	if h.MaxRemoteness >= 1<<14 {
 		return h, fmt.Errorf("valuedb %s: remoteness %d does not fit", path, h.MaxRemoteness)
 	}
+	h.Kind, h.Mean = "", 0
+	width := h.RecordBytes
+	err := writeFramed(path, magic, &h, len(recs), o, func(raw []byte, lo, hi int) error {
+		for i, r := range recs[lo:hi] {
+			if err := encodeRecord(raw[i*width:], r, width); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return h, err
+}
+
+// writeFramed writes n records of h.RecordBytes bytes each to path,
+// atomically: magic, h as JSON, then the records in blocks of
+// o.BlockRecords, each filled by encode(raw, lo, hi) with records [lo, hi)
+// and compressed on its own, then the index and the trailer. It sets h's
+// BlockRecords, Blocks and CRC32C.
+func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode func(raw []byte, lo, hi int) error) error {
 	h.BlockRecords = o.BlockRecords
-	h.Blocks = (len(recs) + o.BlockRecords - 1) / o.BlockRecords
+	h.Blocks = (n + o.BlockRecords - 1) / o.BlockRecords
 
 	// Compress the blocks in parallel; they are kept until written, which
 	// costs their compressed size in memory.
 	blocks := make([][]byte, h.Blocks)
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1))
 	if err != nil {
-		return h, err
+		return err
 	}
 	defer enc.Close()
 	var g errgroup.Group
 	g.SetLimit(o.Workers)
 	for b := range blocks {
 		g.Go(func() error {
-			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, len(recs))
+			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, n)
 			raw := make([]byte, (hi-lo)*h.RecordBytes)
-			for i, r := range recs[lo:hi] {
-				if err := encodeRecord(raw[i*h.RecordBytes:], r, h.RecordBytes); err != nil {
-					return err
-				}
+			if err := encode(raw, lo, hi); err != nil {
+				return err
 			}
 			blocks[b] = enc.EncodeAll(raw, nil)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return h, err
+		return err
 	}
 	index := make([]byte, 8*(h.Blocks+1))
 	var off uint64
@@ -103,11 +126,11 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 
 	hdr, err := json.Marshal(h)
 	if err != nil {
-		return h, err
+		return err
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return h, err
+		return err
 	}
 	defer f.Close()
 	var pre []byte
@@ -115,20 +138,20 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	pre = binary.LittleEndian.AppendUint32(pre, uint32(len(hdr)))
 	pre = append(pre, hdr...)
 	if _, err := f.Write(pre); err != nil {
-		return h, err
+		return err
 	}
 	for _, blk := range blocks {
 		if _, err := f.Write(blk); err != nil {
-			return h, err
+			return err
 		}
 	}
 	trailer := binary.LittleEndian.AppendUint64(index, uint64(len(pre))+off)
 	trailer = append(trailer, trailerMagic...)
 	if _, err := f.Write(trailer); err != nil {
-		return h, err
+		return err
 	}
 	if o.NoSync {
-		return h, f.CommitNoSync()
+		return f.CommitNoSync()
 	}
-	return h, f.Commit()
+	return f.Commit()
 }

@@ -76,7 +76,7 @@ func gnubgValue(g *Game, raw func(i, j int) uint16, i, j int) uint16 {
 	for k := range rolls {
 		best := math.MinInt
 		for _, c := range s.moves(i, k) {
-			best = max(best, ^(int(raw(j, int(c)))-0x8000))
+			best = max(best, ^(int(raw(j, int(c))) - 0x8000))
 		}
 		total += int(rollWeight(k)) * best
 	}

@@ -16,6 +16,9 @@ import (
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
+// chanceRange is about how many positions a range of a chance tier has.
+const chanceRange = 1 << 20
+
 // isChance reports whether the run's game has chance nodes.
 func (r *Run) isChance() bool {
 	_, ok := r.Game.(tiergame.Chance)
@@ -104,7 +107,10 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 	vals := make([]tiergame.Prob, ranked.Total())
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(r.Workers)
-	for _, rg := range SplitRanges(ranked, r.ranges()) {
+	// Work per position varies along a tier (with the mover's checkers),
+	// so a tier is cut into many ranges that the workers take in turn.
+	n := max(r.ranges(), int(min(ranked.Total()/chanceRange, 1<<16)))
+	for _, rg := range SplitRanges(ranked, n) {
 		eg.Go(func() error { return SolveChanceRange(ectx, r.Game, t, ranked, rg, kids, vals, done) })
 	}
 	if err := eg.Wait(); err != nil {

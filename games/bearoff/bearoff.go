@@ -308,16 +308,18 @@ func (g *Game) moveLists() *oneSided {
 
 // Moves lists the children of every roll.
 func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
-	v, dst, _ := g.chanceMoves(t, p, dst, nil)
+	v, dst, _ := g.chanceMoves(t, p, dst, nil, false)
 	return v, dst
 }
 
 // ChanceMoves lists the children of each roll, in the order of Outcomes.
 func (g *Game) ChanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child, ends []int) (tiergame.Value, []tiergame.Child, []int) {
-	return g.chanceMoves(t, p, dst, ends[:len(ends):len(ends)])
+	return g.chanceMoves(t, p, dst, ends, true)
 }
 
-func (g *Game) chanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child, ends []int) (tiergame.Value, []tiergame.Child, []int) {
+// chanceMoves appends the children of every roll to dst, and if grouped
+// the end of each roll's children to ends.
+func (g *Game) chanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child, ends []int, grouped bool) (tiergame.Value, []tiergame.Child, []int) {
 	i, j := g.SidesOf(t, p)
 	if v := primitive(i, j); v != tiergame.Undecided {
 		return v, dst, ends
@@ -328,7 +330,7 @@ func (g *Game) chanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.
 			ct, cp := g.Position(j, int(to))
 			dst = append(dst, tiergame.Child{Tier: ct, Pos: cp})
 		}
-		if ends != nil {
+		if grouped {
 			ends = append(ends, len(dst))
 		}
 	}

@@ -186,3 +186,171 @@ func checkBearoffdump(t *testing.T, g *Game, path string, o *solver.Oracle, n in
 		}
 	}
 }
+
+// gnubgOneSided is the one-sided database gnubg ships.
+const gnubgOneSided = "/usr/share/gnubg/gnubg_os0.bd"
+
+// gnubgChoice returns, for roll k of board i, the children gnubg may
+// choose in its one-sided database: those whose stored distribution dist
+// has the smallest sum of n*d[n] (its RollsOS).
+func gnubgChoice(g *Game, dist func(int) [32]uint16, i, k int) []int {
+	var best []int
+	bestRolls := 0
+	for _, c := range g.moveLists().moves(i, k) {
+		r := 0
+		for n, p := range dist(int(c)) {
+			r += n * int(p)
+		}
+		switch {
+		case len(best) == 0 || r < bestRolls:
+			best, bestRolls = []int{int(c)}, r
+		case r == bestRolls && dist(int(c)) != dist(best[0]):
+			best = append(best, int(c))
+		}
+	}
+	return best
+}
+
+// gnubgDist recomputes a stored distribution from the children chosen for
+// each roll, with makebearoff's integer arithmetic: the weighted sum of
+// the children's stored distributions shifted by one roll, (x+18)/36 per
+// slot, and the excess over 65535 taken off the largest slot.
+func gnubgDist(dist func(int) [32]uint16, chosen []int) [32]uint16 {
+	var sum [32]int
+	for k, c := range chosen {
+		d := dist(c)
+		for n := range 31 {
+			sum[n+1] += int(rollWeight(k)) * int(d[n])
+		}
+	}
+	var out [32]uint16
+	total, mode := 0, 0
+	for n := range out {
+		out[n] = uint16((sum[n] + 18) / 36)
+		total += int(out[n])
+		if out[n] > out[mode] {
+			mode = n
+		}
+	}
+	out[mode] -= uint16(total - 0xFFFF)
+	return out
+}
+
+// reproduces reports whether some choice among gnubg's tied children
+// gives board i's stored distribution.
+func reproduces(choices [][]int, dist func(int) [32]uint16, want [32]uint16) bool {
+	chosen := make([]int, len(choices))
+	var try func(k int) bool
+	try = func(k int) bool {
+		if k == len(choices) {
+			return gnubgDist(dist, chosen) == want
+		}
+		for _, c := range choices[k] {
+			chosen[k] = c
+			if try(k + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	return try(0)
+}
+
+// TestGnubgOneSided compares our one-sided distributions (bear-off and
+// first checker off, 15 checkers on 6 points) with gnubg's shipped
+// database gnubg_os0.bd:
+//
+//   - gnubg's stored distribution of every board must follow from its
+//     stored children over our plays, with its arithmetic (choosing for
+//     each roll the child of smallest mean, by its own rounded values);
+//   - where gnubg's choices are ours (for every roll, recursively), our
+//     exact distribution must be gnubg's up to its rounding; elsewhere
+//     gnubg chose, between moves of (nearly) equal mean, another than the
+//     exactly best, and only the means, the quantity both minimise, are
+//     compared.
+func TestGnubgOneSided(t *testing.T) {
+	f, err := os.Open(gnubgOneSided)
+	if err != nil {
+		t.Skipf("%s: %v (Debian package gnubg)", gnubgOneSided, err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	gdb, err := gnubgbd.ReadOneSided(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGame(15, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gdb.N != g.n || !gdb.Gammon {
+		t.Fatalf("gnubg's database has %d positions (gammon %v), we have %d", gdb.N, gdb.Gammon, g.n)
+	}
+	off, first := g.OneSided()
+	s := g.moveLists()
+	for _, kind := range []struct {
+		name   string
+		gammon bool
+		ours   []Distribution
+	}{{"bear-off", false, off}, {"first checker off", true, first}} {
+		dist := func(c int) [32]uint16 {
+			o, fi := gdb.Dist(c)
+			if kind.gammon {
+				return fi
+			}
+			return o
+		}
+		same := make([]bool, g.n) // gnubg's choices are ours, recursively
+		var inconsistent, tied, sameCount, n int
+		var worst, sum, worstMean float64
+		for i := range g.n {
+			stored := dist(i)
+			var gd Distribution
+			for k, v := range stored {
+				gd[k] = float64(v) / 65535
+			}
+			worstMean = max(worstMean, math.Abs(kind.ours[i].Mean()-gd.Mean()))
+			if i == 0 || kind.gammon && g.sides.boards[i].Checkers() < 15 {
+				same[i] = true
+			} else {
+				choices := make([][]int, len(rolls))
+				same[i] = true
+				for k := range rolls {
+					choices[k] = gnubgChoice(g, dist, i, k)
+					if len(choices[k]) > 1 {
+						tied++
+					}
+					mine := -1 // our exact choice: the first child of smallest mean
+					for _, c := range s.moves(i, k) {
+						if mine < 0 || kind.ours[c].Mean() < kind.ours[mine].Mean() {
+							mine = int(c)
+						}
+					}
+					same[i] = same[i] && len(choices[k]) == 1 && dist(choices[k][0]) == dist(mine) && same[mine]
+				}
+				if !reproduces(choices, dist, stored) {
+					if inconsistent++; inconsistent <= 3 {
+						t.Errorf("%s distribution of board %d: gnubg stores %v, which no choice of its children over our plays gives", kind.name, i, stored)
+					}
+				}
+			}
+			if !same[i] {
+				continue
+			}
+			sameCount++
+			for k := range stored {
+				d := math.Abs(kind.ours[i][k] - gd[k])
+				worst = max(worst, d)
+				sum += d
+				n++
+			}
+		}
+		t.Logf("%s: %d boards; gnubg's distributions follow from its children over our plays in %d (%d rolls with tied choices); "+
+			"%d boards where gnubg's choices are ours: exact minus gnubg's probability per slot worst %.3g (%.1f units of 1/65535), mean %.3g; "+
+			"expected rolls, every board: worst difference %.3g",
+			kind.name, g.n, g.n-inconsistent, tied, sameCount, worst, worst*65535, sum/float64(n), worstMean)
+		if worst > 16.0/65535 || worstMean > 0.001 {
+			t.Errorf("%s: our distributions differ from gnubg's more than its rounding explains", kind.name)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package bearoff
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -103,5 +104,83 @@ func TestAgainstReference(t *testing.T) {
 		if worst > 1e-8 {
 			t.Errorf("%s: values differ from the reference by up to %g", g.Option(), worst)
 		}
+	}
+}
+
+// noKernel is a bearoff without its kernel: the solver goes position by
+// position.
+type noKernel struct {
+	tiergame.Game
+	tiergame.Chance
+}
+
+func (noKernel) Exhaustive() bool { return true }
+
+// TestKernelRunMatchesGeneric solves a variant with and without the
+// kernel: every value must be the same bits.
+func TestKernelRunMatchesGeneric(t *testing.T) {
+	g, err := NewGame(4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := solveRun(t, g, solver.Config{Workers: 2})
+	slow := solveRun(t, noKernel{g, g}, solver.Config{Workers: 2, Ranges: 5})
+	for i := range g.n {
+		for j := range g.n {
+			tier, pos := g.Position(i, j)
+			a, err1 := fast.Win(tier, pos)
+			b, err2 := slow.Win(tier, pos)
+			if err1 != nil || err2 != nil || a != b {
+				t.Fatalf("mover %d, opponent %d: kernel %v (%v), position by position %v (%v)", i, j, a, err1, b, err2)
+			}
+		}
+	}
+}
+
+// TestSeededRun solves only what a few positions reach (Config.Seeds) and
+// checks their values and their plays' against a full run.
+func TestSeededRun(t *testing.T) {
+	g, err := NewGame(5, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := solveRun(t, g, solver.Config{})
+	seeds := map[tiergame.Tier][]tiergame.Position{}
+	var picked [][2]int
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 5 {
+		i, j := 1+r.IntN(g.n-1), 1+r.IntN(g.n-1)
+		tier, pos := g.Position(i, j)
+		seeds[tier] = append(seeds[tier], pos)
+		picked = append(picked, [2]int{i, j})
+	}
+	dir := t.TempDir()
+	if _, err := solver.WriteSeeds(dir, g, seeds); err != nil {
+		t.Fatal(err)
+	}
+	part := solveRun(t, g, solver.Config{Seeds: dir})
+	for _, ij := range picked {
+		tier, pos := g.Position(ij[0], ij[1])
+		want, _ := full.Win(tier, pos)
+		got, err := part.Win(tier, pos)
+		if err != nil || got != want {
+			t.Fatalf("seed %v: %v (%v), full run %v", ij, got, err, want)
+		}
+		for k := range rolls {
+			ps, err := part.Plays(tier, pos, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				if w, _ := full.Win(p.Tier, p.Pos); w != p.Child {
+					t.Fatalf("seed %v roll %d play %s: %v, full run %v", ij, k, p.Name, p.Child, w)
+				}
+			}
+		}
+	}
+	// A position no seed reaches is not solved.
+	tier, pos := g.Start()
+	if _, err := part.Win(tier, pos); err == nil {
+		t.Errorf("the start position is solved in a run from seeds that do not reach it")
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tiersolve/tiersolve/bitarray"
-	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -38,44 +37,35 @@ func (r *Run) solveChance(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(r.Dir, "db"), 0o755); err != nil {
 		return err
 	}
-	order := r.Graph.SolveOrder()
 	cache := map[tiergame.Tier]*ChanceTier{}
-	pending := map[tiergame.Tier]int{}
-	for _, t := range order {
-		pending[t] = len(r.Graph.Parents[t])
-	}
-	r.meter = progress.New(r.Terminal, r.Log, "solve", int64(len(order)), "tiers")
-	defer r.meter.Finish()
 	var solved atomic.Uint64
 	start := time.Now()
-	for i, t := range order {
+	err := eachChildrenFirst(r, "solve", cache, func(t tiergame.Tier) error {
 		rec := r.Manifest.tier(uint64(t))
-		r.meter.Set(int64(i), "tier "+g.TierName(t))
-		if !(rec.Solved && rec.DB.check(r.Dir, false) == nil) {
-			t0 := time.Now()
-			ct, err := r.solveChanceTier(ctx, t, cache, &solved)
-			if err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
-			}
-			h, err := valuedb.WriteProbs(r.dbPath(t), r.dbHeader(t), ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
-			if err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
-			}
-			if err := r.recordSolved(rec, h); err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
-			}
-			cache[t] = ct
-			secs := time.Since(t0).Seconds()
-			r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
-				"certain_wins", rec.Win, "certain_losses", rec.Lose, "mean", h.Mean, "db_bytes", rec.DB.Bytes,
-				"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
-			r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %.1fM positions/s", g.TierName(t), float64(rec.Reachable)/secs/1e6))
+		if rec.Solved && rec.DB.check(r.Dir, false) == nil {
+			return nil
 		}
-		for _, c := range r.Graph.Children[t] {
-			if pending[c]--; pending[c] == 0 {
-				delete(cache, c)
-			}
+		t0 := time.Now()
+		ct, err := r.solveChanceTier(ctx, t, cache, &solved)
+		if err != nil {
+			return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
 		}
+		h, err := valuedb.WriteProbs(r.dbPath(t), r.dbHeader(t), ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
+		if err == nil {
+			err = r.recordSolved(rec, h)
+		}
+		if err != nil {
+			return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+		}
+		cache[t] = ct
+		secs := time.Since(t0).Seconds()
+		r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
+			"certain_wins", rec.Win, "certain_losses", rec.Lose, "mean", h.Mean, "db_bytes", rec.DB.Bytes,
+			"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	ct, err := r.loadChance(r.Graph.Start, cache)
 	if err != nil {

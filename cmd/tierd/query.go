@@ -15,8 +15,8 @@ import (
 
 func init() {
 	program.Register(&cli.Command{Name: "query", Run: runQuery,
-		Usage:   "query --game NAME [--option K=V,...] --db DIR [--json] POSITION",
-		Summary: "print a position's value and remoteness and every move's, best first"})
+		Usage:   "query --game NAME [--option K=V,...] --db DIR [--json] [--roll D1D2] POSITION",
+		Summary: "print a position's value and remoteness and every move's, best first (with chance: its chance to win, and every play of a roll)"})
 	program.Register(&cli.Command{Name: "verify", Run: runVerify,
 		Usage:   "verify --db DIR [--workers N]",
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
@@ -44,28 +44,36 @@ func runQuery(e *cli.Env, args []string) error {
 	option := fs.String("option", "", "game options, K=V,...")
 	db := fs.String("db", "", "solved run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := cli.ParseFlags(fs, args); err != nil {
+	roll := fs.String("roll", "", "in a game with chance, list every play of this outcome (a roll of dice: 31 or 13)")
+	flags, positions := splitPositional(fs, args)
+	if err := cli.ParseFlags(fs, flags); err != nil {
 		return err
 	}
-	if *game == "" || *db == "" || fs.NArg() != 1 {
+	if *game == "" || *db == "" || len(positions) != 1 {
 		return cli.UsageError("need --game, --db and one POSITION")
 	}
 	g, err := games.New(*game, *option)
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
-	t, p, err := g.Parse(fs.Arg(0))
+	t, p, err := g.Parse(positions[0])
 	if err != nil {
-		return fmt.Errorf("position %q: %w", fs.Arg(0), err)
+		return fmt.Errorf("position %q: %w", positions[0], err)
 	}
 	o, err := solver.OpenOracle(*db, g)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
+	if cg, ok := g.(tiergame.Chance); ok {
+		return queryChance(e, o, cg, t, p, *roll, *asJSON)
+	}
+	if *roll != "" {
+		return cli.UsageError("--roll: %s has no chance", g.Name())
+	}
 	rec, err := o.Lookup(t, p)
 	if errors.Is(err, solver.ErrUnreachable) {
-		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", fs.Arg(0), g.TierName(t), p)
+		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", positions[0], g.TierName(t), p)
 	}
 	if err != nil {
 		return err

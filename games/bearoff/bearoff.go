@@ -235,19 +235,24 @@ func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 // FromBoard returns the one-sided indices of the side on roll (b[1]) and
 // its opponent (b[0]) of a gnubg board.
 func (g *Game) FromBoard(b gnubgid.Board) (i, j int, err error) {
+	for side := range b { // a bearoff at all?
+		for slot := MaxPoints; slot < len(b[side]); slot++ {
+			if b[side][slot] != 0 {
+				return 0, 0, fmt.Errorf("%w: a checker on %s", ErrNotBearoff, slotName(slot))
+			}
+		}
+	}
 	var idx [2]int
 	for side := range b {
 		var bd Board
-		for slot, n := range b[side] {
+		for slot, n := range b[side][:MaxPoints] {
 			switch {
-			case n == 0:
-			case slot >= MaxPoints:
-				return 0, 0, fmt.Errorf("%w: a checker on %s", ErrNotBearoff, slotName(slot))
-			case slot >= g.points:
+			case n < 0 || n > MaxCheckers:
+				return 0, 0, fmt.Errorf("bearoff: %d checkers on a point", n)
+			case n > 0 && slot >= g.points:
 				return 0, 0, fmt.Errorf("%w: a checker on point %d, the variant has %d", ErrVariant, slot+1, g.points)
-			default:
-				bd[slot] = uint8(n)
 			}
+			bd[slot] = uint8(n)
 		}
 		if c := bd.Checkers(); c > g.checkers {
 			return 0, 0, fmt.Errorf("%w: %d checkers on one side, the variant has %d", ErrVariant, c, g.checkers)

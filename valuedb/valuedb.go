@@ -3,9 +3,13 @@
 // the size follows the reachable count, not the hash space), in blocks that
 // decompress independently, so a lookup reads one block.
 //
+// Two kinds of records share the layout: values and remoteness (version
+// 1, Write), and probabilities for games with chance (version 2 of kind
+// "probability", WriteProbs).
+//
 // Layout (all integers little-endian; see LAYOUT.md):
 //
-//	magic      "TSVDB01\n"
+//	magic      "TSVDB01\n", or "TSVDB02\n" for records of the header's kind
 //	hlen       uint32: length of the header
 //	header     JSON: game, option, tier, count, counts by value, record
 //	           width, records per block, number of blocks, CRC-32C of the

@@ -342,6 +342,18 @@ func (g *Game) chanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.
 	return tiergame.Undecided, dst, ends
 }
 
+// MoveNames names the children of Moves: each play preceded by its roll
+// ("21 6/5 6/4").
+func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
+	var names []string
+	for k, o := range g.Outcomes() {
+		for _, n := range g.ChanceMoveNames(t, p, k) {
+			names = append(names, o.Name+" "+n)
+		}
+	}
+	return names
+}
+
 // ChanceMoveNames names the plays of roll k as gnubg does ("6/off 5/3").
 func (g *Game) ChanceMoveNames(t tiergame.Tier, p tiergame.Position, k int) []string {
 	i, j := g.SidesOf(t, p)

@@ -97,6 +97,9 @@ func gnubgValue(g *Game, raw func(i, j int) uint16, i, j int) uint16 {
 // CI compares 6 points with 5 checkers (213,444 positions) and 4 with 6;
 // TIERSOLVE_GNUBG_FULL=1 also 6 with 6 (853,776).
 func TestGnubgTwoSided(t *testing.T) {
+	if raceEnabled {
+		t.Skip("slow with the race detector; .ci/run runs it without")
+	}
 	variants := [][2]int{{6, 5}, {4, 6}}
 	if os.Getenv(FullEnv) == "1" {
 		variants = append(variants, [2]int{6, 6})
@@ -269,6 +272,9 @@ func reproduces(choices [][]int, dist func(int) [32]uint16, want [32]uint16) boo
 //     exactly best, and only the means, the quantity both minimise, are
 //     compared.
 func TestGnubgOneSided(t *testing.T) {
+	if raceEnabled {
+		t.Skip("slow with the race detector; .ci/run runs it without")
+	}
 	f, err := os.Open(gnubgOneSided)
 	if err != nil {
 		t.Skipf("%s: %v (Debian package gnubg)", gnubgOneSided, err)

@@ -140,7 +140,7 @@ func TestKernelRunMatchesGeneric(t *testing.T) {
 // TestSeededRun solves only what a few positions reach (Config.Seeds) and
 // checks their values and their plays' against a full run.
 func TestSeededRun(t *testing.T) {
-	g, err := NewGame(5, 6)
+	g, err := NewGame(4, 6)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,15 +62,12 @@ func ReadTwoSided(r io.ReaderAt, size int64) (*TwoSided, error) {
 		return nil, err
 	}
 	d := &TwoSided{}
-	if d.Points, err = field(h, 9, 2, 1, 6); err == nil {
-		if d.Checkers, err = field(h, 12, 2, 1, 15); err == nil {
-			var f int
-			f, err = field(h, 15, 1, 0, 1)
-			d.Cubeful = f == 1
-		}
-	}
-	if err != nil {
-		return nil, err
+	var f fields
+	d.Points = f.get(h, 9, 2, 1, 6)
+	d.Checkers = f.get(h, 12, 2, 1, 15)
+	d.Cubeful = f.get(h, 15, 1, 0, 1) == 1
+	if f.err != nil {
+		return nil, f.err
 	}
 	d.N = binom(d.Points+d.Checkers, d.Checkers)
 	k := int64(2)
@@ -108,20 +105,15 @@ func ReadOneSided(r io.ReaderAt, size int64) (*OneSided, error) {
 		return nil, err
 	}
 	d := &OneSided{}
-	var gammon, compressed, nd int
-	if d.Points, err = field(h, 9, 2, 1, 6); err == nil {
-		if d.Checkers, err = field(h, 12, 2, 15, 15); err == nil {
-			if gammon, err = field(h, 15, 1, 0, 1); err == nil {
-				if compressed, err = field(h, 17, 1, 0, 1); err == nil {
-					nd, err = field(h, 19, 1, 0, 0)
-				}
-			}
-		}
+	var f fields
+	d.Points = f.get(h, 9, 2, 1, 6)
+	d.Checkers = f.get(h, 12, 2, 15, 15)
+	gammon := f.get(h, 15, 1, 0, 1)
+	compressed := f.get(h, 17, 1, 0, 1)
+	f.get(h, 19, 1, 0, 0) // not the normal-distribution approximation
+	if f.err != nil {
+		return nil, f.err
 	}
-	if err != nil {
-		return nil, err
-	}
-	_ = nd
 	d.Gammon = gammon == 1
 	d.N = binom(d.Points+d.Checkers, d.Checkers)
 	per := 1 // distributions per position
@@ -186,13 +178,20 @@ func readHeader(r io.ReaderAt, size int64, kind string) ([]byte, error) {
 	return h, nil
 }
 
-// field parses the n-digit decimal at h[at:] and checks its range.
-func field(h []byte, at, n, lo, hi int) (int, error) {
+// fields parses header fields, keeping the first error.
+type fields struct{ err error }
+
+// get parses the n-digit decimal at h[at:] and checks its range.
+func (f *fields) get(h []byte, at, n, lo, hi int) int {
+	if f.err != nil {
+		return 0
+	}
 	v, err := strconv.Atoi(string(h[at : at+n]))
 	if err != nil || v < lo || v > hi {
-		return 0, fmt.Errorf("%w: header field %q at %d, want %d..%d", ErrFormat, h[at:at+n], at, lo, hi)
+		f.err = fmt.Errorf("%w: header field %q at %d, want %d..%d", ErrFormat, h[at:at+n], at, lo, hi)
+		return 0
 	}
-	return v, nil
+	return v
 }
 
 func binom(n, k int) int {

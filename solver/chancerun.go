@@ -112,32 +112,17 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 // chanceChildren appends t's solved child tiers to kids, from the cache or
 // from their files.
 func (r *Run) chanceChildren(t tiergame.Tier, kids []*ChanceTier, cache map[tiergame.Tier]*ChanceTier) ([]*ChanceTier, error) {
-	for _, c := range r.Graph.Children[t] {
-		ct, err := r.loadChance(c, cache)
-		if err != nil {
-			return nil, err
-		}
-		kids = append(kids, ct)
-	}
-	return kids, nil
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*ChanceTier, error) { return r.loadChance(c, cache) })
 }
 
 // loadChance returns a solved tier of a chance game from the cache or from
 // its files.
 func (r *Run) loadChance(t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier) (*ChanceTier, error) {
-	if ct, ok := cache[t]; ok {
-		return ct, nil
-	}
-	ranked, db, err := r.openSolved(t)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	vals, err := db.ReadAllProbs(r.Workers)
-	if err != nil {
-		return nil, err
-	}
-	ct := NewChanceTier(t, ranked, vals, r.Workers)
-	cache[t] = ct
-	return ct, nil
+	return loadTier(r, t, cache, func(ranked *bitarray.Ranked, db *valuedb.DB) (*ChanceTier, error) {
+		vals, err := db.ReadAllProbs(r.Workers)
+		if err != nil {
+			return nil, err
+		}
+		return NewChanceTier(t, ranked, vals, r.Workers), nil
+	})
 }

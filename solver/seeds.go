@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,29 +75,11 @@ func (r *Run) copySeeds(m *Manifest) ([]*FileInfo, error) {
 		return nil, err
 	}
 	for k, src := range srcs {
-		if err := copyFile(src, filepath.Join(r.Dir, infos[k].Path)); err != nil {
+		if err := atomicfile.CopyFile(src, filepath.Join(r.Dir, infos[k].Path)); err != nil {
 			return nil, fmt.Errorf("seeds: %w", err)
 		}
 	}
 	return infos, nil
-}
-
-// copyFile copies a file atomically.
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := atomicfile.Create(to)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, in); err != nil {
-		return err
-	}
-	return out.Commit()
 }
 
 // SeedFile is a level file WriteSeeds wrote.

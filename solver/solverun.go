@@ -126,33 +126,50 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 // childTiers appends t's solved child tiers to kids, from the cache or
 // from their files.
 func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*solvedTier) (children, error) {
-	for _, c := range r.Graph.Children[t] {
-		st, err := r.loadSolved(c, cache)
-		if err != nil {
-			return nil, err
-		}
-		kids = append(kids, st)
-	}
-	return kids, nil
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*solvedTier, error) { return r.loadSolved(c, cache) })
 }
 
 // loadSolved returns a solved tier from the cache or from its files.
 func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (*solvedTier, error) {
-	if st, ok := cache[t]; ok {
-		return st, nil
+	return loadTier(r, t, cache, func(ranked *bitarray.Ranked, db *valuedb.DB) (*solvedTier, error) {
+		recs, err := db.ReadAll(r.Workers)
+		if err != nil {
+			return nil, err
+		}
+		return newSolvedTier(t, ranked, recs, r.Workers), nil
+	})
+}
+
+// childrenOf appends t's child tiers, as load returns them, to kids.
+func childrenOf[K any, S ~[]K](r *Run, t tiergame.Tier, kids S, load func(tiergame.Tier) (K, error)) (S, error) {
+	for _, c := range r.Graph.Children[t] {
+		k, err := load(c)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, k)
 	}
+	return kids, nil
+}
+
+// loadTier returns solved tier t from cache, or else reads it from its
+// level file and database with read, and caches it.
+func loadTier[K any](r *Run, t tiergame.Tier, cache map[tiergame.Tier]K, read func(*bitarray.Ranked, *valuedb.DB) (K, error)) (K, error) {
+	if k, ok := cache[t]; ok {
+		return k, nil
+	}
+	var zero K
 	ranked, db, err := r.openSolved(t)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer db.Close()
-	recs, err := db.ReadAll(r.Workers)
+	k, err := read(ranked, db)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	st := newSolvedTier(t, ranked, recs, r.Workers)
-	cache[t] = st
-	return st, nil
+	cache[t] = k
+	return k, nil
 }
 
 // openSolved loads tier t's level file and opens its database, checking

@@ -42,8 +42,10 @@ package bearoff
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/gnubgid"
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
@@ -80,6 +82,9 @@ type Game struct {
 	tiers []tierInfo
 
 	movesOnce sync.Once
+	// lookups counts the boards whose moves were generated one at a time
+	// before the move lists were built (see boardMoves).
+	lookups atomic.Int64
 }
 
 type tierInfo struct {
@@ -305,6 +310,31 @@ func primitive(i, j int) tiergame.Value {
 	return tiergame.Undecided
 }
 
+// listsAfter is how many boards chanceMoves generates the moves of one at
+// a time before it builds every board's move lists (a second or two for
+// 15 checkers): a few queries stay quick, a solver pays once.
+const listsAfter = 1024
+
+// listsOrNil returns the move lists, building them once listsAfter boards
+// have been asked for; nil before.
+func (g *Game) listsOrNil() *oneSided {
+	if g.lookups.Load() < listsAfter && g.lookups.Add(1) <= listsAfter {
+		return nil
+	}
+	return g.moveLists()
+}
+
+// boardMoves appends to dst the boards roll k leaves on board i,
+// ascending, without the move lists.
+func (g *Game) boardMoves(i, k int, lv *levels, dst []uint32) []uint32 {
+	n := len(dst)
+	for _, key := range lv.results(g.sides.boards[i], g.points, rolls[k]) {
+		dst = append(dst, uint32(Index(unpack(key), g.points)))
+	}
+	slices.Sort(dst[n:])
+	return dst
+}
+
 // moveLists returns the one-sided move lists, computing them once.
 func (g *Game) moveLists() *oneSided {
 	g.movesOnce.Do(g.sides.computeMoves)
@@ -329,9 +359,18 @@ func (g *Game) chanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.
 	if v := primitive(i, j); v != tiergame.Undecided {
 		return v, dst, ends
 	}
-	s := g.moveLists()
+	s := g.listsOrNil()
+	var lv levels
+	var buf []uint32
 	for k := range rolls {
-		for _, to := range s.moves(i, k) {
+		var tos []uint32
+		if s != nil {
+			tos = s.moves(i, k)
+		} else {
+			buf = g.boardMoves(i, k, &lv, buf[:0])
+			tos = buf
+		}
+		for _, to := range tos {
 			ct, cp := g.Position(j, int(to))
 			dst = append(dst, tiergame.Child{Tier: ct, Pos: cp})
 		}

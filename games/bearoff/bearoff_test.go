@@ -101,6 +101,10 @@ func TestMoveLists(t *testing.T) {
 			if got := g.moveLists().moves(i, k); !slices.Equal(got, want) {
 				t.Fatalf("%s board %v roll %v: moves %v, plays %v", g.Option(), g.sides.boards[i], r, got, want)
 			}
+			var lv levels
+			if got := g.boardMoves(i, k, &lv, nil); !slices.Equal(got, want) {
+				t.Fatalf("%s board %v roll %v: one board's moves %v, plays %v", g.Option(), g.sides.boards[i], r, got, want)
+			}
 			if len(want) == 0 {
 				t.Fatalf("%s board %v roll %v: no play", g.Option(), g.sides.boards[i], r)
 			}

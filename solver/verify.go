@@ -30,7 +30,8 @@ func (m Mismatch) String() string {
 	case m.Err != nil:
 		return fmt.Sprintf("tier %d position %d: %v", m.Tier, m.Position, m.Err)
 	case m.Chance:
-		return fmt.Sprintf("tier %d position %d: stored %v, children give %v", m.Tier, m.Position, m.StoredWin, m.DerivedWin)
+		return fmt.Sprintf("tier %d position %d: stored %v (%#x), children give %v (%#x)", m.Tier, m.Position,
+			m.StoredWin, uint32(m.StoredWin), m.DerivedWin, uint32(m.DerivedWin))
 	}
 	return fmt.Sprintf("tier %d position %d: stored %v, children give %v", m.Tier, m.Position, m.Stored, m.Derived)
 }

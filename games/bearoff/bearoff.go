@@ -83,7 +83,7 @@ type Game struct {
 
 	movesOnce sync.Once
 	// lookups counts the boards whose moves were generated one at a time
-	// before the move lists were built (see boardMoves).
+	// before the move lists were built (see listsOrNil).
 	lookups atomic.Int64
 }
 
@@ -134,7 +134,7 @@ func NewGame(checkers, points int) (*Game, error) {
 // count is the number of boards with pip count a.
 func (g *Game) count(a int) uint64 { return uint64(len(g.sides.byPip[a])) }
 
-// Checkers and Points return the variant's options.
+// Checkers returns the most checkers a side has.
 func (g *Game) Checkers() int { return g.checkers }
 
 // Points returns the number of points a side's checkers may stand on.

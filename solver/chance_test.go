@@ -45,7 +45,7 @@ func (g *race) ChildTiers(t tiergame.Tier) []tiergame.Tier {
 	return out
 }
 
-func (g *race) TierName(t tiergame.Tier) string                   { return fmt.Sprintf("%d to go", t) }
+func (g *race) TierName(t tiergame.Tier) string                    { return fmt.Sprintf("%d to go", t) }
 func (g *race) Format(t tiergame.Tier, p tiergame.Position) string { return fmt.Sprintf("%d:%d", t, p) }
 func (g *race) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	var t, p uint64

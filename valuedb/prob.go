@@ -15,6 +15,11 @@ const KindProbability = "probability"
 // probBytes is the width of a probability record.
 const probBytes = 4
 
+// DefaultProbBlockRecords is the default number of probabilities a block
+// holds: 16 KiB. Probabilities hardly compress, so small blocks cost
+// little space and make a random look-up quick (it decompresses one).
+const DefaultProbBlockRecords = 1 << 12
+
 // ErrKind is returned when records are read as the wrong kind (values
 // from a probability database, or probabilities from a value database).
 var ErrKind = errors.New("wrong kind of records")
@@ -40,7 +45,14 @@ func checkKind(m string, h Header) error {
 // on (each record a little-endian uint32 split into byte planes), which
 // zstd compresses better than whole records.
 func WriteProbs(path string, h Header, vals []tiergame.Prob, opts *WriteOptions) (Header, error) {
-	o := opts.normalized()
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.BlockRecords <= 0 {
+		o.BlockRecords = DefaultProbBlockRecords
+	}
+	o = o.normalized()
 	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(vals)), 0, 0, 0, 0, 0
 	h.Kind, h.RecordBytes, h.Mean = KindProbability, probBytes, 0
 	var sum float64

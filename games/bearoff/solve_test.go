@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -183,4 +184,41 @@ func TestSeededRun(t *testing.T) {
 	if _, err := part.Win(tier, pos); err == nil {
 		t.Errorf("the start position is solved in a run from seeds that do not reach it")
 	}
+}
+
+// BigRunEnv names a solved run of 15 checkers on 6 points (made by
+// "tierd solve --game bearoff"); TestBigRunAgreesWithSmall checks it.
+const BigRunEnv = "TIERSOLVE_BEAROFF15"
+
+// TestBigRunAgreesWithSmall checks a solved 15-checker run against a 6-checker
+// one: a position of at most 6 checkers a side has the same one-sided
+// indices and the same game tree in both variants, so the same bits.
+func TestBigRunAgreesWithSmall(t *testing.T) {
+	dir := os.Getenv(BigRunEnv)
+	if dir == "" {
+		t.Skipf("set %s to a solved run of bearoff checkers=15,points=6", BigRunEnv)
+	}
+	big, err := NewGame(15, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, err := solver.OpenOracle(dir, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bo.Close()
+	small, _ := NewGame(6, 6)
+	so := solveRun(t, small, solver.Config{})
+	for i := range small.n {
+		for j := range small.n {
+			st, sp := small.Position(i, j)
+			bt, bp := big.Position(i, j)
+			want, err1 := so.Win(st, sp)
+			got, err2 := bo.Win(bt, bp)
+			if err1 != nil || err2 != nil || got != want {
+				t.Fatalf("(%d, %d) %s: 15-checker run %v (%v), 6-checker run %v (%v)", i, j, small.Format(st, sp), got, err2, want, err1)
+			}
+		}
+	}
+	t.Logf("%d positions of at most 6 checkers agree bit for bit", small.n*small.n)
 }

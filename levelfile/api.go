@@ -1,8 +1,10 @@
 package levelfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 )
@@ -99,9 +101,20 @@ func IsValidLevelFile(name string) error {
 // Info is what Validate learns about a valid file.
 type Info struct {
 	Header
-	Count        uint64 // members
+	Count        uint64 // members (0 when AllPositions)
 	Compressed   int64  // bytes on disk
 	Decompressed int64  // bytes after gunzip
+	// AllPositions is set for a file that holds all 2^64 positions, a count
+	// Count cannot hold (see ErrCountOverflow).
+	AllPositions bool
+}
+
+// CountString is the number of members in decimal, 2^64 included.
+func (i Info) CountString() string {
+	if i.AllPositions {
+		return "18446744073709551616"
+	}
+	return strconv.FormatUint(i.Count, 10)
 }
 
 // Validate decodes the whole file and checks everything checkable: the
@@ -114,7 +127,8 @@ func Validate(name string, opts *Options) (Info, error) {
 	}
 	defer f.Close()
 	n, err := f.Count()
-	if err != nil {
+	all := errors.Is(err, ErrCountOverflow)
+	if err != nil && !all {
 		return Info{Header: f.Header}, fmt.Errorf("levelfile %s: %w", name, err)
 	}
 	// The gzip reader checks the CRC when it reaches EOF; make sure it did
@@ -126,5 +140,5 @@ func Validate(name string, opts *Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{Header: f.Header, Count: n, Compressed: st.Size(), Decompressed: f.DecompressedBytes()}, nil
+	return Info{Header: f.Header, Count: n, Compressed: st.Size(), Decompressed: f.DecompressedBytes(), AllPositions: all}, nil
 }

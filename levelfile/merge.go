@@ -35,23 +35,9 @@ func Merge(ctx context.Context, names []string, opts *MergeOptions) (*bitarray.S
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	// The headers give the span to allocate.
-	var lo, hi uint64
-	any := false
-	for _, name := range names {
-		h, err := ReadHeader(name)
-		if err != nil {
-			return nil, err
-		}
-		if h.Empty {
-			continue
-		}
-		if !any || h.Min < lo {
-			lo = h.Min
-		}
-		if !any || h.Max > hi {
-			hi = h.Max
-		}
-		any = true
+	lo, hi, any, err := MergedRange(names)
+	if err != nil {
+		return nil, err
 	}
 	if !any {
 		return bitarray.New(0, 0), nil
@@ -65,6 +51,29 @@ func Merge(ctx context.Context, names []string, opts *MergeOptions) (*bitarray.S
 		return nil, err
 	}
 	return set, nil
+}
+
+// MergedRange reads the headers of level files and returns the smallest
+// min and the largest max of those that are not empty (ok is false when
+// all are): the range their union spans.
+func MergedRange(names []string) (lo, hi uint64, ok bool, err error) {
+	for _, name := range names {
+		h, err := ReadHeader(name)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if h.Empty {
+			continue
+		}
+		if !ok || h.Min < lo {
+			lo = h.Min
+		}
+		if !ok || h.Max > hi {
+			hi = h.Max
+		}
+		ok = true
+	}
+	return lo, hi, ok, nil
 }
 
 // MergeInto adds the members of the level files to set, whose range must

@@ -12,7 +12,10 @@ import (
 //	intermediate: m<game>_<option>_<tier>_<type>.dat.gz
 //	partial:      m<game>_<option>_<tier>_<start>_<type>.dat.gz
 //
-// Game and option must not contain '_' or '/'.
+// Game and option must not contain '_' or '/'. The option is written in
+// its portable form (see PortableOption); ParseName also reads names
+// written before, with '=' and ',' in the option, and returns the option
+// as the name has it.
 type Name struct {
 	Game, Option string
 	Tier         uint64
@@ -31,19 +34,29 @@ const (
 	Partial
 )
 
-// FullName returns m<game>_<option>_<tier>.dat.gz.
+// FullName returns m<game>_<option>_<tier>.dat.gz, the option in its
+// portable form.
 func FullName(game, option string, tier uint64) string {
 	return Name{Game: game, Option: option, Tier: tier}.String()
 }
 
-// PartialName returns m<game>_<option>_<tier>_<start>_<type>.dat.gz.
+// PartialName returns m<game>_<option>_<tier>_<start>_<type>.dat.gz, the
+// option in its portable form.
 func PartialName(game, option string, tier, start uint64, t Type) string {
 	return Name{Game: game, Option: option, Tier: tier, Kind: Partial, Start: start, Type: t}.String()
 }
 
+// PortableOption is a game's option string as file names hold it: '='
+// dropped and ',' turned into '-' ("width=5,height=4" becomes
+// "width5-height4"), so that names keep to letters, digits, '.', '-' and
+// '_', which every file system, shell and URL takes as they are.
+func PortableOption(option string) string {
+	return strings.NewReplacer("=", "", ",", "-").Replace(option)
+}
+
 // String formats the name.
 func (n Name) String() string {
-	s := fmt.Sprintf("m%s_%s_%d", n.Game, n.Option, n.Tier)
+	s := fmt.Sprintf("m%s_%s_%d", n.Game, PortableOption(n.Option), n.Tier)
 	switch n.Kind {
 	case Intermediate:
 		s += fmt.Sprintf("_%d", n.Type)

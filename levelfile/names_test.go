@@ -7,9 +7,9 @@ func TestNames(t *testing.T) {
 		s string
 		n Name
 	}{
-		{"mconnect4_width=5,height=4_12.dat.gz", Name{Game: "connect4", Option: "width=5,height=4", Tier: 12}},
+		{"mconnect4_width5-height4_12.dat.gz", Name{Game: "connect4", Option: "width5-height4", Tier: 12}},
 		{"mtictactoe_default_3_2.dat.gz", Name{Game: "tictactoe", Option: "default", Tier: 3, Kind: Intermediate, Type: 2}},
-		{"mquixo_size=4_1285_4096_3.dat.gz", Name{Game: "quixo", Option: "size=4", Tier: 1285, Kind: Partial, Start: 4096, Type: 3}},
+		{"mquixo_size4_1285_4096_3.dat.gz", Name{Game: "quixo", Option: "size4", Tier: 1285, Kind: Partial, Start: 4096, Type: 3}},
 	}
 	for _, tt := range tests {
 		got, err := ParseName(tt.s)
@@ -28,6 +28,17 @@ func TestNames(t *testing.T) {
 		if _, err := ParseName(bad); err == nil {
 			t.Errorf("ParseName(%q) accepted", bad)
 		}
+	}
+	// Names are portable: an option with '=' and ',' is written without
+	// them, and names written before with them are still read.
+	if n := FullName("connect4", "width=5,height=4", 12); n != "mconnect4_width5-height4_12.dat.gz" {
+		t.Errorf("FullName = %q", n)
+	}
+	if n := PartialName("connect4", "width=5,height=4", 12, 4096, Type3); n != "mconnect4_width5-height4_12_4096_3.dat.gz" {
+		t.Errorf("PartialName = %q", n)
+	}
+	if n, err := ParseName("mconnect4_width=5,height=4_12_4096_3.dat.gz"); err != nil || n.Option != "width=5,height=4" || n.Start != 4096 {
+		t.Errorf("ParseName of an old name: %+v, %v", n, err)
 	}
 	if IntermediateName("dir/mg_o_7.dat.gz", Type2) != "dir/mg_o_7_2.dat.gz" {
 		t.Error("IntermediateName")

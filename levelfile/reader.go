@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"math/bits"
 	"os"
 
@@ -107,14 +108,24 @@ func (r *Reader) Runs() iter.Seq[Run] {
 	}
 }
 
-// Count decodes the file and returns its number of members.
+// Count decodes the file and returns its number of members. A valid file
+// holding all 2^64 positions has a count a uint64 cannot hold: Count
+// returns 0 and ErrCountOverflow for it.
 func (r *Reader) Count() (uint64, error) {
 	var c countSink
 	if err := r.consume(&c); err != nil {
 		return 0, err
 	}
+	if c.overflow {
+		return 0, ErrCountOverflow
+	}
 	return c.n, nil
 }
+
+// ErrCountOverflow is returned by Reader.Count for a valid file that holds
+// all 2^64 positions (a type-2 file over [0, 2^64−1] listing no
+// unreachable position). Validate reports such a file in Info.AllPositions.
+var ErrCountOverflow = errors.New("levelfile: the file holds all 2^64 positions, a count beyond uint64")
 
 // ReadInto adds the file's members to s, whose range must include [Min,
 // Max]. Merging partial level files is ReadInto on one set per tier.
@@ -649,12 +660,21 @@ func (k setSink) bitmap(pos uint64, b []byte) error {
 }
 
 // growSink builds a set over [base, base+span) whose storage grows with the
-// highest member seen (ReadSet).
+// highest member seen (ReadSet): a file with a huge header and little data
+// allocates little. Storage doubles while it is small, then goes to the
+// whole span at once: doubling a large array would leave its predecessors
+// as garbage that the next allocation may reuse, and reused memory is
+// zeroed, touching every page. A fresh allocation's pages are only touched
+// where members are written (zero words are never written or copied), so
+// a sparse file's resident memory follows its members, not its span.
 type growSink struct {
 	base, span uint64
 	words      []uint64
 	view       *bitarray.Set
 }
+
+// growDoublingWords is the storage (8 MiB) up to which a growSink doubles.
+const growDoublingWords = 1 << 20
 
 // ensure makes positions up to p addressable.
 func (g *growSink) ensure(p uint64) {
@@ -663,11 +683,24 @@ func (g *growSink) ensure(p uint64) {
 		return
 	}
 	full := (g.span + 63) / 64
-	n := min(max(need, 2*uint64(len(g.words)), 1024), full)
+	n := max(need, 2*uint64(len(g.words)), 1024)
+	if n > growDoublingWords {
+		n = full
+	}
+	g.grow(min(n, full))
+	g.view = bitarray.FromWords(g.base, min(uint64(len(g.words))*64, g.span), g.words)
+}
+
+// grow moves the words to new storage of n words, copying only the words
+// that are not zero.
+func (g *growSink) grow(n uint64) {
 	w := make([]uint64, n)
-	copy(w, g.words)
+	for i, x := range g.words {
+		if x != 0 {
+			w[i] = x
+		}
+	}
 	g.words = w
-	g.view = bitarray.FromWords(g.base, min(n*64, g.span), w[:(min(n*64, g.span)+63)/64])
 }
 
 func (g *growSink) points(ps []uint64) error {
@@ -694,23 +727,29 @@ func (g *growSink) bitmap(pos uint64, b []byte) error {
 }
 
 func (g *growSink) final() *bitarray.Set {
-	full := (g.span + 63) / 64
-	if uint64(len(g.words)) < full {
-		w := make([]uint64, full)
-		copy(w, g.words)
-		g.words = w
+	if full := (g.span + 63) / 64; uint64(len(g.words)) < full {
+		g.grow(full)
 	}
 	return bitarray.FromWords(g.base, g.span, g.words)
 }
 
-// countSink counts members.
-type countSink struct{ n uint64 }
+// countSink counts members. The count overflows only for all 2^64
+// positions, one run [0, 2^64−1]: every other count fits.
+type countSink struct {
+	n        uint64
+	overflow bool
+}
 
 func (c *countSink) points(ps []uint64) error { c.n += uint64(len(ps)); return nil }
 func (c *countSink) run(lo, hi uint64) error {
-	if lo <= hi {
-		c.n += hi - lo + 1
+	if lo > hi {
+		return nil
 	}
+	if lo == 0 && hi == math.MaxUint64 {
+		c.overflow = true
+		return nil
+	}
+	c.n += hi - lo + 1
 	return nil
 }
 func (c *countSink) bitmap(_ uint64, b []byte) error {

@@ -3,8 +3,12 @@ package levelfile
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -160,7 +164,6 @@ func WriteFileNamed(nameFor func(Type) string, s *bitarray.Set, opts *WriteOptio
 	if err != nil {
 		return Result{}, err
 	}
-	name := nameFor(TypeAuto)
 	var sinks []*spillSink
 	defer func() {
 		for _, sk := range sinks {
@@ -177,28 +180,55 @@ func WriteFileNamed(nameFor func(Type) string, s *bitarray.Set, opts *WriteOptio
 		return sk, nil
 	})
 	if err != nil {
-		return res, fmt.Errorf("levelfile %s: %w", name, err)
+		return res, writeError(nameFor, err)
+	}
+	var committed []string // intermediate files, removed again on failure
+	fail := func(err error) (Result, error) {
+		for _, path := range committed {
+			os.Remove(path)
+		}
+		return res, writeError(nameFor, err)
 	}
 	for t, sk := range byType {
 		if t != res.Header.Type && !o.Exhaustive {
 			continue
 		}
 		if err := sk.(*spillSink).commit(); err != nil {
-			return res, fmt.Errorf("levelfile %s: %w", name, err)
+			return fail(err)
+		}
+		if o.Exhaustive {
+			committed = append(committed, sk.(*spillSink).path)
 		}
 	}
 	if o.Exhaustive {
 		// The winner also goes under the full name, as in the document.
 		full := nameFor(res.Header.Type)
 		if err := copyFile(IntermediateName(full, res.Header.Type), full); err != nil {
-			return res, fmt.Errorf("levelfile %s: %w", name, err)
+			return fail(err)
 		}
 	}
 	return res, nil
 }
 
-// spillBytes is how much of a candidate WriteFile keeps in memory.
-const spillBytes = 64 << 20
+// writeError names the file that could not be written. Errors of the files
+// themselves (from atomicfile) name the file already, the candidate's own
+// name; others get the file's name, or its folder when the name depends
+// on the type written.
+func writeError(nameFor func(Type) string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	name := nameFor(Type0)
+	if name != nameFor(Type3) {
+		name = filepath.Dir(name)
+	}
+	return fmt.Errorf("levelfile %s: %w", name, err)
+}
+
+// spillBytes is how much of a candidate WriteFile keeps in memory (a
+// variable for tests).
+var spillBytes int64 = 64 << 20
 
 // spillSink holds a candidate in memory, then in a pending atomic file once
 // it grows past spillBytes. When the candidate finishes as the best so far,
@@ -264,10 +294,11 @@ func (s *spillSink) open() error {
 // commit writes the candidate under its path: sync, rename, sync directory.
 func (s *spillSink) commit() error {
 	if s.synced != nil {
-		if err := <-s.synced; err != nil {
+		err := <-s.synced
+		s.synced = nil // consumed: discard must not wait for it again
+		if err != nil {
 			return err
 		}
-		s.synced = nil
 	} else if err := s.open(); err != nil {
 		return err
 	}

@@ -76,6 +76,7 @@ func TestReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	if err := r.Reach(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -90,30 +90,30 @@ var errNotChance = errors.New("the game has no chance nodes (tiergame.Chance)")
 // check for cancellation and report progress often.
 const kernelChunk = 1 << 18
 
-// SolveChanceRange is the unit of solving work for a tier of a chance
-// game: it computes the value of every member of set in r from the values
-// of its children (all in solved child tiers, kids) and stores it in out
-// at the member's rank. done, if not nil, counts positions as they are
-// solved.
+// SolveChanceRange is the unit of solving work for a tier of a game with
+// chance, the counterpart of SolveRange: it computes the value of every
+// member of set in r from the values of its children, found in kids (t's
+// solved child tiers), and stores the value of the i-th member of r in
+// out[i] (out needs r.Count(set) values). done, if not nil, counts
+// positions as they are solved.
 func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
 	cg, ok := g.(tiergame.Chance)
 	if !ok {
 		return fmt.Errorf("%s: %w", g.Name(), errNotChance)
 	}
-	first := firstRank(set, r)
-	if k, ok := g.(tiergame.ChanceKernel); ok && dense(set, r, first, kids) {
-		return solveKernel(ctx, g, k, t, r, kids, out[first:], done)
+	if k, ok := g.(tiergame.ChanceKernel); ok && dense(set, r, kids) {
+		return solveKernel(ctx, g, k, t, r, kids, out, done)
 	}
 	d := newDeriver(g, cg, t, kids)
-	rank := first
+	i := 0
 	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			v, err := d.value(tiergame.Position(p))
 			if err != nil {
 				return err
 			}
-			out[rank] = v
-			rank++
+			out[i] = v
+			i++
 		}
 		if done != nil {
 			done.Add(uint64(len(ps)))
@@ -122,10 +122,10 @@ func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 	})
 }
 
-// dense reports whether every position of r is a member of set (first
-// being the rank of the first) and every child tier is held by position.
-func dense(set *bitarray.Ranked, r Range, first uint64, kids []*ChanceTier) bool {
-	if firstRank(set, Range{Lo: r.Hi, Hi: r.Hi})-first != r.Hi-r.Lo {
+// dense reports whether every position of r is a member of set and every
+// child tier is held by position.
+func dense(set *bitarray.Ranked, r Range, kids []*ChanceTier) bool {
+	if r.Count(set) != r.Hi-r.Lo {
 		return false
 	}
 	for _, k := range kids {

@@ -117,6 +117,7 @@ func TestChanceAgainstReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	ctx := context.Background()
 	if err := r.Reach(ctx); err != nil {
 		t.Fatal(err)
@@ -180,7 +181,7 @@ func TestChanceAgainstReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.recordSolved(r.Manifest.tier(uint64(tier)), h); err != nil {
+	if err := r.recordSolved(tier, r.Manifest.tier(uint64(tier)), h); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = r.Verify(ctx)
@@ -199,6 +200,7 @@ func TestChanceLoopyRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	if err := r.Reach(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -229,9 +231,12 @@ func TestSeedsMustMatch(t *testing.T) {
 	if r.Manifest.Start != nil || !r.Manifest.Done() || len(r.Manifest.Seeds) != 1 {
 		t.Fatalf("manifest %+v", r.Manifest)
 	}
-	if _, err := Open(Config{Game: g, Dir: dir}); err != nil {
+	r.Close()
+	r2, err := Open(Config{Game: g, Dir: dir})
+	if err != nil {
 		t.Fatalf("resume without --from: %v", err)
 	}
+	r2.Close()
 	other := filepath.Join(t.TempDir(), "other")
 	if _, err := WriteSeeds(other, g, map[tiergame.Tier][]tiergame.Position{8: {3}}); err != nil {
 		t.Fatal(err)
@@ -247,5 +252,5 @@ func TestSeedsMustMatch(t *testing.T) {
 
 // writeProbsForTest rewrites tier t's database with vals.
 func writeProbsForTest(r *Run, t tiergame.Tier, vals []tiergame.Prob) (valuedb.Header, error) {
-	return valuedb.WriteProbs(r.dbPath(t), r.dbHeader(t), vals, nil)
+	return WriteProbDB(r.dbPath(t), r.Game, t, vals, nil)
 }

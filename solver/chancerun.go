@@ -3,20 +3,13 @@ package solver
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
-
-// chanceRange is about how many positions a range of a chance tier has.
-const chanceRange = 1 << 20
 
 // isChance reports whether the run's game has chance nodes.
 func (r *Run) isChance() bool {
@@ -34,9 +27,6 @@ func (r *Run) solveChance(ctx context.Context) error {
 			return fmt.Errorf("%s: tier %s is loopy, which games with chance cannot be", g.Name(), g.TierName(t))
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(r.Dir, "db"), 0o755); err != nil {
-		return err
-	}
 	cache := map[tiergame.Tier]*ChanceTier{}
 	var solved atomic.Uint64
 	start := time.Now()
@@ -47,20 +37,21 @@ func (r *Run) solveChance(ctx context.Context) error {
 		}
 		t0 := time.Now()
 		ct, err := r.solveChanceTier(ctx, t, cache, &solved)
-		if err != nil {
-			return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
-		}
-		h, err := valuedb.WriteProbs(r.dbPath(t), r.dbHeader(t), ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
 		if err == nil {
-			err = r.recordSolved(rec, h)
+			var h valuedb.Header
+			if h, err = WriteProbDB(r.dbPath(t), g, t, ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err == nil {
+				err = r.recordSolved(t, rec, h)
+			}
 		}
 		if err != nil {
-			return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+			return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 		}
 		cache[t] = ct
 		secs := time.Since(t0).Seconds()
+		r.Times.SolveSeconds += secs
+		r.worked = true
 		r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
-			"certain_wins", rec.Win, "certain_losses", rec.Lose, "mean", h.Mean, "db_bytes", rec.DB.Bytes,
+			"certain_wins", rec.Win, "certain_losses", rec.Lose, "db_bytes", rec.DB.Bytes,
 			"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
 		return nil
 	})
@@ -72,10 +63,10 @@ func (r *Run) solveChance(ctx context.Context) error {
 		return err
 	}
 	r.Manifest.Start = nil
-	if _, p := g.Start(); ct.set.Total() > 0 {
+	if st, p := g.Start(); st == ct.tier {
 		if v, ok := ct.lookup(p); ok {
 			win := v.Float()
-			r.Manifest.Start = &StartRecord{Position: g.Format(r.Graph.Start, p), Value: "chance", Win: &win}
+			r.Manifest.Start = &StartRecord{Position: g.Format(st, p), Value: "chance", Win: &win}
 		}
 	}
 	r.Manifest.Solved = true
@@ -94,16 +85,8 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 		return nil, err
 	}
 	ranked := bitarray.NewRanked(set)
-	vals := make([]tiergame.Prob, ranked.Total())
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(r.Workers)
-	// Work per position varies along a tier (with the mover's checkers),
-	// so a tier is cut into many ranges that the workers take in turn.
-	n := max(r.ranges(), int(min(ranked.Total()/chanceRange, 1<<16)))
-	for _, rg := range SplitRanges(ranked, n) {
-		eg.Go(func() error { return SolveChanceRange(ectx, r.Game, t, ranked, rg, kids, vals, done) })
-	}
-	if err := eg.Wait(); err != nil {
+	vals, err := SolveChanceTier(ctx, r.Game, t, ranked, kids, r.Workers, r.ranges(), done)
+	if err != nil {
 		return nil, err
 	}
 	return NewChanceTier(t, ranked, vals, r.Workers), nil
@@ -115,14 +98,10 @@ func (r *Run) chanceChildren(t tiergame.Tier, kids []*ChanceTier, cache map[tier
 	return childrenOf(r, t, kids, func(c tiergame.Tier) (*ChanceTier, error) { return r.loadChance(c, cache) })
 }
 
-// loadChance returns a solved tier of a chance game from the cache or from
-// its files.
+// loadChance returns a solved tier of a game with chance from the cache or
+// from its files.
 func (r *Run) loadChance(t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier) (*ChanceTier, error) {
-	return loadTier(r, t, cache, func(ranked *bitarray.Ranked, db *valuedb.DB) (*ChanceTier, error) {
-		vals, err := db.ReadAllProbs(r.Workers)
-		if err != nil {
-			return nil, err
-		}
-		return NewChanceTier(t, ranked, vals, r.Workers), nil
+	return cached(cache, t, func() (*ChanceTier, error) {
+		return LoadChanceTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
 	})
 }

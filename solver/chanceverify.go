@@ -45,6 +45,7 @@ func (r *Run) checkFiles(rep *VerifyReport) error {
 			return fmt.Errorf("tier %s is not solved", rec.Name)
 		}
 		for _, fi := range []*FileInfo{rec.Level, rec.DB} {
+			rep.Files++
 			if err := fi.check(r.Dir, true); err != nil {
 				rep.FileErrors = append(rep.FileErrors, err.Error())
 			}
@@ -77,7 +78,8 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 			return errStop
 		}
 		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose {
-			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: counts %+v differ from the manifest", r.dbPath(t), h))
+			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (%d certain wins, %d certain losses), the manifest says %d (%d, %d)",
+				r.dbPath(t), h.Count, h.Win, h.Lose, rec.Reachable, rec.Win, rec.Lose))
 		}
 		db.Close()
 		kids, err := r.chanceChildren(t, nil, cache)
@@ -116,6 +118,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 			return err
 		}
 		rep.Positions += n.Load()
+		rep.Tiers++
 		return nil
 	})
 	if err == errStop {

@@ -266,7 +266,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				if st == nil {
 					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, c.Tier)
 				}
-				rec, ok := st.lookup(c.Pos)
+				rec, ok := st.Lookup(c.Pos)
 				if !ok {
 					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), c.Pos, t, p, c.Tier)
 				}
@@ -527,7 +527,7 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 					if c.Tier == s.t {
 						continue
 					}
-					if rec, ok := s.kids.find(c.Tier, &last).lookup(c.Pos); ok && rec.Value() == tiergame.Tie {
+					if rec, ok := s.kids.find(c.Tier, &last).Lookup(c.Pos); ok && rec.Value() == tiergame.Tie {
 						minTie = min(minTie, rec.Remoteness())
 					}
 				}

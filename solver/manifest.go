@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // ManifestName is the manifest's file name in a run folder.
@@ -111,7 +112,17 @@ func LoadManifest(dir string) (*Manifest, error) {
 	return m, err
 }
 
-func (m *Manifest) save(dir string) error {
+// NewManifest is the manifest of a run of g that has done nothing yet.
+func NewManifest(g tiergame.Game, gr *Graph) *Manifest {
+	m := &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option()}
+	for _, t := range gr.Tiers {
+		m.Tiers = append(m.Tiers, &TierRecord{Tier: uint64(t), Name: g.TierName(t), TierSize: g.TierSize(t), Loopy: gr.Loopy[t]})
+	}
+	return m
+}
+
+// Save writes the manifest into the run folder dir, atomically.
+func (m *Manifest) Save(dir string) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -1,35 +1,16 @@
 package solver
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // DefaultMemory is 80% of the machine's memory (MemTotal in /proc/meminfo),
 // or 4 GiB where that cannot be read.
-func DefaultMemory() uint64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 4 << 30
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb * 1024 / 10 * 8
-			}
-		}
-	}
-	return 4 << 30
-}
+func DefaultMemory() uint64 { return memsize.DefaultBudget() }
 
 // writerSlack is what writing a level file may hold besides the set: up to
 // four candidates in memory (64 MiB each before they spill to disk).
@@ -138,12 +119,4 @@ func LargestTier(memory uint64, workers int) uint64 {
 // ErrTooBig marks a run refused because a step would not fit in memory.
 var ErrTooBig = fmt.Errorf("run does not fit in memory")
 
-func bytesString(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func bytesString(n uint64) string { return memsize.Format(n) }

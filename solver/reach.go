@@ -8,8 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -143,8 +141,27 @@ type reacher struct {
 }
 
 // levelPath is where a tier's full level file lives.
+// The manifest's record wins over the name LevelFile gives: a folder
+// written before names were portable keeps its files' names.
 func (r *Run) levelPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, "levels", levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t)))
+	return filepath.Join(r.Dir, r.recordedPath(t, false, LevelFile(r.Game, t)))
+}
+
+// recordedPath is the path the manifest records for tier t's level file
+// (or database, if db), or else name.
+func (r *Run) recordedPath(t tiergame.Tier, db bool, name string) string {
+	if r.Manifest == nil {
+		return name
+	}
+	rec := r.Manifest.tier(uint64(t))
+	switch {
+	case rec == nil:
+	case !db && rec.Level != nil:
+		return rec.Level.Path
+	case db && rec.DB != nil:
+		return rec.DB.Path
+	}
+	return name
 }
 
 // partialDir holds the partial level files of child tier c made by
@@ -160,32 +177,26 @@ func (r *Run) partialDir(c, p tiergame.Tier) string {
 // expands t for its children. In an exhaustive run every position is
 // reachable and nothing is expanded.
 func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
-	g := rc.Game
-	size := g.TierSize(t)
-	set := bitarray.New(0, size)
+	if rc.exhaustive() { // nothing to merge or close: the tier is full
+		return FullTier(rc.Game, t), nil
+	}
 	var files []string
-	switch {
-	case rc.exhaustive():
-		if size > 0 { // nothing to merge or close: the tier is full
-			set.AddRange(0, size-1)
-		}
-		return set, nil
-	case len(rc.Manifest.Seeds) > 0:
-		if f, ok := rc.seedFile(t); ok {
-			files = append(files, f)
-		}
-	case t == rc.Graph.Start:
-		_, p := g.Start()
-		set.Add(uint64(p))
+	seeded := len(rc.Manifest.Seeds) > 0
+	if f, ok := rc.seedFile(t); ok {
+		files = append(files, f)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
 	for _, d := range dirs {
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)
 	}
-	// Merge straight into the tier's set: one bit array, not two.
-	if err := levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: rc.Workers}); err != nil {
-		return nil, fmt.Errorf("tier %d: %w", t, err)
+	merge := MergeTier
+	if seeded {
+		merge = MergeSeeded
+	}
+	set, err := merge(ctx, rc.Game, t, files, rc.Workers)
+	if err != nil {
+		return nil, err
 	}
 	if rc.Graph.Loopy[t] {
 		if err := rc.close(ctx, t, set); err != nil {
@@ -195,65 +206,20 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 	return set, nil
 }
 
-// close adds to set everything reachable by moves inside loopy tier t,
-// expanding each position exactly once: its children in t go to the next
-// round, its children in other tiers to child sets that each worker keeps
-// across rounds. At the end each worker writes one partial level file per
-// child tier, its start value being the worker's number: for a loopy tier
-// a share is a worker's part of every round rather than one range.
+// close closes loopy tier t's set under its own moves (CloseTier) and
+// writes one partial level file per worker and child tier, its start value
+// being the worker's number: for a loopy tier a share is a worker's part
+// of every round rather than one range.
 func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
 	if err := rc.preparePartials(t); err != nil {
 		return err
 	}
-	// A worker's slot: its child sets, kept across rounds, and its set
-	// of positions found inside t in the current round (per worker, so
-	// adding to it needs no atomic operations).
-	type slot struct {
-		children []Target
-		found    *bitarray.Set
+	shares, err := CloseTier(ctx, rc.Game, t, set, rc.Graph.Children[t], rc.Workers, rc.Ranges, &rc.expanded)
+	if err != nil {
+		return err
 	}
-	slots := make(chan *slot, rc.Workers)
-	all := make([]*slot, rc.Workers)
-	for k := range all {
-		all[k] = &slot{}
-		slots <- all[k]
-	}
-	frontier := set.Clone()
-	for frontier.Count() > 0 {
-		err := rc.forRanges(ctx, frontier, func(ctx context.Context, r Range) error {
-			sl := <-slots
-			defer func() { slots <- sl }()
-			if sl.found == nil { // first use
-				sl.children = rc.childTargets(t)
-				sl.found = bitarray.New(0, set.Len())
-			}
-			targets := append(sl.children[:len(sl.children):len(sl.children)], Target{Tier: t, Set: sl.found})
-			_, err := ExpandRange(ctx, rc.Game, t, frontier, r, targets, &rc.expanded)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		// The next frontier is what this round found that is new.
-		next := bitarray.New(0, set.Len())
-		nw, sw := next.Words(), set.Words()
-		for _, sl := range all {
-			if sl.found == nil {
-				continue
-			}
-			fw := sl.found.Words()
-			for i, w := range fw {
-				nw[i] |= w &^ sw[i]
-				fw[i] = 0
-			}
-		}
-		for i, w := range nw {
-			sw[i] |= w
-		}
-		frontier = next
-	}
-	for k, sl := range all {
-		for _, tg := range sl.children {
+	for k, targets := range shares {
+		for _, tg := range targets {
 			if err := rc.writePartial(tg, t, uint64(k)); err != nil {
 				return err
 			}
@@ -269,8 +235,8 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 	if err := rc.preparePartials(t); err != nil {
 		return err
 	}
-	return rc.forRanges(ctx, set, func(ctx context.Context, r Range) error {
-		targets := rc.childTargets(t)
+	return forRanges(ctx, set, rc.Workers, rc.Ranges, func(ctx context.Context, r Range) error {
+		targets := ChildTargets(rc.Game, rc.Graph.Children[t])
 		if _, err := ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded); err != nil {
 			return err
 		}
@@ -281,15 +247,6 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 		}
 		return nil
 	})
-}
-
-// childTargets returns empty sets over the hash spaces of t's child tiers.
-func (rc *reacher) childTargets(t tiergame.Tier) []Target {
-	var targets []Target
-	for _, c := range rc.Graph.Children[t] {
-		targets = append(targets, Target{Tier: c, Set: bitarray.New(0, rc.Game.TierSize(c))})
-	}
-	return targets
 }
 
 // preparePartials empties the folders that expanding t writes partials to
@@ -305,21 +262,6 @@ func (rc *reacher) preparePartials(t tiergame.Tier) error {
 		}
 	}
 	return nil
-}
-
-// forRanges cuts the members of set into ranges and runs f on each, on
-// the workers.
-func (rc *reacher) forRanges(ctx context.Context, set *bitarray.Set, f func(context.Context, Range) error) error {
-	ranked := bitarray.NewRanked(set)
-	if ranked.Total() == 0 {
-		return nil
-	}
-	eg, ctx := errgroup.WithContext(ctx)
-	eg.SetLimit(rc.Workers)
-	for _, r := range SplitRanges(ranked, rc.rangesFor(ranked.Total())) {
-		eg.Go(func() error { return f(ctx, r) })
-	}
-	return eg.Wait()
 }
 
 // writePartial writes one worker's children in tier tg.Tier as a partial
@@ -346,16 +288,4 @@ func (r *Run) ranges() int {
 		return r.Ranges
 	}
 	return r.Workers
-}
-
-// minRange is the fewest positions worth a range of their own: below it,
-// the cost of a partial file outweighs a worker's share.
-const minRange = 1 << 16
-
-// rangesFor is how many ranges a set of n positions is cut into.
-func (r *Run) rangesFor(n uint64) int {
-	if r.Ranges > 0 {
-		return r.Ranges
-	}
-	return int(max(1, min(uint64(r.Workers), n/minRange)))
 }

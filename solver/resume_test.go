@@ -52,6 +52,7 @@ func reopen(t testing.TB, g tiergame.Game, dir string, cfg Config) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { r.Close() })
 	return r
 }
 
@@ -147,7 +148,7 @@ func TestResume(t *testing.T) {
 					}
 				}
 				m.Start, m.Total = nil, 0
-				if err := m.save(dir); err != nil {
+				if err := m.Save(dir); err != nil {
 					t.Fatal(err)
 				}
 				r := reopen(t, g, dir, Config{})
@@ -191,7 +192,7 @@ func TestResume(t *testing.T) {
 					}
 				}
 				m.Start = nil
-				if err := m.save(dir); err != nil {
+				if err := m.Save(dir); err != nil {
 					t.Fatal(err)
 				}
 				r := reopen(t, g, dir, Config{})
@@ -233,6 +234,7 @@ func TestResume(t *testing.T) {
 					if cg.calls.Load() == 0 {
 						t.Fatalf("tier %s was never expanded", g.TierName(big))
 					}
+					r.Close()
 					r = reopen(t, g, dir, Config{})
 					if err := r.Reach(t.Context()); err != nil {
 						t.Fatal(err)

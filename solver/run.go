@@ -60,7 +60,15 @@ type Run struct {
 	// obsolete are folders to remove once the manifest no longer needs
 	// them: merged partials go only after the merge is recorded.
 	obsolete []string
+	lock     *folderLock // this process's hold on the folder, until Close
+	checked  bool        // the recorded files were checked (checkRecorded)
+	// Times is how long the run's steps took, in every session so far.
+	Times  Times
+	worked bool // a step was done in this session
 }
+
+// Close releases the run folder for other processes.
+func (r *Run) Close() error { return r.lock.unlock() }
 
 // checkpointEvery is how often a running job records its progress: files
 // are written without syncing each, and a checkpoint syncs the file system
@@ -78,8 +86,13 @@ func (r *Run) checkpoint(force bool) error {
 		return err
 	}
 	r.saved = time.Now()
-	if err := r.Manifest.save(r.Dir); err != nil {
+	if err := r.Manifest.Save(r.Dir); err != nil {
 		return err
+	}
+	if r.worked {
+		if err := r.Times.save(r.Dir); err != nil {
+			return err
+		}
 	}
 	for _, dir := range r.obsolete {
 		if err := os.RemoveAll(dir); err != nil {
@@ -99,7 +112,7 @@ func Open(cfg Config) (*Run, error) {
 	}
 	if cfg.PartialOptions.Level == 0 {
 		// Partials are read once, by the merge: compress them fast.
-		cfg.PartialOptions.Level = 1
+		cfg.PartialOptions.Level = DefaultPartialLevel
 	}
 	r, err := Plan(cfg)
 	if err != nil {
@@ -112,27 +125,36 @@ func Open(cfg Config) (*Run, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	m, err := loadManifest(cfg.Dir)
+	lock, err := lockFolder(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
+	r.lock = lock
+	removeTemporaries(cfg.Dir)
+	m, err := loadManifest(cfg.Dir)
+	if err != nil {
+		lock.unlock()
+		return nil, err
+	}
 	if m != nil && (m.Game != g.Name() || m.Option != g.Option()) {
+		lock.unlock()
 		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
 	}
 	seeds, err := r.copySeeds(m)
 	if err != nil {
+		lock.unlock()
 		return nil, err
 	}
 	if m == nil {
-		m = &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option(), Seeds: seeds}
-		for _, t := range gr.Tiers {
-			m.Tiers = append(m.Tiers, &TierRecord{Tier: uint64(t), Name: g.TierName(t), TierSize: g.TierSize(t), Loopy: gr.Loopy[t]})
-		}
-		if err := m.save(cfg.Dir); err != nil {
+		m = NewManifest(g, gr)
+		m.Seeds = seeds
+		if err := m.Save(cfg.Dir); err != nil {
+			lock.unlock()
 			return nil, err
 		}
 	}
 	r.Manifest = m
+	r.Times = loadTimes(cfg.Dir)
 	return r, nil
 }
 
@@ -144,7 +166,7 @@ func (r *Run) Reach(ctx context.Context) error {
 	r.meter = progress.New(r.Terminal, r.Log, "reach", int64(len(r.Graph.Tiers)), "tiers")
 	defer r.meter.Finish()
 	start := time.Now()
-	r.repairLevels()
+	r.checkRecorded()
 	for i, t := range r.Graph.Tiers {
 		rec := r.Manifest.tier(uint64(t))
 		r.meter.Set(int64(i), "tier "+g.TierName(t))
@@ -155,10 +177,12 @@ func (r *Run) Reach(ctx context.Context) error {
 		t0 := time.Now()
 		before := rc.expanded.Load()
 		if err := rc.step(ctx, t, rec, fileOK); err != nil {
-			return fmt.Errorf("reach tier %s: %w", g.TierName(t), err)
+			return r.stopped(fmt.Errorf("reach tier %s: %w", g.TierName(t), err))
 		}
 		n := rc.expanded.Load() - before
 		secs := time.Since(t0).Seconds()
+		r.Times.ReachSeconds += secs
+		r.worked = true
 		r.Log.Info("tier reached", "tier", uint64(t), "name", g.TierName(t), "reachable", rec.Reachable,
 			"type", rec.LevelType, "bytes", rec.Level.Bytes, "expanded", n, "seconds", secs,
 			"positions_per_second", float64(n)/secs)
@@ -172,24 +196,14 @@ func (r *Run) Reach(ctx context.Context) error {
 	return r.checkpoint(true)
 }
 
-// repairLevels handles recorded level files that are missing or damaged:
-// their partials are gone (merged and removed), so the tier is rebuilt by
-// expanding its parents again, which the reach loop then does in order.
-func (r *Run) repairLevels() {
-	for _, t := range r.Graph.Tiers {
-		rec := r.Manifest.tier(uint64(t))
-		if !rec.Reached {
-			continue
-		}
-		if err := rec.Level.check(r.Dir, false); err != nil {
-			r.Log.Warn("level file missing or damaged: rebuilding the tier from its parents", "tier", r.Game.TierName(t), "error", err)
-			rec.Reached, rec.Expanded = false, false
-			for _, p := range r.Graph.Parents[t] {
-				r.Manifest.tier(uint64(p)).Expanded = false
-			}
-			os.RemoveAll(filepath.Join(r.Dir, "partials", fmt.Sprint(t)))
-		}
+// stopped records every finished step before the run returns err (a
+// cancellation or a failure), so it resumes from there and not from the
+// last periodic checkpoint.
+func (r *Run) stopped(err error) error {
+	if cerr := r.checkpoint(true); cerr != nil {
+		r.Log.Warn("could not record the finished tiers", "error", cerr)
 	}
+	return err
 }
 
 // step reaches tier t (unless its level file is already there) and expands
@@ -242,10 +256,9 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 		return err
 	}
 	o := rc.LevelOptions
-	o.Game = rc.Game.Name()
 	o.Workers = rc.Workers
 	o.NoSync = true // synced by the next checkpoint
-	res, err := levelfile.WriteFile(path, set, &o)
+	res, err := WriteLevel(path, rc.Game, set, o)
 	if err != nil {
 		return err
 	}
@@ -279,14 +292,5 @@ func (r *Run) unsolveUp(t tiergame.Tier) {
 
 // loadLevel reads tier t's full level file into a set over its hash space.
 func (r *Run) loadLevel(t tiergame.Tier) (*bitarray.Set, error) {
-	f, err := levelfile.Open(r.levelPath(t), &levelfile.Options{MaxSpan: r.Game.TierSize(t) + 1})
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	set := bitarray.New(0, r.Game.TierSize(t))
-	if err := f.ReadInto(set); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	return set, nil
+	return LoadLevel(r.levelPath(t), r.Game, t)
 }

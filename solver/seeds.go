@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,6 +81,27 @@ func (r *Run) copySeeds(m *Manifest) ([]*FileInfo, error) {
 		}
 	}
 	return infos, nil
+}
+
+// FullTier is the set of every position of tier t: an exhaustive game's
+// tier (tiergame.Exhaustive), in a run without seeds.
+func FullTier(g tiergame.Game, t tiergame.Tier) *bitarray.Set {
+	set := bitarray.New(0, g.TierSize(t))
+	if n := set.Len(); n > 0 {
+		set.AddRange(0, n-1)
+	}
+	return set
+}
+
+// MergeSeeded is MergeTier for a run from seeds: the union of files (the
+// tier's seed level file, if it has one, and the partial level files its
+// parents' units wrote for it), without the start position.
+func MergeSeeded(ctx context.Context, g tiergame.Game, t tiergame.Tier, files []string, workers int) (*bitarray.Set, error) {
+	set := bitarray.New(0, g.TierSize(t))
+	if err := levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: workers}); err != nil {
+		return nil, fmt.Errorf("tier %d: %w", t, err)
+	}
+	return set, nil
 }
 
 // SeedFile is a level file WriteSeeds wrote.

@@ -27,11 +27,11 @@ import (
 
 // valueBytes is the memory per reachable position of a tier's records
 // (2 by rank, and up to 4 more by position for tiers that are mostly
-// reachable: see newSolvedTier).
+// reachable: see NewSolvedTier).
 const valueBytes = 6
 
-// solvedTier is a solved tier in memory, for lookups by its parents.
-type solvedTier struct {
+// SolvedTier is a solved tier in memory, for lookups by its parents.
+type SolvedTier struct {
 	tier tiergame.Tier
 	set  *bitarray.Ranked
 	recs []valuedb.Record // by rank
@@ -42,13 +42,13 @@ type solvedTier struct {
 	byPos []valuedb.Record
 }
 
-// noRecord marks unreachable positions in solvedTier.byPos: a value code
+// noRecord marks unreachable positions in SolvedTier.byPos: a value code
 // no record uses.
 const noRecord = valuedb.Record(7 << 13)
 
-// newSolvedTier indexes a solved tier for lookups, on workers goroutines.
-func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) *solvedTier {
-	st := &solvedTier{tier: t, set: set, recs: recs}
+// NewSolvedTier indexes a solved tier for lookups, on workers goroutines.
+func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) *SolvedTier {
+	st := &SolvedTier{tier: t, set: set, recs: recs}
 	if worthDense(set) {
 		st.byPos = byPosition(set, recs, noRecord, workers)
 	}
@@ -86,8 +86,9 @@ func byPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R 
 	return byPos
 }
 
-// lookup returns the record of position p of the tier.
-func (s *solvedTier) lookup(p tiergame.Position) (valuedb.Record, bool) {
+// Lookup returns the record of position p of the tier, and whether p is
+// one of its reachable positions.
+func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 	if s.byPos != nil {
 		if i := uint64(p) - s.set.Base(); i < uint64(len(s.byPos)) {
 			r := s.byPos[i]
@@ -103,9 +104,9 @@ func (s *solvedTier) lookup(p tiergame.Position) (valuedb.Record, bool) {
 }
 
 // children finds the solved tier of each child without a map in the loop.
-type children []*solvedTier
+type children []*SolvedTier
 
-func (cs children) find(t tiergame.Tier, last *int) *solvedTier {
+func (cs children) find(t tiergame.Tier, last *int) *SolvedTier {
 	if *last < len(cs) && cs[*last].tier == t {
 		return cs[*last]
 	}
@@ -166,12 +167,13 @@ func (c *combiner) record() (valuedb.Record, error) {
 
 // SolveRange is the unit of solving work for a tier that is not loopy: it
 // computes the record of every member of set in r from the records of its
-// children (all in solved child tiers) and stores it in out at the
-// member's rank. done, if not nil, counts positions as they are solved.
-func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids children, out []valuedb.Record, done *atomic.Uint64) error {
+// children, found in kids (t's solved child tiers), and stores the record
+// of the i-th member of r in out[i] (out needs r.Count(set) records).
+// done, if not nil, counts positions as they are solved.
+func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids []*SolvedTier, out []valuedb.Record, done *atomic.Uint64) error {
 	moves := make([]tiergame.Child, 0, 64)
 	last := 0
-	rank := firstRank(set, r)
+	rank := 0
 	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
@@ -183,11 +185,11 @@ func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 			}
 			c := newCombiner()
 			for _, ch := range cs {
-				st := kids.find(ch.Tier, &last)
+				st := children(kids).find(ch.Tier, &last)
 				if st == nil {
 					return fmt.Errorf("%s: move from tier %d position %d to tier %d, which is not solved (a child tier missing from ChildTiers?)", g.Name(), t, p, ch.Tier)
 				}
-				rec, ok := st.lookup(ch.Pos)
+				rec, ok := st.Lookup(ch.Pos)
 				if !ok {
 					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), ch.Pos, t, p, ch.Tier)
 				}

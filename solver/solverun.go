@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -19,7 +17,7 @@ import (
 
 // dbPath is where a tier's value database lives.
 func (r *Run) dbPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, "db", fmt.Sprintf("m%s_%s_%d.vdb", r.Game.Name(), r.Game.Option(), uint64(t)))
+	return filepath.Join(r.Dir, r.recordedPath(t, true, DBFile(r.Game, t)))
 }
 
 // ErrNotReached is returned by Solve before reachability is complete.
@@ -30,19 +28,20 @@ var ErrNotReached = errors.New("reachability is not complete: run Reach first")
 // records as solved are skipped.
 func (r *Run) Solve(ctx context.Context) error {
 	g := r.Game
+	r.checkRecorded()
 	for _, rec := range r.Manifest.Tiers {
 		if !rec.Reached || !rec.Expanded {
 			return ErrNotReached
 		}
 	}
-	if r.isChance() {
-		return r.solveChance(ctx)
-	}
 	if err := os.MkdirAll(filepath.Join(r.Dir, "db"), 0o755); err != nil {
 		return err
 	}
+	if r.isChance() {
+		return r.solveChance(ctx)
+	}
 	order := r.Graph.SolveOrder()
-	cache := map[tiergame.Tier]*solvedTier{}
+	cache := map[tiergame.Tier]*SolvedTier{}
 	pending := map[tiergame.Tier]int{}
 	for _, t := range order {
 		pending[t] = len(r.Graph.Parents[t])
@@ -58,13 +57,15 @@ func (r *Run) Solve(ctx context.Context) error {
 			t0 := time.Now()
 			st, err := r.solveTier(ctx, t, cache, &solved)
 			if err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			if err := r.recordDB(t, rec, st); err != nil {
-				return fmt.Errorf("solve tier %s: %w", g.TierName(t), err)
+				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			cache[t] = st
 			secs := time.Since(t0).Seconds()
+			r.Times.SolveSeconds += secs
+			r.worked = true
 			r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
 				"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
 				"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
@@ -80,23 +81,20 @@ func (r *Run) Solve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, p := g.Start()
-	rec, ok := st.lookup(p)
-	switch {
-	case ok:
-		r.Manifest.Start = &StartRecord{Position: g.Format(r.Graph.Start, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}
-		r.Log.Info("solving done", "start", rec.String(), "seconds", time.Since(start).Seconds())
+	switch r.Manifest.Start, err = NewStartRecord(g, st); {
+	case err == nil:
+		r.Log.Info("solving done", "start", r.Manifest.Start.Value, "remoteness", r.Manifest.Start.Remoteness, "seconds", time.Since(start).Seconds())
 	case len(r.Manifest.Seeds) > 0: // a run from seeds need not reach the start
 		r.Manifest.Start, r.Manifest.Solved = nil, true
 		r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
 	default:
-		return fmt.Errorf("the start position is not in its tier's level file")
+		return err
 	}
 	return r.checkpoint(true)
 }
 
 // solveTier computes the records of tier t.
-func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*solvedTier, done *atomic.Uint64) (*solvedTier, error) {
+func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier, done *atomic.Uint64) (*SolvedTier, error) {
 	kids, err := r.childTiers(t, nil, cache)
 	if err != nil {
 		return nil, err
@@ -106,37 +104,23 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 		return nil, err
 	}
 	ranked := bitarray.NewRanked(set)
-	recs := make([]valuedb.Record, ranked.Total())
-	if r.Graph.Loopy[t] {
-		err = solveLoopy(ctx, r.Game, t, ranked, kids, r.Workers, r.ranges(), r.ReverseIndex, recs, done)
-	} else {
-		eg, ectx := errgroup.WithContext(ctx)
-		eg.SetLimit(r.Workers)
-		for _, rg := range SplitRanges(ranked, r.ranges()) {
-			eg.Go(func() error { return SolveRange(ectx, r.Game, t, ranked, rg, kids, recs, done) })
-		}
-		err = eg.Wait()
-	}
+	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.ranges(), r.ReverseIndex, done)
 	if err != nil {
 		return nil, err
 	}
-	return newSolvedTier(t, ranked, recs, r.Workers), nil
+	return NewSolvedTier(t, ranked, recs, r.Workers), nil
 }
 
 // childTiers appends t's solved child tiers to kids, from the cache or
 // from their files.
-func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*solvedTier) (children, error) {
-	return childrenOf(r, t, kids, func(c tiergame.Tier) (*solvedTier, error) { return r.loadSolved(c, cache) })
+func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*SolvedTier) (children, error) {
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*SolvedTier, error) { return r.loadSolved(c, cache) })
 }
 
 // loadSolved returns a solved tier from the cache or from its files.
-func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solvedTier) (*solvedTier, error) {
-	return loadTier(r, t, cache, func(ranked *bitarray.Ranked, db *valuedb.DB) (*solvedTier, error) {
-		recs, err := db.ReadAll(r.Workers)
-		if err != nil {
-			return nil, err
-		}
-		return newSolvedTier(t, ranked, recs, r.Workers), nil
+func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier) (*SolvedTier, error) {
+	return cached(cache, t, func() (*SolvedTier, error) {
+		return LoadSolvedTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
 	})
 }
 
@@ -152,62 +136,30 @@ func childrenOf[K any, S ~[]K](r *Run, t tiergame.Tier, kids S, load func(tierga
 	return kids, nil
 }
 
-// loadTier returns solved tier t from cache, or else reads it from its
-// level file and database with read, and caches it.
-func loadTier[K any](r *Run, t tiergame.Tier, cache map[tiergame.Tier]K, read func(*bitarray.Ranked, *valuedb.DB) (K, error)) (K, error) {
+// cached returns cache[t], or else what load returns, which it caches.
+func cached[K any](cache map[tiergame.Tier]K, t tiergame.Tier, load func() (K, error)) (K, error) {
 	if k, ok := cache[t]; ok {
 		return k, nil
 	}
-	var zero K
-	ranked, db, err := r.openSolved(t)
-	if err != nil {
-		return zero, err
+	k, err := load()
+	if err == nil {
+		cache[t] = k
 	}
-	defer db.Close()
-	k, err := read(ranked, db)
-	if err != nil {
-		return zero, err
-	}
-	cache[t] = k
-	return k, nil
-}
-
-// openSolved loads tier t's level file and opens its database, checking
-// that they agree on the number of positions.
-func (r *Run) openSolved(t tiergame.Tier) (*bitarray.Ranked, *valuedb.DB, error) {
-	set, err := r.loadLevel(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	db, err := valuedb.Open(r.dbPath(t))
-	if err != nil {
-		return nil, nil, err
-	}
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		db.Close()
-		return nil, nil, fmt.Errorf("%s has %d records for %d positions", r.dbPath(t), db.Header().Count, ranked.Total())
-	}
-	return ranked, db, nil
-}
-
-// dbHeader is the header of tier t's database, before its counts.
-func (r *Run) dbHeader(t tiergame.Tier) valuedb.Header {
-	return valuedb.Header{Game: r.Game.Name(), Option: r.Game.Option(), Tier: uint64(t), TierName: r.Game.TierName(t)}
+	return k, err
 }
 
 // recordDB writes tier t's value database and records it.
-func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *solvedTier) error {
-	h, err := valuedb.Write(r.dbPath(t), r.dbHeader(t), st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
+func (r *Run) recordDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier) error {
+	h, err := WriteDB(r.dbPath(t), r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true})
 	if err != nil {
 		return err
 	}
-	return r.recordSolved(rec, h)
+	return r.recordSolved(t, rec, h)
 }
 
-// recordSolved records a tier's database, just written with header h.
-func (r *Run) recordSolved(rec *TierRecord, h valuedb.Header) error {
-	rel, _ := filepath.Rel(r.Dir, r.dbPath(tiergame.Tier(rec.Tier)))
+// recordSolved records tier t's database, just written with header h.
+func (r *Run) recordSolved(t tiergame.Tier, rec *TierRecord, h valuedb.Header) error {
+	rel, _ := filepath.Rel(r.Dir, r.dbPath(t))
 	fi, err := fileInfo(r.Dir, rel)
 	if err != nil {
 		return err

@@ -38,7 +38,9 @@ func (m Mismatch) String() string {
 
 // VerifyReport is the outcome of Verify.
 type VerifyReport struct {
-	Positions  uint64
+	Files      int    // files checked against the manifest (size and SHA-256)
+	Tiers      int    // tiers whose values were re-derived
+	Positions  uint64 // positions re-derived
 	Mismatches uint64
 	Examples   []Mismatch // the first few
 	FileErrors []string   // checksums and counts that do not match the manifest
@@ -63,7 +65,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	if len(rep.FileErrors) > 0 {
 		return rep, nil
 	}
-	cache := map[tiergame.Tier]*solvedTier{}
+	cache := map[tiergame.Tier]*SolvedTier{}
 	pending := map[tiergame.Tier]int{}
 	for _, t := range r.Graph.Tiers {
 		pending[t] = len(r.Graph.Parents[t])
@@ -85,7 +87,8 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			return rep, nil
 		}
 		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose || h.Tie != rec.Tie || h.Draw != rec.Draw {
-			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: counts %+v differ from the manifest", r.dbPath(t), h))
+			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (win %d, lose %d, tie %d, draw %d), the manifest says %d (win %d, lose %d, tie %d, draw %d)",
+				r.dbPath(t), h.Count, h.Win, h.Lose, h.Tie, h.Draw, rec.Reachable, rec.Win, rec.Lose, rec.Tie, rec.Draw))
 		}
 		db.Close()
 		kids, err := r.childTiers(t, children{st}, cache)
@@ -103,7 +106,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
 						return ectx.Err()
 					}
-					stored, _ := st.lookup(tiergame.Position(p))
+					stored, _ := st.Lookup(tiergame.Position(p))
 					derived, err := derive(r.Game, t, tiergame.Position(p), kids, &last, moves[:0])
 					if err == nil && derived == stored {
 						continue
@@ -122,6 +125,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			return nil, err
 		}
 		rep.Positions += n.Load()
+		rep.Tiers++
 		for _, c := range r.Graph.Children[t] {
 			if pending[c]--; pending[c] == 0 {
 				delete(cache, c)
@@ -143,7 +147,7 @@ func derive(g tiergame.Game, t tiergame.Tier, p tiergame.Position, kids children
 		if st == nil {
 			return 0, fmt.Errorf("child in unexpected tier %d", ch.Tier)
 		}
-		rec, ok := st.lookup(ch.Pos)
+		rec, ok := st.Lookup(ch.Pos)
 		if !ok {
 			return 0, fmt.Errorf("child %d of tier %d is not reachable", ch.Pos, ch.Tier)
 		}

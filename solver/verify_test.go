@@ -75,7 +75,7 @@ func rewriteRecord(t *testing.T, dir string, tier tiergame.Tier, i uint64, rec v
 	sum := sha256.Sum256(b)
 	tr.DB.Bytes, tr.DB.SHA256 = int64(len(b)), hex.EncodeToString(sum[:])
 	tr.Win, tr.Lose, tr.Tie, tr.Draw = h.Win, h.Lose, h.Tie, h.Draw
-	if err := m.save(dir); err != nil {
+	if err := m.Save(dir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -188,7 +188,7 @@ func TestVerifyTampering(t *testing.T) {
 				}
 				rec := m.tier(mid.Tier)
 				rec.Win++
-				if err := m.save(dir); err != nil {
+				if err := m.Save(dir); err != nil {
 					t.Fatal(err)
 				}
 				if rep := verifyDir(t, g, dir); rep.OK() || len(rep.FileErrors) == 0 {

@@ -156,6 +156,9 @@ func (o Options) Check(known ...string) error {
 		for _, n := range known {
 			found = found || n == k
 		}
+		if !found && len(known) == 0 {
+			return fmt.Errorf("unknown option %q: this game takes no options", k)
+		}
 		if !found {
 			return fmt.Errorf("unknown option %q (known: %s)", k, strings.Join(known, ", "))
 		}

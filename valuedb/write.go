@@ -23,6 +23,9 @@ type WriteOptions struct {
 	// NoSync renames the file into place without syncing it, for callers
 	// that sync the file system once afterwards (atomicfile.SyncFS).
 	NoSync bool
+	// Fast compresses at zstd's fastest level, for files that are read
+	// once (a cluster unit's records); the format is the same.
+	Fast bool
 }
 
 // normalized returns the options with defaults filled in.
@@ -92,7 +95,11 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	// Compress the blocks in parallel; they are kept until written, which
 	// costs their compressed size in memory.
 	blocks := make([][]byte, h.Blocks)
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1))
+	level := zstd.SpeedDefault
+	if o.Fast {
+		level = zstd.SpeedFastest
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return err
 	}

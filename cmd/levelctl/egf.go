@@ -57,6 +57,9 @@ func runEGF(e *cli.Env, args []string) error {
 		return cli.UsageError("need exactly one FILE")
 	}
 	file := fs.Arg(0)
+	if err := needFile(file); err != nil {
+		return err
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return err // *PathError names the file

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/levelfile"
 )
@@ -40,14 +42,14 @@ func init() {
 
 // fileInfo is the JSON form of `levelctl info --json`.
 type fileInfo struct {
-	File            string `json:"file"`
-	Type            int    `json:"type"`
-	Dialect         string `json:"dialect"`
-	Min             uint64 `json:"min"`
-	Max             uint64 `json:"max"`
-	BitsPerPosition int    `json:"bits_per_position"`
-	Count           uint64 `json:"count"`
-	CompressedBytes int64  `json:"compressed_bytes"`
+	File            string      `json:"file"`
+	Type            int         `json:"type"`
+	Dialect         string      `json:"dialect"`
+	Min             uint64      `json:"min"`
+	Max             uint64      `json:"max"`
+	BitsPerPosition int         `json:"bits_per_position"`
+	Count           json.Number `json:"count"` // 2^64 for a file of all positions
+	CompressedBytes int64       `json:"compressed_bytes"`
 }
 
 func runInfo(e *cli.Env, args []string) error {
@@ -70,14 +72,14 @@ func runInfo(e *cli.Env, args []string) error {
 			continue
 		}
 		fi := fileInfo{File: name, Type: int(info.Type), Dialect: info.Dialect.String(), Min: info.Min, Max: info.Max,
-			BitsPerPosition: info.BitsPerPosition(), Count: info.Count, CompressedBytes: info.Compressed}
+			BitsPerPosition: info.BitsPerPosition(), Count: json.Number(info.CountString()), CompressedBytes: info.Compressed}
 		if *asJSON {
 			if err := enc.Encode(fi); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintf(e.Stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %d positions, %d bytes\n",
+		fmt.Fprintf(e.Stdout, "%s: type %d, %s dialect, min %d, max %d, %d bits per position, %s positions, %d bytes\n",
 			name, fi.Type, fi.Dialect, fi.Min, fi.Max, fi.BitsPerPosition, fi.Count, fi.CompressedBytes)
 	}
 	if failed {
@@ -102,7 +104,7 @@ func runValidate(e *cli.Env, args []string) error {
 			failed = true
 			continue
 		}
-		fmt.Fprintf(e.Stdout, "%s: ok (type %d, %s dialect, %d positions)\n", name, r.info.Type, r.info.Dialect, r.info.Count)
+		fmt.Fprintf(e.Stdout, "%s: ok (type %d, %s dialect, %s positions)\n", name, r.info.Type, r.info.Dialect, r.info.CountString())
 	}
 	if failed {
 		return cli.ErrSilent
@@ -126,7 +128,9 @@ func validateAll(names []string) []validation {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i].info, out[i].err = levelfile.Validate(name, nil)
+			if out[i].err = needFile(name); out[i].err == nil {
+				out[i].info, out[i].err = levelfile.Validate(name, nil)
+			}
 		}()
 	}
 	wg.Wait()
@@ -150,6 +154,15 @@ func runCat(e *cli.Env, args []string) error {
 		return cli.UsageError("need exactly one FILE")
 	}
 	name := fs.Arg(0)
+	if err := needFile(name); err != nil {
+		return err
+	}
+	// Check the whole file before printing anything: a listing cut short
+	// by damage found at the end (the gzip checksum) would pass for a
+	// complete one in a pipeline.
+	if _, err := levelfile.Validate(name, nil); err != nil {
+		return fileError(name, err)
+	}
 	f, err := levelfile.Open(name, nil)
 	if err != nil {
 		return err
@@ -176,17 +189,30 @@ func runCat(e *cli.Env, args []string) error {
 	if werr != nil {
 		return werr
 	}
-	if err := f.Err(); err != nil {
+	if err := f.Err(); err != nil { // changed since it was validated
 		w.Flush()
-		return fileError(name, err)
+		return fmt.Errorf("%s: %w (the listing above is incomplete)", name, err)
 	}
 	return w.Flush()
 }
 
+// needFile reports a name that is not a readable file in words a
+// newcomer understands: a folder given where a file is needed.
+func needFile(name string) error {
+	st, err := os.Stat(name)
+	if err != nil {
+		return err // *PathError names the file
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a folder: give a file", name)
+	}
+	return nil
+}
+
 // writeFlags are the flags shared by write, convert and merge.
 type writeFlags struct {
-	typ, dialect, out *string
-	level             *int
+	typ, dialect, out, memory *string
+	level                     *int
 }
 
 // newWriteFlagSet returns c's FlagSet with the writer flags; an empty
@@ -198,6 +224,7 @@ func newWriteFlagSet(e *cli.Env, c *cli.Command, dialectDefault string) (*flag.F
 		dialect: fs.String("dialect", dialectDefault, "separator dialect: spec (0x12) or classic (0x0C)"),
 		out:     fs.String("o", "", "output file (required)"),
 		level:   fs.Int("level", levelfile.DefaultLevel, "gzip level of bitmaps (type 3), 1 (fastest) to 9 (smallest)"),
+		memory:  fs.String("memory", "", "memory budget, e.g. 4GiB (default: 80% of the machine); a file whose span needs more is refused"),
 	}
 }
 
@@ -214,6 +241,9 @@ func (wf *writeFlags) options(keep levelfile.Dialect) (*levelfile.WriteOptions, 
 	if *wf.level < 1 || *wf.level > 9 {
 		return nil, cli.UsageError("--level %d: want 1 to 9", *wf.level)
 	}
+	if _, err := wf.budget(); err != nil {
+		return nil, err
+	}
 	o := &levelfile.WriteOptions{Types: levelfile.Types(t), Level: *wf.level, Dialect: keep}
 	if *wf.dialect != "" {
 		if o.Dialect, err = levelfile.ParseDialect(*wf.dialect); err != nil {
@@ -221,6 +251,43 @@ func (wf *writeFlags) options(keep levelfile.Dialect) (*levelfile.WriteOptions, 
 		}
 	}
 	return o, nil
+}
+
+// budget is the --memory budget in bytes.
+func (wf *writeFlags) budget() (uint64, error) {
+	n, err := memsize.Parse(*wf.memory)
+	if err != nil {
+		return 0, cli.UsageError("--memory: %v", err)
+	}
+	if n == 0 {
+		n = memsize.DefaultBudget()
+	}
+	return n, nil
+}
+
+// maxSpan is the largest span whose bit array (one bit per position, the
+// most a set over it can take) fits the --memory budget: writing a level
+// file needs the set of its members over their span, so a file is refused
+// before it is read, as tierd plan refuses a run. Within the budget the
+// memory taken follows the members (see levelfile.Reader.ReadSet).
+func (wf *writeFlags) maxSpan() uint64 {
+	b, _ := wf.budget()
+	return min(b, math.MaxUint64/8) * 8
+}
+
+// checkSpan refuses a span [lo, hi] (span positions, 0 meaning 2^64) that
+// does not fit the budget, saying what it needs.
+func (wf *writeFlags) checkSpan(what string, lo, hi, span uint64) error {
+	if span != 0 && span <= wf.maxSpan() {
+		return nil
+	}
+	need := "more than 2 EiB"
+	if span != 0 {
+		need = memsize.Format((span + 7) / 8)
+	}
+	b, _ := wf.budget()
+	return fmt.Errorf("%s spans positions %d..%d, which may need %s (one bit per position), more than the memory budget of %s; give a larger --memory if the machine has it",
+		what, lo, hi, need, memsize.Format(b))
 }
 
 func runWrite(e *cli.Env, args []string) error {
@@ -273,8 +340,10 @@ func runWrite(e *cli.Env, args []string) error {
 	// hi may have wrapped to 0 for a position 2^64-1: hi-lo is still the
 	// span then, unless the span is all of 2^64.
 	span := hi - lo
-	if len(ps) > 0 && span == 0 || span > levelfile.DefaultMaxSpan {
-		return fmt.Errorf("%s: positions %d..%d span more than %d, too many for a bit array", inName, lo, hi-1, uint64(levelfile.DefaultMaxSpan))
+	if len(ps) > 0 || span > 0 {
+		if err := wf.checkSpan(inName, lo, hi-1, span); err != nil {
+			return err
+		}
 	}
 	set := bitarray.New(lo, span)
 	for _, p := range ps {
@@ -351,11 +420,23 @@ func runConvert(e *cli.Env, args []string) error {
 		return cli.UsageError("need exactly one input file")
 	}
 	in := fs.Arg(0)
-	h, set, err := levelfile.ReadFile(in, nil)
+	if err := needFile(in); err != nil {
+		return err
+	}
+	h, err := levelfile.ReadHeader(in)
 	if err != nil {
 		return err
 	}
 	o, err := wf.options(h.Dialect)
+	if err != nil {
+		return err
+	}
+	if !h.Empty {
+		if err := wf.checkSpan(in, h.Min, h.Max, h.Span()); err != nil {
+			return err
+		}
+	}
+	_, set, err := levelfile.ReadFile(in, &levelfile.Options{MaxSpan: wf.maxSpan()})
 	if err != nil {
 		return err
 	}
@@ -375,8 +456,17 @@ func runMerge(e *cli.Env, args []string) error {
 		return cli.UsageError("need at least one PARTIAL file")
 	}
 	names := fs.Args()
+	for _, name := range names {
+		if err := needFile(name); err != nil {
+			return err
+		}
+	}
+	if err := wf.checkMergedSpan(names); err != nil {
+		return err
+	}
 	meter := progress.New(e.Stderr, e.Log, "merge", int64(len(names)), "files")
 	set, err := levelfile.Merge(context.Background(), names, &levelfile.MergeOptions{
+		Options:  levelfile.Options{MaxSpan: wf.maxSpan()},
 		Progress: func(files int, bytes int64) { meter.Set(int64(files), fmt.Sprintf("%d MB read", bytes>>20)) },
 	})
 	meter.Finish()
@@ -384,4 +474,14 @@ func runMerge(e *cli.Env, args []string) error {
 		return err
 	}
 	return writeAndReport(e, *wf.out, set, o)
+}
+
+// checkMergedSpan refuses partial files whose union spans more than the
+// budget, from their headers.
+func (wf *writeFlags) checkMergedSpan(names []string) error {
+	lo, hi, ok, err := levelfile.MergedRange(names)
+	if err != nil || !ok {
+		return err
+	}
+	return wf.checkSpan(fmt.Sprintf("the %d files", len(names)), lo, hi, hi-lo+1)
 }

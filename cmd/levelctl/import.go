@@ -160,7 +160,8 @@ func readSource(name string) ([]string, error) {
 func holdsLevels(dir string, g tiergame.Game) bool {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if n, err := levelfile.ParseName(e.Name()); err == nil && n.Game == g.Name() && n.Option == g.Option() {
+		if n, err := levelfile.ParseName(e.Name()); err == nil && n.Game == g.Name() &&
+			levelfile.PortableOption(n.Option) == levelfile.PortableOption(g.Option()) {
 			return true
 		}
 	}

@@ -4,9 +4,14 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
@@ -22,5 +27,20 @@ func main() {
 		Stderr: os.Stderr,
 		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
+	stopOnSignal(e.Stderr)
 	os.Exit(program.Run(e, os.Args[1:]))
+}
+
+// stopOnSignal makes SIGINT and SIGTERM end the process at once without
+// leaving a temporary file: an output being written keeps what it had.
+func stopOnSignal(stderr io.Writer) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := (<-sigs).(syscall.Signal)
+		atomicfile.RemovePending()
+		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[s]
+		fmt.Fprintf(stderr, "levelctl: stopped by %s; no output file was replaced\n", name)
+		os.Exit(128 + int(s))
+	}()
 }

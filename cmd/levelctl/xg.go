@@ -34,6 +34,9 @@ func runXG(e *cli.Env, args []string) error {
 	if *asJSON && *positions {
 		return cli.UsageError("--json and --positions exclude each other")
 	}
+	if err := needFile(fs.Arg(0)); err != nil {
+		return err
+	}
 	f, err := xg.Open(fs.Arg(0)) // errors name the file
 	if err != nil {
 		return err

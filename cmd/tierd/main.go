@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -34,8 +35,47 @@ func main() {
 	os.Exit(program.Run(e, os.Args[1:]))
 }
 
-// signalContext is cancelled by SIGINT or SIGTERM, so a run stops between
-// batches and the manifest keeps what is done.
+// signalContext is cancelled by the first SIGINT or SIGTERM, its cause a
+// *stopSignal, so a run stops between batches and records what it
+// finished. A second signal ends the process at once: after the first,
+// the signals get their default action back.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(&stopSignal{s.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// stopSignal is the cause of a context cancelled by a signal.
+type stopSignal struct{ sig syscall.Signal }
+
+func (s *stopSignal) Error() string { return "stopped by " + signalName(s.sig) }
+
+// exitCode is the shell's code for a process ended by the signal.
+func (s *stopSignal) exitCode() int { return 128 + int(s.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }

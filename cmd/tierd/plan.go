@@ -54,10 +54,20 @@ func runPlan(e *cli.Env, args []string) error {
 		return err
 	}
 	est := r.Estimate()
+	// A run that does not fit exits 1, so scripts can test the plan.
+	fits := func() error {
+		if est.Fits {
+			return nil
+		}
+		return cli.ErrSilent
+	}
 	if *asJSON {
-		return json.NewEncoder(e.Stdout).Encode(planJSON{Game: g.Name(), Option: g.Option(), Tiers: est.Tiers,
+		if err := json.NewEncoder(e.Stdout).Encode(planJSON{Game: g.Name(), Option: g.Option(), Tiers: est.Tiers,
 			HashSpace: est.HashSpace, Largest: est.Largest, NeedBytes: est.Need, NeedTier: uint64(est.Tier),
-			Budget: est.Budget, Fits: est.Fits, LargestFit: est.LargestFit})
+			Budget: est.Budget, Fits: est.Fits, LargestFit: est.LargestFit}); err != nil {
+			return err
+		}
+		return fits()
 	}
 	verdict := "fits"
 	if !est.Fits {
@@ -68,5 +78,5 @@ func runPlan(e *cli.Env, args []string) error {
 	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s; budget %s with %d workers: %s\n",
 		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(est.Budget), r.Workers, verdict)
 	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)
-	return nil
+	return fits()
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"strings"
 
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -15,8 +16,8 @@ import (
 
 func init() {
 	program.Register(&cli.Command{Name: "query", Run: runQuery,
-		Usage:   "query --game NAME [--option K=V,...] --db DIR [--json] [--roll D1D2] POSITION",
-		Summary: "print a position's value and remoteness and every move's, best first (with chance: its chance to win, and every play of a roll)"})
+		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] POSITION",
+		Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll)"})
 	program.Register(&cli.Command{Name: "verify", Run: runVerify,
 		Usage:   "verify --db DIR [--workers N]",
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
@@ -44,21 +45,39 @@ func runQuery(e *cli.Env, args []string) error {
 	option := fs.String("option", "", "game options, K=V,...")
 	db := fs.String("db", "", "solved run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
-	roll := fs.String("roll", "", "in a game with chance, list every play of this outcome (a roll of dice: 31 or 13)")
-	flags, positions := splitPositional(fs, args)
-	if err := cli.ParseFlags(fs, flags); err != nil {
+	roll := fs.String("roll", "", "in a game with dice, list every play of this roll (31 or 13)")
+	args, position := splitPosition(fs, args)
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
-	if *game == "" || *db == "" || len(positions) != 1 {
-		return cli.UsageError("need --game, --db and one POSITION")
+	if position == "" && fs.NArg() == 1 {
+		position = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		position = ""
 	}
-	g, err := games.New(*game, *option)
+	if *db == "" || position == "" {
+		return cli.UsageError("need --db and one POSITION")
+	}
+	// The game and its options default to the run's.
+	if *game == "" || *option == "" {
+		m, err := solver.LoadManifest(*db)
+		if err != nil {
+			return err
+		}
+		if *game == "" {
+			*game = m.Game
+		}
+		if *option == "" && *game == m.Game {
+			*option = m.Option
+		}
+	}
+	g, err := newGame(*game, *option)
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
-	t, p, err := g.Parse(positions[0])
+	t, p, err := g.Parse(position)
 	if err != nil {
-		return fmt.Errorf("position %q: %w", positions[0], err)
+		return fmt.Errorf("position %q: %w", position, err)
 	}
 	o, err := solver.OpenOracle(*db, g)
 	if err != nil {
@@ -69,11 +88,11 @@ func runQuery(e *cli.Env, args []string) error {
 		return queryChance(e, o, cg, t, p, *roll, *asJSON)
 	}
 	if *roll != "" {
-		return cli.UsageError("--roll: %s has no chance", g.Name())
+		return cli.UsageError("--roll: %s has no dice", g.Name())
 	}
 	rec, err := o.Lookup(t, p)
 	if errors.Is(err, solver.ErrUnreachable) {
-		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", positions[0], g.TierName(t), p)
+		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), p)
 	}
 	if err != nil {
 		return err
@@ -96,6 +115,31 @@ func runQuery(e *cli.Env, args []string) error {
 	return nil
 }
 
+// splitPosition takes the position off the end of args when it starts
+// with '-' (tic-tac-toe's "---/-x-/---"), which the flag package would
+// take for a flag: the last argument is the position unless it is a flag
+// of fs or the value of one.
+func splitPosition(fs *flag.FlagSet, args []string) (rest []string, position string) {
+	n := len(args)
+	if n == 0 || !strings.HasPrefix(args[n-1], "-") || isFlag(fs, args[n-1]) {
+		return args, ""
+	}
+	if n >= 2 && isFlag(fs, args[n-2]) && !strings.Contains(args[n-2], "=") {
+		if f := fs.Lookup(strings.TrimLeft(args[n-2], "-")); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				return args, "" // the value of a flag
+			}
+		}
+	}
+	return args[:n-1], args[n-1]
+}
+
+// isFlag reports whether arg names a flag of fs ("-json", "--db=DIR").
+func isFlag(fs *flag.FlagSet, arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return name != "" && fs.Lookup(name) != nil || arg == "--" || name == "h" || name == "help"
+}
+
 func describe(r valuedb.Record) string {
 	if r.Value() == tiergame.Draw {
 		return "draw"
@@ -106,10 +150,23 @@ func describe(r valuedb.Record) string {
 	return r.String()
 }
 
+// verifyJSON is the JSON printed by verify --json.
+type verifyJSON struct {
+	Dir        string   `json:"dir"`
+	OK         bool     `json:"ok"`
+	Files      int      `json:"files_checked"`
+	FileErrors []string `json:"file_errors"`
+	Tiers      int      `json:"tiers_rederived"`
+	Positions  uint64   `json:"positions_rederived"`
+	Mismatches uint64   `json:"mismatches"`
+	Examples   []string `json:"examples"`
+}
+
 func runVerify(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("verify"))
 	db := fs.String("db", "", "solved run folder")
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
+	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -120,7 +177,7 @@ func runVerify(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := games.New(m.Game, m.Option)
+	g, err := newGame(m.Game, m.Option)
 	if err != nil {
 		return err
 	}
@@ -128,20 +185,46 @@ func runVerify(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	rep, err := r.Verify(context.Background())
 	if err != nil {
 		return err
 	}
-	for _, f := range rep.FileErrors {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s\n", f)
-	}
+	out := verifyJSON{Dir: *db, OK: rep.OK(), Files: rep.Files, FileErrors: append([]string{}, rep.FileErrors...),
+		Tiers: rep.Tiers, Positions: rep.Positions, Mismatches: rep.Mismatches, Examples: []string{}}
 	for _, x := range rep.Examples {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %v\n", *db, x)
+		out.Examples = append(out.Examples, x.String())
+	}
+	if *asJSON {
+		if err := json.NewEncoder(e.Stdout).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printVerify(e, out)
 	}
 	if !rep.OK() {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d of %d positions do not match\n", *db, rep.Mismatches, rep.Positions)
 		return cli.ErrSilent
 	}
-	fmt.Fprintf(e.Stdout, "%s: ok, %d positions in %d tiers re-derived from their children, all files match the manifest\n", *db, rep.Positions, len(m.Tiers))
 	return nil
+}
+
+// printVerify says what verify checked and what it found.
+func printVerify(e *cli.Env, v verifyJSON) {
+	for _, f := range v.FileErrors {
+		fmt.Fprintf(e.Stderr, "tierd verify: %s\n", f)
+	}
+	for _, x := range v.Examples {
+		fmt.Fprintf(e.Stderr, "tierd verify: %s: %s\n", v.Dir, x)
+	}
+	switch {
+	case len(v.FileErrors) > 0 && v.Tiers == 0:
+		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d of %d files do not match the manifest, so no value was re-derived; tierd solve --out %s redoes what is damaged\n",
+			v.Dir, len(v.FileErrors), v.Files, v.Dir)
+	case !v.OK:
+		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d files checked, %d do not match the manifest; %d of %d positions in %d tiers do not match their children\n",
+			v.Dir, v.Files, len(v.FileErrors), v.Mismatches, v.Positions, v.Tiers)
+	default:
+		fmt.Fprintf(e.Stdout, "%s: ok: %d files match the manifest (size and SHA-256); %d positions in %d tiers re-derived from their children\n",
+			v.Dir, v.Files, v.Positions, v.Tiers)
+	}
 }

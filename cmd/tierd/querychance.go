@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -90,34 +89,4 @@ func reverse(s string) string {
 		b[i], b[j] = b[j], b[i]
 	}
 	return string(b)
-}
-
-// splitPositional separates args into flags of fs (with their values) and
-// positional arguments, wherever they stand. An argument that starts with
-// '-' but names no flag of fs is positional, so positions that start with
-// '-' need no "--" before them; everything after "--" is positional.
-func splitPositional(fs *flag.FlagSet, args []string) (flags, positional []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return flags, append(positional, args[i+1:]...)
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := fs.Lookup(name)
-		switch {
-		case !strings.HasPrefix(a, "-") || a == "-" || (f == nil && name != "h" && name != "help"):
-			positional = append(positional, a)
-		case f != nil && !hasValue && !isBool(f) && i+1 < len(args):
-			flags = append(flags, a, args[i+1])
-			i++
-		default:
-			flags = append(flags, a)
-		}
-	}
-	return flags, positional
-}
-
-func isBool(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }

@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/review"
@@ -24,13 +23,13 @@ func runReview(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("review"))
 	db := fs.String("db", "", "solved bearoff run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
-	flags, files := splitPositional(fs, args)
-	if err := cli.ParseFlags(fs, flags); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
-	if *db == "" || len(files) != 1 {
+	if *db == "" || fs.NArg() != 1 {
 		return cli.UsageError("need --db DIR and one FILE.xg")
 	}
+	files := fs.Args()
 	m, err := solver.LoadManifest(*db)
 	if err != nil {
 		return err
@@ -38,7 +37,7 @@ func runReview(e *cli.Env, args []string) error {
 	if m.Game != "bearoff" {
 		return fmt.Errorf("%s holds a run of %s, not of bearoff", *db, m.Game)
 	}
-	tg, err := games.New(m.Game, m.Option)
+	tg, err := newGame(m.Game, m.Option)
 	if err != nil {
 		return err
 	}

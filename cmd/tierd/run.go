@@ -3,18 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -48,8 +50,24 @@ type job struct {
 	run    *solver.Run
 	ctx    context.Context // cancelled by SIGINT/SIGTERM
 	asJSON bool
-	done   func() // stops the profile and the signal handling
+	done   func() // stops the profile and the signal handling, closes the run
 }
+
+// stopped turns the error that stopped a run into what the command
+// returns: a run stopped by a signal (which recorded every finished tier)
+// exits 128+signal with one line that says how to resume.
+func (j *job) stopped(err error) error {
+	var sig *stopSignal
+	if !errors.As(context.Cause(j.ctx), &sig) {
+		return err
+	}
+	return &cli.ExitError{Code: sig.exitCode(), Err: fmt.Errorf(
+		"%v; every finished tier is recorded in %s: run the same command again to resume", sig, j.run.Dir)}
+}
+
+// newGame builds a game; tests replace it to run the command on a game
+// they control.
+var newGame = games.New
 
 func newJobFlags(fs *flag.FlagSet) *jobFlags {
 	return &jobFlags{
@@ -69,10 +87,16 @@ func newJobFlags(fs *flag.FlagSet) *jobFlags {
 
 // profile starts the CPU profile if asked; call the returned stop at the end.
 func (jf *jobFlags) profile() (stop func(), err error) {
-	if *jf.cpuProfile == "" {
+	return startProfile(*jf.cpuProfile)
+}
+
+// startProfile starts a CPU profile into path, if it is not empty; call
+// the returned stop at the end.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(*jf.cpuProfile)
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +124,11 @@ func startJob(e *cli.Env, name string, args []string) (*job, error) {
 	}
 	stopProfile, err := jf.profile()
 	if err != nil {
+		r.Close()
 		return nil, err
 	}
 	ctx, stop := signalContext()
-	return &job{run: r, ctx: ctx, asJSON: *jf.asJSON, done: func() { stop(); stopProfile() }}, nil
+	return &job{run: r, ctx: ctx, asJSON: *jf.asJSON, done: func() { stop(); stopProfile(); r.Close() }}, nil
 }
 
 // open builds the game and opens the run.
@@ -111,7 +136,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 	if *jf.game == "" {
 		return nil, cli.UsageError("--game is required (see tierd games)")
 	}
-	g, err := games.New(*jf.game, *jf.option)
+	g, err := newGame(*jf.game, *jf.option)
 	if err != nil { // an unknown game or a bad option: the command line is wrong
 		return nil, cli.UsageError("%v", err)
 	}
@@ -121,6 +146,10 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 			return nil, cli.UsageError("--out DIR is required")
 		}
 		out = defaultFolder(g)
+		if abs, err := filepath.Abs(out); err == nil {
+			out = abs
+		}
+		e.Log.Warn("no --out given: the run folder is " + out)
 	}
 	mem, err := parseBytes(*jf.memory)
 	if err != nil {
@@ -139,33 +168,11 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 
 // defaultFolder names a run folder after the game and its options.
 func defaultFolder(g tiergame.Game) string {
-	opt := strings.NewReplacer("=", "", ",", "-").Replace(g.Option())
-	return "tierd-" + g.Name() + "-" + opt
+	return "tierd-" + g.Name() + "-" + levelfile.PortableOption(g.Option())
 }
 
-// parseBytes parses "", "123", "16GiB", "512MB", "2G".
-func parseBytes(s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	units := []struct {
-		suffix string
-		mult   uint64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3},
-		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
-	mult := uint64(1)
-	for _, u := range units {
-		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = rest, u.mult
-			break
-		}
-	}
-	var f float64
-	if _, err := fmt.Sscanf(s, "%g", &f); err != nil || f <= 0 {
-		return 0, fmt.Errorf("want a size like 16GiB")
-	}
-	return uint64(f * float64(mult)), nil
-}
+// parseBytes parses a memory size flag: "", "123", "16GiB", "512MB", "2G".
+func parseBytes(s string) (uint64, error) { return memsize.Parse(s) }
 
 func runGames(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("games"))
@@ -215,7 +222,7 @@ func runReach(e *cli.Env, args []string) error {
 	r := j.run
 	start := time.Now()
 	if err := r.Reach(j.ctx); err != nil {
-		return err
+		return j.stopped(err)
 	}
 	m := r.Manifest
 	sum := reachSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds()}
@@ -231,8 +238,13 @@ func runReach(e *cli.Env, args []string) error {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t\n", t.Tier, t.Name, t.Reachable, t.Type, t.Bytes)
 	}
 	tw.Flush()
-	fmt.Fprintf(e.Stdout, "%s (%s): %d reachable positions in %d tiers, %.1fs, level files in %s\n",
-		sum.Game, sum.Option, sum.Total, len(sum.Tiers), sum.Seconds, r.Dir)
+	if r.Worked() {
+		fmt.Fprintf(e.Stdout, "%s (%s): %d reachable positions in %d tiers, %.1fs, level files in %s\n",
+			sum.Game, sum.Option, sum.Total, len(sum.Tiers), sum.Seconds, r.Dir)
+	} else {
+		fmt.Fprintf(e.Stdout, "%s (%s): already reached: %d reachable positions in %d tiers%s, level files in %s\n",
+			sum.Game, sum.Option, sum.Total, len(sum.Tiers), whenItRan(r.Times.ReachSeconds), r.Dir)
+	}
 	return nil
 }
 
@@ -245,6 +257,8 @@ type solveSummary struct {
 	Total   uint64      `json:"total"`
 	Start   *startValue `json:"start,omitempty"`
 	Seconds float64     `json:"seconds"`
+	// already, for a run that had nothing left to do, says so.
+	already string
 }
 
 type solveTier struct {
@@ -290,22 +304,37 @@ func runSolve(e *cli.Env, args []string) error {
 	r := j.run
 	start := time.Now()
 	if err := r.Reach(j.ctx); err != nil {
-		return err
+		return j.stopped(err)
 	}
 	if err := r.Solve(j.ctx); err != nil {
-		return err
+		return j.stopped(err)
 	}
-	m := r.Manifest
-	sum := solveSummary{Game: m.Game, Option: m.Option, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds(),
-		Start: startOf(m.Start)}
-	for _, t := range m.Tiers {
-		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
-	}
+	sum := solveSummaryOf(r.Manifest, r.Dir, time.Since(start).Seconds())
 	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}
+	if !r.Worked() {
+		sum.already = "already solved" + whenItRan(r.Times.ReachSeconds+r.Times.SolveSeconds)
+	}
 	printSolve(e.Stdout, sum)
 	return nil
+}
+
+// whenItRan says how long a run that is already done took, if known.
+func whenItRan(secs float64) string {
+	if secs == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", in %.1fs when it ran", secs)
+}
+
+// solveSummaryOf summarizes a solved run's manifest.
+func solveSummaryOf(m *solver.Manifest, dir string, secs float64) solveSummary {
+	sum := solveSummary{Game: m.Game, Option: m.Option, Dir: dir, Total: m.Total, Seconds: secs, Start: startOf(m.Start)}
+	for _, t := range m.Tiers {
+		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
+	}
+	return sum
 }
 
 func printSolve(w io.Writer, sum solveSummary) {
@@ -315,7 +344,11 @@ func printSolve(w io.Writer, sum solveSummary) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Tier, t.Name, t.Reachable, t.Win, t.Lose, t.Tie, t.Draw)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%s (%s): %d positions solved in %.1fs", sum.Game, sum.Option, sum.Total, sum.Seconds)
+	if sum.already != "" {
+		fmt.Fprintf(w, "%s (%s): %d positions, %s", sum.Game, sum.Option, sum.Total, sum.already)
+	} else {
+		fmt.Fprintf(w, "%s (%s): %d positions solved in %.1fs", sum.Game, sum.Option, sum.Total, sum.Seconds)
+	}
 	switch st := sum.Start; {
 	case st == nil:
 		fmt.Fprint(w, "; the start position is not reached from the seeds")
@@ -326,5 +359,5 @@ func printSolve(w io.Writer, sum solveSummary) {
 	default:
 		fmt.Fprintf(w, "; the start position %s is a %s in %d", st.Position, st.Value, st.Remoteness)
 	}
-	fmt.Fprintf(w, "\nresults in %s (tierd query --game %s --option %s --db %s POSITION)\n", sum.Dir, sum.Game, sum.Option, sum.Dir)
+	fmt.Fprintf(w, "\nresults in %s (tierd query --db %s POSITION)\n", sum.Dir, sum.Dir)
 }

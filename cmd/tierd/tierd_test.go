@@ -14,10 +14,17 @@ import (
 
 func tierd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
+	code, stdout, stderr, _ = tierdLogged(t, args...)
+	return code, stdout, stderr
+}
+
+// tierdLogged is tierd with its log records kept.
+func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log string) {
+	t.Helper()
+	var out, errb, logb bytes.Buffer
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.NewTextHandler(&logb, nil))}
 	code = program.Run(e, args)
-	return code, out.String(), errb.String()
+	return code, out.String(), errb.String(), logb.String()
 }
 
 func TestSolveQueryVerify(t *testing.T) {
@@ -124,7 +131,7 @@ func TestPlan(t *testing.T) {
 		t.Fatalf("plan 6x5: exit %d %s %s", code, stdout, stderr)
 	}
 	code, stdout, _ = tierd(t, "plan", "--game", "connect4")
-	if code != 0 || !strings.Contains(stdout, "does NOT fit") {
+	if code != 1 || !strings.Contains(stdout, "does NOT fit") {
 		t.Fatalf("plan 7x6 should not fit: %s", stdout)
 	}
 }

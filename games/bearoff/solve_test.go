@@ -64,6 +64,7 @@ func solveRun(t testing.TB, g tiergame.Game, cfg solver.Config) *solver.Oracle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	ctx := context.Background()
 	if err := r.Reach(ctx); err != nil {
 		t.Fatal(err)

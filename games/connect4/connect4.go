@@ -177,8 +177,13 @@ func (g *Game) ChildTiers(t tiergame.Tier) []tiergame.Tier {
 	return []tiergame.Tier{t + 1}
 }
 
-// TierName returns "n pieces".
-func (g *Game) TierName(t tiergame.Tier) string { return fmt.Sprintf("%d pieces", t) }
+// TierName returns "n pieces" ("1 piece").
+func (g *Game) TierName(t tiergame.Tier) string {
+	if t == 1 {
+		return "1 piece"
+	}
+	return fmt.Sprintf("%d pieces", t)
+}
 
 // Moves lists the children of p by column from the left.
 //

@@ -85,8 +85,13 @@ func (Game) ChildTiers(t tiergame.Tier) []tiergame.Tier {
 	return []tiergame.Tier{t + 1}
 }
 
-// TierName returns "n pieces".
-func (Game) TierName(t tiergame.Tier) string { return fmt.Sprintf("%d pieces", t) }
+// TierName returns "n pieces" ("1 piece").
+func (Game) TierName(t tiergame.Tier) string {
+	if t == 1 {
+		return "1 piece"
+	}
+	return fmt.Sprintf("%d pieces", t)
+}
 
 // Moves lists the children of p in cell order.
 func (Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {

@@ -46,7 +46,20 @@ var (
 	// ErrSilent is returned by commands that already reported their
 	// failures: exit 1, print nothing more.
 	ErrSilent = errors.New("failed")
+	// ErrHelp is returned by ParseFlags once it printed the help asked
+	// for: exit 0.
+	ErrHelp = errors.New("help shown")
 )
+
+// ExitError is an error that exits with Code, its message printed as the
+// command's one line (a command stopped by a signal exits 128+signal).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
 
 // UsageError returns an error that exits 2 with the given message.
 func UsageError(format string, args ...any) error {
@@ -74,27 +87,46 @@ func (p *Program) Register(c *Command) {
 func (p *Program) Command(name string) *Command { return p.commands[name] }
 
 // FlagSet returns a FlagSet for c whose errors are returned (not printed
-// twice) and whose -h prints the command's usage.
+// twice) and whose -h prints the command's usage on stdout.
 func (p *Program) FlagSet(e *Env, c *Command) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.Stderr, "usage: %s %s\n\n%s\n", p.Name, c.Usage, c.Summary)
+	out := &flagOutput{stdout: e.Stdout}
+	out.usage = func(w io.Writer) {
+		fmt.Fprintf(w, "usage: %s %s\n\n%s\n", p.Name, c.Usage, c.Summary)
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
-			fmt.Fprintln(e.Stderr, "\nflags:")
+			fmt.Fprintln(w, "\nflags:")
+			fs.SetOutput(w)
 			fs.PrintDefaults()
+			fs.SetOutput(out)
 		}
 	}
+	fs.SetOutput(out)
+	fs.Usage = func() {} // ParseFlags reports errors and help itself
 	return fs
 }
 
-// ParseFlags parses args into fs, turning flag errors into usage errors.
+// flagOutput is a FlagSet's output: the flag package's own messages are
+// dropped, since ParseFlags reports a mistake once (Run prints it) and
+// prints the help asked for with -h on stdout.
+type flagOutput struct {
+	stdout io.Writer
+	usage  func(io.Writer)
+}
+
+func (*flagOutput) Write(b []byte) (int, error) { return len(b), nil }
+
+// ParseFlags parses args into fs, turning flag errors into usage errors;
+// -h or --help prints the usage on stdout and ends the command with
+// ErrHelp (exit 0).
 func ParseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return ErrSilent
+			if o, ok := fs.Output().(*flagOutput); ok {
+				o.usage(o.stdout)
+			}
+			return ErrHelp
 		}
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -103,11 +135,12 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 
 // Run dispatches args to a subcommand and returns the exit code.
 func (p *Program) Run(e *Env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		p.help(e.Stderr)
-		if len(args) == 0 {
-			return ExitUsage
-		}
+		return ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		p.help(e.Stdout)
 		return ExitOK
 	}
 	c, ok := p.commands[args[0]]
@@ -116,14 +149,18 @@ func (p *Program) Run(e *Env, args []string) int {
 		return ExitUsage
 	}
 	err := c.Run(e, args[1:])
+	var exit *ExitError
 	switch {
-	case err == nil:
+	case errors.As(err, &exit):
+		fmt.Fprintf(e.Stderr, "%s %s: %s\n", p.Name, c.Name, oneLine(exit.Error()))
+		return exit.Code
+	case err == nil, errors.Is(err, ErrHelp):
 		return ExitOK
 	case errors.Is(err, ErrSilent):
 		return ExitFail
 	case errors.Is(err, ErrUsage):
 		msg := strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")
-		fmt.Fprintf(e.Stderr, "%s %s: %s\nusage: %s %s\n", p.Name, c.Name, msg, p.Name, c.Usage)
+		fmt.Fprintf(e.Stderr, "%s %s: %s\nusage: %s %s (%s %s -h for the flags)\n", p.Name, c.Name, msg, p.Name, c.Usage, p.Name, c.Name)
 		return ExitUsage
 	default:
 		fmt.Fprintf(e.Stderr, "%s %s: %s\n", p.Name, c.Name, oneLine(err.Error()))

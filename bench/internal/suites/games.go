@@ -1,0 +1,167 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/tiersolve/tiersolve/bench/baseline/connect4memo"
+	"github.com/tiersolve/tiersolve/bench/internal/chart"
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+	"github.com/tiersolve/tiersolve/bench/internal/workload"
+)
+
+// gameSize is one bundled game variant the games suite solves.
+type gameSize struct {
+	game, option string
+	name         string // in the group ID: "connect4-5x4"
+	level        harness.Level
+	// memo: also time the memoized Connect Four baseline (width, height).
+	memo          bool
+	width, height int
+	// estimate of tiersolve's reach+solve with 2 workers, and of the
+	// memo baseline, on the reference machine.
+	tier, memoTime time.Duration
+}
+
+var gameSizes = []gameSize{
+	{game: "tictactoe", name: "tictactoe", level: harness.Quick, tier: 50 * time.Millisecond},
+	{game: "connect4", option: "width=4,height=4", name: "connect4-4x4", level: harness.Quick,
+		memo: true, width: 4, height: 4, tier: 200 * time.Millisecond, memoTime: 200 * time.Millisecond},
+	{game: "connect4", option: "width=5,height=4", name: "connect4-5x4", level: harness.Quick,
+		memo: true, width: 5, height: 4, tier: 1200 * time.Millisecond, memoTime: 2500 * time.Millisecond},
+	{game: "connect4", option: "width=5,height=5", name: "connect4-5x5", level: harness.Full,
+		memo: true, width: 5, height: 5, tier: 17 * time.Second, memoTime: 70 * time.Second},
+	{game: "connect4", option: "width=6,height=4", name: "connect4-6x4", level: harness.Full,
+		tier: 21 * time.Second},
+	{game: "connect4", option: "width=6,height=5", name: "connect4-6x5", level: harness.Explicit,
+		tier: 13 * time.Minute},
+	{game: "quixo", option: "size=3", name: "quixo-3x3", level: harness.Quick, tier: 500 * time.Millisecond},
+	{game: "quixo", option: "size=4", name: "quixo-4x4", level: harness.Full, tier: 80 * time.Second},
+}
+
+// Games is the reach-and-solve suite: every bundled game and size, solved
+// by tiersolve with all cores, against the memoized baseline where there
+// is one, and against the peers given with --peer NAME@games/SIZE=COMMAND.
+func Games() harness.Suite {
+	return harness.Suite{
+		Name: "games",
+		Doc:  "reach and solve every bundled game and size, against the memoized Connect Four baseline and --peer programs",
+		Groups: func(cfg harness.Config) []harness.Group {
+			var gs []harness.Group
+			for _, s := range gameSizes {
+				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: strings.TrimSpace(s.game + " " + s.option),
+					Level: s.level, Reference: "tiersolve",
+					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
+						Params: map[string]float64{"workers": float64(cfg.Cores)},
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores})}},
+					Estimate: childStart + s.tier}
+				if s.memo {
+					g.Variants = append(g.Variants, harness.Variant{Name: "memo", Kind: results.KindBaseline,
+						Params: map[string]float64{"workers": 1},
+						Job:    harness.NewJob("memo", memoArgs{s.width, s.height})})
+					g.Estimate += childStart + s.memoTime
+				}
+				gs = append(gs, g)
+			}
+			return gs
+		},
+		Jobs: map[string]harness.JobFunc{"solve": runSolve, "memo": runMemo},
+		Columns: []harness.Column{
+			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
+			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
+			{Key: "positions", Header: "positions", Format: "%.0f"},
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+			{Key: "fact:start", Header: "start"},
+		},
+		Charts: gamesCharts,
+	}
+}
+
+// solveArgs: reach then solve Game with Option in a fresh folder.
+type solveArgs struct {
+	Game    string `json:"game"`
+	Option  string `json:"option"`
+	Workers int    `json:"workers"`
+}
+
+// memoArgs: the memoized baseline on a Width x Height board.
+type memoArgs struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a solveArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	st, err := workload.Run(ctx, a.Game, a.Option, a.Workers, env.Dir, true)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	total := (st.Reach + st.Solve).Seconds()
+	n := float64(st.Positions)
+	return harness.Sample{Seconds: total,
+		Metrics: map[string]float64{"reach_s": st.Reach.Seconds(), "solve_s": st.Solve.Seconds(), "positions": n,
+			"positions_per_s": perSecond(n, total), "level_bytes": float64(st.LevelBytes), "db_bytes": float64(st.DBBytes)},
+		Facts: map[string]string{"start": st.Start}}, nil
+}
+
+func runMemo(_ context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a memoArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	t0 := time.Now()
+	r, err := connect4memo.Solve(a.Width, a.Height)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	sec := time.Since(t0).Seconds()
+	n := float64(r.Positions)
+	return harness.Sample{Seconds: sec,
+		Metrics: map[string]float64{"solve_s": sec, "positions": n, "positions_per_s": perSecond(n, sec)},
+		Facts:   map[string]string{"start": r.Start.String()}}, nil
+}
+
+// gamesCharts: the time of each game size by solver, peers included.
+func gamesCharts(groups []results.Group) []chart.Chart {
+	var cats []string
+	var set chart.SeriesSet
+	for _, g := range groups {
+		if g.Skipped != "" || len(g.Variants) == 0 {
+			continue
+		}
+		x := float64(len(cats))
+		cats = append(cats, strings.Replace(strings.TrimPrefix(g.ID, "games/"), "-", "\n", 1))
+		for _, v := range g.Variants {
+			if v.Seconds.N > 0 {
+				set.Add(v.Name, x, v.Seconds)
+			}
+		}
+	}
+	if len(cats) == 0 {
+		return nil
+	}
+	// tiersolve first, then the baselines and peers by name.
+	series := set.Series(func(a, b string) int {
+		if (a == "tiersolve") != (b == "tiersolve") {
+			if a == "tiersolve" {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	p := chart.Dots(chart.Axes{Title: "reach + solve, wall time per game (median; bars: min–max)", Y: "seconds", LogY: true},
+		cats, series)
+	return []chart.Chart{{Name: "games-time", Title: "time per game and size: tiersolve against the baselines and peers",
+		Plots: [][]*gplot.Plot{{p}}, Width: vg.Length(max(5, 0.8*float64(len(cats)))) * vg.Inch}}
+}

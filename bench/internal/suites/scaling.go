@@ -1,0 +1,127 @@
+package suites
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+	"time"
+
+	gplot "gonum.org/v1/plot"
+
+	"github.com/tiersolve/tiersolve/bench/internal/chart"
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+)
+
+// scalingGame is a game the scaling suite solves with 1, 2, ... workers.
+type scalingGame struct {
+	size  gameSize
+	level harness.Level
+}
+
+// Scaling is the suite of speed-ups: the same job with 1, 2, 4, ... up to
+// all cores, the speed-up of each round over its one-worker run, and the
+// serial fraction of Amdahl's law fitted to them.
+func Scaling() harness.Suite {
+	return harness.Suite{
+		Name: "scaling",
+		Doc:  "speed-up with 1, 2, ... cores and the serial fraction (Amdahl fit): reach+solve, level-file merge",
+		Groups: func(cfg harness.Config) []harness.Group {
+			var gs []harness.Group
+			for _, sg := range []scalingGame{{gameByName("connect4-5x4"), harness.Quick}, {gameByName("connect4-5x5"), harness.Full},
+				{gameByName("quixo-3x3"), harness.Full}} {
+				s := sg.size
+				g := harness.Group{ID: "scaling/" + s.name, Table: "scaling", Title: strings.TrimSpace(s.game + " " + s.option + " reach+solve"),
+					Level: sg.level, Reference: "workers=1", Amdahl: true}
+				for _, w := range workerCounts(cfg.Cores) {
+					g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("workers=%d", w), Kind: results.KindSubject,
+						Params: map[string]float64{"workers": float64(w)},
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w})})
+					g.Estimate += childStart + s.tier*2/time.Duration(w)
+				}
+				gs = append(gs, g)
+			}
+			for _, m := range []struct {
+				bits  int
+				level harness.Level
+			}{{22, harness.Quick}, {26, harness.Full}} {
+				t := tierArgs{m.bits, 0.5}
+				g := harness.Group{ID: fmt.Sprintf("scaling/merge/%s/%s", pow2(m.bits), pct(t.Density)), Table: "scaling",
+					Title: fmt.Sprintf("merge %d partial files of %s positions, %s", mergeParts, pow2(m.bits), pct(t.Density)),
+					Level: m.level, Params: t.params(), Reference: "workers=1", Amdahl: true,
+					Setup: harness.NewJob("prepare-merge", t)}
+				for _, w := range workerCounts(cfg.Cores) {
+					g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("workers=%d", w), Kind: results.KindSubject,
+						Params: map[string]float64{"workers": float64(w)}, Job: harness.NewJob("merge", mergeArgs{t, w})})
+					g.Estimate += sampleCost(scale(m.bits, 0.2)/time.Duration(w), 0, 200*time.Millisecond)
+				}
+				gs = append(gs, g)
+			}
+			return gs
+		},
+		Jobs: map[string]harness.JobFunc{"solve": runSolve, "merge": runMerge, "prepare-merge": prepareMerge},
+		Columns: []harness.Column{
+			{Key: "speedup", Header: "speed-up", Format: "%.2fx"},
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "mpos_per_s", Header: "Mpos/s", Format: "%.3g"},
+			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+		},
+		Charts: scalingCharts,
+	}
+}
+
+func gameByName(name string) gameSize {
+	for _, s := range gameSizes {
+		if s.name == name {
+			return s
+		}
+	}
+	panic("suites: no game size " + name)
+}
+
+// scalingCharts: speed-up against workers for every scaling group, with
+// the ideal line.
+func scalingCharts(groups []results.Group) []chart.Chart {
+	var series []chart.Series
+	maxW := 1.0
+	for _, g := range groups {
+		if g.Skipped != "" {
+			continue
+		}
+		s := chart.Series{Name: strings.TrimPrefix(g.ID, "scaling/")}
+		if g.Amdahl != nil {
+			s.Name += fmt.Sprintf(" (serial %.2f)", g.Amdahl.SerialFraction.Median)
+		}
+		for _, v := range g.Variants {
+			if st, ok := v.Metrics["speedup"]; ok {
+				s.X = append(s.X, v.Params["workers"])
+				s.Y = append(s.Y, st)
+				maxW = max(maxW, v.Params["workers"])
+			}
+		}
+		if len(s.X) > 0 {
+			series = append(series, s)
+		}
+	}
+	if len(series) == 0 {
+		return nil
+	}
+	// Nudge the series apart a little so that their bars do not hide
+	// each other at the same worker count.
+	for i := range series {
+		for k := range series[i].X {
+			series[i].X[k] += 0.015 * (float64(i) - float64(len(series)-1)/2)
+		}
+	}
+	p := chart.Lines(chart.Axes{Title: "speed-up over one worker (median; bars: min–max)", X: "workers", Y: "speed-up", YFrom0: true}, series)
+	chart.AddFunc(p, "ideal (linear)", color.Gray{Y: 120}, func(x float64) float64 { return x })
+	p.X.Min, p.X.Max = 0.9, maxW+0.1
+	p.Y.Min, p.Y.Max = 0, maxW*1.15
+	ticks := make([]gplot.Tick, 0, int(maxW))
+	for w := 1.0; w <= maxW; w++ {
+		ticks = append(ticks, gplot.Tick{Value: w, Label: fmt.Sprint(w)})
+	}
+	p.X.Tick.Marker = gplot.ConstantTicks(ticks)
+	return []chart.Chart{{Name: "scaling", Title: "speed-up against workers, with the serial fraction of the Amdahl fit",
+		Plots: [][]*gplot.Plot{{p}}}}
+}

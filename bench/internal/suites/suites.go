@@ -1,0 +1,58 @@
+// Package suites holds the harness's benchmark suites, one file each, and
+// the registry of them (All). See bench/README.md, "Adding a suite".
+package suites
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+)
+
+// All returns the suites in the order they run and are reported.
+func All() []harness.Suite {
+	return []harness.Suite{Level(), Games(), Scaling(), Codecs()}
+}
+
+// childStart is the cost of starting a child process, for estimates.
+const childStart = 60 * time.Millisecond
+
+// sampleCost estimates one run of a job whose operation takes op, with
+// min the least time a sample takes (harness.Repeat) and setup the
+// untimed preparation in the child.
+func sampleCost(op, setup, min time.Duration) time.Duration {
+	return childStart + setup + max(op, min)
+}
+
+// secs converts seconds to a Duration.
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// pct prints a density as a percentage: 0.001 -> "0.1%".
+func pct(d float64) string { return strconv.FormatFloat(d*100, 'g', -1, 64) + "%" }
+
+// pow2 prints 2^b.
+func pow2(b int) string { return fmt.Sprintf("2^%d", b) }
+
+// perSecond is n per second, 0 for a zero time.
+func perSecond(n float64, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return n / seconds
+}
+
+// workerCounts are 1, 2, 4, ... up to cores, and cores itself.
+func workerCounts(cores int) []int {
+	var ws []int
+	for w := 1; w < cores; w *= 2 {
+		ws = append(ws, w)
+	}
+	return append(ws, max(cores, 1))
+}
+
+// scale estimates an operation at 2^bits positions from its time at 2^24.
+func scale(bits int, at24 float64) time.Duration {
+	return secs(at24 * math.Ldexp(1, bits-24))
+}

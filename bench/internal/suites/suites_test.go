@@ -1,0 +1,206 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+)
+
+// corpus is the shared XG corpus, read in place as the xg tests do.
+const corpus = "../../../../shared/corpus/xg"
+
+// TestGroupsAreWellFormed checks every group of every suite: IDs unique
+// and under the suite's name, a reference that exists, a job kind the
+// suite runs, an estimate; and that --quick fits its budget.
+func TestGroupsAreWellFormed(t *testing.T) {
+	ids := map[string]bool{}
+	var quick time.Duration
+	for _, s := range All() {
+		for _, cores := range []int{1, 2, 8} {
+			for _, g := range s.Groups(harness.Config{Cores: cores, XGCorpus: corpus}) {
+				if cores == 2 {
+					if ids[g.ID] {
+						t.Errorf("group %s twice", g.ID)
+					}
+					ids[g.ID] = true
+					if g.Level == harness.Quick && g.Skip == "" {
+						quick += 4 * g.Estimate
+					}
+				}
+				if !strings.HasPrefix(g.ID, s.Name+"/") || g.Title == "" || g.Table == "" || g.Estimate <= 0 || len(g.Variants) == 0 {
+					t.Errorf("group %+v", g)
+				}
+				jobs := []*harness.Job{g.Setup}
+				refFound := g.Reference == ""
+				for _, v := range g.Variants {
+					jobs = append(jobs, v.Job)
+					refFound = refFound || v.Name == g.Reference
+					if v.Job == nil || v.Kind == "" {
+						t.Errorf("%s: variant %+v", g.ID, v)
+					}
+				}
+				if !refFound {
+					t.Errorf("%s: no reference variant %q", g.ID, g.Reference)
+				}
+				for _, j := range jobs {
+					if j != nil && s.Jobs[j.Kind] == nil {
+						t.Errorf("%s: suite %s has no job %q", g.ID, s.Name, j.Kind)
+					}
+				}
+			}
+		}
+	}
+	// The CI smoke test: 1 warm-up + 3 rounds of every quick group.
+	if quick > 100*time.Second {
+		t.Errorf("--quick is estimated at %v", quick)
+	}
+}
+
+// runJob runs a job in-process, as a child would.
+func runJob(t *testing.T, s harness.Suite, kind string, args any, shared string) harness.Sample {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := harness.JobEnv{Dir: t.TempDir(), Shared: shared, MinSample: time.Millisecond, Config: harness.Config{Cores: 2, XGCorpus: corpus}}
+	sample, err := s.Jobs[kind](context.Background(), env, raw)
+	if err != nil {
+		t.Fatalf("%s %s %+v: %v", s.Name, kind, args, err)
+	}
+	if sample.Seconds <= 0 {
+		t.Fatalf("%s %s: %+v", s.Name, kind, sample)
+	}
+	return sample
+}
+
+func TestLevelJobs(t *testing.T) {
+	lv := Level()
+	tier := tierArgs{Bits: 14, Density: 0.1}
+	auto := runJob(t, lv, "write", writeArgs{tierArgs: tier}, "")
+	naiveS := runJob(t, lv, "write", writeArgs{tierArgs: tier, Naive: true}, "")
+	one := runJob(t, lv, "write", writeArgs{tierArgs: tier, Types: []int{0}}, "")
+	if auto.Facts["type"] != naiveS.Facts["type"] || one.Facts["type"] != "0" || auto.Metrics["members"] != naiveS.Metrics["members"] {
+		t.Errorf("auto %+v naive %+v type0 %+v", auto, naiveS, one)
+	}
+	shared := t.TempDir()
+	if _, err := prepareRead(context.Background(), harness.JobEnv{Shared: shared}, mustJSON(t, tier)); err != nil {
+		t.Fatal(err)
+	}
+	for typ := range 4 {
+		r := runJob(t, lv, "read", readArgs{tier, typ}, shared)
+		if r.Metrics["members"] != auto.Metrics["members"] || r.Metrics["mb_per_s"] <= 0 {
+			t.Errorf("read type %d: %+v", typ, r)
+		}
+	}
+	if _, err := prepareMerge(context.Background(), harness.JobEnv{Shared: shared}, mustJSON(t, tier)); err != nil {
+		t.Fatal(err)
+	}
+	m := runJob(t, lv, "merge", mergeArgs{tier, 2}, shared)
+	if m.Metrics["members"] != auto.Metrics["members"] {
+		t.Errorf("merge %+v", m)
+	}
+}
+
+func TestGameJobs(t *testing.T) {
+	g := Games()
+	tier := runJob(t, g, "solve", solveArgs{Game: "connect4", Option: "width=4,height=3", Workers: 2}, "")
+	memo := runJob(t, g, "memo", memoArgs{4, 3}, "")
+	if tier.Metrics["positions"] != memo.Metrics["positions"] || !strings.HasPrefix(tier.Facts["start"], memo.Facts["start"]) {
+		t.Errorf("tiersolve %+v, memo %+v", tier, memo)
+	}
+	if ttt := runJob(t, g, "solve", solveArgs{Game: "tictactoe", Workers: 1}, ""); ttt.Metrics["positions"] != 5478 {
+		t.Errorf("tic-tac-toe %+v", ttt)
+	}
+}
+
+func TestCodecJobs(t *testing.T) {
+	c := Codecs()
+	for _, op := range []string{"position-decode", "position-encode", "match-decode", "match-encode"} {
+		if s := runJob(t, c, "gnubgid", codecArgs{op}, ""); s.Metrics["items_per_s"] <= 0 {
+			t.Errorf("gnubgid %s: %+v", op, s)
+		}
+	}
+	for _, op := range []string{"parse", "marshal"} {
+		if s := runJob(t, c, "egf", codecArgs{op}, ""); s.Metrics["mb_per_s"] <= 0 {
+			t.Errorf("egf %s: %+v", op, s)
+		}
+	}
+	if _, err := os.Stat(corpus); os.IsNotExist(err) {
+		t.Skipf("corpus %s not present", corpus)
+	}
+	for _, op := range []string{"decode", "decisions"} {
+		if s := runJob(t, c, "xg", codecArgs{op}, ""); s.Metrics["items_per_s"] <= 0 {
+			t.Errorf("xg %s: %+v", op, s)
+		}
+	}
+}
+
+// TestXGWithoutCorpus: a machine without the corpus skips the group, so
+// a quick run does not fail.
+func TestXGWithoutCorpus(t *testing.T) {
+	for _, dir := range []string{"", t.TempDir()} {
+		for _, g := range Codecs().Groups(harness.Config{XGCorpus: dir}) {
+			if g.ID == "codecs/xg" && g.Skip == "" {
+				t.Errorf("corpus %q: not skipped", dir)
+			}
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestCharts draws every suite's charts from made-up results of all its
+// groups, and checks they are SVG with a legend.
+func TestCharts(t *testing.T) {
+	st := func(x float64) results.Stat { return results.Summarize([]float64{x * 0.9, x, x * 1.2}) }
+	for _, s := range All() {
+		if s.Charts == nil {
+			continue
+		}
+		var gs []results.Group
+		for _, g := range s.Groups(harness.Config{Cores: 2, XGCorpus: corpus}) {
+			rg := results.Group{ID: g.ID, Suite: s.Name, Table: g.Table, Params: g.Params, Reference: g.Reference}
+			if g.Amdahl {
+				rg.Amdahl = &results.Amdahl{SerialFraction: st(0.2)}
+			}
+			for i, v := range g.Variants {
+				x := float64(i + 1)
+				rg.Variants = append(rg.Variants, results.Variant{Name: v.Name, Kind: v.Kind, Params: v.Params, Seconds: st(x),
+					Metrics: map[string]results.Stat{"mpos_per_s": st(x), "bytes": st(1000 * x), "speedup": st(v.Params["workers"])}})
+			}
+			gs = append(gs, rg)
+		}
+		charts := s.Charts(gs)
+		if len(charts) == 0 {
+			t.Errorf("suite %s drew no chart", s.Name)
+		}
+		for _, c := range charts {
+			var b bytes.Buffer
+			if err := c.WriteSVG(&b); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil || !strings.HasPrefix(c.Name, s.Name) {
+				t.Errorf("%s: %v", c.Name, err)
+			}
+			if testing.Verbose() {
+				os.WriteFile(filepath.Join(os.TempDir(), c.Name+".svg"), b.Bytes(), 0o644)
+			}
+		}
+	}
+}

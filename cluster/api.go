@@ -1,0 +1,564 @@
+package cluster
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// The HTTP API. Every endpoint needs the shared token, as
+// "Authorization: Bearer TOKEN" (or HTTP basic auth with the token as the
+// password, for a browser). Blob endpoints are served by each coordinator
+// from its own store; the others are the leader's, and a follower
+// forwards them to it.
+//
+//	GET  /                     status page (HTML)
+//	GET  /healthz              this node's raft state
+//	GET  /metrics              Prometheus metrics
+//	GET  /v1/status            runs and workers (StatusResponse)
+//	POST /v1/runs              submit a run (SubmitRequest → SubmitResponse)
+//	GET  /v1/runs/{id}         a run's whole state (Run)
+//	POST /v1/lease             lease a unit (LeaseRequest → Assignment, or 204: no work)
+//	POST /v1/heartbeat         keep leases alive (HeartbeatRequest → HeartbeatResponse)
+//	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing blobs)
+//	POST /v1/release           give a lease up (ReleaseRequest)
+//	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
+//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name)
+//	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
+
+// SubmitRequest asks for a new run.
+type SubmitRequest struct {
+	Game     string    `json:"game"`
+	Option   string    `json:"option"`
+	Settings *Settings `json:"settings,omitempty"` // nil: DefaultSettings
+}
+
+// DefaultSettings are a run's settings unless the submitter chose.
+var DefaultSettings = Settings{RangesPerThread: 4, MaxRanges: 256, MinRange: 1 << 16, Level: 6}
+
+// SubmitResponse names the new run.
+type SubmitResponse struct {
+	ID string `json:"id"`
+}
+
+// StatusResponse is the cluster at a glance.
+type StatusResponse struct {
+	Leader  string       `json:"leader"`
+	Members []Member     `json:"members"`
+	Runs    []RunSummary `json:"runs"`
+	Workers []WorkerInfo `json:"workers"`
+}
+
+// RunSummary is a run at a glance.
+type RunSummary struct {
+	ID         string              `json:"id"`
+	Game       string              `json:"game"`
+	Option     string              `json:"option"`
+	State      RunState            `json:"state"`
+	Error      string              `json:"error,omitempty"`
+	TiersDone  int                 `json:"tiers_done"`
+	TiersTotal int                 `json:"tiers_total"`
+	Reached    int                 `json:"tiers_reached"`
+	UnitsDone  int                 `json:"units_done"`
+	UnitsTotal int                 `json:"units_total"`
+	Leased     int                 `json:"units_leased"`
+	Positions  uint64              `json:"positions"` // reachable, in the merged tiers
+	Created    time.Time           `json:"created"`
+	Seconds    float64             `json:"seconds"` // running time so far, or to the end
+	Start      *solver.StartRecord `json:"start,omitempty"`
+	LogBytes   uint64              `json:"log_bytes"`
+	Commands   uint64              `json:"commands"`
+}
+
+// LeaseRequest asks for a unit of work.
+type LeaseRequest struct {
+	Worker  string `json:"worker"`
+	Threads int    `json:"threads"`
+	// Wait is how long, in seconds, the leader may hold the request when
+	// there is no work, answering as soon as some appears.
+	Wait float64 `json:"wait"`
+}
+
+// Assignment is a leased unit with everything its worker needs.
+type Assignment struct {
+	Ref      UnitRef  `json:"ref"`
+	Token    uint64   `json:"token"`
+	Kind     Kind     `json:"kind"`
+	Lo       uint64   `json:"lo"`
+	Hi       uint64   `json:"hi"`
+	Game     string   `json:"game"`
+	Option   string   `json:"option"`
+	Loopy    bool     `json:"loopy,omitempty"`
+	Children []uint64 `json:"children,omitempty"`
+	// Level is the tier's full level file (Expand, SolveRange, SolveTier),
+	// Partials the partial level files of a loopy tier (Close), Kids the
+	// solved child tiers (SolveRange, SolveTier).
+	Level    *Blob      `json:"level,omitempty"`
+	Partials []Blob     `json:"partials,omitempty"`
+	Kids     []KidInput `json:"kids,omitempty"`
+	LeaseTTL float64    `json:"lease_ttl"` // seconds
+}
+
+// KidInput is a solved child tier: its level file and value database.
+type KidInput struct {
+	Tier  uint64 `json:"tier"`
+	Level Blob   `json:"level"`
+	DB    Blob   `json:"db"`
+}
+
+// HeartbeatRequest reports a worker alive with the leases it holds.
+type HeartbeatRequest struct {
+	Worker  string   `json:"worker"`
+	Threads int      `json:"threads"`
+	Tokens  []uint64 `json:"tokens"`
+}
+
+// HeartbeatResponse lists the leases the worker no longer holds: it must
+// stop their work.
+type HeartbeatResponse struct {
+	Lost []uint64 `json:"lost"`
+}
+
+// CompleteRequest reports a unit done; its outputs must be uploaded first.
+type CompleteRequest struct {
+	Ref       UnitRef  `json:"ref"`
+	Token     uint64   `json:"token"`
+	Worker    string   `json:"worker"`
+	Outputs   []Output `json:"outputs"`
+	Positions uint64   `json:"positions"`
+	Seconds   float64  `json:"seconds"`
+}
+
+// ReleaseRequest gives a lease up; Error says why the unit failed, if it
+// did.
+type ReleaseRequest struct {
+	Ref    UnitRef `json:"ref"`
+	Token  uint64  `json:"token"`
+	Worker string  `json:"worker"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// ErrorResponse is the body of every error answer.
+type ErrorResponse struct {
+	Error   string   `json:"error"`
+	Missing []string `json:"missing,omitempty"`
+}
+
+// MissingError is a completion whose outputs no coordinator has: the
+// worker uploads them again.
+type MissingError struct{ Missing []string }
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("%d output blobs are on no coordinator; upload them again", len(e.Missing))
+}
+
+// HeaderLeader carries the leader's base URL on every API answer, so
+// clients talk to it directly.
+const HeaderLeader = "X-Tierd-Leader"
+
+// headerForwarded marks a request a follower forwarded, so it is never
+// forwarded twice.
+const headerForwarded = "X-Tierd-Forwarded"
+
+var runIDPattern = regexp.MustCompile(`^r[0-9]{1,20}$`)
+
+// Handler is the node's HTTP API.
+func (n *Node) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", n.handleStatusPage)
+	mux.HandleFunc("GET /healthz", n.handleHealth)
+	mux.Handle("GET /metrics", n.metrics.handler())
+	mux.HandleFunc("GET /v1/status", n.leaderOnly(n.handleStatus))
+	mux.HandleFunc("POST /v1/runs", n.leaderOnly(n.handleSubmit))
+	mux.HandleFunc("GET /v1/runs/{id}", n.leaderOnly(n.handleRun))
+	mux.HandleFunc("POST /v1/lease", n.leaderOnly(n.handleLease))
+	mux.HandleFunc("POST /v1/heartbeat", n.leaderOnly(n.handleHeartbeat))
+	mux.HandleFunc("POST /v1/complete", n.leaderOnly(n.handleComplete))
+	mux.HandleFunc("POST /v1/release", n.leaderOnly(n.handleRelease))
+	mux.HandleFunc("POST /v1/members", n.leaderOnly(n.handleMembers))
+	mux.HandleFunc("PUT /v1/blobs/{sum}", n.handlePutBlob)
+	mux.HandleFunc("GET /v1/blobs/{sum}", n.handleGetBlob)
+	return n.authenticate(mux)
+}
+
+// authenticate refuses requests without the token (constant-time
+// compare), with 401 and a log line.
+func (n *Node) authenticate(h http.Handler) http.Handler {
+	want := []byte(n.cfg.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := ""
+		if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			got = v
+		} else if _, pw, ok := r.BasicAuth(); ok {
+			got = pw
+		}
+		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			n.metrics.unauthorized.Inc()
+			n.log.Warn("refused a request without the right token", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+			w.Header().Set("WWW-Authenticate", `Basic realm="tierd"`)
+			writeError(w, http.StatusUnauthorized, errors.New("missing or wrong token"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// leaderOnly serves h on the leader; a follower forwards the request to
+// the leader (once), and answers 503 when no leader is known.
+func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		leader, ok := n.leader()
+		if ok {
+			w.Header().Set(HeaderLeader, n.peerURL(leader))
+		}
+		if r.ContentLength > maxJSON {
+			writeError(w, http.StatusRequestEntityTooLarge, errTooLarge)
+			return
+		}
+		if n.IsLeader() {
+			if !n.ready.Load() {
+				w.Header().Set("Retry-After", "1")
+				writeError(w, http.StatusServiceUnavailable, errors.New("a new leader is catching up; retry"))
+				return
+			}
+			h(w, r)
+			return
+		}
+		if !ok || r.Header.Get(headerForwarded) != "" {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, errors.New("no leader at the moment; retry"))
+			return
+		}
+		target, _ := url.Parse(n.peerURL(leader))
+		proxy := &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(target)
+				pr.Out.Header.Set(headerForwarded, n.cfg.ID)
+			},
+			Transport:     n.peers.Transport,
+			FlushInterval: -1,
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				w.Header().Set("Retry-After", "1")
+				writeError(w, http.StatusServiceUnavailable, fmt.Errorf("forwarding to the leader %s: %w", leader.ID, err))
+			},
+		}
+		proxy.ServeHTTP(w, r)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, err error) {
+	resp := ErrorResponse{Error: err.Error()}
+	var me *MissingError
+	if errors.As(err, &me) {
+		resp.Missing = me.Missing
+	}
+	writeJSON(w, code, resp)
+}
+
+// statusFor maps an error to its HTTP status.
+func statusFor(err error) int {
+	var me *MissingError
+	switch {
+	case errors.As(err, &me):
+		return http.StatusPreconditionFailed
+	case errors.Is(err, ErrStale), errors.Is(err, ErrNotRunning):
+		return http.StatusConflict
+	case errors.Is(err, ErrNoUnit), errors.Is(err, blobstore.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, ErrBadOutputs), errors.Is(err, blobstore.ErrMismatch), errors.Is(err, blobstore.ErrBadName):
+		return http.StatusBadRequest
+	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return http.StatusServiceUnavailable // the client retries, finding the new leader
+	}
+	return http.StatusInternalServerError
+}
+
+// decode reads a JSON request body, answering 400 or 413 itself.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := readJSON(r.Body, v); err != nil {
+		code := http.StatusBadRequest
+		if errors.Is(err, errTooLarge) {
+			code = http.StatusRequestEntityTooLarge
+		}
+		writeError(w, code, err)
+		return false
+	}
+	return true
+}
+
+func (n *Node) handleHealth(w http.ResponseWriter, r *http.Request) {
+	leader, _ := n.leader()
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "node": n.cfg.ID, "state": n.raft.State().String(),
+		"leader": leader.ID, "applied_index": n.raft.AppliedIndex()})
+}
+
+func (n *Node) handleStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, n.status())
+}
+
+// status is the cluster at a glance, from this node's state.
+func (n *Node) status() *StatusResponse {
+	leader, _ := n.leader()
+	resp := &StatusResponse{Leader: leader.ID, Members: n.members(), Runs: []RunSummary{}}
+	n.fsm.View(func(s *State, _ uint64) {
+		for _, r := range s.Runs {
+			resp.Runs = append(resp.Runs, summarize(r))
+		}
+	})
+	resp.Workers = n.workers.list(time.Now(), 2*n.cfg.LeaseTTL)
+	return resp
+}
+
+// summarize counts a run's progress.
+func summarize(r *Run) RunSummary {
+	s := RunSummary{ID: r.ID, Game: r.Game, Option: r.Option, State: r.State, Error: r.Error, TiersTotal: len(r.Tiers),
+		Created: r.Created, Start: r.Start, LogBytes: r.LogBytes, Commands: r.Commands}
+	for _, t := range r.Tiers {
+		if t.DB != nil {
+			s.TiersDone++
+		}
+		if t.Level != nil {
+			s.Reached++
+			s.Positions += t.Level.Reachable
+		}
+		for _, u := range append(t.Reach[:len(t.Reach):len(t.Reach)], t.Solve...) {
+			s.UnitsTotal++
+			if u.Done != nil {
+				s.UnitsDone++
+			}
+			if u.Lease != nil {
+				s.Leased++
+			}
+		}
+	}
+	end := time.Now()
+	if !r.Finished.IsZero() {
+		end = r.Finished
+	}
+	s.Seconds = end.Sub(r.Created).Seconds()
+	return s
+}
+
+func (n *Node) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	var req SubmitRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	id, err := n.submit(&req)
+	if err != nil {
+		code := http.StatusBadRequest
+		if !errors.Is(err, errBadRun) {
+			code = statusFor(err)
+		}
+		writeError(w, code, err)
+		return
+	}
+	n.log.Info("run submitted", "run", id, "game", req.Game, "option", req.Option)
+	writeJSON(w, http.StatusOK, SubmitResponse{ID: id})
+}
+
+var errBadRun = errors.New("bad run")
+
+// submit creates a run: the tier graph is computed here, once, and
+// replicated with the run.
+func (n *Node) submit(req *SubmitRequest) (string, error) {
+	g, err := n.cfg.NewGame(req.Game, req.Option)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errBadRun, err)
+	}
+	set := DefaultSettings
+	if req.Settings != nil {
+		set = *req.Settings
+	}
+	if set.RangesPerThread < 1 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRun)
+	}
+	gr, err := solver.NewGraph(g)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errBadRun, err)
+	}
+	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC()}
+	for _, t := range gr.Tiers {
+		tr := &Tier{Tier: uint64(t), Name: g.TierName(t), Size: g.TierSize(t), Loopy: gr.Loopy[t]}
+		for _, p := range gr.Parents[t] {
+			tr.Parents = append(tr.Parents, uint64(p))
+		}
+		for _, c := range gr.Children[t] {
+			tr.Children = append(tr.Children, uint64(c))
+		}
+		run.Tiers = append(run.Tiers, tr)
+	}
+	res, err := n.propose(&command{Op: opCreate, Run: run})
+	if err != nil {
+		return "", err
+	}
+	return res.(string), nil
+}
+
+func (n *Node) handleRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !runIDPattern.MatchString(id) {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("bad run id %q", id))
+		return
+	}
+	var b []byte
+	n.fsm.View(func(s *State, _ uint64) {
+		if run := s.run(id); run != nil {
+			b, _ = json.Marshal(run)
+		}
+	})
+	if b == nil {
+		writeError(w, http.StatusNotFound, fmt.Errorf("no run %s", id))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// maxLeaseWait bounds how long a lease request is held.
+const maxLeaseWait = 30 * time.Second
+
+func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
+	var req LeaseRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if req.Worker == "" || len(req.Worker) > 200 {
+		writeError(w, http.StatusBadRequest, errors.New("a lease request names its worker"))
+		return
+	}
+	n.workers.seen(req.Worker, r.RemoteAddr, req.Threads, nil)
+	wait := min(time.Duration(req.Wait*float64(time.Second)), maxLeaseWait)
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	for {
+		changed := n.fsm.Changed()
+		a, err := n.grant(req.Worker)
+		if err != nil {
+			writeError(w, statusFor(err), err)
+			return
+		}
+		if a != nil {
+			n.workers.granted(req.Worker)
+			writeJSON(w, http.StatusOK, a)
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if !n.IsLeader() {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+}
+
+func (n *Node) handleHeartbeat(w http.ResponseWriter, r *http.Request) {
+	var req HeartbeatRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	now := time.Now()
+	resp := HeartbeatResponse{Lost: []uint64{}}
+	for _, t := range req.Tokens {
+		if !n.leases.renew(now, t) {
+			resp.Lost = append(resp.Lost, t)
+		}
+	}
+	n.workers.seen(req.Worker, r.RemoteAddr, req.Threads, req.Tokens)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (n *Node) handleComplete(w http.ResponseWriter, r *http.Request) {
+	var req CompleteRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if err := n.complete(r.Context(), &req); err != nil {
+		writeError(w, statusFor(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+}
+
+func (n *Node) handleRelease(w http.ResponseWriter, r *http.Request) {
+	var req ReleaseRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if err := n.release(&req); err != nil {
+		writeError(w, statusFor(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+}
+
+func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
+	sum := r.PathValue("sum")
+	if !blobstore.ValidName(sum) {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%q: %w", sum, blobstore.ErrBadName))
+		return
+	}
+	size := r.ContentLength
+	if size < 0 {
+		if size, _ = strconv.ParseInt(r.Header.Get("X-Tierd-Size"), 10, 64); size <= 0 && r.Header.Get("X-Tierd-Size") != "0" {
+			writeError(w, http.StatusLengthRequired, errors.New("a blob upload needs its Content-Length"))
+			return
+		}
+	}
+	if size > n.cfg.MaxBlob {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("%d bytes: %w (limit %d)", size, blobstore.ErrTooLarge, n.cfg.MaxBlob))
+		return
+	}
+	body := http.MaxBytesReader(w, r.Body, size+1)
+	if err := n.store.Put(r.Context(), sum, size, body); err != nil {
+		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
+		writeError(w, statusFor(err), err)
+		return
+	}
+	n.metrics.blobBytesIn.Add(float64(size))
+	writeJSON(w, http.StatusOK, struct{}{})
+}
+
+func (n *Node) handleGetBlob(w http.ResponseWriter, r *http.Request) {
+	sum := r.PathValue("sum")
+	rc, size, err := n.store.Open(sum)
+	if err != nil {
+		writeError(w, statusFor(err), err)
+		return
+	}
+	defer rc.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	if r.Method == http.MethodHead {
+		return
+	}
+	copied, _ := io.Copy(w, rc)
+	n.metrics.blobBytesOut.Add(float64(copied))
+}

@@ -1,0 +1,257 @@
+// Package blobstore keeps immutable files named by the SHA-256 of their
+// content: level files, value databases and the partial results of units
+// of work in a cluster run.
+//
+// A Store is small on purpose, so that other kinds (a shared folder, an
+// S3-compatible object store) can stand in for Dir, the one on local disk.
+// Put checks the content against its name while it streams, so a store
+// never holds a blob under a wrong name.
+package blobstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+)
+
+// Errors that callers test.
+var (
+	// ErrNotFound: the store has no blob of that name.
+	ErrNotFound = errors.New("blob not found")
+	// ErrMismatch: the content does not hash to its name, or its size is
+	// not the one announced.
+	ErrMismatch = errors.New("blob content does not match its name")
+	// ErrTooLarge: the content is larger than the store accepts.
+	ErrTooLarge = errors.New("blob too large")
+	// ErrBadName: the name is not a SHA-256 in lower-case hex.
+	ErrBadName = errors.New("blob name is not a lower-case hex SHA-256")
+)
+
+// Store holds immutable blobs named by their SHA-256 (lower-case hex).
+type Store interface {
+	// Put stores size bytes from r under sum. It fails with ErrMismatch if
+	// they do not hash to sum, ErrTooLarge past the store's limit; a
+	// failed Put leaves nothing behind. Putting a blob the store already
+	// has reads nothing and succeeds: blobs are immutable.
+	Put(ctx context.Context, sum string, size int64, r io.Reader) error
+	// Open returns the blob's content and size, or ErrNotFound.
+	Open(sum string) (io.ReadCloser, int64, error)
+	// Stat returns the blob's size, or ErrNotFound.
+	Stat(sum string) (int64, error)
+	// Delete removes a blob; deleting a missing blob is not an error.
+	Delete(sum string) error
+	// Walk calls f for every blob, with its size and when it was stored.
+	Walk(f func(sum string, size int64, stored time.Time) error) error
+}
+
+// ValidName reports whether sum is a SHA-256 in lower-case hex: the only
+// names a store accepts, so a name can never escape the store's folder.
+func ValidName(sum string) bool {
+	if len(sum) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(sum); i++ {
+		c := sum[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Dir is a Store in a folder of the local disk: blob ab12… is the file
+// ab/ab12…, written atomically and synced before Put returns.
+type Dir struct {
+	root string
+	// MaxSize is the largest blob Put accepts; 0 means no limit.
+	MaxSize int64
+}
+
+// OpenDir opens (creating it if needed) a store in folder root.
+func OpenDir(root string, maxSize int64) (*Dir, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("blobstore: %w", err)
+	}
+	return &Dir{root: root, MaxSize: maxSize}, nil
+}
+
+// Path is the file of blob sum (which may not exist). Callers that need a
+// file name, such as the level-file merge, read it in place.
+func (d *Dir) Path(sum string) string {
+	return filepath.Join(d.root, sum[:2], sum)
+}
+
+func checkName(sum string) error {
+	if !ValidName(sum) {
+		return fmt.Errorf("blobstore: %q: %w", sum, ErrBadName)
+	}
+	return nil
+}
+
+// Put implements Store.
+func (d *Dir) Put(ctx context.Context, sum string, size int64, r io.Reader) error {
+	if err := checkName(sum); err != nil {
+		return err
+	}
+	if d.MaxSize > 0 && size > d.MaxSize {
+		return fmt.Errorf("blobstore: %s: %d bytes: %w (limit %d)", sum, size, ErrTooLarge, d.MaxSize)
+	}
+	if size < 0 {
+		return fmt.Errorf("blobstore: %s: size %d: %w", sum, size, ErrMismatch)
+	}
+	if have, err := d.Stat(sum); err == nil && have == size {
+		return nil
+	}
+	path := d.Path(sum)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	// One byte more than announced tells a longer stream apart.
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(ctxReader{ctx, r}, size+1))
+	if err != nil {
+		return fmt.Errorf("blobstore: %s: %w", sum, err)
+	}
+	if n != size || hex.EncodeToString(h.Sum(nil)) != sum {
+		return fmt.Errorf("blobstore: %s: %d bytes hashing to %x: %w", sum, n, h.Sum(nil), ErrMismatch)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	return nil
+}
+
+// Adopt moves the finished file at path, whose SHA-256 is sum, into the
+// store, without copying. path must be on the store's file system.
+func (d *Dir) Adopt(path, sum string) error {
+	if err := checkName(sum); err != nil {
+		return err
+	}
+	dst := d.Path(sum)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	return nil
+}
+
+// TempDir is a folder on the store's file system for files to Adopt.
+func (d *Dir) TempDir() (string, error) {
+	dir := filepath.Join(d.root, "tmp")
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// Open implements Store.
+func (d *Dir) Open(sum string) (io.ReadCloser, int64, error) {
+	if err := checkName(sum); err != nil {
+		return nil, 0, err
+	}
+	f, err := os.Open(d.Path(sum))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, fmt.Errorf("blobstore: %s: %w", sum, ErrNotFound)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("blobstore: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("blobstore: %w", err)
+	}
+	return f, st.Size(), nil
+}
+
+// Stat implements Store.
+func (d *Dir) Stat(sum string) (int64, error) {
+	if err := checkName(sum); err != nil {
+		return 0, err
+	}
+	st, err := os.Stat(d.Path(sum))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("blobstore: %s: %w", sum, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("blobstore: %w", err)
+	}
+	return st.Size(), nil
+}
+
+// Delete implements Store.
+func (d *Dir) Delete(sum string) error {
+	if err := checkName(sum); err != nil {
+		return err
+	}
+	if err := os.Remove(d.Path(sum)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	return nil
+}
+
+// Walk implements Store. Files that are not blobs (temporary files) are
+// skipped.
+func (d *Dir) Walk(f func(sum string, size int64, stored time.Time) error) error {
+	return filepath.WalkDir(d.root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if path != d.root && (len(e.Name()) != 2 || strings.Trim(e.Name(), "0123456789abcdef") != "") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !ValidName(e.Name()) {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil // removed meanwhile
+		}
+		return f(e.Name(), info.Size(), info.ModTime())
+	})
+}
+
+// HashFile returns the SHA-256 (lower-case hex) and size of a file.
+func HashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// ctxReader stops reading when its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,171 @@
+package cluster
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+)
+
+// diskCache keeps a worker's inputs on its disk, by SHA-256, downloading
+// each once and evicting the least recently used past its limit.
+type diskCache struct {
+	store  *blobstore.Dir
+	client *Client
+	limit  int64
+	group  singleflight.Group
+
+	mu   sync.Mutex
+	used map[string]time.Time // last use, by SHA-256
+}
+
+func newDiskCache(store *blobstore.Dir, client *Client, limit int64) *diskCache {
+	return &diskCache{store: store, client: client, limit: limit, used: map[string]time.Time{}}
+}
+
+// paths returns the files of blobs, downloading those not cached.
+func (d *diskCache) paths(ctx context.Context, blobs []Blob) ([]string, error) {
+	out := make([]string, len(blobs))
+	for i, b := range blobs {
+		if size, err := d.store.Stat(b.SHA256); err != nil || size != b.Size {
+			_, err, _ := d.group.Do(b.SHA256, func() (any, error) {
+				if size, err := d.store.Stat(b.SHA256); err == nil && size == b.Size {
+					return nil, nil
+				}
+				return nil, d.client.GetBlob(ctx, b, d.store.Path(b.SHA256))
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		d.mu.Lock()
+		d.used[b.SHA256] = time.Now()
+		d.mu.Unlock()
+		out[i] = d.store.Path(b.SHA256)
+	}
+	d.evict()
+	return out, nil
+}
+
+// evict deletes the least recently used blobs while the cache is over its
+// limit, sparing those used in the last minute (a unit may be about to
+// open them).
+func (d *diskCache) evict() {
+	type file struct {
+		sum  string
+		size int64
+		last time.Time
+	}
+	var files []file
+	var total int64
+	d.mu.Lock()
+	d.store.Walk(func(sum string, size int64, stored time.Time) error {
+		last, ok := d.used[sum]
+		if !ok {
+			last = stored
+		}
+		files = append(files, file{sum, size, last})
+		total += size
+		return nil
+	})
+	d.mu.Unlock()
+	if total <= d.limit {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.last.Compare(b.last) })
+	for _, f := range files {
+		if total <= d.limit || time.Since(f.last) < time.Minute {
+			break
+		}
+		if d.store.Delete(f.sum) == nil {
+			total -= f.size
+			d.mu.Lock()
+			delete(d.used, f.sum)
+			d.mu.Unlock()
+		}
+	}
+}
+
+// memCache keeps loaded inputs (tier sets, solved tiers) in memory up to
+// a budget, loading each once however many units ask at the same time.
+// An entry in use is never evicted.
+type memCache struct {
+	limit int64
+	group singleflight.Group
+
+	mu      sync.Mutex
+	used    int64
+	entries map[string]*memEntry
+}
+
+type memEntry struct {
+	v    any
+	size int64
+	refs int
+	last time.Time
+}
+
+func newMemCache(limit int64) *memCache {
+	return &memCache{limit: limit, entries: map[string]*memEntry{}}
+}
+
+// get returns the value of key, loading it if needed (load returns it and
+// its size in bytes); release must be called when the caller is done
+// with it.
+func (m *memCache) get(key string, load func() (any, int64, error)) (any, func(), error) {
+	for {
+		m.mu.Lock()
+		if e := m.entries[key]; e != nil {
+			e.refs++
+			e.last = time.Now()
+			m.mu.Unlock()
+			var once sync.Once
+			return e.v, func() {
+				once.Do(func() {
+					m.mu.Lock()
+					e.refs--
+					m.mu.Unlock()
+				})
+			}, nil
+		}
+		m.mu.Unlock()
+		_, err, _ := m.group.Do(key, func() (any, error) {
+			v, size, err := load()
+			if err != nil {
+				return nil, err
+			}
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.evictFor(size, key)
+			m.entries[key] = &memEntry{v: v, size: size, last: time.Now()}
+			m.used += size
+			return nil, nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// evictFor drops unused entries, least recently used first, until size
+// more bytes fit (or nothing more can go).
+func (m *memCache) evictFor(size int64, keep string) {
+	for m.used+size > m.limit {
+		var victim string
+		var oldest time.Time
+		for k, e := range m.entries {
+			if e.refs == 0 && k != keep && (victim == "" || e.last.Before(oldest)) {
+				victim, oldest = k, e.last
+			}
+		}
+		if victim == "" {
+			return
+		}
+		m.used -= m.entries[victim].size
+		delete(m.entries, victim)
+	}
+}

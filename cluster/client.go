@@ -1,0 +1,330 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+)
+
+// ErrUnauthorized is a request the coordinators refused for its token.
+var ErrUnauthorized = errors.New("the coordinator refused the token")
+
+// Client talks to a cluster's coordinators: any of them answers (a
+// follower forwards to the leader), and once it knows the leader it talks
+// to the leader directly. Requests that find no coordinator or no leader
+// are retried until Patience runs out.
+type Client struct {
+	urls  []string
+	token string
+	http  *http.Client
+	// Patience is how long a request keeps trying while no coordinator
+	// answers or there is no leader; 0 means one round over the URLs.
+	Patience time.Duration
+
+	mu     sync.Mutex
+	leader string // base URL, from the last answer
+}
+
+// NewClient returns a client of the coordinators at urls (base URLs such
+// as http://10.0.0.1:7070); tlsCfg, if not nil, configures HTTPS.
+func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error) {
+	if len(urls) == 0 {
+		return nil, errors.New("cluster: no coordinator URL")
+	}
+	if err := checkToken(token); err != nil {
+		return nil, err
+	}
+	c := &Client{token: token, http: peerClient(tlsCfg, false)}
+	for _, u := range urls {
+		p, err := url.Parse(strings.TrimRight(u, "/"))
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("cluster: coordinator URL %q: want http://HOST:PORT or https://HOST:PORT", u)
+		}
+		c.urls = append(c.urls, p.String())
+	}
+	return c, nil
+}
+
+// order is the URLs to try: the leader first if known.
+func (c *Client) order() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.urls)+1)
+	if c.leader != "" {
+		out = append(out, c.leader)
+	}
+	for _, u := range c.urls {
+		if u != c.leader {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// HTTPError is an answer with an error status.
+type HTTPError struct {
+	Code int
+	Msg  string
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Code, http.StatusText(e.Code), e.Msg)
+}
+
+// try sends one request to each coordinator in turn until one answers
+// with something other than "no leader", and retries rounds with a
+// backoff until Patience runs out. body, if set, makes a fresh request
+// body for each attempt.
+func (c *Client) try(ctx context.Context, method, path string, body func() (io.Reader, int64, error), handle func(*http.Response) error) error {
+	deadline := time.Now().Add(c.Patience)
+	backoff := 100 * time.Millisecond
+	for {
+		var errs []error
+		for _, base := range c.order() {
+			var rd io.Reader
+			size := int64(-1)
+			if body != nil {
+				var err error
+				if rd, size, err = body(); err != nil {
+					return err
+				}
+			}
+			req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
+			if err != nil {
+				return err
+			}
+			if size >= 0 {
+				req.ContentLength = size
+			}
+			req.Header.Set("Authorization", "Bearer "+c.token)
+			if method == http.MethodPost {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			resp, err := c.http.Do(req)
+			if rc, ok := rd.(io.Closer); ok {
+				rc.Close()
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				errs = append(errs, err)
+				continue
+			}
+			if l := resp.Header.Get(HeaderLeader); l != "" {
+				c.mu.Lock()
+				c.leader = l
+				c.mu.Unlock()
+			}
+			if resp.StatusCode == http.StatusServiceUnavailable {
+				errs = append(errs, readError(resp))
+				continue
+			}
+			err = handle(resp)
+			resp.Body.Close()
+			return err
+		}
+		if time.Now().Add(backoff).After(deadline) {
+			return fmt.Errorf("cluster: no coordinator answered %s %s: %w", method, path, errors.Join(errs...))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// readError turns an error answer into an error value (and closes it).
+func readError(resp *http.Response) error {
+	defer resp.Body.Close()
+	var e ErrorResponse
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxJSON))
+	if json.Unmarshal(b, &e) != nil || e.Error == "" {
+		e.Error = strings.TrimSpace(string(b))
+	}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		return ErrUnauthorized
+	case http.StatusConflict:
+		if strings.Contains(e.Error, ErrNotRunning.Error()) {
+			return fmt.Errorf("%w: %s", ErrNotRunning, e.Error)
+		}
+		return fmt.Errorf("%w: %s", ErrStale, e.Error)
+	case http.StatusPreconditionFailed:
+		return &MissingError{Missing: e.Missing}
+	}
+	return &HTTPError{Code: resp.StatusCode, Msg: e.Error}
+}
+
+// call sends a JSON request and decodes a JSON answer into out (if not
+// nil). It reports whether the answer had content (204 has none).
+func (c *Client) call(ctx context.Context, method, path string, in, out any) (bool, error) {
+	var body func() (io.Reader, int64, error)
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return false, err
+		}
+		body = func() (io.Reader, int64, error) { return bytes.NewReader(b), int64(len(b)), nil }
+	}
+	content := false
+	err := c.try(ctx, method, path, body, func(resp *http.Response) error {
+		switch {
+		case resp.StatusCode == http.StatusNoContent:
+			return nil
+		case resp.StatusCode != http.StatusOK:
+			return readError(resp)
+		}
+		content = true
+		if out == nil {
+			return nil
+		}
+		return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(out)
+	})
+	return content, err
+}
+
+// Submit starts a run and returns its id.
+func (c *Client) Submit(ctx context.Context, req SubmitRequest) (string, error) {
+	var resp SubmitResponse
+	_, err := c.call(ctx, http.MethodPost, "/v1/runs", req, &resp)
+	return resp.ID, err
+}
+
+// Status returns the cluster at a glance.
+func (c *Client) Status(ctx context.Context) (*StatusResponse, error) {
+	var resp StatusResponse
+	_, err := c.call(ctx, http.MethodGet, "/v1/status", nil, &resp)
+	return &resp, err
+}
+
+// Run returns a run's whole state.
+func (c *Client) Run(ctx context.Context, id string) (*Run, error) {
+	if !runIDPattern.MatchString(id) {
+		return nil, fmt.Errorf("cluster: %q is not a run id (like r12)", id)
+	}
+	var r Run
+	_, err := c.call(ctx, http.MethodGet, "/v1/runs/"+id, nil, &r)
+	return &r, err
+}
+
+// Lease asks for a unit of work; it returns nil when there is none.
+func (c *Client) Lease(ctx context.Context, req LeaseRequest) (*Assignment, error) {
+	var a Assignment
+	ok, err := c.call(ctx, http.MethodPost, "/v1/lease", req, &a)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// Heartbeat renews a worker's leases and returns those it lost.
+func (c *Client) Heartbeat(ctx context.Context, req HeartbeatRequest) (*HeartbeatResponse, error) {
+	var resp HeartbeatResponse
+	_, err := c.call(ctx, http.MethodPost, "/v1/heartbeat", req, &resp)
+	return &resp, err
+}
+
+// Complete reports a unit done. Its outputs must be uploaded; it fails
+// with ErrStale if the lease is no longer the worker's, and with a
+// *MissingError naming outputs to upload again.
+func (c *Client) Complete(ctx context.Context, req CompleteRequest) error {
+	_, err := c.call(ctx, http.MethodPost, "/v1/complete", req, nil)
+	return err
+}
+
+// Release gives a lease up; errMsg says why the unit failed, if it did.
+func (c *Client) Release(ctx context.Context, req ReleaseRequest) error {
+	_, err := c.call(ctx, http.MethodPost, "/v1/release", req, nil)
+	return err
+}
+
+// PutBlob uploads a file, named by its SHA-256, preferably to the leader.
+func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
+	body := func() (io.Reader, int64, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		return f, b.Size, nil
+	}
+	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256, body, func(resp *http.Response) error {
+		if resp.StatusCode != http.StatusOK {
+			return readError(resp)
+		}
+		return nil
+	})
+}
+
+// GetBlob downloads blob b into the file dst, from the first coordinator
+// that has it, checking its SHA-256 and size. The file appears whole or
+// not at all, but is not synced: callers that need it durable sync the
+// file system once at the end (atomicfile.SyncFS).
+func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
+	if !blobstore.ValidName(b.SHA256) {
+		return fmt.Errorf("cluster: %q: %w", b.SHA256, blobstore.ErrBadName)
+	}
+	var errs []error
+	for _, base := range c.order() {
+		err := c.getFrom(ctx, base, b, dst)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("cluster: blob %s: %w", b.SHA256, errors.Join(errs...))
+}
+
+func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/blobs/"+b.SHA256, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return readError(resp)
+	}
+	defer resp.Body.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(dst)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
+	if err != nil {
+		return err
+	}
+	if n != b.Size || hex.EncodeToString(h.Sum(nil)) != b.SHA256 {
+		return fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
+	}
+	return f.CommitNoSync()
+}

@@ -1,0 +1,322 @@
+package cluster
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// testToken is the shared secret of the test clusters.
+const testToken = "test-token-0123456789abcdef"
+
+// freeAddrs returns n loopback addresses with free ports.
+func freeAddrs(t testing.TB, n int) []string {
+	var out []string
+	var ls []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().String())
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return out
+}
+
+// fastRaft shortens raft's timeouts for tests on loopback.
+func fastRaft(c *raft.Config) {
+	c.HeartbeatTimeout = 600 * time.Millisecond
+	c.ElectionTimeout = 600 * time.Millisecond
+	c.LeaderLeaseTimeout = 300 * time.Millisecond
+	c.CommitTimeout = 5 * time.Millisecond
+}
+
+// testCluster is coordinators in this process, on real TCP and disks.
+type testCluster struct {
+	t       testing.TB
+	members []Member
+	dirs    []string
+	nodes   []*Node
+	leaseTT time.Duration
+}
+
+func testLog(t testing.TB) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
+	addrs := freeAddrs(t, 2*n)
+	c := &testCluster{t: t, leaseTT: leaseTTL}
+	for i := range n {
+		c.members = append(c.members, Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
+		c.dirs = append(c.dirs, t.TempDir())
+	}
+	c.nodes = make([]*Node, n)
+	for i := range n {
+		c.start(i, true)
+	}
+	t.Cleanup(c.stop)
+	c.waitLeader()
+	return c
+}
+
+func (c *testCluster) start(i int, bootstrap bool) {
+	c.startFull(i, bootstrap, fastRaft)
+}
+
+// startWith restarts node i (no bootstrap) with a raft configuration.
+func (c *testCluster) startWith(i int, rc func(*raft.Config)) {
+	c.startFull(i, false, rc)
+}
+
+func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
+	m := c.members[i]
+	cfg := NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr, DataDir: c.dirs[i], Token: testToken,
+		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2}
+	if bootstrap {
+		cfg.Bootstrap = c.members
+	}
+	n, err := StartNode(cfg)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.nodes[i] = n
+}
+
+func (c *testCluster) stopNode(i int) {
+	if c.nodes[i] != nil {
+		c.nodes[i].Close()
+		c.nodes[i] = nil
+	}
+}
+
+func (c *testCluster) stop() {
+	for i := range c.nodes {
+		c.stopNode(i)
+	}
+}
+
+// leader waits for a leader and returns its index.
+func (c *testCluster) waitLeader() int {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for i, n := range c.nodes {
+			if n != nil && n.IsLeader() {
+				return i
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.t.Fatal("no leader")
+	return -1
+}
+
+func (c *testCluster) urls() []string {
+	var out []string
+	for _, m := range c.members {
+		out = append(out, "http://"+m.HTTPAddr)
+	}
+	return out
+}
+
+func (c *testCluster) client() *Client {
+	cl, err := NewClient(c.urls(), testToken, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cl.Patience = 30 * time.Second
+	return cl
+}
+
+// startWorker runs a worker until the test ends; it returns a stop
+// function that cancels it.
+func (c *testCluster) startWorker(id string, threads int) (*Worker, context.CancelFunc) {
+	w, err := NewWorker(WorkerConfig{Client: c.client(), ID: id, Threads: threads, Dir: c.t.TempDir(), NewGame: games.New,
+		Log: testLog(c.t).With("test_worker", id), MemoryBytes: 1 << 30})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Run(ctx)
+	}()
+	stop := func() { cancel(); <-done }
+	c.t.Cleanup(stop)
+	return w, stop
+}
+
+// waitRun polls until the run is done (or fails the test).
+func waitRun(t testing.TB, cl *Client, id string, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	for {
+		st, err := cl.Status(ctx)
+		if err == nil {
+			for _, r := range st.Runs {
+				if r.ID != id {
+					continue
+				}
+				switch r.State {
+				case Done:
+					return
+				case Failed:
+					t.Fatalf("run %s failed: %s", id, r.Error)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if run, rerr := cl.Run(sctx, id); rerr == nil {
+				for _, tr := range run.Tiers {
+					t.Logf("tier %d %s: %s reach %s solve %s", tr.Tier, tr.Name, tr.Phase(), unitsString(tr.Reach), unitsString(tr.Solve))
+				}
+			}
+			t.Fatalf("run %s not done in %v (last status error: %v)", id, limit, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// embeddedSolve runs tierd solve's code in a folder and returns it.
+func embeddedSolve(t testing.TB, game, option string) string {
+	g, err := games.New(game, option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if err := r.Reach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Solve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// sameRunFolders compares two run folders: every level file decompressed
+// and compressed, every database byte for byte, and the manifests.
+func sameRunFolders(t testing.TB, want, got string) {
+	t.Helper()
+	wm, err := solver.LoadManifest(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := solver.LoadManifest(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wt := range wm.Tiers {
+		gt := gm.Tiers[i]
+		wl, gl := readFile(t, want, wt.Level.Path), readFile(t, got, gt.Level.Path)
+		if !bytes.Equal(gunzip(t, wl), gunzip(t, gl)) {
+			t.Errorf("tier %d: level files differ after gunzip", wt.Tier)
+		}
+		if !bytes.Equal(wl, gl) {
+			t.Errorf("tier %d: level files differ", wt.Tier)
+		}
+		if !bytes.Equal(readFile(t, want, wt.DB.Path), readFile(t, got, gt.DB.Path)) {
+			t.Errorf("tier %d: value databases differ", wt.Tier)
+		}
+	}
+	if a, b := readFile(t, want, solver.ManifestName), readFile(t, got, solver.ManifestName); !bytes.Equal(a, b) {
+		t.Errorf("manifests differ:\n%s\n----\n%s", a, b)
+	}
+}
+
+func readFile(t testing.TB, dir, rel string) []byte {
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func gunzip(t testing.TB, b []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestClusterMatchesEmbedded: 3 coordinators and 2 workers in this
+// process solve each game; the fetched folder is the embedded run's bytes.
+func TestClusterMatchesEmbedded(t *testing.T) {
+	for _, tc := range []struct{ game, option string }{
+		{"tictactoe", ""},
+		{"quixo", "size=3"},
+		{"connect4", "width=4,height=4"},
+	} {
+		t.Run(tc.game, func(t *testing.T) {
+			c := startCluster(t, 3, 5*time.Second)
+			c.startWorker("w1", 2)
+			c.startWorker("w2", 1)
+			cl := c.client()
+			ctx := context.Background()
+			id, err := cl.Submit(ctx, SubmitRequest{Game: tc.game, Option: tc.option, Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			out := t.TempDir()
+			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+				t.Fatal(err)
+			}
+			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option), out)
+			if t.Failed() {
+				entries, _ := os.ReadDir(filepath.Join(out, "levels"))
+				t.Log(strings.Repeat("-", 20), len(entries))
+			}
+		})
+	}
+}
+
+func unitsString(us []*Unit) string {
+	var b strings.Builder
+	for _, u := range us {
+		switch {
+		case u.Done != nil:
+			b.WriteString("D")
+		case u.Lease != nil:
+			fmt.Fprintf(&b, "L(%s,%d)", u.Lease.Worker, u.Lease.Token)
+		default:
+			b.WriteString(".")
+		}
+	}
+	return b.String()
+}

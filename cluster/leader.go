@@ -1,0 +1,536 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// leadership is this node's term as leader: the merges it runs, stopped
+// when it loses the lead.
+type leadership struct {
+	n      *Node
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	running  map[leaderTask]bool // merges under way
+	failures map[leaderTask]int
+	retryAt  map[leaderTask]time.Time
+}
+
+// maxMerges is how many merges run at once; each uses all the node's
+// merge goroutines, so more would only compete.
+const maxMerges = 2
+
+// elected starts a term: it waits until the state holds every entry of
+// earlier terms (until then the API answers 503), records the members if
+// they are not yet, and restarts the timer of every lease it inherits. It
+// returns nil if the wait failed; the next tick tries again.
+func (n *Node) elected() *leadership {
+	if err := n.raft.Barrier(10 * time.Second).Error(); err != nil {
+		n.log.Warn("barrier after election failed", "error", err)
+		return nil
+	}
+	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
+	l.ctx, l.cancel = context.WithCancel(n.ctx)
+	var tokens []uint64
+	var members []Member
+	n.fsm.View(func(s *State, _ uint64) {
+		members = s.Members
+		for _, r := range s.Runs {
+			eachLease(r, func(_ UnitRef, le *Lease) { tokens = append(tokens, le.Token) })
+		}
+	})
+	n.leases.reset(time.Now(), tokens)
+	if len(members) == 0 && len(n.known) > 0 {
+		if _, err := n.propose(&command{Op: opMembers, Members: n.known}); err != nil {
+			n.log.Warn("recording the members", "error", err)
+		}
+	}
+	n.metrics.elections.Inc()
+	n.ready.Store(true)
+	n.log.Info("elected leader", "leases", len(tokens))
+	return l
+}
+
+// stop ends the term and waits for its merges to stop.
+func (l *leadership) stop() {
+	l.n.ready.Store(false)
+	l.cancel()
+	l.wg.Wait()
+}
+
+// eachLease calls f with every active lease of a run.
+func eachLease(r *Run, f func(UnitRef, *Lease)) {
+	for _, t := range r.Tiers {
+		for i, u := range t.Reach {
+			if u.Lease != nil {
+				f(UnitRef{r.ID, t.Tier, PhaseReach, i}, u.Lease)
+			}
+		}
+		for i, u := range t.Solve {
+			if u.Lease != nil {
+				f(UnitRef{r.ID, t.Tier, PhaseSolve, i}, u.Lease)
+			}
+		}
+	}
+}
+
+// tick expires the leases past their deadline and starts the merges the
+// state calls for.
+func (l *leadership) tick() {
+	n := l.n
+	now := time.Now()
+	if expired := n.leases.expired(now); len(expired) > 0 {
+		refs := map[uint64]UnitRef{}
+		n.fsm.View(func(s *State, _ uint64) {
+			for _, r := range s.Runs {
+				eachLease(r, func(ref UnitRef, le *Lease) { refs[le.Token] = ref })
+			}
+		})
+		for _, tok := range expired {
+			n.leases.forget(tok)
+			ref, ok := refs[tok]
+			if !ok {
+				continue // completed or released meanwhile
+			}
+			if _, err := n.propose(&command{Op: opRelease, Release: &releaseCmd{Ref: ref, Token: tok}}); err != nil {
+				n.log.Warn("expiring a lease", "ref", ref, "error", err)
+				continue
+			}
+			n.metrics.leasesExpired.Inc()
+			n.log.Info("lease expired", "run", ref.Run, "tier", ref.Tier, "phase", ref.Phase, "unit", ref.Index, "token", tok)
+		}
+	}
+	var tasks []leaderTask
+	n.fsm.View(func(s *State, _ uint64) { tasks = s.leaderTasks() })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, task := range tasks {
+		if len(l.running) >= maxMerges {
+			break
+		}
+		if l.running[task] || now.Before(l.retryAt[task]) {
+			continue
+		}
+		l.running[task] = true
+		l.wg.Add(1)
+		go l.run(task)
+	}
+}
+
+// run does one leader task, retrying later if it fails; a task that keeps
+// failing fails its run.
+func (l *leadership) run(task leaderTask) {
+	defer l.wg.Done()
+	n := l.n
+	t0 := time.Now()
+	err := n.doTask(l.ctx, task)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.running, task)
+	if err == nil {
+		n.log.Info("merged", "run", task.Run, "task", task.Kind, "tier", task.Tier, "seconds", time.Since(t0).Seconds())
+		return
+	}
+	if l.ctx.Err() != nil {
+		return // lost the lead: the next leader redoes it
+	}
+	l.failures[task]++
+	l.retryAt[task] = time.Now().Add(time.Duration(l.failures[task]) * time.Second)
+	n.log.Error("merge failed", "run", task.Run, "task", task.Kind, "tier", task.Tier, "attempt", l.failures[task], "error", err)
+	if l.failures[task] >= maxFailures {
+		msg := fmt.Sprintf("%s of tier %d failed %d times: %v", task.Kind, task.Tier, l.failures[task], err)
+		if _, err := n.propose(&command{Op: opFinish, Finish: &finishCmd{Run: task.Run, Time: time.Now().UTC(), Error: msg}}); err != nil {
+			n.log.Warn("failing the run", "run", task.Run, "error", err)
+		}
+	}
+}
+
+// taskInputs is what a leader task reads, copied out of the state.
+type taskInputs struct {
+	run      Run
+	tier     Tier
+	blobs    []Blob
+	solve    []*Unit
+	start    *Tier // the start tier, for taskFinish
+	children []uint64
+}
+
+func (n *Node) doTask(ctx context.Context, task leaderTask) error {
+	var in taskInputs
+	var g tiergame.Game
+	var err error
+	n.fsm.View(func(s *State, _ uint64) {
+		r := s.run(task.Run)
+		if r == nil {
+			err = fmt.Errorf("no run %s", task.Run)
+			return
+		}
+		in.run = *r
+		if t := r.tier(task.Tier); t != nil {
+			in.tier = *t
+			in.blobs = r.levelInputs(t)
+			in.solve = slices.Clone(t.Solve)
+		}
+		g, err = n.game(r.Game, r.Option)
+		if err != nil {
+			return
+		}
+		st, _ := g.Start()
+		in.start = r.tier(uint64(st))
+	})
+	if err != nil {
+		return err
+	}
+	switch task.Kind {
+	case taskLevel:
+		return n.mergeLevel(ctx, g, in)
+	case taskDB:
+		return n.mergeDB(ctx, g, in)
+	case taskFinish:
+		return n.finishRun(ctx, g, in)
+	}
+	return fmt.Errorf("unknown task %q", task.Kind)
+}
+
+// mergeLevel merges a tier's partial level files into its full level file
+// (all four types, the smallest kept: the same code and options as tierd
+// solve), stores it on a majority of the coordinators, cuts the tier into
+// ranges and records it.
+func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) error {
+	t := tiergame.Tier(in.tier.Tier)
+	paths, err := n.localPaths(ctx, in.blobs)
+	if err != nil {
+		return err
+	}
+	set, err := solver.MergeTier(ctx, g, t, paths, n.cfg.Workers)
+	if err != nil {
+		return err
+	}
+	blob, res, err := n.storeFile(func(path string) (any, error) {
+		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers})
+	})
+	if err != nil {
+		return err
+	}
+	if err := n.replicate(ctx, []Blob{blob}); err != nil {
+		return err
+	}
+	lv := Level{Blob: blob, Reachable: set.Count(), Type: int(res.(levelfile.Result).Header.Type)}
+	if lv.Reachable > 0 {
+		ranked := bitarray.NewRanked(set)
+		lv.Ranges = solver.SplitRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
+	}
+	_, err = n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}})
+	return err
+}
+
+// mergeDB joins a tier's range records, in rank order, into its value
+// database (the same writer and options as tierd solve), stores it on a
+// majority of the coordinators and records it.
+func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) error {
+	t := tiergame.Tier(in.tier.Tier)
+	recs := make([]valuedb.Record, in.tier.Level.Reachable)
+	off := uint64(0)
+	for i, u := range in.solve {
+		paths, err := n.localPaths(ctx, []Blob{u.Done.Outputs[0].Blob})
+		if err != nil {
+			return err
+		}
+		got, err := readRecords(paths[0], g, t, n.cfg.Workers)
+		if err != nil {
+			return fmt.Errorf("unit %d: %w", i, err)
+		}
+		if off+uint64(len(got)) > uint64(len(recs)) {
+			return fmt.Errorf("unit %d: more records than the tier's %d positions", i, len(recs))
+		}
+		off += uint64(copy(recs[off:], got))
+	}
+	if off != uint64(len(recs)) {
+		return fmt.Errorf("%d records for the tier's %d positions", off, len(recs))
+	}
+	blob, res, err := n.storeFile(func(path string) (any, error) {
+		return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers})
+	})
+	if err != nil {
+		return err
+	}
+	if err := n.replicate(ctx, []Blob{blob}); err != nil {
+		return err
+	}
+	h := res.(valuedb.Header)
+	_, err = n.propose(&command{Op: opDB, DB: &dbCmd{Run: in.run.ID, Tier: in.tier.Tier,
+		DB: DB{Blob: blob, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}}})
+	return err
+}
+
+// rangeCount is how many ranges a tier of reachable positions is cut
+// into, with threads worker threads known (see Settings).
+func rangeCount(set Settings, reachable uint64, threads int) int {
+	n := uint64(max(threads, 1) * set.RangesPerThread)
+	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
+	return int(max(n, 1))
+}
+
+// readRecords reads the records of a range's value database, checking it
+// is for tier t of g.
+func readRecords(path string, g tiergame.Game, t tiergame.Tier, workers int) ([]valuedb.Record, error) {
+	db, err := valuedb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if h := db.Header(); h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) {
+		return nil, fmt.Errorf("%s: records of %s (%s) tier %d, not tier %d", path, h.Game, h.Option, h.Tier, t)
+	}
+	return db.ReadAll(workers)
+}
+
+// finishRun looks up the start position's value and records the run done.
+func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) error {
+	st := in.start
+	if st == nil || st.Level == nil || st.DB == nil {
+		return errors.New("the start tier is not solved")
+	}
+	paths, err := n.localPaths(ctx, []Blob{st.Level.Blob, st.DB.Blob})
+	if err != nil {
+		return err
+	}
+	solved, err := solver.LoadSolvedTier(g, tiergame.Tier(st.Tier), paths[0], paths[1], n.cfg.Workers)
+	if err != nil {
+		return err
+	}
+	start, err := solver.NewStartRecord(g, solved)
+	if err != nil {
+		return err
+	}
+	_, err = n.propose(&command{Op: opFinish, Finish: &finishCmd{Run: in.run.ID, Time: time.Now().UTC(), Start: start}})
+	if err == nil {
+		n.metrics.runsDone.Inc()
+		n.log.Info("run done", "run", in.run.ID, "game", in.run.Game, "option", in.run.Option,
+			"start", start.Value, "remoteness", start.Remoteness, "seconds", time.Since(in.run.Created).Seconds())
+	}
+	return err
+}
+
+// storeFile has write create a file (at the path it is given, atomically),
+// then adopts it into the blob store under its SHA-256.
+func (n *Node) storeFile(write func(path string) (any, error)) (Blob, any, error) {
+	dir, err := n.store.TempDir()
+	if err != nil {
+		return Blob{}, nil, err
+	}
+	f, err := os.CreateTemp(dir, "merge-*")
+	if err != nil {
+		return Blob{}, nil, err
+	}
+	path := f.Name()
+	f.Close()
+	defer os.Remove(path)
+	res, err := write(path)
+	if err != nil {
+		return Blob{}, nil, err
+	}
+	sum, size, err := blobstore.HashFile(path)
+	if err != nil {
+		return Blob{}, nil, err
+	}
+	if err := n.store.Adopt(path, sum); err != nil {
+		return Blob{}, nil, err
+	}
+	return Blob{SHA256: sum, Size: size}, res, nil
+}
+
+// localPaths returns the files of blobs in the local store, fetching from
+// the other coordinators those it misses.
+func (n *Node) localPaths(ctx context.Context, blobs []Blob) ([]string, error) {
+	paths := make([]string, len(blobs))
+	for i, b := range blobs {
+		if err := n.ensureLocal(ctx, b); err != nil {
+			return nil, err
+		}
+		paths[i] = n.store.Path(b.SHA256)
+	}
+	return paths, nil
+}
+
+// pickUnit chooses the next unit to lease: the oldest run first; reach
+// units parents first, then solve units. It returns false if there is
+// none.
+func pickUnit(s *State) (UnitRef, bool) {
+	for _, r := range s.Runs {
+		if r.State != Running {
+			continue
+		}
+		for _, t := range r.Tiers {
+			for i, u := range t.Reach {
+				if u.Lease == nil && u.Done == nil {
+					return UnitRef{r.ID, t.Tier, PhaseReach, i}, true
+				}
+			}
+		}
+		for k := len(r.Tiers) - 1; k >= 0; k-- {
+			t := r.Tiers[k]
+			for i, u := range t.Solve {
+				if u.Lease == nil && u.Done == nil {
+					return UnitRef{r.ID, t.Tier, PhaseSolve, i}, true
+				}
+			}
+		}
+	}
+	return UnitRef{}, false
+}
+
+// grant leases the next unit to a worker, or returns nil if there is no
+// work now.
+func (n *Node) grant(worker string) (*Assignment, error) {
+	n.grantMu.Lock()
+	defer n.grantMu.Unlock()
+	for {
+		var ref UnitRef
+		var ok bool
+		n.fsm.View(func(s *State, _ uint64) { ref, ok = pickUnit(s) })
+		if !ok {
+			return nil, nil
+		}
+		res, err := n.propose(&command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}})
+		if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrNotRunning) {
+			continue // the state moved on between the pick and the grant
+		}
+		if err != nil {
+			return nil, err
+		}
+		token := res.(uint64)
+		n.leases.start(time.Now(), token)
+		n.metrics.leasesGranted.Inc()
+		var a *Assignment
+		n.fsm.View(func(s *State, _ uint64) { a = assignment(s, ref, token) })
+		if a == nil {
+			continue
+		}
+		a.LeaseTTL = n.cfg.LeaseTTL.Seconds()
+		return a, nil
+	}
+}
+
+// assignment describes a leased unit to its worker, with its inputs.
+func assignment(s *State, ref UnitRef, token uint64) *Assignment {
+	r, t, u := s.unit(ref)
+	if u == nil || u.Lease == nil || u.Lease.Token != token {
+		return nil
+	}
+	a := &Assignment{Ref: ref, Token: token, Kind: u.Kind, Lo: u.Lo, Hi: u.Hi, Game: r.Game, Option: r.Option,
+		Loopy: t.Loopy, Children: t.Children}
+	switch u.Kind {
+	case Expand:
+		a.Level = &t.Level.Blob
+	case Close:
+		a.Partials = r.closeInputs(t)
+	case SolveRange, SolveTier:
+		a.Level = &t.Level.Blob
+		for _, c := range t.Children {
+			ct := r.tier(c)
+			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, DB: ct.DB.Blob})
+		}
+	}
+	return a
+}
+
+// complete accepts a worker's result: its outputs must be in the store
+// (fetched from the coordinators it was sent to if not here) and on a
+// majority of the coordinators before the completion is proposed. A
+// result whose lease is not current is refused and its outputs are
+// discarded.
+func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
+	var current, done bool
+	var valid bool
+	n.fsm.View(func(s *State, _ uint64) {
+		_, t, u := s.unit(req.Ref)
+		if u == nil {
+			return
+		}
+		current = u.Lease != nil && u.Lease.Token == req.Token
+		done = u.Done != nil && u.Done.Token == req.Token
+		valid = validOutputs(t, u, req.Outputs)
+	})
+	switch {
+	case done:
+		return nil // a retried report
+	case !current:
+		n.metrics.completionsRefused.Inc()
+		n.discard(req.Outputs)
+		n.log.Warn("refused a stale completion", "worker", req.Worker, "run", req.Ref.Run, "tier", req.Ref.Tier,
+			"phase", req.Ref.Phase, "unit", req.Ref.Index, "token", req.Token)
+		return fmt.Errorf("%v token %d: %w", req.Ref, req.Token, ErrStale)
+	case !valid:
+		return fmt.Errorf("%v: %w", req.Ref, ErrBadOutputs)
+	}
+	blobs := make([]Blob, len(req.Outputs))
+	for i, o := range req.Outputs {
+		blobs[i] = o.Blob
+	}
+	var missing []string
+	for _, b := range blobs {
+		if err := n.ensureLocal(ctx, b); err != nil {
+			missing = append(missing, b.SHA256)
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingError{Missing: missing}
+	}
+	if err := n.replicate(ctx, blobs); err != nil {
+		return err
+	}
+	_, err := n.propose(&command{Op: opComplete, Complete: &completeCmd{Ref: req.Ref, Done: Completion{
+		Worker: req.Worker, Token: req.Token, Outputs: req.Outputs, Positions: req.Positions, Seconds: req.Seconds}}})
+	if errors.Is(err, ErrStale) {
+		n.metrics.completionsRefused.Inc()
+		n.discard(req.Outputs)
+	}
+	if err != nil {
+		return err
+	}
+	n.leases.forget(req.Token)
+	n.workers.completed(req.Worker, req.Positions)
+	n.metrics.completions.Inc()
+	n.metrics.positions.Add(float64(req.Positions))
+	return nil
+}
+
+// release ends a lease its worker gave up (failed, or shutting down).
+func (n *Node) release(req *ReleaseRequest) error {
+	_, err := n.propose(&command{Op: opRelease, Release: &releaseCmd{Ref: req.Ref, Token: req.Token, Error: req.Error}})
+	n.leases.forget(req.Token)
+	if req.Error != "" {
+		n.log.Warn("a unit failed", "worker", req.Worker, "run", req.Ref.Run, "tier", req.Ref.Tier,
+			"phase", req.Ref.Phase, "unit", req.Ref.Index, "error", req.Error)
+	}
+	return err
+}
+
+// discard deletes the outputs of a refused completion, unless the state
+// refers to them (a blob is named by its content: the unit's accepted
+// result may be the same bytes).
+func (n *Node) discard(outs []Output) {
+	var live map[string]int64
+	n.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
+	for _, o := range outs {
+		if _, ok := live[o.Blob.SHA256]; !ok && blobstore.ValidName(o.Blob.SHA256) {
+			n.store.Delete(o.Blob.SHA256)
+		}
+	}
+}

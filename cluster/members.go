@@ -1,0 +1,91 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// Changing the coordinators: a coordinator whose disk is lost is replaced
+// by starting a new one (empty data folder, no --bootstrap) and adding it;
+// the old one is removed. The leader changes raft's configuration and the
+// member list of the state together.
+
+// MembersRequest adds or removes one coordinator.
+type MembersRequest struct {
+	Add    *Member `json:"add,omitempty"`
+	Remove string  `json:"remove,omitempty"`
+}
+
+// MembersResponse is the coordinators after a change.
+type MembersResponse struct {
+	Members []Member `json:"members"`
+}
+
+// changeMembers applies a membership change on the leader: raft's
+// configuration first, then the state's list.
+func (n *Node) changeMembers(req *MembersRequest) ([]Member, error) {
+	members := n.members()
+	switch {
+	case req.Add != nil && req.Remove == "":
+		m := *req.Add
+		if m.ID == "" || m.RaftAddr == "" || m.HTTPAddr == "" {
+			return nil, fmt.Errorf("%w: a member needs an id, a raft address and an HTTP address", errBadRun)
+		}
+		if slices.ContainsFunc(members, func(x Member) bool { return x.ID == m.ID }) {
+			return nil, fmt.Errorf("%w: %s is a member already", errBadRun, m.ID)
+		}
+		if err := n.raft.AddVoter(raft.ServerID(m.ID), raft.ServerAddress(m.RaftAddr), 0, 30*time.Second).Error(); err != nil {
+			return nil, fmt.Errorf("adding %s to raft: %w", m.ID, err)
+		}
+		members = append(members, m)
+	case req.Remove != "" && req.Add == nil:
+		if req.Remove == n.cfg.ID {
+			return nil, fmt.Errorf("%w: the leader cannot remove itself; stop it, and remove it from the next leader", errBadRun)
+		}
+		i := slices.IndexFunc(members, func(x Member) bool { return x.ID == req.Remove })
+		if i < 0 {
+			return nil, fmt.Errorf("%w: %s is not a member", errBadRun, req.Remove)
+		}
+		if err := n.raft.RemoveServer(raft.ServerID(req.Remove), 0, 30*time.Second).Error(); err != nil {
+			return nil, fmt.Errorf("removing %s from raft: %w", req.Remove, err)
+		}
+		members = slices.Delete(slices.Clone(members), i, i+1)
+	default:
+		return nil, fmt.Errorf("%w: give one of add and remove", errBadRun)
+	}
+	if _, err := n.propose(&command{Op: opMembers, Members: members}); err != nil {
+		return nil, err
+	}
+	n.log.Info("members changed", "members", len(members))
+	return members, nil
+}
+
+func (n *Node) handleMembers(w http.ResponseWriter, r *http.Request) {
+	var req MembersRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	ms, err := n.changeMembers(&req)
+	if err != nil {
+		code := statusFor(err)
+		if errors.Is(err, errBadRun) {
+			code = http.StatusBadRequest
+		}
+		writeError(w, code, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, MembersResponse{Members: ms})
+}
+
+// ChangeMembers adds or removes a coordinator.
+func (c *Client) ChangeMembers(ctx context.Context, req MembersRequest) ([]Member, error) {
+	var resp MembersResponse
+	_, err := c.call(ctx, http.MethodPost, "/v1/members", req, &resp)
+	return resp.Members, err
+}

@@ -1,0 +1,440 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
+
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// NodeConfig configures a coordinator.
+type NodeConfig struct {
+	// ID names the node in the raft configuration; RaftAddr (host:port)
+	// is where its raft transport listens and peers reach it; HTTPAddr
+	// (host:port) is its HTTP API, for workers, clients and peers.
+	ID, RaftAddr, HTTPAddr string
+	// DataDir holds the raft log and snapshots, and the blob store.
+	DataDir string
+	// Token is the shared secret every HTTP request must carry.
+	Token string
+	// Bootstrap, on the very first start of a cluster, lists every
+	// coordinator (this one included). A node whose data folder holds raft
+	// state ignores it and rejoins from what it stored.
+	Bootstrap []Member
+	// NewGame builds a game from its name and options (games.New).
+	NewGame func(name, option string) (tiergame.Game, error)
+	// LeaseTTL is how long a lease lives without its worker's heartbeat;
+	// 0 means DefaultLeaseTTL.
+	LeaseTTL time.Duration
+	// MaxBlob is the largest artifact accepted; 0 means DefaultMaxBlob.
+	MaxBlob int64
+	// BlobGrace is how long an artifact that no run refers to is kept (an
+	// upload whose completion is on its way); 0 means DefaultBlobGrace.
+	BlobGrace time.Duration
+	// Workers is the number of goroutines of a merge; 0 means GOMAXPROCS.
+	Workers int
+	// TLS, when set, serves the HTTP API over TLS; PeerTLS is the client
+	// configuration for reaching the other coordinators (nil: plain HTTP
+	// unless TLS is set, then the system's roots).
+	TLS, PeerTLS *tls.Config
+	// Raft adjusts the raft configuration (timeouts, snapshot thresholds)
+	// after the defaults are set; nil keeps hashicorp/raft's defaults.
+	Raft func(*raft.Config)
+	// Log receives the node's records (nil: discarded).
+	Log *slog.Logger
+}
+
+// Defaults of NodeConfig.
+const (
+	DefaultLeaseTTL  = 30 * time.Second
+	DefaultMaxBlob   = 64 << 30
+	DefaultBlobGrace = time.Hour
+)
+
+// Node is a coordinator: a raft member that replicates the State, serves
+// the HTTP API and the blob store, and, while it is the leader, hands out
+// leases, expires them and merges the tiers.
+type Node struct {
+	cfg       NodeConfig
+	log       *slog.Logger
+	fsm       *FSM
+	raft      *raft.Raft
+	wal       *wal.WAL
+	meta      *metadb.BoltMetaDB
+	known     []Member // the bootstrap list, kept in the data folder
+	transport *raft.NetworkTransport
+	store     *blobstore.Dir
+	leases    *leaseClock
+	workers   *workerTable
+	metrics   *metrics
+	peers     *http.Client
+	server    *http.Server
+	listener  net.Listener
+
+	grantMu sync.Mutex  // one grant at a time: picking and proposing
+	ready   atomic.Bool // leader, and the state holds every earlier entry
+
+	gamesMu sync.Mutex
+	games   map[string]tiergame.Game // by name and option
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// StartNode opens the node's data folder, starts raft (bootstrapping a new
+// cluster if asked and the folder is empty) and serves the HTTP API.
+func StartNode(cfg NodeConfig) (*Node, error) {
+	if cfg.ID == "" || cfg.RaftAddr == "" || cfg.HTTPAddr == "" || cfg.DataDir == "" {
+		return nil, errors.New("cluster: a node needs an ID, a raft address, an HTTP address and a data folder")
+	}
+	if err := checkToken(cfg.Token); err != nil {
+		return nil, err
+	}
+	if cfg.NewGame == nil {
+		return nil, errors.New("cluster: NodeConfig.NewGame is not set")
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.MaxBlob <= 0 {
+		cfg.MaxBlob = DefaultMaxBlob
+	}
+	if cfg.BlobGrace <= 0 {
+		cfg.BlobGrace = DefaultBlobGrace
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	n := &Node{cfg: cfg, log: cfg.Log.With("node", cfg.ID), fsm: NewFSM(), leases: newLeaseClock(cfg.LeaseTTL),
+		workers: newWorkerTable(), games: map[string]tiergame.Game{}}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	n.metrics = newMetrics(n)
+	n.peers = peerClient(cfg.PeerTLS, cfg.TLS != nil)
+	var err error
+	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, "blobs"), cfg.MaxBlob); err != nil {
+		return nil, err
+	}
+	if err := n.startRaft(); err != nil {
+		n.cancel()
+		return nil, err
+	}
+	if err := n.serve(); err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.wg.Add(2)
+	go n.leaderLoop()
+	go n.blobLoop()
+	return n, nil
+}
+
+// checkToken refuses a token too short to be a secret.
+func checkToken(tok string) error {
+	if len(tok) < 16 {
+		return errors.New("cluster: the token must be at least 16 characters (e.g. openssl rand -hex 32)")
+	}
+	return nil
+}
+
+// startRaft opens the log (hashicorp/raft-wal), the snapshots and the TCP
+// transport, and starts the raft node.
+func (n *Node) startRaft() error {
+	dir := filepath.Join(n.cfg.DataDir, "raft")
+	if err := os.MkdirAll(filepath.Join(dir, "wal"), 0o755); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	logw := &hclogWriter{log: n.log.With("component", "raft")}
+	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Info, Output: logw, DisableTime: true})
+	// raft-wal v0.4.0's Close leaves its meta store open (and its file
+	// locked): keep it, to close it in Close, so a node can restart in the
+	// same process.
+	n.meta = &metadb.BoltMetaDB{}
+	w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithSegmentSize(8<<20), wal.WithLogger(hl), wal.WithMetaStore(n.meta))
+	if err != nil {
+		return fmt.Errorf("cluster: raft log: %w", err)
+	}
+	n.wal = w
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, hl)
+	if err != nil {
+		return fmt.Errorf("cluster: raft snapshots: %w", err)
+	}
+	addr, err := net.ResolveTCPAddr("tcp", n.cfg.RaftAddr)
+	if err != nil {
+		return fmt.Errorf("cluster: raft address: %w", err)
+	}
+	n.transport, err = raft.NewTCPTransportWithLogger(n.cfg.RaftAddr, addr, 3, 10*time.Second, hl)
+	if err != nil {
+		return fmt.Errorf("cluster: raft transport on %s: %w", n.cfg.RaftAddr, err)
+	}
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(n.cfg.ID)
+	rc.Logger = hl
+	if n.cfg.Raft != nil {
+		n.cfg.Raft(rc)
+	}
+	existing, err := raft.HasExistingState(w, w, snaps)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if n.raft, err = raft.NewRaft(rc, n.fsm, w, w, snaps, n.transport); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if err := n.loadMembers(existing); err != nil {
+		return err
+	}
+	if !existing && len(n.cfg.Bootstrap) > 0 {
+		var servers []raft.Server
+		for _, m := range n.cfg.Bootstrap {
+			servers = append(servers, raft.Server{ID: raft.ServerID(m.ID), Address: raft.ServerAddress(m.RaftAddr)})
+		}
+		if !slices.ContainsFunc(n.cfg.Bootstrap, func(m Member) bool { return m.ID == n.cfg.ID }) {
+			return fmt.Errorf("cluster: --bootstrap does not list this node (%s)", n.cfg.ID)
+		}
+		if err := n.raft.BootstrapCluster(raft.Configuration{Servers: servers}).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
+			return fmt.Errorf("cluster: bootstrap: %w", err)
+		}
+		n.log.Info("bootstrapped a new cluster", "members", len(servers))
+	} else if !existing {
+		n.log.Warn("no raft state and no --bootstrap: waiting to be added to a cluster")
+	}
+	return nil
+}
+
+// serve starts the HTTP API.
+func (n *Node) serve() error {
+	l, err := net.Listen("tcp", n.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("cluster: HTTP API: %w", err)
+	}
+	if n.cfg.TLS != nil {
+		l = tls.NewListener(l, n.cfg.TLS)
+	}
+	n.listener = l
+	n.server = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
+	go n.server.Serve(l)
+	n.log.Info("coordinator started", "raft", n.cfg.RaftAddr, "http", n.cfg.HTTPAddr)
+	return nil
+}
+
+// Close stops the node: the HTTP API, the loops, raft and its log. The
+// data folder keeps everything a restart needs.
+func (n *Node) Close() error {
+	n.cancel()
+	var errs []error
+	if n.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, n.server.Shutdown(ctx))
+		cancel()
+	}
+	n.wg.Wait()
+	if n.raft != nil {
+		errs = append(errs, n.raft.Shutdown().Error())
+	}
+	if n.transport != nil {
+		errs = append(errs, n.transport.Close())
+	}
+	if n.wal != nil {
+		errs = append(errs, n.wal.Close(), n.meta.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// IsLeader reports whether this node is the raft leader.
+func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
+
+// FSM returns the node's replicated state machine.
+func (n *Node) FSM() *FSM { return n.fsm }
+
+// leader returns the leader's member record, if a leader is known.
+func (n *Node) leader() (Member, bool) {
+	_, id := n.raft.LeaderWithID()
+	if id == "" {
+		return Member{}, false
+	}
+	for _, m := range n.members() {
+		if m.ID == string(id) {
+			return m, true
+		}
+	}
+	return Member{}, false
+}
+
+// membersFile keeps, in a node's data folder, the coordinators it was
+// bootstrapped with: their HTTP addresses are not part of raft's own
+// configuration, and the node needs them before the state has them.
+const membersFile = "members.json"
+
+// loadMembers records the bootstrap list in the data folder on a first
+// start, or reads it back on a restart.
+func (n *Node) loadMembers(existing bool) error {
+	path := filepath.Join(n.cfg.DataDir, membersFile)
+	if !existing && len(n.cfg.Bootstrap) > 0 {
+		b, _ := json.MarshalIndent(n.cfg.Bootstrap, "", "  ")
+		if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		n.known = n.cfg.Bootstrap
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &n.known)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: %s: %w", path, err)
+	}
+	return nil
+}
+
+// members is the coordinators: from the replicated state, or before the
+// first leader recorded them, from the bootstrap list.
+func (n *Node) members() []Member {
+	var ms []Member
+	n.fsm.View(func(s *State, _ uint64) { ms = slices.Clone(s.Members) })
+	if len(ms) == 0 {
+		ms = n.known
+	}
+	return ms
+}
+
+// peerURL is the base URL of a coordinator's HTTP API.
+func (n *Node) peerURL(m Member) string {
+	if n.cfg.TLS != nil {
+		return "https://" + m.HTTPAddr
+	}
+	return "http://" + m.HTTPAddr
+}
+
+// propose appends a command to the raft log and waits until it is
+// applied; it returns the FSM's answer, with a refusal as the error.
+func (n *Node) propose(c *command) (any, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	f := n.raft.Apply(b, 10*time.Second)
+	if err := f.Error(); err != nil {
+		return nil, fmt.Errorf("cluster: proposing %s: %w", c.Op, err)
+	}
+	n.metrics.logBytes.Add(float64(len(b)))
+	if err, ok := f.Response().(error); ok {
+		return nil, err
+	}
+	return f.Response(), nil
+}
+
+// game returns the game of a run, built once.
+func (n *Node) game(name, option string) (tiergame.Game, error) {
+	n.gamesMu.Lock()
+	defer n.gamesMu.Unlock()
+	key := name + "\x00" + option
+	if g, ok := n.games[key]; ok {
+		return g, nil
+	}
+	g, err := n.cfg.NewGame(name, option)
+	if err != nil {
+		return nil, err
+	}
+	n.games[key] = g
+	return g, nil
+}
+
+// leaderLoop does the leader's periodic work while this node leads:
+// expiring leases and starting the merges the state calls for.
+func (n *Node) leaderLoop() {
+	defer n.wg.Done()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	var lead *leadership
+	for {
+		select {
+		case <-n.ctx.Done():
+			if lead != nil {
+				lead.stop()
+			}
+			return
+		case <-tick.C:
+		case <-n.fsm.Changed():
+		}
+		switch leader := n.IsLeader(); {
+		case leader && lead == nil:
+			lead = n.elected()
+		case !leader && lead != nil:
+			lead.stop()
+			lead = nil
+			n.log.Info("no longer the leader")
+		}
+		if lead != nil {
+			lead.tick()
+		}
+	}
+}
+
+// hclogWriter turns hashicorp/raft's log lines into slog records.
+type hclogWriter struct{ log *slog.Logger }
+
+func (w *hclogWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimSpace(string(p)), "\n") {
+		level := slog.LevelInfo
+		switch {
+		case strings.Contains(line, "[ERROR]"):
+			level = slog.LevelError
+		case strings.Contains(line, "[WARN]"):
+			level = slog.LevelWarn
+		case strings.Contains(line, "[DEBUG]"), strings.Contains(line, "[TRACE]"):
+			level = slog.LevelDebug
+		}
+		w.log.Log(context.Background(), level, strings.TrimSpace(line[strings.Index(line, "]")+1:]))
+	}
+	return len(p), nil
+}
+
+// readJSON decodes a request body of at most 1 MiB into v.
+func readJSON(r io.Reader, v any) error {
+	b, err := io.ReadAll(io.LimitReader(r, maxJSON+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > maxJSON {
+		return errTooLarge
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
+
+// maxJSON bounds the JSON bodies of requests.
+const maxJSON = 1 << 20
+
+var errTooLarge = errors.New("request body too large")

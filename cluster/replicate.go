@@ -1,0 +1,236 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// Blobs between coordinators. The leader stores a blob on a majority of
+// the coordinators (itself and enough followers) before it proposes the
+// command that names it, so losing any minority loses nothing; every
+// coordinator then fetches the blobs its state names and it misses
+// (blobLoop), and deletes those no run needs any more.
+
+// peerClient is the HTTP client for the other coordinators.
+func peerClient(cfg *tls.Config, useTLS bool) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if cfg != nil {
+		t.TLSClientConfig = cfg
+	}
+	t.MaxIdleConnsPerHost = 16
+	return &http.Client{Transport: t}
+}
+
+// peerRequest sends an authenticated request to a coordinator.
+func (n *Node) peerRequest(ctx context.Context, m Member, method, path string, body io.Reader, size int64) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, n.peerURL(m)+path, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+n.cfg.Token)
+	if body != nil {
+		req.ContentLength = size
+	}
+	return n.peers.Do(req)
+}
+
+// followers is every member but this node.
+func (n *Node) followers() []Member {
+	var out []Member
+	for _, m := range n.members() {
+		if m.ID != n.cfg.ID {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ensureLocal makes sure blob b is in this node's store, fetching it from
+// another coordinator if it is not.
+func (n *Node) ensureLocal(ctx context.Context, b Blob) error {
+	if size, err := n.store.Stat(b.SHA256); err == nil && size == b.Size {
+		return nil
+	}
+	var errs []error
+	for _, m := range n.followers() {
+		err := n.fetchFrom(ctx, m, b)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("blob %s is on no reachable coordinator: %w", b.SHA256, errors.Join(errs...))
+}
+
+// fetchFrom copies blob b from coordinator m into this node's store.
+func (n *Node) fetchFrom(ctx context.Context, m Member, b Blob) error {
+	resp, err := n.peerRequest(ctx, m, http.MethodGet, "/v1/blobs/"+b.SHA256, nil, 0)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", m.ID, resp.Status)
+	}
+	if err := n.store.Put(ctx, b.SHA256, b.Size, resp.Body); err != nil {
+		return fmt.Errorf("%s: %w", m.ID, err)
+	}
+	n.metrics.blobBytesRepaired.Add(float64(b.Size))
+	return nil
+}
+
+// pushTo makes sure coordinator m holds every blob: a HEAD, then a PUT of
+// those it lacks.
+func (n *Node) pushTo(ctx context.Context, m Member, blobs []Blob) error {
+	for _, b := range blobs {
+		resp, err := n.peerRequest(ctx, m, http.MethodHead, "/v1/blobs/"+b.SHA256, nil, 0)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && resp.ContentLength == b.Size {
+			continue
+		}
+		rc, size, err := n.store.Open(b.SHA256)
+		if err != nil {
+			return err
+		}
+		resp, err = n.peerRequest(ctx, m, http.MethodPut, "/v1/blobs/"+b.SHA256, rc, size)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: storing %s: %s", m.ID, b.SHA256, resp.Status)
+		}
+		n.metrics.blobBytesReplicated.Add(float64(size))
+	}
+	return nil
+}
+
+// replicateTimeout bounds copying to a follower that is slow or gone.
+const replicateTimeout = 10 * time.Minute
+
+// replicate returns once a majority of the coordinators (this node and
+// enough followers) hold every blob, which must be in this node's store.
+// Copies to the other followers go on in the background.
+func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
+	// A majority of the raft voters, less this node: counted from raft's
+	// configuration, so a missing address list cannot lower it.
+	f := n.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return err
+	}
+	voters := 0
+	for _, s := range f.Configuration().Servers {
+		if s.Suffrage == raft.Voter {
+			voters++
+		}
+	}
+	need := voters / 2
+	if need <= 0 {
+		return nil
+	}
+	followers := n.followers()
+	if len(followers) < need {
+		return fmt.Errorf("%d followers' addresses known, %d needed for a majority of %d coordinators", len(followers), need, voters)
+	}
+	results := make(chan error, len(followers))
+	for _, m := range followers {
+		go func() {
+			pctx, cancel := context.WithTimeout(n.ctx, replicateTimeout)
+			defer cancel()
+			results <- n.pushTo(pctx, m, blobs)
+		}()
+	}
+	ok := 0
+	var errs []error
+	for range followers {
+		select {
+		case err := <-results:
+			if err == nil {
+				if ok++; ok >= need {
+					return nil
+				}
+			} else {
+				errs = append(errs, err)
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("only %d of the %d followers needed for a majority hold the blobs: %w", ok, need, errors.Join(errs...))
+}
+
+// blobLoop keeps this node's store in step with the state: it fetches the
+// blobs the state names and the store misses, and deletes those no run
+// needs once they are older than the grace period (an upload whose
+// completion is still on its way is not named yet).
+func (n *Node) blobLoop() {
+	defer n.wg.Done()
+	repair := time.NewTicker(2 * time.Second)
+	defer repair.Stop()
+	lastGC := time.Now()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-repair.C:
+		}
+		var live map[string]int64
+		n.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
+		for sum, size := range live {
+			if n.ctx.Err() != nil {
+				return
+			}
+			if have, err := n.store.Stat(sum); err == nil && have == size {
+				continue
+			}
+			if err := n.ensureLocal(n.ctx, Blob{SHA256: sum, Size: size}); err != nil {
+				n.log.Debug("a blob the state names is missing here", "sha256", sum, "error", err)
+			}
+		}
+		if time.Since(lastGC) > n.cfg.BlobGrace/4 {
+			lastGC = time.Now()
+			n.collect(live)
+		}
+	}
+}
+
+// collect deletes the blobs no run needs that are older than the grace
+// period, and stale temporary files; it also updates the stored-bytes
+// metric.
+func (n *Node) collect(live map[string]int64) {
+	cutoff := time.Now().Add(-n.cfg.BlobGrace)
+	var stored int64
+	n.store.Walk(func(sum string, size int64, at time.Time) error {
+		if _, ok := live[sum]; !ok && at.Before(cutoff) {
+			if err := n.store.Delete(sum); err == nil {
+				n.log.Debug("deleted an unneeded blob", "sha256", sum, "bytes", size)
+				return nil
+			}
+		}
+		stored += size
+		return nil
+	})
+	n.metrics.blobBytesStored.Set(float64(stored))
+	if dir, err := n.store.TempDir(); err == nil {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/games"
+)
+
+func request(t *testing.T, method, url, token string, body []byte) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// TestSecurity: a wrong token, a stale completion, a blob that does not
+// match its name, oversized bodies and names that try to leave the store
+// are all refused; afterwards the run still completes with the embedded
+// run's bytes.
+func TestSecurity(t *testing.T) {
+	c := startCluster(t, 3, 2*time.Second)
+	leader := c.nodes[c.waitLeader()]
+	base := "http://" + c.members[0].HTTPAddr
+	ctx := context.Background()
+
+	// Every endpoint needs the token.
+	for _, ep := range []struct{ method, path string }{
+		{"GET", "/"}, {"GET", "/healthz"}, {"GET", "/metrics"}, {"GET", "/v1/status"}, {"POST", "/v1/runs"},
+		{"GET", "/v1/runs/r1"}, {"POST", "/v1/lease"}, {"POST", "/v1/heartbeat"}, {"POST", "/v1/complete"},
+		{"POST", "/v1/release"}, {"PUT", "/v1/blobs/" + strings.Repeat("a", 64)}, {"GET", "/v1/blobs/" + strings.Repeat("a", 64)},
+	} {
+		for _, tok := range []string{"", "wrong-token-0123456789", testToken + "x"} {
+			if resp := request(t, ep.method, base+ep.path, tok, nil); resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s %s with token %q: %s", ep.method, ep.path, tok, resp.Status)
+			}
+		}
+	}
+	if resp := request(t, "GET", base+"/healthz", testToken, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz with the token: %s", resp.Status)
+	}
+	req, _ := http.NewRequest("GET", base+"/healthz", nil)
+	req.SetBasicAuth("anyone", testToken)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("basic auth with the token as password: %v %v", err, resp)
+	}
+	bad, err := NewClient(c.urls(), "wrong-token-0123456789", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.Status(ctx); !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("client with a wrong token: %v", err)
+	}
+
+	// Blobs: content must hash to the name; size limits; names.
+	content := []byte("some level file bytes")
+	sum := sha256.Sum256(content)
+	good := hex.EncodeToString(sum[:])
+	wrong := strings.Repeat("0", 64)
+	if resp := request(t, "PUT", base+"/v1/blobs/"+wrong, testToken, content); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("upload whose content does not match its name: %s", resp.Status)
+	}
+	if _, err := c.nodes[0].store.Stat(wrong); err == nil {
+		t.Error("a mismatched upload was kept")
+	}
+	for _, name := range []string{"..%2F..%2Fescape", "%2e%2e%2f%2e%2e%2fescape", strings.ToUpper(good), good[:63], good + "0", "..", "."} {
+		resp := request(t, "PUT", base+"/v1/blobs/"+name, testToken, content)
+		if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed &&
+			resp.StatusCode != http.StatusMovedPermanently && resp.StatusCode != http.StatusTemporaryRedirect {
+			t.Errorf("upload named %q: %s", name, resp.Status)
+		}
+	}
+	for _, dir := range c.dirs {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape")); err == nil {
+			t.Error("an upload escaped the store")
+		}
+	}
+	if resp := request(t, "PUT", base+"/v1/blobs/"+good, testToken, content); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a good upload: %s", resp.Status)
+	}
+	big := bytes.Repeat([]byte("x"), 2048)
+	leader.cfg.MaxBlob = 1024 // as --max-artifact 1KiB
+	bsum := sha256.Sum256(big)
+	lbase := "http://" + leader.cfg.HTTPAddr
+	if resp := request(t, "PUT", lbase+"/v1/blobs/"+hex.EncodeToString(bsum[:]), testToken, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized upload: %s", resp.Status)
+	}
+	leader.cfg.MaxBlob = DefaultMaxBlob
+	huge := []byte(`{"worker":"` + strings.Repeat("w", 2<<20) + `"}`)
+	if resp := request(t, "POST", lbase+"/v1/lease", testToken, huge); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized JSON body: %s", resp.Status)
+	}
+
+	// A stale completion: the lease expires (no heartbeats), the late
+	// result is refused and its upload discarded.
+	cl := c.client()
+	id, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cl.Lease(ctx, LeaseRequest{Worker: "slow", Wait: 10})
+	if err != nil || a == nil {
+		t.Fatalf("lease: %v %v", a, err)
+	}
+	late := []byte("a late result")
+	lsum := sha256.Sum256(late)
+	lateBlob := Blob{SHA256: hex.EncodeToString(lsum[:]), Size: int64(len(late))}
+	path := filepath.Join(t.TempDir(), "late")
+	os.WriteFile(path, late, 0o644)
+	time.Sleep(3 * time.Second) // past the 2 s lease
+	if err := cl.PutBlob(ctx, path, lateBlob); err != nil {
+		t.Fatal(err)
+	}
+	err = cl.Complete(ctx, CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: "slow", Outputs: []Output{{Tier: 1, Blob: lateBlob}}})
+	if !errors.Is(err, ErrStale) {
+		t.Fatalf("completion after the lease expired: %v", err)
+	}
+	for i, n := range c.nodes {
+		if _, err := n.store.Stat(lateBlob.SHA256); err == nil {
+			t.Errorf("coordinator %d kept the refused upload", i)
+		}
+	}
+	// A forged token for a unit someone else holds is refused too.
+	a2, err := cl.Lease(ctx, LeaseRequest{Worker: "other", Wait: 10})
+	if err != nil || a2 == nil {
+		t.Fatalf("lease: %v", err)
+	}
+	if err := cl.Complete(ctx, CompleteRequest{Ref: a2.Ref, Token: a2.Token + 1000, Worker: "forger"}); !errors.Is(err, ErrStale) {
+		t.Fatalf("completion with a forged token: %v", err)
+	}
+	cl.Release(ctx, ReleaseRequest{Ref: a2.Ref, Token: a2.Token, Worker: "other"})
+
+	// Nothing is lost: workers finish the run with the embedded bytes.
+	c.startWorker("w1", 2)
+	waitRun(t, cl, id, 2*time.Minute)
+	out := t.TempDir()
+	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4"), out)
+}

@@ -1,0 +1,514 @@
+package cluster
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// State is everything the coordinators replicate: small metadata only.
+// Level files, value databases and partial results live in the blob store
+// and are named here by their SHA-256. State changes only through the
+// commands of fsm.go, applied in raft log order, so every coordinator holds
+// the same State.
+type State struct {
+	Members []Member `json:"members"`
+	Runs    []*Run   `json:"runs"` // in the order they were submitted
+}
+
+// Member is a coordinator: its raft identity and where its HTTP API is.
+type Member struct {
+	ID       string `json:"id"`
+	RaftAddr string `json:"raft_addr"`
+	HTTPAddr string `json:"http_addr"`
+}
+
+// RunState is the state of a run.
+type RunState string
+
+// The states of a run.
+const (
+	Running RunState = "running"
+	Done    RunState = "done"
+	Failed  RunState = "failed"
+)
+
+// Run is one solving run: a game variant taken through reachability and
+// solving, tier by tier.
+type Run struct {
+	ID       string    `json:"id"`
+	Game     string    `json:"game"`
+	Option   string    `json:"option"`
+	Settings Settings  `json:"settings"`
+	Created  time.Time `json:"created"`
+	State    RunState  `json:"state"`
+	Error    string    `json:"error,omitempty"`
+	Finished time.Time `json:"finished,omitzero"`
+	// Tiers are in reachability order (parents first): the first is the
+	// start tier.
+	Tiers []*Tier             `json:"tiers"`
+	Start *solver.StartRecord `json:"start,omitempty"`
+	// LogBytes counts the raft log bytes of the run's commands.
+	LogBytes uint64 `json:"log_bytes"`
+	// Commands counts them.
+	Commands uint64 `json:"commands"`
+}
+
+// Settings are a run's choices that do not change its results.
+type Settings struct {
+	// A tier is cut into RangesPerThread ranges per worker thread the
+	// leader knows when it cuts (so a lost or slow worker costs little),
+	// but at most MaxRanges, and into ranges of at least MinRange
+	// positions (below that a unit's overhead outweighs its work). The
+	// results do not depend on the cut.
+	RangesPerThread int    `json:"ranges_per_thread"`
+	MaxRanges       int    `json:"max_ranges"`
+	MinRange        uint64 `json:"min_range"`
+	// Level is the gzip level of bitmaps in full level files (it changes
+	// their bytes, as in tierd solve --level).
+	Level int `json:"level"`
+}
+
+// Tier is a tier of a run and how far it has come.
+type Tier struct {
+	Tier     uint64   `json:"tier"`
+	Name     string   `json:"name"`
+	Size     uint64   `json:"size"`
+	Loopy    bool     `json:"loopy,omitempty"`
+	Parents  []uint64 `json:"parents,omitempty"`
+	Children []uint64 `json:"children,omitempty"` // other than the tier itself
+
+	// Reach holds the units that expand the tier into partial level files
+	// of its children: ranges of its level file, or for a loopy tier the
+	// one unit that also closes it. Nil until they can start.
+	Reach []*Unit `json:"reach,omitempty"`
+	// Expanded is set when every unit of Reach is done.
+	Expanded bool `json:"expanded,omitempty"`
+	// Level is the full level file, merged by the leader.
+	Level *Level `json:"level,omitempty"`
+	// Solve holds the units that solve the tier: ranges of its level
+	// file, or one unit for a loopy tier. Nil until they can start.
+	Solve []*Unit `json:"solve,omitempty"`
+	// DB is the value database, merged by the leader.
+	DB *DB `json:"db,omitempty"`
+}
+
+// Phase says how far the tier has come, for people: waiting, closing,
+// expanding, merging, reached, solving, writing, solved.
+func (t *Tier) Phase() string {
+	switch {
+	case t.DB != nil:
+		return "solved"
+	case t.Solve != nil && allDone(t.Solve):
+		return "writing"
+	case t.Solve != nil:
+		return "solving"
+	case t.Expanded && t.Level != nil:
+		return "reached"
+	case t.Expanded || (t.Loopy && allDone(t.Reach)):
+		return "merging"
+	case t.Loopy && t.Reach != nil:
+		return "closing"
+	case t.Reach != nil:
+		return "expanding"
+	}
+	return "waiting"
+}
+
+// Level is a tier's merged full level file.
+type Level struct {
+	Blob      Blob           `json:"blob"`
+	Reachable uint64         `json:"reachable"`
+	Type      int            `json:"type"`
+	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
+}
+
+// DB is a tier's merged value database.
+type DB struct {
+	Blob Blob   `json:"blob"`
+	Win  uint64 `json:"win"`
+	Lose uint64 `json:"lose"`
+	Tie  uint64 `json:"tie"`
+	Draw uint64 `json:"draw"`
+}
+
+// Blob names an immutable file of the blob store.
+type Blob struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// Kind is what a unit of work does.
+type Kind string
+
+// The kinds of units.
+const (
+	// Expand: solver.ExpandRange over a range of a loop-free tier; outputs
+	// one partial level file per child tier that it reaches.
+	Expand Kind = "expand"
+	// Close: the whole of a loopy tier: solver.MergeTier of its partials
+	// then solver.CloseTier; outputs the closed tier as a partial level
+	// file of the tier itself, and partial level files of its children.
+	Close Kind = "close"
+	// SolveRange: solver.SolveRange over a range of a loop-free tier;
+	// outputs a value database of the range's records.
+	SolveRange Kind = "solve"
+	// SolveTier: solver.SolveTier over the whole of a loopy tier; outputs
+	// a value database of the tier's records.
+	SolveTier Kind = "solve-tier"
+)
+
+// Unit is a unit of work: a kind and a range of a tier.
+type Unit struct {
+	Kind Kind   `json:"kind"`
+	Lo   uint64 `json:"lo"`
+	Hi   uint64 `json:"hi"`
+	// Lease is the worker holding the unit, if any.
+	Lease *Lease `json:"lease,omitempty"`
+	// Done is the accepted result.
+	Done *Completion `json:"done,omitempty"`
+	// Failures counts the attempts that failed.
+	Failures int `json:"failures,omitempty"`
+}
+
+// Lease gives a unit to a worker. Its token is the raft index of the
+// command that granted it: it fences completions, so only the holder of
+// the current lease can complete the unit. Deadlines are not replicated:
+// each leader keeps its own (see leaseClock).
+type Lease struct {
+	Worker string `json:"worker"`
+	Token  uint64 `json:"token"`
+}
+
+// Completion is a unit's accepted result.
+type Completion struct {
+	Worker    string   `json:"worker"`
+	Token     uint64   `json:"token"`
+	Outputs   []Output `json:"outputs"`
+	Positions uint64   `json:"positions"`
+	Seconds   float64  `json:"seconds"`
+}
+
+// Output is a blob a unit produced for a tier: a partial level file of
+// that tier (Expand, Close) or the records of a range (SolveRange,
+// SolveTier).
+type Output struct {
+	Tier uint64 `json:"tier"`
+	Blob Blob   `json:"blob"`
+}
+
+// Phase names the two halves of a run, which own a tier's units.
+type Phase string
+
+// The phases.
+const (
+	PhaseReach Phase = "reach"
+	PhaseSolve Phase = "solve"
+)
+
+// UnitRef names a unit: its run, tier, phase and index.
+type UnitRef struct {
+	Run   string `json:"run"`
+	Tier  uint64 `json:"tier"`
+	Phase Phase  `json:"phase"`
+	Index int    `json:"index"`
+}
+
+// run returns the run with the given id, or nil.
+func (s *State) run(id string) *Run {
+	for _, r := range s.Runs {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// tier returns tier t of the run, or nil.
+func (r *Run) tier(t uint64) *Tier {
+	for _, x := range r.Tiers {
+		if x.Tier == t {
+			return x
+		}
+	}
+	return nil
+}
+
+// unit returns the unit ref names, or nil.
+func (s *State) unit(ref UnitRef) (*Run, *Tier, *Unit) {
+	r := s.run(ref.Run)
+	if r == nil {
+		return nil, nil, nil
+	}
+	t := r.tier(ref.Tier)
+	if t == nil {
+		return r, nil, nil
+	}
+	us := t.Reach
+	if ref.Phase == PhaseSolve {
+		us = t.Solve
+	}
+	if ref.Index < 0 || ref.Index >= len(us) {
+		return r, t, nil
+	}
+	return r, t, us[ref.Index]
+}
+
+// allDone reports whether units were created and every one is done.
+func allDone(us []*Unit) bool {
+	if us == nil {
+		return false
+	}
+	for _, u := range us {
+		if u.Done == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// countDone counts the units done.
+func countDone(us []*Unit) int {
+	n := 0
+	for _, u := range us {
+		if u.Done != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// parentsExpanded reports whether every parent of t has been expanded, so
+// all the partial level files of t exist.
+func (r *Run) parentsExpanded(t *Tier) bool {
+	for _, p := range t.Parents {
+		if !r.tier(p).Expanded {
+			return false
+		}
+	}
+	return true
+}
+
+// childrenSolved reports whether every child tier of t is solved.
+func (r *Run) childrenSolved(t *Tier) bool {
+	for _, c := range t.Children {
+		if r.tier(c).DB == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// advance makes the changes that follow from the run's state alone: units
+// are created when their inputs exist, and tiers whose units are all done
+// are marked expanded. It repeats until nothing changes. Work that needs
+// files (merges, the start value) is the leader's: see leaderTasks.
+func (r *Run) advance() {
+	if r.State != Running {
+		return
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range r.Tiers {
+			changed = r.advanceTier(t) || changed
+		}
+	}
+}
+
+func (r *Run) advanceTier(t *Tier) bool {
+	switch {
+	case t.Reach == nil && t.Loopy && r.parentsExpanded(t):
+		// A loopy tier is closed as one unit, from its parents' partials;
+		// one that got none (and holds no start position) is empty.
+		t.Reach = []*Unit{}
+		if t == r.Tiers[0] || len(r.closeInputs(t)) > 0 {
+			t.Reach = append(t.Reach, &Unit{Kind: Close, Lo: 0, Hi: t.Size})
+		}
+		return true
+	case t.Reach == nil && !t.Loopy && t.Level != nil:
+		t.Reach = []*Unit{}
+		if len(t.Children) > 0 {
+			for _, rg := range t.Level.Ranges {
+				t.Reach = append(t.Reach, &Unit{Kind: Expand, Lo: rg.Lo, Hi: rg.Hi})
+			}
+		}
+		return true
+	case !t.Expanded && allDone(t.Reach):
+		t.Expanded = true
+		return true
+	case t.Solve == nil && t.Level != nil && t.Expanded && r.childrenSolved(t):
+		t.Solve = []*Unit{}
+		switch {
+		case t.Level.Reachable == 0:
+		case t.Loopy:
+			t.Solve = append(t.Solve, &Unit{Kind: SolveTier, Lo: 0, Hi: t.Size})
+		default:
+			for _, rg := range t.Level.Ranges {
+				t.Solve = append(t.Solve, &Unit{Kind: SolveRange, Lo: rg.Lo, Hi: rg.Hi})
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// A leader task is work on files that only the leader does: merging a
+// tier's partial level files into its full level file, its range records
+// into its value database, and finding the start position's value.
+type leaderTask struct {
+	Kind taskKind
+	Run  string
+	Tier uint64
+}
+
+type taskKind string
+
+const (
+	taskLevel  taskKind = "level"  // merge partials into the full level file
+	taskDB     taskKind = "db"     // merge range records into the value database
+	taskFinish taskKind = "finish" // the start position's value; the run is done
+)
+
+// leaderTasks lists the leader's work that the state calls for. It is
+// derived from the state alone, so a new leader finds (and redoes) the
+// merges its predecessor did not finish.
+func (s *State) leaderTasks() []leaderTask {
+	var out []leaderTask
+	for _, r := range s.Runs {
+		if r.State != Running {
+			continue
+		}
+		solved := true
+		for _, t := range r.Tiers {
+			if t.Level == nil && r.levelInputsReady(t) {
+				out = append(out, leaderTask{taskLevel, r.ID, t.Tier})
+			}
+			if t.DB == nil && allDone(t.Solve) {
+				out = append(out, leaderTask{taskDB, r.ID, t.Tier})
+			}
+			solved = solved && t.DB != nil
+		}
+		if solved {
+			out = append(out, leaderTask{taskFinish, r.ID, 0})
+		}
+	}
+	return out
+}
+
+// levelInputsReady reports whether every partial level file of t exists:
+// for a loop-free tier, once its parents are expanded; for a loopy one,
+// once its closing unit is done.
+func (r *Run) levelInputsReady(t *Tier) bool {
+	if t.Loopy {
+		return allDone(t.Reach)
+	}
+	return r.parentsExpanded(t)
+}
+
+// levelInputs lists the partial level files merged into t's full level
+// file (for a loopy tier: the closed tier); for a loopy tier's Close unit
+// the parents' partials are its inputs instead (closeInputs).
+func (r *Run) levelInputs(t *Tier) []Blob {
+	if t.Loopy {
+		return outputsFor(t.Reach, t.Tier)
+	}
+	return r.closeInputs(t)
+}
+
+// closeInputs lists the partial level files t's parents produced for it.
+func (r *Run) closeInputs(t *Tier) []Blob {
+	var out []Blob
+	for _, p := range t.Parents {
+		out = append(out, outputsFor(r.tier(p).Reach, t.Tier)...)
+	}
+	return out
+}
+
+// outputsFor lists the outputs for tier t of the done units us.
+func outputsFor(us []*Unit, t uint64) []Blob {
+	var out []Blob
+	for _, u := range us {
+		if u.Done == nil {
+			continue
+		}
+		for _, o := range u.Done.Outputs {
+			if o.Tier == t {
+				out = append(out, o.Blob)
+			}
+		}
+	}
+	return out
+}
+
+// liveBlobs is the set of blobs the state still needs: every level file
+// and database, the partial level files of tiers not yet merged, and the
+// records of tiers whose database is not yet written. Every coordinator
+// keeps these (fetching what it misses) and may delete the rest.
+func (s *State) liveBlobs() map[string]int64 {
+	live := map[string]int64{}
+	add := func(b Blob) { live[b.SHA256] = b.Size }
+	for _, r := range s.Runs {
+		for _, t := range r.Tiers {
+			if t.Level != nil {
+				add(t.Level.Blob)
+			}
+			if t.DB != nil {
+				add(t.DB.Blob)
+			}
+			if r.State != Running {
+				continue
+			}
+			for _, u := range t.Reach {
+				if u.Done == nil {
+					continue
+				}
+				for _, o := range u.Done.Outputs {
+					if r.tier(o.Tier).Level == nil {
+						add(o.Blob)
+					}
+				}
+			}
+			if t.DB == nil {
+				for _, u := range t.Solve {
+					if u.Done != nil {
+						for _, o := range u.Done.Outputs {
+							add(o.Blob)
+						}
+					}
+				}
+			}
+		}
+	}
+	return live
+}
+
+// validOutputs checks a completion's outputs against its unit: partial
+// level files for the tier's children (Close: also for the tier itself),
+// or the records of the unit's own tier.
+func validOutputs(t *Tier, u *Unit, outs []Output) bool {
+	for _, o := range outs {
+		if !blobstore.ValidName(o.Blob.SHA256) || o.Blob.Size < 0 {
+			return false
+		}
+		switch u.Kind {
+		case Expand:
+			if !slices.Contains(t.Children, o.Tier) {
+				return false
+			}
+		case Close:
+			if o.Tier != t.Tier && !slices.Contains(t.Children, o.Tier) {
+				return false
+			}
+		case SolveRange, SolveTier:
+			if o.Tier != t.Tier {
+				return false
+			}
+		}
+	}
+	if u.Kind == SolveRange || u.Kind == SolveTier {
+		return len(outs) == 1
+	}
+	return true
+}

@@ -1,0 +1,549 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// WorkerConfig configures a worker.
+type WorkerConfig struct {
+	Client *Client
+	// ID names the worker to the coordinators (default: host-pid).
+	ID string
+	// Threads is how many units run at once; a whole-tier unit (a loopy
+	// tier) uses them all. 0 means GOMAXPROCS.
+	Threads int
+	// Dir caches the inputs, by SHA-256, and holds outputs until they are
+	// accepted. Nothing in it matters: a worker can be killed and its
+	// folder removed at any time.
+	Dir string
+	// CacheBytes bounds the inputs kept on disk, MemoryBytes those kept
+	// loaded in memory (tier sets, solved child tiers); 0 means 8 GiB and
+	// half the machine's memory.
+	CacheBytes, MemoryBytes int64
+	// NewGame builds a game from its name and options (games.New).
+	NewGame func(name, option string) (tiergame.Game, error)
+	// Log receives the worker's records (nil: discarded).
+	Log *slog.Logger
+}
+
+// Worker leases units of work from the coordinators and runs them with the
+// solver's unit-of-work functions, the same the embedded run calls.
+type Worker struct {
+	cfg    WorkerConfig
+	log    *slog.Logger
+	client *Client
+	disk   *diskCache
+	mem    *memCache
+	sem    *semaphore.Weighted
+
+	mu     sync.Mutex
+	active map[uint64]*activeUnit // by lease token
+	ttl    time.Duration          // the lease TTL the leader announced
+
+	gamesMu sync.Mutex
+	games   map[string]tiergame.Game
+
+	// Units and Positions count the work done, for tests and logs.
+	Units, Positions atomic.Uint64
+}
+
+type activeUnit struct {
+	cancel context.CancelFunc
+	lost   atomic.Bool
+}
+
+// NewWorker prepares a worker; Run starts it.
+func NewWorker(cfg WorkerConfig) (*Worker, error) {
+	if cfg.Client == nil || cfg.NewGame == nil || cfg.Dir == "" {
+		return nil, errors.New("cluster: a worker needs a client, NewGame and a folder")
+	}
+	if cfg.Threads <= 0 {
+		cfg.Threads = runtime.GOMAXPROCS(0)
+	}
+	if cfg.ID == "" {
+		host, _ := os.Hostname()
+		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = 8 << 30
+	}
+	if cfg.MemoryBytes <= 0 {
+		cfg.MemoryBytes = int64(solver.DefaultMemory() / 2)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	store, err := blobstore.OpenDir(filepath.Join(cfg.Dir, "cache"), 0)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, log: cfg.Log.With("worker", cfg.ID), client: cfg.Client,
+		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*activeUnit{},
+		ttl: DefaultLeaseTTL, games: map[string]tiergame.Game{}}
+	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
+	w.mem = newMemCache(cfg.MemoryBytes)
+	return w, nil
+}
+
+// ID is the worker's name.
+func (w *Worker) ID() string { return w.cfg.ID }
+
+// Run leases and runs units until ctx is cancelled. Units under way when
+// it stops are given back.
+func (w *Worker) Run(ctx context.Context) error {
+	w.log.Info("worker started", "threads", w.cfg.Threads)
+	hbCtx, stopHB := context.WithCancel(context.Background())
+	defer stopHB()
+	go w.heartbeats(hbCtx)
+	var running sync.WaitGroup
+	defer running.Wait()
+	// A unit's report overlaps the next units' work; pending bounds the
+	// units leased and not yet reported.
+	pending := make(chan struct{}, 2*w.cfg.Threads)
+	for {
+		select {
+		case pending <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		if err := w.sem.Acquire(ctx, 1); err != nil {
+			<-pending
+			return nil
+		}
+		a, err := w.client.Lease(ctx, LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10})
+		if errors.Is(err, ErrUnauthorized) {
+			w.sem.Release(1)
+			<-pending
+			return err
+		}
+		if err != nil || a == nil {
+			w.sem.Release(1)
+			<-pending
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil {
+				w.log.Warn("no lease", "error", err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		weight := int64(1)
+		if a.Kind == Close || a.Kind == SolveTier {
+			// A whole-tier unit uses every thread: wait for the others.
+			if err := w.sem.Acquire(ctx, int64(w.cfg.Threads-1)); err != nil {
+				w.sem.Release(1)
+				<-pending
+				w.giveBack(a, "")
+				return nil
+			}
+			weight = int64(w.cfg.Threads)
+		}
+		uctx, cancel := context.WithCancel(ctx)
+		au := &activeUnit{cancel: cancel}
+		w.mu.Lock()
+		w.active[a.Token] = au
+		if a.LeaseTTL > 0 {
+			w.ttl = time.Duration(a.LeaseTTL * float64(time.Second))
+		}
+		w.mu.Unlock()
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() { <-pending }()
+			defer func() {
+				w.mu.Lock()
+				delete(w.active, a.Token)
+				w.mu.Unlock()
+				cancel()
+			}()
+			w.runUnit(uctx, ctx, a, au, func() { w.sem.Release(weight) })
+		}()
+	}
+}
+
+// runUnit runs a leased unit and reports it; a unit whose lease was lost
+// is dropped, one that failed is given back with its error. It calls
+// free once the unit's threads are free: the report overlaps the next
+// unit's work.
+func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit, free func()) {
+	t0 := time.Now()
+	log := w.log.With("run", a.Ref.Run, "tier", a.Ref.Tier, "kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
+	outs, files, positions, err := w.execute(ctx, a)
+	free()
+	defer func() {
+		for _, f := range files {
+			os.Remove(f)
+		}
+	}()
+	switch {
+	case au.lost.Load():
+		log.Warn("lease lost: unit dropped")
+		return
+	case parent.Err() != nil:
+		w.giveBack(a, "")
+		return
+	case err != nil:
+		log.Error("unit failed", "error", err)
+		w.giveBack(a, err.Error())
+		return
+	}
+	secs := time.Since(t0).Seconds()
+	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
+	t1 := time.Now()
+	if err := w.report(ctx, req, files); err != nil {
+		if !au.lost.Load() && parent.Err() == nil {
+			log.Warn("result not accepted", "error", err)
+		}
+		return
+	}
+	w.Units.Add(1)
+	w.Positions.Add(positions)
+	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
+		"report_seconds", time.Since(t1).Seconds())
+}
+
+// report uploads a unit's outputs and reports it complete, uploading
+// again what the leader says it cannot find, until the leader accepts,
+// refuses as stale, or the lease is lost.
+func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string) error {
+	upload := func(only map[string]bool) error {
+		for i, o := range req.Outputs {
+			if only != nil && !only[o.Blob.SHA256] {
+				continue
+			}
+			if err := w.client.PutBlob(ctx, files[i], o.Blob); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var only map[string]bool
+	for attempt := 0; ; attempt++ {
+		err := upload(only)
+		if err == nil {
+			err = w.client.Complete(ctx, req)
+		}
+		var me *MissingError
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, ErrStale), errors.Is(err, ErrNotRunning), errors.Is(err, ErrBadOutputs), ctx.Err() != nil:
+			return err
+		case errors.As(err, &me):
+			only = map[string]bool{}
+			for _, s := range me.Missing {
+				only[s] = true
+			}
+		default:
+			only = nil
+		}
+		if attempt > 0 {
+			sleep(ctx, time.Duration(min(attempt, 10))*500*time.Millisecond)
+		}
+	}
+}
+
+// giveBack releases a lease, with the unit's error if it failed.
+func (w *Worker) giveBack(a *Assignment, errMsg string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.client.Release(ctx, ReleaseRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Error: errMsg}); err != nil {
+		w.log.Debug("giving a lease back", "error", err)
+	}
+}
+
+// heartbeats renews the worker's leases every third of their TTL (as the
+// leader last announced it), and stops the units whose leases the leader
+// says are lost, or all of them when no coordinator has answered for a
+// whole TTL (they will have expired).
+func (w *Worker) heartbeats(ctx context.Context) {
+	lastOK, lastBeat := time.Now(), time.Now()
+	for sleep(ctx, 100*time.Millisecond) {
+		w.mu.Lock()
+		ttl := w.ttl
+		tokens := make([]uint64, 0, len(w.active))
+		for t := range w.active {
+			tokens = append(tokens, t)
+		}
+		w.mu.Unlock()
+		if time.Since(lastBeat) < ttl/3 {
+			continue
+		}
+		lastBeat = time.Now()
+		hctx, cancel := context.WithTimeout(ctx, ttl/3)
+		resp, err := w.client.Heartbeat(hctx, HeartbeatRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Tokens: tokens})
+		cancel()
+		var lost []uint64
+		switch {
+		case err == nil:
+			lastOK = time.Now()
+			lost = resp.Lost
+		case time.Since(lastOK) > ttl:
+			w.log.Warn("no coordinator answered for a lease period: dropping the units under way", "error", err)
+			lost = tokens
+		}
+		w.mu.Lock()
+		for _, t := range lost {
+			if au := w.active[t]; au != nil {
+				au.lost.Store(true)
+				au.cancel()
+			}
+		}
+		w.mu.Unlock()
+	}
+}
+
+// sleep waits d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// game returns the game of a unit, built once.
+func (w *Worker) game(name, option string) (tiergame.Game, error) {
+	w.gamesMu.Lock()
+	defer w.gamesMu.Unlock()
+	key := name + "\x00" + option
+	if g, ok := w.games[key]; ok {
+		return g, nil
+	}
+	g, err := w.cfg.NewGame(name, option)
+	if err != nil {
+		return nil, err
+	}
+	w.games[key] = g
+	return g, nil
+}
+
+// execute runs a unit and writes its outputs into files of the worker's
+// folder (files[i] holds outs[i]); it returns the positions it expanded
+// or solved.
+func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, files []string, positions uint64, err error) {
+	g, err := w.game(a.Game, a.Option)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	t := tiergame.Tier(a.Ref.Tier)
+	children := make([]tiergame.Tier, len(a.Children))
+	for i, c := range a.Children {
+		children[i] = tiergame.Tier(c)
+	}
+	out := &outputs{w: w}
+	defer func() {
+		if err != nil {
+			out.remove()
+		}
+	}()
+	r := solver.Range{Lo: a.Lo, Hi: a.Hi}
+	switch a.Kind {
+	case Expand:
+		set, release, err := w.levelSet(ctx, g, t, *a.Level)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		defer release()
+		targets := solver.ChildTargets(g, children)
+		if positions, err = solver.ExpandRange(ctx, g, t, set.Set, r, targets, nil); err != nil {
+			return nil, nil, 0, err
+		}
+		for _, tg := range targets {
+			if err := out.partial(g, tg); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+	case Close:
+		paths, err := w.disk.paths(ctx, a.Partials)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		set, err := solver.MergeTier(ctx, g, t, paths, w.cfg.Threads)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		var done atomic.Uint64
+		shares, err := solver.CloseTier(ctx, g, t, set, children, w.cfg.Threads, 0, &done)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		positions = done.Load()
+		if err := out.partial(g, solver.Target{Tier: t, Set: set}); err != nil {
+			return nil, nil, 0, err
+		}
+		for _, targets := range shares {
+			for _, tg := range targets {
+				if err := out.partial(g, tg); err != nil {
+					return nil, nil, 0, err
+				}
+			}
+		}
+	case SolveRange, SolveTier:
+		set, release, err := w.levelSet(ctx, g, t, *a.Level)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		defer release()
+		kids, releaseKids, err := w.solvedKids(ctx, g, a.Kids)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		defer releaseKids()
+		var recs []valuedb.Record
+		if a.Kind == SolveRange {
+			recs = make([]valuedb.Record, r.Count(set))
+			err = solver.SolveRange(ctx, g, t, set, r, kids, recs, nil)
+		} else {
+			recs, err = solver.SolveTier(ctx, g, t, a.Loopy, set, kids, w.cfg.Threads, 0, false, nil)
+		}
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		positions = uint64(len(recs))
+		if err := out.records(g, t, recs); err != nil {
+			return nil, nil, 0, err
+		}
+	default:
+		return nil, nil, 0, fmt.Errorf("unknown unit kind %q", a.Kind)
+	}
+	return out.outs, out.files, positions, nil
+}
+
+// outputs collects a unit's output files.
+type outputs struct {
+	w     *Worker
+	outs  []Output
+	files []string
+}
+
+func (o *outputs) add(t tiergame.Tier, write func(path string) error) error {
+	dir := filepath.Join(o.w.cfg.Dir, "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "unit-*")
+	if err != nil {
+		return err
+	}
+	path := f.Name()
+	f.Close()
+	o.files = append(o.files, path) // removed by the caller, written or not
+	if err := write(path); err != nil {
+		return err
+	}
+	sum, size, err := blobstore.HashFile(path)
+	if err != nil {
+		return err
+	}
+	o.outs = append(o.outs, Output{Tier: uint64(t), Blob: Blob{SHA256: sum, Size: size}})
+	return nil
+}
+
+// partial writes a partial level file of a target's set, if not empty.
+func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
+	if tg.Set.Count() == 0 {
+		return nil
+	}
+	return o.add(tg.Tier, func(path string) error {
+		_, err := solver.WriteLevel(path, g, tg.Set, levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: 1, NoSync: true})
+		return err
+	})
+}
+
+// records writes a range's records as a value database.
+func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
+	return o.add(t, func(path string) error {
+		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
+		return err
+	})
+}
+
+func (o *outputs) remove() {
+	for _, f := range o.files {
+		os.Remove(f)
+	}
+}
+
+// levelSet returns tier t's level file loaded and ranked, from the memory
+// cache or the disk cache; release lets the cache evict it again.
+func (w *Worker) levelSet(ctx context.Context, g tiergame.Game, t tiergame.Tier, b Blob) (*bitarray.Ranked, func(), error) {
+	v, release, err := w.mem.get("level:"+b.SHA256, func() (any, int64, error) {
+		paths, err := w.disk.paths(ctx, []Blob{b})
+		if err != nil {
+			return nil, 0, err
+		}
+		set, err := solver.LoadLevel(paths[0], g, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		return bitarray.NewRanked(set), int64(g.TierSize(t)/8*9/8 + 64), nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return v.(*bitarray.Ranked), release, nil
+}
+
+// solvedKids returns the solved child tiers, loaded once and kept while
+// memory allows.
+func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
+	var releases []func()
+	releaseAll := func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+	kids := make([]*solver.SolvedTier, 0, len(in))
+	for _, k := range in {
+		v, release, err := w.mem.get("solved:"+k.Level.SHA256+":"+k.DB.SHA256, func() (any, int64, error) {
+			// The tier's set is often loaded already: this worker solved
+			// ranges of it.
+			set, releaseSet, err := w.levelSet(ctx, g, tiergame.Tier(k.Tier), k.Level)
+			if err != nil {
+				return nil, 0, err
+			}
+			defer releaseSet()
+			paths, err := w.disk.paths(ctx, []Blob{k.DB})
+			if err != nil {
+				return nil, 0, err
+			}
+			recs, err := readRecords(paths[0], g, tiergame.Tier(k.Tier), w.cfg.Threads)
+			if err != nil {
+				return nil, 0, err
+			}
+			if uint64(len(recs)) != set.Total() {
+				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, len(recs), set.Total())
+			}
+			st := solver.NewSolvedTier(tiergame.Tier(k.Tier), set, recs, w.cfg.Threads)
+			return st, int64(st.Bytes()), nil
+		})
+		if err != nil {
+			releaseAll()
+			return nil, nil, err
+		}
+		releases = append(releases, release)
+		kids = append(kids, v.(*solver.SolvedTier))
+	}
+	return kids, releaseAll, nil
+}

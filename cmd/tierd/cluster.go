@@ -1,0 +1,509 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/cli"
+)
+
+func init() {
+	program.Register(&cli.Command{Name: "coordinator", Run: runCoordinator,
+		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
+		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
+	program.Register(&cli.Command{Name: "worker", Run: runWorker,
+		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
+		Summary: "run a cluster worker: lease units of work, run them, upload the results"})
+	program.Register(&cli.Command{Name: "submit", Run: runSubmit,
+		Usage:   "submit --coordinators URLS --token-file F --game NAME [--option K=V,...]",
+		Summary: "start a solving run on a cluster; prints the run id last"})
+	program.Register(&cli.Command{Name: "status", Run: runStatus,
+		Usage:   "status --coordinators URLS --token-file F [--json] [RUN]",
+		Summary: "show a cluster's runs, tiers and workers"})
+	program.Register(&cli.Command{Name: "members", Run: runMembers,
+		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
+		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
+	program.Register(&cli.Command{Name: "fetch", Run: runFetch,
+		Usage:   "fetch --coordinators URLS --token-file F --out DIR RUN",
+		Summary: "download a finished cluster run in the layout of tierd solve"})
+}
+
+// clusterFlags are the flags every cluster client command has.
+type clusterFlags struct {
+	coordinators, tokenFile, tlsCA *string
+	timeout                        *time.Duration
+}
+
+func newClusterFlags(fs *flag.FlagSet) *clusterFlags {
+	return &clusterFlags{
+		coordinators: fs.String("coordinators", "", "comma-separated coordinator URLs, e.g. http://10.0.0.1:7070,http://10.0.0.2:7070"),
+		tokenFile:    fs.String("token-file", "", "file holding the cluster's shared token"),
+		tlsCA:        fs.String("tls-ca", "", "PEM file of the CA that signed the coordinators' certificates (for https URLs)"),
+		timeout:      fs.Duration("timeout", 30*time.Second, "how long to keep trying while no coordinator or leader answers"),
+	}
+}
+
+// client builds the cluster client from the flags.
+func (cf *clusterFlags) client() (*cluster.Client, error) {
+	if *cf.coordinators == "" || *cf.tokenFile == "" {
+		return nil, cli.UsageError("--coordinators and --token-file are required")
+	}
+	tok, err := readToken(*cf.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	tlsCfg, err := clientTLS(*cf.tlsCA)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cluster.NewClient(strings.Split(*cf.coordinators, ","), tok, tlsCfg)
+	if err != nil {
+		return nil, cli.UsageError("%v", err)
+	}
+	c.Patience = *cf.timeout
+	return c, nil
+}
+
+// readToken reads the shared token from its file.
+func readToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 16 {
+		return "", fmt.Errorf("--token-file %s: the token must be at least 16 characters (e.g. openssl rand -hex 32 > %s)", path, path)
+	}
+	return tok, nil
+}
+
+// clientTLS is the TLS configuration trusting the CA in caFile, or nil.
+func clientTLS(caFile string) (*tls.Config, error) {
+	if caFile == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--tls-ca %s: no PEM certificate in it", caFile)
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+}
+
+// logFlags choose the log level and format of the long-running commands.
+func logFlags(fs *flag.FlagSet) (level, format *string) {
+	return fs.String("log-level", "info", "log level: debug, info, warn or error"), fs.String("log-format", "text", "log format: text or json")
+}
+
+func newLogger(e *cli.Env, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, cli.UsageError("--log-level %q: want debug, info, warn or error", level)
+	}
+	o := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(e.Stderr, o)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(e.Stderr, o)), nil
+	}
+	return nil, cli.UsageError("--log-format %q: want text or json", format)
+}
+
+// parseBootstrap parses ID=RAFTADDR=HTTPADDR,...
+func parseBootstrap(s string) ([]cluster.Member, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []cluster.Member
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		f := strings.Split(part, "=")
+		if len(f) != 3 || f[0] == "" || f[1] == "" || f[2] == "" {
+			return nil, cli.UsageError("--bootstrap %q: want ID=RAFTADDR=HTTPADDR for each coordinator", part)
+		}
+		if seen[f[0]] {
+			return nil, cli.UsageError("--bootstrap: %s listed twice", f[0])
+		}
+		seen[f[0]] = true
+		out = append(out, cluster.Member{ID: f[0], RaftAddr: f[1], HTTPAddr: f[2]})
+	}
+	return out, nil
+}
+
+func runCoordinator(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("coordinator"))
+	id := fs.String("node-id", "", "this coordinator's name in the cluster")
+	raftAddr := fs.String("raft-addr", "", "HOST:PORT of the raft transport (a private network: raft traffic is not authenticated)")
+	httpAddr := fs.String("http-addr", "", "HOST:PORT of the HTTP API (workers, clients, other coordinators)")
+	data := fs.String("data", "", "data folder: raft log, snapshots, artifact store")
+	tokenFile := fs.String("token-file", "", "file holding the cluster's shared token")
+	bootstrap := fs.String("bootstrap", "", "first start of a new cluster only: every coordinator as ID=RAFTADDR=HTTPADDR,...")
+	lease := fs.Duration("lease", cluster.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
+	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
+	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
+	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS")
+	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
+	tlsCA := fs.String("tls-ca", "", "PEM CA that signed the other coordinators' certificates")
+	level, format := logFlags(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the coordinator stops")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *id == "" || *raftAddr == "" || *httpAddr == "" || *data == "" || *tokenFile == "" {
+		return cli.UsageError("--node-id, --raft-addr, --http-addr, --data and --token-file are required")
+	}
+	members, err := parseBootstrap(*bootstrap)
+	if err != nil {
+		return err
+	}
+	blobLimit, err := parseBytes(*maxBlob)
+	if err != nil {
+		return cli.UsageError("--max-artifact %q: %v", *maxBlob, err)
+	}
+	tok, err := readToken(*tokenFile)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(e, *level, *format)
+	if err != nil {
+		return err
+	}
+	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, DataDir: *data, Token: tok,
+		Bootstrap: members, NewGame: games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace,
+		Workers: *workers, Log: log}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return cli.UsageError("--tls-cert and --tls-key go together")
+	}
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert: %w", err)
+		}
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if cfg.PeerTLS, err = clientTLS(*tlsCA); err != nil {
+		return err
+	}
+	stopProfile, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	n, err := cluster.StartNode(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	<-ctx.Done()
+	log.Info("stopping")
+	return n.Close()
+}
+
+func runWorker(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("worker"))
+	cf := newClusterFlags(fs)
+	data := fs.String("data", "", "cache folder (inputs by SHA-256, outputs until accepted); nothing in it matters")
+	threads := fs.Int("threads", 0, "units run at once (default: all cores)")
+	id := fs.String("id", "", "this worker's name (default: HOST-PID)")
+	cache := fs.String("cache", "8GiB", "disk space for cached inputs")
+	memory := fs.String("memory", "", "memory for loaded inputs (default: half the machine)")
+	level, format := logFlags(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *data == "" {
+		return cli.UsageError("--data is required")
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	c.Patience = max(c.Patience, time.Minute)
+	cacheBytes, err := parseBytes(*cache)
+	if err != nil {
+		return cli.UsageError("--cache %q: %v", *cache, err)
+	}
+	memBytes, err := parseBytes(*memory)
+	if err != nil {
+		return cli.UsageError("--memory %q: %v", *memory, err)
+	}
+	log, err := newLogger(e, *level, *format)
+	if err != nil {
+		return err
+	}
+	w, err := cluster.NewWorker(cluster.WorkerConfig{Client: c, ID: *id, Threads: *threads, Dir: *data,
+		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: games.New, Log: log})
+	if err != nil {
+		return err
+	}
+	stopProfile, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	ctx, stop := signalContext()
+	defer stop()
+	err = w.Run(ctx)
+	log.Info("worker stopped", "units", w.Units.Load(), "positions", w.Positions.Load())
+	return err
+}
+
+func runSubmit(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("submit"))
+	cf := newClusterFlags(fs)
+	game := fs.String("game", "", "game to solve (see tierd games)")
+	option := fs.String("option", "", "game options, K=V,...")
+	perThread := fs.Int("ranges-per-thread", cluster.DefaultSettings.RangesPerThread, "units a tier is cut into per worker thread")
+	maxRanges := fs.Int("max-ranges", cluster.DefaultSettings.MaxRanges, "most units a tier is cut into")
+	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
+	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *game == "" {
+		return cli.UsageError("--game is required (see tierd games)")
+	}
+	g, err := games.New(*game, *option)
+	if err != nil {
+		return cli.UsageError("%v", err)
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: g.Name(), Option: g.Option(),
+		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "submitted %s (%s): run %s\n", g.Name(), g.Option(), id)
+	return nil
+}
+
+func runStatus(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("status"))
+	cf := newClusterFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return cli.UsageError("at most one RUN")
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	var run *cluster.Run
+	if id := fs.Arg(0); id != "" {
+		var kept []cluster.RunSummary
+		for _, r := range st.Runs {
+			if r.ID == id {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			return fmt.Errorf("no run %s", id)
+		}
+		st.Runs = kept
+		if !*asJSON {
+			if run, err = c.Run(ctx, id); err != nil {
+				return err
+			}
+		}
+	}
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(st)
+	}
+	printStatus(e, st, run)
+	return nil
+}
+
+// printStatus prints the cluster's status, and a run's tiers if given.
+func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
+	w := e.Stdout
+	var ms []string
+	for _, m := range st.Members {
+		ms = append(ms, m.ID)
+	}
+	fmt.Fprintf(w, "leader %s of %s\n\n", orNone(st.Leader), strings.Join(ms, ", "))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tGAME\tSTATE\tTIERS\tUNITS\tPOSITIONS\tTIME\tSTART")
+	for _, r := range st.Runs {
+		start := ""
+		if r.Start != nil {
+			start = r.Start.Value
+			if r.Start.Value != "draw" {
+				start += fmt.Sprintf(" in %d", r.Start.Remoteness)
+			}
+		}
+		if r.Error != "" {
+			start = r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%d/%d\t%d/%d (%d leased)\t%d\t%.1fs\t%s\n", r.ID, r.Game, r.Option, r.State,
+			r.TiersDone, r.TiersTotal, r.UnitsDone, r.UnitsTotal, r.Leased, r.Positions, r.Seconds, start)
+	}
+	tw.Flush()
+	if run != nil {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TIER\tNAME\tPHASE\tREACH UNITS\tSOLVE UNITS\tREACHABLE")
+		for _, t := range run.Tiers {
+			reachable := "-"
+			if t.Level != nil {
+				reachable = fmt.Sprint(t.Level.Reachable)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", t.Tier, t.Name, t.Phase(), unitCount(t.Reach), unitCount(t.Solve), reachable)
+		}
+		tw.Flush()
+	}
+	if len(st.Workers) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "WORKER\tADDR\tTHREADS\tLEASES\tUNITS\tPOSITIONS/S\tLAST SEEN")
+		for _, wk := range st.Workers {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.0f\t%s ago\n", wk.ID, wk.Addr, wk.Threads, wk.Leases, wk.Units, wk.Rate,
+				time.Since(wk.LastSeen).Round(time.Second))
+		}
+		tw.Flush()
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// unitCount is "done/total" of a tier's units, or "-" before they exist.
+func unitCount(us []*cluster.Unit) string {
+	if us == nil {
+		return "-"
+	}
+	done := 0
+	for _, u := range us {
+		if u.Done != nil {
+			done++
+		}
+	}
+	return fmt.Sprintf("%d/%d", done, len(us))
+}
+
+func runFetch(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("fetch"))
+	cf := newClusterFlags(fs)
+	out := fs.String("out", "", "folder to write the run into (the layout of tierd solve)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON, as tierd solve --json")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *out == "" {
+		return cli.UsageError("need --out DIR and one RUN")
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	m, err := c.Fetch(ctx, fs.Arg(0), *out, games.New)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted: run the same command again to finish (files already fetched are kept)")
+	}
+	if err != nil {
+		return err
+	}
+	run, err := c.Run(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	sum := solveSummaryOf(m, *out, run.Finished.Sub(run.Created).Seconds())
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(sum)
+	}
+	printSolve(e.Stdout, sum)
+	return nil
+}
+
+func runMembers(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("members"))
+	cf := newClusterFlags(fs)
+	add := fs.String("add", "", "add a coordinator, started with an empty --data and no --bootstrap: ID=RAFTADDR=HTTPADDR")
+	remove := fs.String("remove", "", "remove a coordinator (one that is lost, or about to be)")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || (*add != "" && *remove != "") {
+		return cli.UsageError("at most one of --add and --remove, and no arguments")
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var ms []cluster.Member
+	switch {
+	case *add != "":
+		m, err := parseBootstrap(*add)
+		if err != nil {
+			return err
+		}
+		if len(m) != 1 {
+			return cli.UsageError("--add takes one ID=RAFTADDR=HTTPADDR")
+		}
+		ms, err = c.ChangeMembers(ctx, cluster.MembersRequest{Add: &m[0]})
+		if err != nil {
+			return err
+		}
+	case *remove != "":
+		if ms, err = c.ChangeMembers(ctx, cluster.MembersRequest{Remove: *remove}); err != nil {
+			return err
+		}
+	default:
+		st, err := c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		ms = st.Members
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tRAFT\tHTTP")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.ID, m.RaftAddr, m.HTTPAddr)
+	}
+	return tw.Flush()
+}

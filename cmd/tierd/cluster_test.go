@@ -1,0 +1,493 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// These tests run real tierd processes: three coordinators and workers on
+// loopback TCP, with their data in temporary folders, and kill them.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// tierdBinary builds the tierd command once for the package's tests.
+func tierdBinary(t *testing.T) string {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tierd-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "tierd")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// procCluster is coordinators and workers as processes.
+type procCluster struct {
+	t       *testing.T
+	bin     string
+	dir     string
+	token   string // the token file
+	members []cluster.Member
+	procs   map[string]*proc
+	mu      sync.Mutex
+}
+
+func newProcCluster(t *testing.T, n int) *procCluster {
+	c := &procCluster{t: t, bin: tierdBinary(t), dir: t.TempDir(), procs: map[string]*proc{}}
+	c.token = filepath.Join(c.dir, "token")
+	if err := os.WriteFile(c.token, []byte("cluster-test-token-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ls []net.Listener
+	for i := range n {
+		var addrs []string
+		for range 2 {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls = append(ls, l)
+			addrs = append(addrs, l.Addr().String())
+		}
+		c.members = append(c.members, cluster.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[0], HTTPAddr: addrs[1]})
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	t.Cleanup(c.killAll)
+	return c
+}
+
+func (c *procCluster) urls() string {
+	var us []string
+	for _, m := range c.members {
+		us = append(us, "http://"+m.HTTPAddr)
+	}
+	return strings.Join(us, ",")
+}
+
+// start runs a tierd process named name, its output in a log file.
+func (c *procCluster) start(name string, args ...string) {
+	c.t.Helper()
+	log, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(c.bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, exited: make(chan struct{})}
+	go func() { cmd.Wait(); log.Close(); close(p.exited) }()
+	c.mu.Lock()
+	c.procs[name] = p
+	c.mu.Unlock()
+}
+
+// proc is a running tierd process; exited is closed when it has ended.
+type proc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+func (c *procCluster) startCoordinator(i int, bootstrap bool) {
+	m := c.members[i]
+	args := []string{"coordinator", "--node-id", m.ID, "--raft-addr", m.RaftAddr, "--http-addr", m.HTTPAddr,
+		"--data", filepath.Join(c.dir, m.ID), "--token-file", c.token, "--lease", "2s"}
+	if bootstrap {
+		var bs []string
+		for _, m := range c.members {
+			bs = append(bs, m.ID+"="+m.RaftAddr+"="+m.HTTPAddr)
+		}
+		args = append(args, "--bootstrap", strings.Join(bs, ","))
+	}
+	c.start(m.ID, args...)
+}
+
+func (c *procCluster) startWorker(name string, threads int) {
+	c.start(name, "worker", "--coordinators", c.urls(), "--token-file", c.token, "--data", filepath.Join(c.dir, name),
+		"--threads", fmt.Sprint(threads), "--id", name, "--memory", "1GiB")
+}
+
+// signal sends sig to the process name and, for SIGKILL, waits for it.
+func (c *procCluster) signal(name string, sig syscall.Signal) {
+	c.mu.Lock()
+	p := c.procs[name]
+	delete(c.procs, name)
+	c.mu.Unlock()
+	if p == nil {
+		c.t.Fatalf("no process %s", name)
+	}
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		c.t.Errorf("%s did not end within 20 s of %v", name, sig)
+	}
+}
+
+func (c *procCluster) killAll() {
+	c.mu.Lock()
+	names := make([]string, 0, len(c.procs))
+	for n := range c.procs {
+		names = append(names, n)
+	}
+	c.mu.Unlock()
+	for _, n := range names {
+		c.signal(n, syscall.SIGKILL)
+	}
+	if c.t.Failed() {
+		logs, _ := filepath.Glob(filepath.Join(c.dir, "*.log"))
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			c.t.Logf("---- %s (last lines)\n%s", filepath.Base(l), strings.Join(lines[max(0, len(lines)-15):], "\n"))
+		}
+	}
+}
+
+// run runs tierd to completion and returns its exit code and output.
+func (c *procCluster) run(args ...string) (int, string, string) {
+	cmd := exec.Command(c.bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// client adds the cluster flags to a client command (after its name,
+// before its arguments).
+func (c *procCluster) client(cmd string, args ...string) []string {
+	return append([]string{cmd, "--coordinators", c.urls(), "--token-file", c.token}, args...)
+}
+
+func (c *procCluster) submit(game, option string) string {
+	c.t.Helper()
+	code, out, errs := c.run(c.client("submit", "--game", game, "--option", option, "--max-ranges", "8", "--min-range", "20000")...)
+	if code != 0 {
+		c.t.Fatalf("submit: exit %d: %s", code, errs)
+	}
+	f := strings.Fields(out)
+	return f[len(f)-1]
+}
+
+func (c *procCluster) status() (*cluster.StatusResponse, error) {
+	code, out, errs := c.run(c.client("status", "--json", "--timeout", "5s")...)
+	if code != 0 {
+		return nil, fmt.Errorf("status: exit %d: %s", code, errs)
+	}
+	var st cluster.StatusResponse
+	return &st, json.Unmarshal([]byte(out), &st)
+}
+
+// waitFor polls the status until cond holds.
+func (c *procCluster) waitFor(what string, limit time.Duration, cond func(*cluster.StatusResponse) bool) *cluster.StatusResponse {
+	c.t.Helper()
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) {
+		st, err := c.status()
+		if err == nil && cond(st) {
+			return st
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("waiting for %s: gave up after %v (last error %v)", what, limit, last)
+	return nil
+}
+
+func runState(st *cluster.StatusResponse, id string) *cluster.RunSummary {
+	for i := range st.Runs {
+		if st.Runs[i].ID == id {
+			return &st.Runs[i]
+		}
+	}
+	return nil
+}
+
+func (c *procCluster) waitDone(id string) {
+	c.t.Helper()
+	c.waitFor("run "+id+" done", 3*time.Minute, func(st *cluster.StatusResponse) bool {
+		r := runState(st, id)
+		if r != nil && r.State == cluster.Failed {
+			c.t.Fatalf("run %s failed: %s", id, r.Error)
+		}
+		return r != nil && r.State == cluster.Done
+	})
+}
+
+// fetch fetches a run and checks it with tierd verify.
+func (c *procCluster) fetch(id string) string {
+	c.t.Helper()
+	out := filepath.Join(c.t.TempDir(), "fetched")
+	if code, _, errs := c.run(c.client("fetch", "--out", out, id)...); code != 0 {
+		c.t.Fatalf("fetch: exit %d: %s", code, errs)
+	}
+	if code, stdout, errs := c.run("verify", "--db", out); code != 0 {
+		c.t.Fatalf("verify of the fetched run: exit %d: %s %s", code, stdout, errs)
+	}
+	return out
+}
+
+var (
+	embeddedMu   sync.Mutex
+	embeddedRuns = map[string]string{}
+)
+
+// embedded returns the folder of tierd solve's run of a game, made once.
+func embedded(t *testing.T, game, option string) string {
+	embeddedMu.Lock()
+	defer embeddedMu.Unlock()
+	key := game + " " + option
+	if dir, ok := embeddedRuns[key]; ok {
+		return dir
+	}
+	dir, err := os.MkdirTemp("", "tierd-embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tierdBinary(t), "solve", "--game", game, "--option", option, "--out", dir, "--workers", "2").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tierd solve: %v\n%s", err, out)
+	}
+	embeddedRuns[key] = dir
+	return dir
+}
+
+// sameFolders checks that a fetched run equals the embedded one: level
+// files decompressed (and compressed), databases and manifests byte for
+// byte.
+func sameFolders(t *testing.T, want, got string) {
+	t.Helper()
+	wm, err := solver.LoadManifest(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range wm.Tiers {
+		for _, rel := range []string{rec.Level.Path, rec.DB.Path} {
+			a, err1 := os.ReadFile(filepath.Join(want, rel))
+			b, err2 := os.ReadFile(filepath.Join(got, rel))
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %v %v", rel, err1, err2)
+			}
+			if strings.HasSuffix(rel, ".gz") && !bytes.Equal(gunzipped(t, a), gunzipped(t, b)) {
+				t.Errorf("%s: decompressed level files differ", rel)
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s differs", rel)
+			}
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(want, solver.ManifestName))
+	b, _ := os.ReadFile(filepath.Join(got, solver.ManifestName))
+	if !bytes.Equal(a, b) {
+		t.Errorf("manifests differ")
+	}
+}
+
+func gunzipped(t *testing.T, b []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func (c *procCluster) startAll(bootstrap bool) {
+	for i := range c.members {
+		c.startCoordinator(i, bootstrap)
+	}
+	c.waitFor("a leader", time.Minute, func(st *cluster.StatusResponse) bool { return st.Leader != "" })
+}
+
+const (
+	c4Game   = "connect4"
+	c4Option = "width=5,height=4"
+)
+
+// TestClusterSolve: 3 coordinators + 2 workers solve Connect Four 5x4;
+// the fetched files are the embedded run's, byte for byte, and a wrong
+// token is refused with exit 1.
+func TestClusterSolve(t *testing.T) {
+	c := newProcCluster(t, 3)
+	c.startAll(true)
+	c.startWorker("w1", 1)
+	c.startWorker("w2", 1)
+	id := c.submit(c4Game, c4Option)
+	c.waitDone(id)
+	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(id))
+
+	bad := filepath.Join(c.dir, "bad-token")
+	os.WriteFile(bad, []byte("not-the-cluster-token-0123456789"), 0o600)
+	code, _, errs := c.run("status", "--coordinators", c.urls(), "--token-file", bad)
+	if code != 1 || !strings.Contains(errs, "refused the token") {
+		t.Errorf("status with a wrong token: exit %d, %q", code, errs)
+	}
+	code, _, errs = c.run(c.client("fetch", "--out", t.TempDir(), "r999999")...)
+	if code != 1 {
+		t.Errorf("fetch of a missing run: exit %d: %s", code, errs)
+	}
+}
+
+// TestClusterFaults: the leader is SIGKILLed mid-run and a worker
+// SIGKILLed while it holds a lease; the run completes with the embedded
+// run's bytes.
+func TestClusterFaults(t *testing.T) {
+	c := newProcCluster(t, 3)
+	c.startAll(true)
+	c.startWorker("w1", 1)
+	c.startWorker("w2", 1)
+	id := c.submit(c4Game, c4Option)
+	// A worker with a lease, once the run is under way.
+	st := c.waitFor("a worker holding a lease", time.Minute, func(st *cluster.StatusResponse) bool {
+		r := runState(st, id)
+		if r == nil || r.Reached < 8 {
+			return false
+		}
+		for _, w := range st.Workers {
+			if w.ID == "w1" && w.Leases > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	c.signal("w1", syscall.SIGKILL)
+	t.Logf("killed worker w1 holding a lease; run at %d tiers reached", runState(st, id).Reached)
+	st = c.waitFor("more progress", time.Minute, func(st *cluster.StatusResponse) bool {
+		r := runState(st, id)
+		return r != nil && r.Reached >= 14 && st.Leader != ""
+	})
+	if runState(st, id).State == cluster.Done {
+		t.Fatal("the run finished before the leader could be killed")
+	}
+	c.signal(st.Leader, syscall.SIGKILL)
+	t.Logf("killed the leader %s; run at %d tiers reached, %d solved", st.Leader, runState(st, id).Reached, runState(st, id).TiersDone)
+	c.waitDone(id)
+	st, err := c.status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Leader == "" {
+		t.Fatal("no leader after the run")
+	}
+	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(id))
+}
+
+// runJSON reads a run's whole state from a coordinator.
+func (c *procCluster) runJSON(id string) *cluster.Run {
+	c.t.Helper()
+	tok, _ := os.ReadFile(c.token)
+	for _, m := range c.members {
+		req, _ := http.NewRequest("GET", "http://"+m.HTTPAddr+"/v1/runs/"+id, nil)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			continue
+		}
+		var r cluster.Run
+		err = json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode == 200 {
+			return &r
+		}
+	}
+	c.t.Fatal("no coordinator answered")
+	return nil
+}
+
+// TestClusterRestart: every coordinator stopped and restarted (without
+// --bootstrap) keeps a finished run, and fetch gives the same files; a run
+// stopped mid-way resumes without redoing its finished units.
+func TestClusterRestart(t *testing.T) {
+	c := newProcCluster(t, 3)
+	c.startAll(true)
+	c.startWorker("w1", 2)
+	done := c.submit(c4Game, c4Option)
+	c.waitDone(done)
+	before := c.fetch(done)
+
+	// A second run, stopped in the middle: coordinators and worker killed.
+	mid := c.submit(c4Game, c4Option)
+	c.waitFor("the second run half way", time.Minute, func(st *cluster.StatusResponse) bool {
+		r := runState(st, mid)
+		return r != nil && r.Reached >= 12
+	})
+	snap := c.runJSON(mid)
+	for _, name := range []string{"w1", "c1", "c2", "c3"} {
+		c.signal(name, syscall.SIGKILL)
+	}
+	if snap.State == cluster.Done {
+		t.Fatal("the second run finished before the stop")
+	}
+
+	c.startAll(false)
+	st, err := c.status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runState(st, done); r == nil || r.State != cluster.Done {
+		t.Fatalf("after the restart, the first run is %+v", r)
+	}
+	sameFolders(t, before, c.fetch(done))
+
+	c.startWorker("w1", 2)
+	c.waitDone(mid)
+	after := c.runJSON(mid)
+	redone := 0
+	for i, t0 := range snap.Tiers {
+		t1 := after.Tiers[i]
+		if t0.Level != nil && (t1.Level == nil || t1.Level.Blob.SHA256 != t0.Level.Blob.SHA256) {
+			t.Errorf("tier %d: its level file changed after the restart", t0.Tier)
+		}
+		for j, u := range t0.Reach {
+			if u.Done != nil && t1.Reach[j].Done.Token != u.Done.Token {
+				redone++
+			}
+		}
+	}
+	if redone > 0 {
+		t.Errorf("%d finished units were done again after the restart", redone)
+	}
+	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(mid))
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// The rough edges a newcomer hit (issue 11), one check each.
+
+func TestVerifySaysWhatItChecked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, _ := tierd(t, "verify", "--db", dir)
+	if code != 0 || stdout != dir+": ok: 20 files match the manifest (size and SHA-256); 5478 positions in 10 tiers re-derived from their children\n" {
+		t.Errorf("verify: exit %d, %q", code, stdout)
+	}
+	dbs, _ := filepath.Glob(filepath.Join(dir, "db", "*"))
+	flipByte(t, dbs[0])
+	flipByte(t, dbs[1])
+	code, _, stderr := tierd(t, "verify", "--db", dir)
+	if code != 1 || !strings.HasSuffix(stderr, dir+": 2 of 20 files do not match the manifest, so no value was re-derived; tierd solve --out "+dir+" redoes what is damaged\n") ||
+		strings.Contains(stderr, "{") {
+		t.Errorf("verify of a damaged run: exit %d, %q", code, stderr)
+	}
+	code, stdout, _ = tierd(t, "verify", "--db", dir, "--json")
+	var v struct {
+		OK         bool     `json:"ok"`
+		Files      int      `json:"files_checked"`
+		FileErrors []string `json:"file_errors"`
+		Positions  uint64   `json:"positions_rederived"`
+	}
+	if code != 1 || json.Unmarshal([]byte(stdout), &v) != nil || v.OK || v.Files != 20 || len(v.FileErrors) != 2 || v.Positions != 0 {
+		t.Errorf("verify --json: exit %d, %q", code, stdout)
+	}
+}
+
+func TestHelpOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"solve", "-h"}, {"query", "--help"}, {"-h"}, {"help"}} {
+		code, stdout, stderr := tierd(t, args...)
+		if code != 0 || !strings.Contains(stdout, "usage") && !strings.Contains(stdout, "commands:") || stderr != "" {
+			t.Errorf("tierd %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+// query takes the game and options from the run, and positions that start
+// with '-' need no "--".
+func TestQueryDefaultsToTheRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", "moves:")
+	if code != 0 || !strings.Contains(stdout, `"value":"tie","remoteness":12`) {
+		t.Errorf("query without --game: exit %d, %q %q", code, stdout, stderr)
+	}
+	ttt := filepath.Join(t.TempDir(), "ttt")
+	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", ttt); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, args := range [][]string{
+		{"query", "--db", ttt, "---/---/---"},
+		{"query", "--db", ttt, "--json", "---/---/---"},
+		{"query", "--json", "--db", ttt, "---/---/---"},
+		{"query", "--db", ttt, "--", "---/---/---"},
+	} {
+		code, stdout, stderr := tierd(t, args...)
+		if code != 0 || !strings.Contains(stdout, "tie") {
+			t.Errorf("tierd %v: exit %d, %q %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+func TestAlreadySolvedSaysSo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, _ := tierd(t, "solve", "--game", "tictactoe", "--out", dir)
+	if code != 0 || !strings.Contains(stdout, "tictactoe (default): 5478 positions, already solved, in ") || !strings.Contains(stdout, "s when it ran;") {
+		t.Errorf("solve of a solved run: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = tierd(t, "reach", "--game", "tictactoe", "--out", dir)
+	if code != 0 || !strings.Contains(stdout, "already reached: 5478 reachable positions in 10 tiers, in ") {
+		t.Errorf("reach of a reached run: exit %d, %q", code, stdout)
+	}
+}
+
+func TestMessages(t *testing.T) {
+	code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--option", "x=1", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, `unknown option "x": this game takes no options`) {
+		t.Errorf("tictactoe with an option: exit %d, %q", code, stderr)
+	}
+	code, stdout, _ := tierd(t, "solve", "--game", "connect4", "--option", "width=3,height=3", "--out", filepath.Join(t.TempDir(), "run"), "--json")
+	var sum struct {
+		Tiers []struct{ Name string } `json:"tiers"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &sum) != nil || sum.Tiers[1].Name != "1 piece" || sum.Tiers[2].Name != "2 pieces" {
+		t.Errorf("tier names: %s", stdout)
+	}
+}
+
+// With no --out, solve writes to tierd-GAME-OPTIONS in the current folder
+// (which .gitignore lists) and says where, as an absolute path.
+func TestDefaultFolderIsNamed(t *testing.T) {
+	gitignore, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	if err != nil || !strings.Contains(string(gitignore), "\n/tierd-*/\n") {
+		t.Errorf(".gitignore does not list the default run folders: %v", err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr, log := tierdLogged(t, "solve", "--game", "tictactoe")
+	want := filepath.Join(dir, "tierd-tictactoe-default")
+	if code != 0 || !strings.Contains(stdout, "results in "+want+" ") || !strings.Contains(log, "the run folder is "+want) {
+		t.Errorf("exit %d, %q %q %q", code, stdout, stderr, log)
+	}
+	if _, err := os.Stat(filepath.Join(want, "manifest.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+// File names in a run folder are portable (no '=' or ','), and a folder
+// written with the old names (the option as given, "width=4,height=3")
+// is still read: resumed, verified, queried and repaired in place.
+func TestPortableNamesAndOldFolders(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if strings.ContainsAny(filepath.Base(path), "=,") || strings.Contains(path, "_-") {
+			t.Errorf("name is not portable: %s", path)
+		}
+		return nil
+	})
+	// Make it an old folder: old names, recorded so in the manifest.
+	m, err := solver.LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range m.Tiers {
+		for _, fi := range []*solver.FileInfo{rec.Level, rec.DB} {
+			old := strings.Replace(fi.Path, "width4-height3", "width=4,height=3", 1)
+			if err := os.Rename(filepath.Join(dir, fi.Path), filepath.Join(dir, old)); err != nil {
+				t.Fatal(err)
+			}
+			fi.Path = old
+		}
+	}
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	flipByte(t, filepath.Join(dir, m.Tiers[4].Level.Path))
+	for _, args := range [][]string{
+		{"solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir},
+		{"verify", "--db", dir},
+		{"query", "--db", dir, "moves:1"},
+	} {
+		if code, _, stderr := tierd(t, args...); code != 0 {
+			t.Errorf("tierd %s on an old folder: exit %d: %s", args[0], code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, m.Tiers[4].Level.Path)); err != nil {
+		t.Errorf("the repaired level file is not under its old name: %v", err)
+	}
+}
+
+// query and verify on a missing folder or a damaged file: exit 1, one
+// line naming what is wrong.
+func TestQueryOnMissingOrDamaged(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	for _, args := range [][]string{{"query", "--db", missing, "moves:1"}, {"verify", "--db", missing}} {
+		code, _, stderr := tierd(t, args...)
+		if code != 1 || !strings.Contains(stderr, missing+": no manifest.json: not a run folder") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("tierd %s of a missing folder: exit %d, %q", args[0], code, stderr)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	m, _ := solver.LoadManifest(dir)
+	for _, path := range []string{m.Tiers[1].Level.Path, m.Tiers[1].DB.Path} {
+		flipByte(t, filepath.Join(dir, path))
+		code, _, stderr := tierd(t, "query", "--db", dir, "moves:1")
+		if code != 1 || !strings.Contains(stderr, path) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("query with %s damaged: exit %d, %q", path, code, stderr)
+		}
+		flipByte(t, filepath.Join(dir, path))
+	}
+}

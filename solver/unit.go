@@ -1,0 +1,256 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// The units of work, as plain functions of (game, tier, range, inputs).
+// The embedded run (Run.Reach, Run.Solve) and a cluster worker call the
+// same ones, so both write the same bytes:
+//
+//   - MergeTier: a tier's set from its parents' partial level files;
+//   - ExpandRange: a range of a loop-free tier into sets of its children;
+//   - CloseTier: a loopy tier closed under its own moves, as one unit;
+//   - SolveRange: a range of a loop-free tier to its records;
+//   - SolveTier: a whole tier to its records (loopy tiers: one unit);
+//   - WriteLevel: a tier's full level file from its set.
+
+// DefaultPartialLevel is the gzip level of partial level files: they are
+// read once, by their merge, so they are compressed fast.
+const DefaultPartialLevel = 1
+
+// LevelFile is the path of tier t's full level file in a run folder,
+// relative to the folder.
+func LevelFile(g tiergame.Game, t tiergame.Tier) string {
+	return filepath.Join("levels", levelfile.FullName(g.Name(), g.Option(), uint64(t)))
+}
+
+// DBFile is the path of tier t's value database in a run folder, relative
+// to the folder.
+func DBFile(g tiergame.Game, t tiergame.Tier) string {
+	return filepath.Join("db", fmt.Sprintf("m%s_%s_%d.vdb", g.Name(), levelfile.PortableOption(g.Option()), uint64(t)))
+}
+
+// Count is the number of members of set in r.
+func (r Range) Count(set *bitarray.Ranked) uint64 {
+	return firstRank(set, Range{Lo: r.Hi}) - firstRank(set, r)
+}
+
+// LoadLevel reads tier t's level file at path into a set over t's hash
+// space; a file whose positions fall outside it is an error.
+func LoadLevel(path string, g tiergame.Game, t tiergame.Tier) (*bitarray.Set, error) {
+	f, err := levelfile.Open(path, &levelfile.Options{MaxSpan: g.TierSize(t) + 1})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	set := bitarray.New(0, g.TierSize(t))
+	if err := f.ReadInto(set); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return set, nil
+}
+
+// MergeTier is tier t's set before closure: the union of the partial level
+// files its parents' units wrote for it, and the start position when t is
+// the start tier.
+func MergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, partials []string, workers int) (*bitarray.Set, error) {
+	set := bitarray.New(0, g.TierSize(t))
+	if st, p := g.Start(); st == t {
+		set.Add(uint64(p))
+	}
+	// Merge straight into the tier's set: one bit array, not two.
+	if err := levelfile.MergeInto(ctx, set, partials, &levelfile.MergeOptions{Workers: workers}); err != nil {
+		return nil, fmt.Errorf("tier %d: %w", t, err)
+	}
+	return set, nil
+}
+
+// WriteLevel writes tier t's full level file from its set, with o (its
+// Game is set to g's name). The bytes depend only on the set and o's
+// Types, Dialect and Level.
+func WriteLevel(path string, g tiergame.Game, set *bitarray.Set, o levelfile.WriteOptions) (levelfile.Result, error) {
+	o.Game = g.Name()
+	return levelfile.WriteFile(path, set, &o)
+}
+
+// ChildTargets returns empty sets over the hash spaces of the tiers cs, for
+// ExpandRange.
+func ChildTargets(g tiergame.Game, cs []tiergame.Tier) []Target {
+	targets := make([]Target, 0, len(cs))
+	for _, c := range cs {
+		targets = append(targets, Target{Tier: c, Set: bitarray.New(0, g.TierSize(c))})
+	}
+	return targets
+}
+
+// CloseTier adds to set everything reachable by moves inside loopy tier t
+// (whose child tiers other than t are children), expanding each position
+// exactly once: its children in t go to the next round, its children in
+// other tiers to child sets that each of the workers keeps across rounds.
+// It returns those sets, one slice of targets per worker that did work:
+// the partial level files of t's children are their union.
+func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, children []tiergame.Tier, workers, ranges int, done *atomic.Uint64) ([][]Target, error) {
+	// A worker's slot: its child sets, kept across rounds, and its set of
+	// positions found inside t in the current round (per worker, so
+	// adding to it needs no atomic operations).
+	type slot struct {
+		children []Target
+		found    *bitarray.Set
+	}
+	workers = max(workers, 1)
+	slots := make(chan *slot, workers)
+	all := make([]*slot, workers)
+	for k := range all {
+		all[k] = &slot{}
+		slots <- all[k]
+	}
+	frontier := set.Clone()
+	for frontier.Count() > 0 {
+		err := forRanges(ctx, frontier, workers, ranges, func(ctx context.Context, r Range) error {
+			sl := <-slots
+			defer func() { slots <- sl }()
+			if sl.found == nil { // first use
+				sl.children = ChildTargets(g, children)
+				sl.found = bitarray.New(0, set.Len())
+			}
+			targets := append(sl.children[:len(sl.children):len(sl.children)], Target{Tier: t, Set: sl.found})
+			_, err := ExpandRange(ctx, g, t, frontier, r, targets, done)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		// The next frontier is what this round found that is new.
+		next := bitarray.New(0, set.Len())
+		nw, sw := next.Words(), set.Words()
+		for _, sl := range all {
+			if sl.found == nil {
+				continue
+			}
+			fw := sl.found.Words()
+			for i, w := range fw {
+				nw[i] |= w &^ sw[i]
+				fw[i] = 0
+			}
+		}
+		for i, w := range nw {
+			sw[i] |= w
+		}
+		frontier = next
+	}
+	var out [][]Target
+	for _, sl := range all {
+		if sl.found != nil {
+			out = append(out, sl.children)
+		}
+	}
+	return out, nil
+}
+
+// SolveTier computes the records (by rank) of every position of tier t,
+// whose reachable positions are set, from its solved child tiers kids:
+// in ranges by SolveRange for a loop-free tier, by retrograde analysis for
+// a loopy one. Records do not depend on workers or ranges. forceIndex
+// solves a loopy tier with a reverse index even when the game has
+// un-moves.
+func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, loopy bool, set *bitarray.Ranked, kids []*SolvedTier, workers, ranges int, forceIndex bool, done *atomic.Uint64) ([]valuedb.Record, error) {
+	workers = max(workers, 1)
+	if ranges <= 0 {
+		ranges = workers
+	}
+	recs := make([]valuedb.Record, set.Total())
+	if loopy {
+		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, forceIndex, recs, done)
+		return recs, err
+	}
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(workers)
+	for _, rg := range SplitRanges(set, ranges) {
+		eg.Go(func() error { return SolveRange(ectx, g, t, set, rg, kids, recs[firstRank(set, rg):], done) })
+	}
+	return recs, eg.Wait()
+}
+
+// WriteDB writes tier t's value database from its records (by rank). The
+// bytes depend only on the records and o's BlockRecords.
+func WriteDB(path string, g tiergame.Game, t tiergame.Tier, recs []valuedb.Record, o *valuedb.WriteOptions) (valuedb.Header, error) {
+	return valuedb.Write(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, recs, o)
+}
+
+// LoadSolvedTier loads a solved tier from its level file and value
+// database, checking that they agree, and indexes it for lookups.
+func LoadSolvedTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*SolvedTier, error) {
+	set, err := LoadLevel(levelPath, g, t)
+	if err != nil {
+		return nil, err
+	}
+	db, err := valuedb.Open(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ranked := bitarray.NewRanked(set)
+	if db.Header().Count != ranked.Total() {
+		return nil, fmt.Errorf("%s has %d records for %d positions", dbPath, db.Header().Count, ranked.Total())
+	}
+	recs, err := db.ReadAll(workers)
+	if err != nil {
+		return nil, err
+	}
+	return NewSolvedTier(t, ranked, recs, workers), nil
+}
+
+// NewStartRecord is the manifest's record of the start position of g,
+// from its solved tier.
+func NewStartRecord(g tiergame.Game, start *SolvedTier) (*StartRecord, error) {
+	t, p := g.Start()
+	rec, ok := start.Lookup(p)
+	if !ok || start.tier != t {
+		return nil, fmt.Errorf("the start position is not in its tier's level file")
+	}
+	return &StartRecord{Position: g.Format(t, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}, nil
+}
+
+// forRanges cuts the members of set into ranges (ranges of them, or by
+// size when ranges is 0) and runs f on each, on workers goroutines.
+func forRanges(ctx context.Context, set *bitarray.Set, workers, ranges int, f func(context.Context, Range) error) error {
+	ranked := bitarray.NewRanked(set)
+	if ranked.Total() == 0 {
+		return nil
+	}
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.SetLimit(workers)
+	for _, r := range SplitRanges(ranked, rangesFor(ranked.Total(), workers, ranges)) {
+		eg.Go(func() error { return f(ctx, r) })
+	}
+	return eg.Wait()
+}
+
+// minRange is the fewest positions worth a range of their own: below it,
+// the cost of a partial file outweighs a worker's share.
+const minRange = 1 << 16
+
+// rangesFor is how many ranges a set of n positions is cut into: ranges
+// when it is set, else one per worker for sets large enough.
+func rangesFor(n uint64, workers, ranges int) int {
+	if ranges > 0 {
+		return ranges
+	}
+	return int(max(1, min(uint64(workers), n/minRange)))
+}
+
+// Bytes is about how much memory the solved tier holds.
+func (s *SolvedTier) Bytes() uint64 {
+	return bitsetBytes(s.set.Len()) + 2*uint64(len(s.recs)) + 2*uint64(len(s.byPos))
+}

@@ -13,7 +13,7 @@ import (
 
 // All returns the suites in the order they run and are reported.
 func All() []harness.Suite {
-	return []harness.Suite{Level(), Games(), Scaling(), Codecs()}
+	return []harness.Suite{Level(), Games(), Scaling(), Codecs(), Bearoff()}
 }
 
 // childStart is the cost of starting a child process, for estimates.

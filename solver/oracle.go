@@ -99,11 +99,18 @@ var ErrUnreachable = fmt.Errorf("position is not reachable from the start")
 
 // Lookup returns the record of a position.
 func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, error) {
-	db, rank, err := o.locate(t, p)
+	if uint64(p) >= o.Game.TierSize(t) {
+		return 0, fmt.Errorf("position %d outside tier %s", p, o.Game.TierName(t))
+	}
+	ot, err := o.tier(t)
 	if err != nil {
 		return 0, err
 	}
-	return db.Lookup(rank)
+	r, ok := ot.set.Lookup(uint64(p))
+	if !ok {
+		return 0, ErrUnreachable
+	}
+	return ot.db.Lookup(r)
 }
 
 // locate returns the database of a position's tier and its rank there.

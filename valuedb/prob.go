@@ -91,11 +91,20 @@ func (d *DB) LookupProb(rank uint64) (tiergame.Prob, error) {
 	if d.h.Kind != KindProbability {
 		return 0, fmt.Errorf("valuedb %s: %w: it holds values, not probabilities", d.name, ErrKind)
 	}
-	raw, i, err := d.recordAt(rank)
-	if err != nil {
-		return 0, err
+	if rank >= d.h.Count {
+		return 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
 	}
-	return checkedProb(d.name, probAt(raw, i))
+	b := int(rank / uint64(d.h.BlockRecords))
+	d.mu.Lock()
+	raw, ok := d.cache[b]
+	d.mu.Unlock()
+	if !ok {
+		var err error
+		if raw, err = d.cacheBlock(b); err != nil {
+			return 0, err
+		}
+	}
+	return checkedProb(d.name, probAt(raw, int(rank%uint64(d.h.BlockRecords))))
 }
 
 // ReadAllProbs decodes every probability, decompressing blocks on workers

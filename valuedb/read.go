@@ -143,21 +143,11 @@ func (d *DB) block(b int) ([]byte, error) {
 
 // Lookup returns the record of the position with the given rank.
 func (d *DB) Lookup(rank uint64) (Record, error) {
+	if rank >= d.h.Count {
+		return 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
+	}
 	if d.h.Kind != "" {
 		return 0, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
-	}
-	raw, i, err := d.recordAt(rank)
-	if err != nil {
-		return 0, err
-	}
-	return decodeRecord(raw[i*d.h.RecordBytes:], d.h.RecordBytes), nil
-}
-
-// recordAt returns the (cached) block holding the record of the given
-// rank, and the record's index in the block.
-func (d *DB) recordAt(rank uint64) (block []byte, i int, err error) {
-	if rank >= d.h.Count {
-		return nil, 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
 	}
 	b := int(rank / uint64(d.h.BlockRecords))
 	d.mu.Lock()
@@ -165,19 +155,30 @@ func (d *DB) recordAt(rank uint64) (block []byte, i int, err error) {
 	d.mu.Unlock()
 	if !ok {
 		var err error
-		if raw, err = d.block(b); err != nil {
-			return nil, 0, err
+		if raw, err = d.cacheBlock(b); err != nil {
+			return 0, err
 		}
-		d.mu.Lock()
-		if len(d.order) >= cacheBlocks {
-			delete(d.cache, d.order[0])
-			d.order = d.order[1:]
-		}
-		d.cache[b] = raw
-		d.order = append(d.order, b)
-		d.mu.Unlock()
 	}
-	return raw, int(rank % uint64(d.h.BlockRecords)), nil
+	i := int(rank%uint64(d.h.BlockRecords)) * d.h.RecordBytes
+	return decodeRecord(raw[i:], d.h.RecordBytes), nil
+}
+
+// cacheBlock reads block b and keeps it in the cache, dropping the oldest
+// block when the cache is full.
+func (d *DB) cacheBlock(b int) ([]byte, error) {
+	raw, err := d.block(b)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if len(d.order) >= cacheBlocks {
+		delete(d.cache, d.order[0])
+		d.order = d.order[1:]
+	}
+	d.cache[b] = raw
+	d.order = append(d.order, b)
+	d.mu.Unlock()
+	return raw, nil
 }
 
 // ReadAll decodes every record, decompressing blocks on workers goroutines

@@ -2,7 +2,6 @@ package solver
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -51,19 +50,11 @@ func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.
 // file and probability database, checking that they agree, and indexes it
 // for look-ups.
 func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*ChanceTier, error) {
-	set, err := LoadLevel(levelPath, g, t)
-	if err != nil {
-		return nil, err
-	}
-	db, err := valuedb.Open(dbPath)
+	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		return nil, fmt.Errorf("%s has %d records for %d positions", dbPath, db.Header().Count, ranked.Total())
-	}
 	vals, err := db.ReadAllProbs(workers)
 	if err != nil {
 		return nil, err

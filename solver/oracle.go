@@ -76,21 +76,9 @@ func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 	if rec == nil || !rec.Solved {
 		return fmt.Errorf("tier %s is not in the solved run", o.Game.TierName(t))
 	}
-	set, err := o.run.loadLevel(t)
-	if err != nil {
-		return err
-	}
-	db, err := valuedb.Open(o.run.dbPath(t))
-	if err != nil {
-		return err
-	}
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		db.Close()
-		return fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, ranked.Total())
-	}
-	ot.set, ot.db = ranked, db
-	return nil
+	var err error
+	ot.set, ot.db, err = openSolved(o.Game, t, o.run.levelPath(t), o.run.dbPath(t))
+	return err
 }
 
 // ErrUnreachable is returned for a position that is not reachable from the

@@ -94,15 +94,9 @@ func (d *DB) LookupProb(rank uint64) (tiergame.Prob, error) {
 	if rank >= d.h.Count {
 		return 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
 	}
-	b := int(rank / uint64(d.h.BlockRecords))
-	d.mu.Lock()
-	raw, ok := d.cache[b]
-	d.mu.Unlock()
-	if !ok {
-		var err error
-		if raw, err = d.cacheBlock(b); err != nil {
-			return 0, err
-		}
+	raw, err := d.blockOf(rank)
+	if err != nil {
+		return 0, err
 	}
 	return checkedProb(d.name, probAt(raw, int(rank%uint64(d.h.BlockRecords))))
 }

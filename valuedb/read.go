@@ -149,6 +149,8 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	if d.h.Kind != "" {
 		return 0, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
 	}
+	// The cache hit stays inline (not blockOf): this is the look-up of
+	// every query.
 	b := int(rank / uint64(d.h.BlockRecords))
 	d.mu.Lock()
 	raw, ok := d.cache[b]
@@ -161,6 +163,19 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	}
 	i := int(rank%uint64(d.h.BlockRecords)) * d.h.RecordBytes
 	return decodeRecord(raw[i:], d.h.RecordBytes), nil
+}
+
+// blockOf returns the block holding the record of the given rank, from
+// the cache or else read (and cached).
+func (d *DB) blockOf(rank uint64) ([]byte, error) {
+	b := int(rank / uint64(d.h.BlockRecords))
+	d.mu.Lock()
+	raw, ok := d.cache[b]
+	d.mu.Unlock()
+	if ok {
+		return raw, nil
+	}
+	return d.cacheBlock(b)
 }
 
 // cacheBlock reads block b and keeps it in the cache, dropping the oldest

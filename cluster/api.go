@@ -39,7 +39,9 @@ import (
 //	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing blobs)
 //	POST /v1/release           give a lease up (ReleaseRequest)
 //	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
-//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name)
+//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name;
+//	                           ?stage=1: durable only after the next POST /v1/sync)
+//	POST /v1/sync              make this node's staged blobs durable
 //	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
 
 // SubmitRequest asks for a new run.
@@ -50,7 +52,7 @@ type SubmitRequest struct {
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
-var DefaultSettings = Settings{RangesPerThread: 4, MaxRanges: 256, MinRange: 1 << 16, Level: 6}
+var DefaultSettings = Settings{RangesPerThread: 2, MaxRanges: 256, MinRange: 1 << 16, Level: 6}
 
 // SubmitResponse names the new run.
 type SubmitResponse struct {
@@ -115,11 +117,14 @@ type Assignment struct {
 	LeaseTTL float64    `json:"lease_ttl"` // seconds
 }
 
-// KidInput is a solved child tier: its level file and value database.
+// KidInput is a solved child tier: its level file, and its records: the
+// value database if it is written, else the records of its units in rank
+// order.
 type KidInput struct {
-	Tier  uint64 `json:"tier"`
-	Level Blob   `json:"level"`
-	DB    Blob   `json:"db"`
+	Tier    uint64 `json:"tier"`
+	Level   Blob   `json:"level"`
+	DB      *Blob  `json:"db,omitempty"`
+	Records []Blob `json:"records,omitempty"`
 }
 
 // HeartbeatRequest reports a worker alive with the leases it holds.
@@ -194,6 +199,7 @@ func (n *Node) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/members", n.leaderOnly(n.handleMembers))
 	mux.HandleFunc("PUT /v1/blobs/{sum}", n.handlePutBlob)
 	mux.HandleFunc("GET /v1/blobs/{sum}", n.handleGetBlob)
+	mux.HandleFunc("POST /v1/sync", n.handleSync)
 	return n.authenticate(mux)
 }
 
@@ -541,7 +547,11 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, size+1)
-	if err := n.store.Put(r.Context(), sum, size, body); err != nil {
+	put := n.store.Put
+	if r.URL.Query().Get("stage") == "1" {
+		put = n.store.Stage // durable at the next POST /v1/sync
+	}
+	if err := put(r.Context(), sum, size, body); err != nil {
 		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
 		writeError(w, statusFor(err), err)
 		return
@@ -565,4 +575,12 @@ func (n *Node) handleGetBlob(w http.ResponseWriter, r *http.Request) {
 	}
 	copied, _ := io.Copy(w, rc)
 	n.metrics.blobBytesOut.Add(float64(copied))
+}
+
+func (n *Node) handleSync(w http.ResponseWriter, r *http.Request) {
+	if err := n.store.Sync(); err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // diskCache keeps a worker's inputs on its disk, by SHA-256, downloading
@@ -49,6 +50,16 @@ func (d *diskCache) paths(ctx context.Context, blobs []Blob) ([]string, error) {
 	}
 	d.evict()
 	return out, nil
+}
+
+// adopt moves a file of the worker's folder into the cache as blob b.
+func (d *diskCache) adopt(path string, b Blob) {
+	if err := d.store.Adopt(path, b.SHA256); err != nil {
+		return // only a cache
+	}
+	d.mu.Lock()
+	d.used[b.SHA256] = time.Now()
+	d.mu.Unlock()
 }
 
 // evict deletes the least recently used blobs while the cache is over its
@@ -168,4 +179,31 @@ func (m *memCache) evictFor(size int64, keep string) {
 		m.used -= m.entries[victim].size
 		delete(m.entries, victim)
 	}
+}
+
+// gameCache builds each game variant once: building one can cost
+// (tables, tier sizes) and games are safe for concurrent use.
+type gameCache struct {
+	newGame func(name, option string) (tiergame.Game, error)
+	mu      sync.Mutex
+	m       map[string]tiergame.Game // by name and option
+}
+
+func newGameCache(newGame func(name, option string) (tiergame.Game, error)) *gameCache {
+	return &gameCache{newGame: newGame, m: map[string]tiergame.Game{}}
+}
+
+func (c *gameCache) get(name, option string) (tiergame.Game, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := name + "\x00" + option
+	if g, ok := c.m[key]; ok {
+		return g, nil
+	}
+	g, err := c.newGame(name, option)
+	if err != nil {
+		return nil, err
+	}
+	c.m[key] = g
+	return g, nil
 }

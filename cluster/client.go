@@ -258,6 +258,8 @@ func (c *Client) Release(ctx context.Context, req ReleaseRequest) error {
 }
 
 // PutBlob uploads a file, named by its SHA-256, preferably to the leader.
+// The blob is staged: the leader makes it durable, on a majority, before
+// it accepts the completion that names it.
 func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 	body := func() (io.Reader, int64, error) {
 		f, err := os.Open(path)
@@ -266,7 +268,7 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 		}
 		return f, b.Size, nil
 	}
-	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256, body, func(resp *http.Response) error {
+	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", body, func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {
 			return readError(resp)
 		}
@@ -327,4 +329,30 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) e
 		return fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
 	}
 	return f.CommitNoSync()
+}
+
+// WaitRun polls the status until run id is done, and returns its summary;
+// a failed run is an error.
+func (c *Client) WaitRun(ctx context.Context, id string, every time.Duration) (*RunSummary, error) {
+	for {
+		st, err := c.Status(ctx)
+		if err == nil {
+			for _, r := range st.Runs {
+				if r.ID != id {
+					continue
+				}
+				switch r.State {
+				case Done:
+					return &r, nil
+				case Failed:
+					return nil, fmt.Errorf("cluster: run %s failed: %s", id, r.Error)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: run %s: %w (last status error: %v)", id, ctx.Err(), err)
+		case <-time.After(every):
+		}
+	}
 }

@@ -168,38 +168,34 @@ func (c *testCluster) startWorker(id string, threads int) (*Worker, context.Canc
 	return w, stop
 }
 
-// waitRun polls until the run is done (or fails the test).
+// waitRun waits for the run to be done, or fails the test showing the
+// run's tiers.
 func waitRun(t testing.TB, cl *Client, id string, limit time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	for {
-		st, err := cl.Status(ctx)
-		if err == nil {
-			for _, r := range st.Runs {
-				if r.ID != id {
-					continue
-				}
-				switch r.State {
-				case Done:
-					return
-				case Failed:
-					t.Fatalf("run %s failed: %s", id, r.Error)
-				}
+	if _, err := cl.WaitRun(ctx, id, 100*time.Millisecond); err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if run, rerr := cl.Run(sctx, id); rerr == nil {
+			for _, tr := range run.Tiers {
+				t.Logf("tier %d %s: %s reach %s solve %s", tr.Tier, tr.Name, tr.Phase(), unitsString(tr.Reach), unitsString(tr.Solve))
 			}
 		}
-		select {
-		case <-ctx.Done():
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if run, rerr := cl.Run(sctx, id); rerr == nil {
-				for _, tr := range run.Tiers {
-					t.Logf("tier %d %s: %s reach %s solve %s", tr.Tier, tr.Name, tr.Phase(), unitsString(tr.Reach), unitsString(tr.Solve))
-				}
-			}
-			t.Fatalf("run %s not done in %v (last status error: %v)", id, limit, err)
-		case <-time.After(100 * time.Millisecond):
-		}
+		t.Fatal(err)
 	}
+}
+
+// solvedCluster is 3 coordinators and a worker that have solved a game.
+func solvedCluster(t testing.TB, game, option, worker string) (*testCluster, *Client, string) {
+	c := startCluster(t, 3, 5*time.Second)
+	c.startWorker(worker, 2)
+	cl := c.client()
+	id, err := cl.Submit(context.Background(), SubmitRequest{Game: game, Option: option})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, time.Minute)
+	return c, cl, id
 }
 
 // embeddedSolve runs tierd solve's code in a folder and returns it.

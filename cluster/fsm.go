@@ -149,6 +149,9 @@ func (s *State) apply(c *command, index, size uint64) any {
 	}
 	if c.Op == opCreate {
 		r := c.Run
+		if err := r.check(); err != nil {
+			return err
+		}
 		r.ID = fmt.Sprintf("r%d", index)
 		r.State = Running
 		r.LogBytes, r.Commands = size, 1

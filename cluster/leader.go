@@ -186,7 +186,7 @@ func (n *Node) doTask(ctx context.Context, task leaderTask) error {
 			in.blobs = r.levelInputs(t)
 			in.solve = slices.Clone(t.Solve)
 		}
-		g, err = n.game(r.Game, r.Option)
+		g, err = n.games.get(r.Game, r.Option)
 		if err != nil {
 			return
 		}
@@ -222,7 +222,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 		return err
 	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
-		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers})
+		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers, NoSync: true})
 	})
 	if err != nil {
 		return err
@@ -251,20 +251,15 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		if err != nil {
 			return err
 		}
-		got, err := readRecords(paths[0], g, t, n.cfg.Workers)
-		if err != nil {
+		if off, err = readRecordsInto(recs, off, paths[0], g, t, n.cfg.Workers); err != nil {
 			return fmt.Errorf("unit %d: %w", i, err)
 		}
-		if off+uint64(len(got)) > uint64(len(recs)) {
-			return fmt.Errorf("unit %d: more records than the tier's %d positions", i, len(recs))
-		}
-		off += uint64(copy(recs[off:], got))
 	}
 	if off != uint64(len(recs)) {
 		return fmt.Errorf("%d records for the tier's %d positions", off, len(recs))
 	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
-		return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers})
+		return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 	})
 	if err != nil {
 		return err
@@ -286,18 +281,23 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 	return int(max(n, 1))
 }
 
-// readRecords reads the records of a range's value database, checking it
-// is for tier t of g.
-func readRecords(path string, g tiergame.Game, t tiergame.Tier, workers int) ([]valuedb.Record, error) {
+// readRecordsInto decodes the records of a unit's (or a tier's) value
+// database into recs from off, checking it is for tier t of g and fits,
+// and returns the offset after them.
+func readRecordsInto(recs []valuedb.Record, off uint64, path string, g tiergame.Game, t tiergame.Tier, workers int) (uint64, error) {
 	db, err := valuedb.Open(path)
 	if err != nil {
-		return nil, err
+		return off, err
 	}
 	defer db.Close()
-	if h := db.Header(); h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) {
-		return nil, fmt.Errorf("%s: records of %s (%s) tier %d, not tier %d", path, h.Game, h.Option, h.Tier, t)
+	h := db.Header()
+	if h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) {
+		return off, fmt.Errorf("%s: records of %s (%s) tier %d, not tier %d", path, h.Game, h.Option, h.Tier, t)
 	}
-	return db.ReadAll(workers)
+	if h.Count > uint64(len(recs))-off {
+		return off, fmt.Errorf("%s: %d records, more than the tier's %d positions", path, h.Count, len(recs))
+	}
+	return off + h.Count, db.ReadAllInto(recs[off:off+h.Count], workers)
 }
 
 // finishRun looks up the start position's value and records the run done.
@@ -327,8 +327,9 @@ func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) er
 	return err
 }
 
-// storeFile has write create a file (at the path it is given, atomically),
-// then adopts it into the blob store under its SHA-256.
+// storeFile has write create a file (at the path it is given, atomically,
+// not synced: replicate syncs), then adopts it into the blob store under
+// its SHA-256.
 func (n *Node) storeFile(write func(path string) (any, error)) (Blob, any, error) {
 	dir, err := n.store.TempDir()
 	if err != nil {
@@ -444,7 +445,8 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		a.Level = &t.Level.Blob
 		for _, c := range t.Children {
 			ct := r.tier(c)
-			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, DB: ct.DB.Blob})
+			db, recs := ct.records()
+			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, DB: db, Records: recs})
 		}
 	}
 	return a

@@ -110,6 +110,9 @@ func btoi(b bool) int {
 	return 0
 }
 
+// Metrics is the node's Prometheus registry, as served at /metrics.
+func (n *Node) Metrics() prometheus.Gatherer { return n.metrics.reg }
+
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }

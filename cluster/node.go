@@ -97,8 +97,7 @@ type Node struct {
 	grantMu sync.Mutex  // one grant at a time: picking and proposing
 	ready   atomic.Bool // leader, and the state holds every earlier entry
 
-	gamesMu sync.Mutex
-	games   map[string]tiergame.Game // by name and option
+	games *gameCache
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -133,7 +132,7 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	n := &Node{cfg: cfg, log: cfg.Log.With("node", cfg.ID), fsm: NewFSM(), leases: newLeaseClock(cfg.LeaseTTL),
-		workers: newWorkerTable(), games: map[string]tiergame.Game{}}
+		workers: newWorkerTable(), games: newGameCache(cfg.NewGame)}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.metrics = newMetrics(n)
 	n.peers = peerClient(cfg.PeerTLS, cfg.TLS != nil)
@@ -352,22 +351,6 @@ func (n *Node) propose(c *command) (any, error) {
 		return nil, err
 	}
 	return f.Response(), nil
-}
-
-// game returns the game of a run, built once.
-func (n *Node) game(name, option string) (tiergame.Game, error) {
-	n.gamesMu.Lock()
-	defer n.gamesMu.Unlock()
-	key := name + "\x00" + option
-	if g, ok := n.games[key]; ok {
-		return g, nil
-	}
-	g, err := n.cfg.NewGame(name, option)
-	if err != nil {
-		return nil, err
-	}
-	n.games[key] = g
-	return g, nil
 }
 
 // leaderLoop does the leader's periodic work while this node leads:

@@ -104,7 +104,7 @@ func (n *Node) pushTo(ctx context.Context, m Member, blobs []Blob) error {
 		if err != nil {
 			return err
 		}
-		resp, err = n.peerRequest(ctx, m, http.MethodPut, "/v1/blobs/"+b.SHA256, rc, size)
+		resp, err = n.peerRequest(ctx, m, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", rc, size)
 		rc.Close()
 		if err != nil {
 			return err
@@ -116,6 +116,16 @@ func (n *Node) pushTo(ctx context.Context, m Member, blobs []Blob) error {
 		}
 		n.metrics.blobBytesReplicated.Add(float64(size))
 	}
+	// One flush for all of them (and for what workers staged there).
+	resp, err := n.peerRequest(ctx, m, http.MethodPost, "/v1/sync", nil, 0)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: syncing: %s", m.ID, resp.Status)
+	}
 	return nil
 }
 
@@ -123,9 +133,13 @@ func (n *Node) pushTo(ctx context.Context, m Member, blobs []Blob) error {
 const replicateTimeout = 10 * time.Minute
 
 // replicate returns once a majority of the coordinators (this node and
-// enough followers) hold every blob, which must be in this node's store.
+// enough followers) hold every blob on disk; the blobs must be in this
+// node's store (staged or durable).
 // Copies to the other followers go on in the background.
 func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
+	if err := n.store.Sync(); err != nil { // staged uploads and adopted merges
+		return err
+	}
 	// A majority of the raft voters, less this node: counted from raft's
 	// configuration, so a missing address list cannot lower it.
 	f := n.raft.GetConfiguration()

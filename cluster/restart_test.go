@@ -96,15 +96,8 @@ func TestSnapshotsAndRepair(t *testing.T) {
 // a new, empty one; the new one fetches every file the state names, and
 // the cluster survives losing another of the original nodes.
 func TestReplaceCoordinator(t *testing.T) {
-	c := startCluster(t, 3, 5*time.Second)
-	c.startWorker("w", 2)
-	cl := c.client()
+	c, cl, id := solvedCluster(t, "tictactoe", "", "w")
 	ctx := context.Background()
-	id, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitRun(t, cl, id, time.Minute)
 
 	lost := 2
 	if c.nodes[lost].IsLeader() {

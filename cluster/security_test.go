@@ -50,6 +50,7 @@ func TestSecurity(t *testing.T) {
 		{"GET", "/"}, {"GET", "/healthz"}, {"GET", "/metrics"}, {"GET", "/v1/status"}, {"POST", "/v1/runs"},
 		{"GET", "/v1/runs/r1"}, {"POST", "/v1/lease"}, {"POST", "/v1/heartbeat"}, {"POST", "/v1/complete"},
 		{"POST", "/v1/release"}, {"PUT", "/v1/blobs/" + strings.Repeat("a", 64)}, {"GET", "/v1/blobs/" + strings.Repeat("a", 64)},
+		{"HEAD", "/v1/blobs/" + strings.Repeat("a", 64)}, {"POST", "/v1/sync"}, {"POST", "/v1/members"},
 	} {
 		for _, tok := range []string{"", "wrong-token-0123456789", testToken + "x"} {
 			if resp := request(t, ep.method, base+ep.path, tok, nil); resp.StatusCode != http.StatusUnauthorized {

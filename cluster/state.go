@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -216,6 +218,31 @@ type UnitRef struct {
 	Index int    `json:"index"`
 }
 
+// check refuses a new run whose tiers are not a graph of its own tiers.
+func (r *Run) check() error {
+	if r == nil || len(r.Tiers) == 0 {
+		return errors.New("cluster: a run needs tiers")
+	}
+	known := map[uint64]bool{}
+	for _, t := range r.Tiers {
+		if t == nil || known[t.Tier] {
+			return errors.New("cluster: a run's tiers must be distinct")
+		}
+		known[t.Tier] = true
+	}
+	for _, t := range r.Tiers {
+		for _, x := range append(slices.Clone(t.Parents), t.Children...) {
+			if !known[x] {
+				return fmt.Errorf("cluster: tier %d refers to tier %d, which the run does not have", t.Tier, x)
+			}
+		}
+		if t.Reach != nil || t.Solve != nil || t.Level != nil || t.DB != nil || t.Expanded {
+			return fmt.Errorf("cluster: tier %d of a new run has progress", t.Tier)
+		}
+	}
+	return nil
+}
+
 // run returns the run with the given id, or nil.
 func (s *State) run(id string) *Run {
 	for _, r := range s.Runs {
@@ -291,14 +318,26 @@ func (r *Run) parentsExpanded(t *Tier) bool {
 	return true
 }
 
-// childrenSolved reports whether every child tier of t is solved.
+// childrenSolved reports whether every child tier of t has its records:
+// its solve units are done. Its value database need not be written yet: a
+// parent's units read the units' records until it is, so the leader's
+// merge is not on the way from one tier to the next.
 func (r *Run) childrenSolved(t *Tier) bool {
 	for _, c := range t.Children {
-		if r.tier(c).DB == nil {
+		if !allDone(r.tier(c).Solve) {
 			return false
 		}
 	}
 	return true
+}
+
+// records lists a solved tier's records: its value database once it is
+// written, else its solve units' outputs in rank order.
+func (t *Tier) records() (db *Blob, units []Blob) {
+	if t.DB != nil {
+		return &t.DB.Blob, nil
+	}
+	return nil, outputsFor(t.Solve, t.Tier)
 }
 
 // advance makes the changes that follow from the run's state alone: units

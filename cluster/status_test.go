@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"image/png"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestStatusPage: the page lists the run, its tiers and the workers; and
@@ -18,15 +16,7 @@ import (
 // badge and progress bars. Chromium is the Debian package; without it the
 // picture check is skipped, unless TIERD_REQUIRE_CHROMIUM=1 (as in CI).
 func TestStatusPage(t *testing.T) {
-	c := startCluster(t, 3, 5*time.Second)
-	c.startWorker("worker-one", 2)
-	cl := c.client()
-	ctx := context.Background()
-	id, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitRun(t, cl, id, time.Minute)
+	c, _, id := solvedCluster(t, "tictactoe", "", "worker-one")
 	// Ask a follower: it forwards to the leader, which knows the workers.
 	follower := 0
 	for i, n := range c.nodes {

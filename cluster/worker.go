@@ -58,8 +58,7 @@ type Worker struct {
 	active map[uint64]*activeUnit // by lease token
 	ttl    time.Duration          // the lease TTL the leader announced
 
-	gamesMu sync.Mutex
-	games   map[string]tiergame.Game
+	games *gameCache
 
 	// Units and Positions count the work done, for tests and logs.
 	Units, Positions atomic.Uint64
@@ -97,7 +96,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	}
 	w := &Worker{cfg: cfg, log: cfg.Log.With("worker", cfg.ID), client: cfg.Client,
 		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*activeUnit{},
-		ttl: DefaultLeaseTTL, games: map[string]tiergame.Game{}}
+		ttl: DefaultLeaseTTL, games: newGameCache(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
 	w.mem = newMemCache(cfg.MemoryBytes)
 	return w, nil
@@ -215,6 +214,11 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 		}
 		return
 	}
+	// Keep the outputs as inputs: the records of a range are read again
+	// when this worker solves the tier's parents.
+	for i, o := range outs {
+		w.disk.adopt(files[i], o.Blob)
+	}
 	w.Units.Add(1)
 	w.Positions.Add(positions)
 	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
@@ -322,27 +326,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// game returns the game of a unit, built once.
-func (w *Worker) game(name, option string) (tiergame.Game, error) {
-	w.gamesMu.Lock()
-	defer w.gamesMu.Unlock()
-	key := name + "\x00" + option
-	if g, ok := w.games[key]; ok {
-		return g, nil
-	}
-	g, err := w.cfg.NewGame(name, option)
-	if err != nil {
-		return nil, err
-	}
-	w.games[key] = g
-	return g, nil
-}
-
 // execute runs a unit and writes its outputs into files of the worker's
 // folder (files[i] holds outs[i]); it returns the positions it expanded
 // or solved.
 func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, files []string, positions uint64, err error) {
-	g, err := w.game(a.Game, a.Option)
+	g, err := w.games.get(a.Game, a.Option)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -352,6 +340,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 		children[i] = tiergame.Tier(c)
 	}
 	out := &outputs{w: w}
+	start := time.Now()
 	defer func() {
 		if err != nil {
 			out.remove()
@@ -410,6 +399,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		defer releaseKids()
+		loaded := time.Now()
 		var recs []valuedb.Record
 		if a.Kind == SolveRange {
 			recs = make([]valuedb.Record, r.Count(set))
@@ -421,9 +411,12 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		positions = uint64(len(recs))
+		solved := time.Now()
 		if err := out.records(g, t, recs); err != nil {
 			return nil, nil, 0, err
 		}
+		w.log.Debug("solve unit", "tier", t, "load_seconds", loaded.Sub(start).Seconds(), "solve_seconds", solved.Sub(loaded).Seconds(),
+			"write_seconds", time.Since(solved).Seconds())
 	default:
 		return nil, nil, 0, fmt.Errorf("unknown unit kind %q", a.Kind)
 	}
@@ -516,26 +509,34 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 	}
 	kids := make([]*solver.SolvedTier, 0, len(in))
 	for _, k := range in {
-		v, release, err := w.mem.get("solved:"+k.Level.SHA256+":"+k.DB.SHA256, func() (any, int64, error) {
+		v, release, err := w.mem.get(kidKey(k), func() (any, int64, error) {
+			t := tiergame.Tier(k.Tier)
 			// The tier's set is often loaded already: this worker solved
 			// ranges of it.
-			set, releaseSet, err := w.levelSet(ctx, g, tiergame.Tier(k.Tier), k.Level)
+			set, releaseSet, err := w.levelSet(ctx, g, t, k.Level)
 			if err != nil {
 				return nil, 0, err
 			}
 			defer releaseSet()
-			paths, err := w.disk.paths(ctx, []Blob{k.DB})
+			blobs := k.Records
+			if k.DB != nil {
+				blobs = []Blob{*k.DB}
+			}
+			paths, err := w.disk.paths(ctx, blobs)
 			if err != nil {
 				return nil, 0, err
 			}
-			recs, err := readRecords(paths[0], g, tiergame.Tier(k.Tier), w.cfg.Threads)
-			if err != nil {
-				return nil, 0, err
+			recs := make([]valuedb.Record, set.Total())
+			off := uint64(0)
+			for _, p := range paths {
+				if off, err = readRecordsInto(recs, off, p, g, t, w.cfg.Threads); err != nil {
+					return nil, 0, err
+				}
 			}
-			if uint64(len(recs)) != set.Total() {
-				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, len(recs), set.Total())
+			if off != set.Total() {
+				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, off, set.Total())
 			}
-			st := solver.NewSolvedTier(tiergame.Tier(k.Tier), set, recs, w.cfg.Threads)
+			st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
 			return st, int64(st.Bytes()), nil
 		})
 		if err != nil {
@@ -546,4 +547,10 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 		kids = append(kids, v.(*solver.SolvedTier))
 	}
 	return kids, releaseAll, nil
+}
+
+// kidKey names a solved child tier in the memory cache: the same records
+// from the database or from the units are the same tier.
+func kidKey(k KidInput) string {
+	return fmt.Sprintf("solved:%d:%s", k.Tier, k.Level.SHA256)
 }

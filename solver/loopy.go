@@ -229,6 +229,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	localTies := map[int][]entry{}
 	var edges []uint64
 	moves := make([]tiergame.Child, 0, 64)
+	cur := tiergame.NewCursor(g, t)
 	inTier := make([]uint64, 0, 64)
 	var seen dedupTable
 	last := 0
@@ -240,7 +241,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				i = p
 			}
 			rank++
-			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
+			v, cs := cur.Moves(tiergame.Position(p), moves[:0])
 			moves = cs
 			if v != tiergame.Undecided {
 				s.state[i] = word(valuedb.Make(v, 0), 0)
@@ -506,6 +507,7 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 		eg.Go(func() error {
 			local := map[int][]entry{}
 			moves := make([]tiergame.Child, 0, 64)
+			cur := tiergame.NewCursor(s.g, s.t)
 			last := 0
 			lo := s.set.Rank(r.Lo)
 			for p := range s.set.Range(r.Lo, r.Hi) {
@@ -520,7 +522,7 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 				if i&1023 == 0 && ectx.Err() != nil {
 					return ectx.Err()
 				}
-				_, cs := s.g.Moves(s.t, tiergame.Position(p), moves[:0])
+				_, cs := cur.Moves(tiergame.Position(p), moves[:0])
 				moves = cs
 				minTie := 1 << 30
 				for _, c := range cs {

@@ -88,6 +88,7 @@ type Target struct {
 // positions expanded, and adds to done (if not nil) as it goes.
 func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r Range, targets []Target, done *atomic.Uint64) (uint64, error) {
 	children := make([]tiergame.Child, 0, 64)
+	cur := tiergame.NewCursor(g, t)
 	var expanded uint64
 	last := 0 // index of the target that matched last: children cluster by tier
 	err := eachBatch(ctx, set, r, func(ps []uint64) error {
@@ -95,7 +96,7 @@ func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bit
 			done.Add(uint64(len(ps)))
 		}
 		for _, p := range ps {
-			v, cs := g.Moves(t, tiergame.Position(p), children[:0])
+			v, cs := cur.Moves(tiergame.Position(p), children[:0])
 			children = cs
 			expanded++
 			if v != tiergame.Undecided {

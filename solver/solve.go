@@ -172,11 +172,12 @@ func (c *combiner) record() (valuedb.Record, error) {
 // done, if not nil, counts positions as they are solved.
 func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids []*SolvedTier, out []valuedb.Record, done *atomic.Uint64) error {
 	moves := make([]tiergame.Child, 0, 64)
+	cur := tiergame.NewCursor(g, t)
 	last := 0
 	rank := 0
 	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
-			v, cs := g.Moves(t, tiergame.Position(p), moves[:0])
+			v, cs := cur.Moves(tiergame.Position(p), moves[:0])
 			moves = cs
 			if v != tiergame.Undecided {
 				out[rank] = valuedb.Make(v, 0)

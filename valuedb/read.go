@@ -199,14 +199,21 @@ func (d *DB) cacheBlock(b int) ([]byte, error) {
 // ReadAll decodes every record, decompressing blocks on workers goroutines
 // (0 means GOMAXPROCS).
 func (d *DB) ReadAll(workers int) ([]Record, error) {
-	if d.h.Kind != "" {
-		return nil, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
-	}
 	out := make([]Record, d.h.Count)
-	return out, d.eachBlock(workers, func(raw []byte, base int) {
-		for i := 0; i < len(raw); i += d.h.RecordBytes {
-			out[base+i/d.h.RecordBytes] = decodeRecord(raw[i:], d.h.RecordBytes)
-		}
+	return out, d.ReadAllInto(out, workers)
+}
+
+// ReadAllInto decodes every record into dst, which must hold exactly the
+// database's count, decompressing blocks on workers goroutines.
+func (d *DB) ReadAllInto(dst []Record, workers int) error {
+	if uint64(len(dst)) != d.h.Count {
+		return fmt.Errorf("valuedb %s: %d records, not %d", d.name, d.h.Count, len(dst))
+	}
+	if d.h.Kind != "" {
+		return fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	return d.eachBlock(workers, func(raw []byte, base int) {
+		decodeRecords(dst[base:base+len(raw)/d.h.RecordBytes], raw, d.h.RecordBytes) // block checked the length
 	})
 }
 

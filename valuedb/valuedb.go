@@ -20,6 +20,7 @@
 package valuedb
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -97,38 +98,42 @@ const (
 	maxBlockRecords     = 1 << 24
 )
 
-// encodeRecord stores r in width bytes: the value as 0 win, 1 lose, 2 tie,
-// 3 draw in the top 2 bits.
-func encodeRecord(dst []byte, r Record, width int) error {
-	var v uint16
-	switch r.Value() {
-	case tiergame.Win:
-		v = 0
-	case tiergame.Lose:
-		v = 1
-	case tiergame.Tie:
-		v = 2
-	case tiergame.Draw:
-		v = 3
-	default:
-		return fmt.Errorf("valuedb: record %v has no value", r)
-	}
-	rem := uint16(r.Remoteness())
+// encodeRecords stores recs in dst, width bytes each: the value as 0 win,
+// 1 lose, 2 tie, 3 draw in the top 2 bits, the remoteness below (which
+// must fit: 6 bits in 1 byte, 14 in 2), and returns dst. The records must
+// have a value (Write checks).
+func encodeRecords(dst []byte, recs []Record, width int) []byte {
 	if width == 1 {
-		dst[0] = byte(v<<6 | rem)
-	} else {
-		x := v<<14 | rem
-		dst[0], dst[1] = byte(x), byte(x>>8)
+		for i, r := range recs {
+			dst[i] = byte((r>>13-1)<<6 | r&63)
+		}
+		return dst
 	}
-	return nil
+	for i, r := range recs {
+		binary.LittleEndian.PutUint16(dst[2*i:], uint16((r>>13-1)<<14|r&MaxRemoteness))
+	}
+	return dst
 }
 
-var storedValues = [4]tiergame.Value{tiergame.Win, tiergame.Lose, tiergame.Tie, tiergame.Draw}
+// decodeRecords reads into dst the records encodeRecords stored in raw.
+func decodeRecords(dst []Record, raw []byte, width int) {
+	if width == 1 {
+		for i, b := range raw[:len(dst)] {
+			dst[i] = Record(uint16(b>>6+1)<<13 | uint16(b&63))
+		}
+		return
+	}
+	for i := range dst {
+		x := binary.LittleEndian.Uint16(raw[2*i:])
+		dst[i] = Record((x>>14+1)<<13 | x&(1<<14-1))
+	}
+}
 
+// decodeRecord reads a record that encodeRecords stored.
 func decodeRecord(b []byte, width int) Record {
 	if width == 1 {
-		return Make(storedValues[b[0]>>6], int(b[0]&63))
+		return Record(uint16(b[0]>>6+1)<<13 | uint16(b[0]&63))
 	}
 	x := uint16(b[0]) | uint16(b[1])<<8
-	return Make(storedValues[x>>14], int(x&(1<<14-1)))
+	return Record((x>>14+1)<<13 | x&(1<<14-1))
 }

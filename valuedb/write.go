@@ -47,22 +47,19 @@ func (opts *WriteOptions) normalized() WriteOptions {
 // h's Game, Option, Tier and TierName are kept; the rest is computed.
 func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
 	o := opts.normalized()
-	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(recs)), 0, 0, 0, 0, 0
+	// Count by value code (the top 3 bits: 1 win ... 4 draw) and find the
+	// largest remoteness in one branch-free pass.
+	var byCode [8]uint64
+	var maxRem Record
 	for _, r := range recs {
-		switch r.Value() {
-		case tiergame.Win:
-			h.Win++
-		case tiergame.Lose:
-			h.Lose++
-		case tiergame.Tie:
-			h.Tie++
-		case tiergame.Draw:
-			h.Draw++
-		default:
-			return h, fmt.Errorf("valuedb %s: a record has no value", path)
-		}
-		h.MaxRemoteness = max(h.MaxRemoteness, r.Remoteness())
+		byCode[r>>13]++
+		maxRem = max(maxRem, r&MaxRemoteness)
 	}
+	if byCode[tiergame.Undecided]+byCode[5]+byCode[6]+byCode[7] > 0 {
+		return h, fmt.Errorf("valuedb %s: a record has no value", path)
+	}
+	h.Count, h.Win, h.Lose, h.Tie, h.Draw = uint64(len(recs)), byCode[tiergame.Win], byCode[tiergame.Lose], byCode[tiergame.Tie], byCode[tiergame.Draw]
+	h.MaxRemoteness = int(maxRem)
 	h.RecordBytes = 1
 	if h.MaxRemoteness >= 64 {
 		h.RecordBytes = 2
@@ -73,11 +70,7 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	h.Kind, h.Mean = "", 0
 	width := h.RecordBytes
 	err := writeFramed(path, magic, &h, len(recs), o, func(raw []byte, lo, hi int) error {
-		for i, r := range recs[lo:hi] {
-			if err := encodeRecord(raw[i*width:], r, width); err != nil {
-				return err
-			}
-		}
+		encodeRecords(raw, recs[lo:hi], width)
 		return nil
 	})
 	return h, err

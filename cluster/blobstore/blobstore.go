@@ -98,8 +98,28 @@ func checkName(sum string) error {
 	return nil
 }
 
-// Put implements Store.
+// Put implements Store: the blob is on disk (synced) when it returns.
 func (d *Dir) Put(ctx context.Context, sum string, size int64, r io.Reader) error {
+	return d.put(ctx, sum, size, r, true)
+}
+
+// Stage stores a blob as Put does, checked the same way, but without
+// waiting for the disk: it is durable after the next Sync. Many blobs
+// staged then synced once cost one flush instead of one each.
+func (d *Dir) Stage(ctx context.Context, sum string, size int64, r io.Reader) error {
+	return d.put(ctx, sum, size, r, false)
+}
+
+// Sync makes every staged or adopted blob durable: one flush of the
+// store's file system.
+func (d *Dir) Sync() error {
+	if err := atomicfile.SyncFS(d.root); err != nil {
+		return fmt.Errorf("blobstore: %w", err)
+	}
+	return nil
+}
+
+func (d *Dir) put(ctx context.Context, sum string, size int64, r io.Reader, sync bool) error {
 	if err := checkName(sum); err != nil {
 		return err
 	}
@@ -130,14 +150,19 @@ func (d *Dir) Put(ctx context.Context, sum string, size int64, r io.Reader) erro
 	if n != size || hex.EncodeToString(h.Sum(nil)) != sum {
 		return fmt.Errorf("blobstore: %s: %d bytes hashing to %x: %w", sum, n, h.Sum(nil), ErrMismatch)
 	}
-	if err := f.Commit(); err != nil {
+	commit := f.Commit
+	if !sync {
+		commit = f.CommitNoSync
+	}
+	if err := commit(); err != nil {
 		return fmt.Errorf("blobstore: %w", err)
 	}
 	return nil
 }
 
 // Adopt moves the finished file at path, whose SHA-256 is sum, into the
-// store, without copying. path must be on the store's file system.
+// store, without copying. path must be on the store's file system; the
+// blob is durable after the next Sync.
 func (d *Dir) Adopt(path, sum string) error {
 	if err := checkName(sum); err != nil {
 		return err

@@ -80,7 +80,8 @@ type Game struct {
 	diag, anti           uint32
 	// lines, for boards of at most 16 cells, has bit b set when the cells b
 	// hold a line.
-	lines []uint64
+	lines  []uint64
+	tables *lineTables
 }
 
 // half ranks the contents of one half of the board.
@@ -110,6 +111,7 @@ const (
 	rankBits     = 20
 	rankMask     = 1<<rankBits - 1
 	maxHalfBits  = (MaxSize*MaxSize + 1) / 2
+	maxClasses   = 128 // > (maxHalfBits+1)(maxHalfBits+2)/2 classes of a half
 )
 
 // tierInfo describes the hash space of one tier.
@@ -121,6 +123,9 @@ type tierInfo struct {
 	blocks []block
 	// groups lists the nonempty groups by offset, for unhashing.
 	groups []group
+	// offs[low class] is blocks[low class].off (a fixed size saves
+	// Moves the bounds checks).
+	offs *[maxClasses]uint64
 }
 
 type block struct {
@@ -131,6 +136,10 @@ type block struct {
 type group struct {
 	block
 	loClass, hiClass int
+	// inv divides by numLo > 1: q/numLo is the high 64 bits of inv*q
+	// for q < 2^32 (Lemire, Kaser and Kurz, "Faster remainder by direct
+	// computation", 2019). A group's boards number below 2^32 on 5x5.
+	inv uint64
 }
 
 // move is the move taking the cube at src and pushing it in at dst. The
@@ -223,6 +232,7 @@ func build(n int) *Game {
 			g.bySrc[c][k].valid = 0
 		}
 	}
+	g.tables = g.newLineTables()
 	if g.cells <= 16 {
 		g.lines = make([]uint64, 1<<g.cells/64+1)
 		for b := uint32(0); b < 1<<g.cells; b++ {
@@ -232,14 +242,6 @@ func build(n int) *Game {
 		}
 	}
 	return g
-}
-
-// b2i converts a bool to 0 or 1 (compiled without a branch).
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // multinomial returns M(m; a, b) = m! / (a! b! (m-a-b)!).
@@ -314,11 +316,15 @@ func (g *Game) newTier(x, o int) *tierInfo {
 			}
 			b := block{off: off, numLo: multinomial(lo, xl, ol)}
 			ti.blocks[g.lo.classOf[xl][ol]] = b
-			ti.groups = append(ti.groups, group{b, g.lo.classOf[xl][ol], g.hi.classOf[xh][oh]})
+			ti.groups = append(ti.groups, group{b, g.lo.classOf[xl][ol], g.hi.classOf[xh][oh], ^uint64(0)/b.numLo + 1})
 			off += b.numLo * multinomial(hi, xh, oh)
 		}
 	}
 	ti.size = 2 * off
+	ti.offs = new([maxClasses]uint64)
+	for c, b := range ti.blocks {
+		ti.offs[c] = b.off
+	}
 	return ti
 }
 
@@ -450,25 +456,40 @@ func unpair(v uint16) uint32 {
 
 // unhash returns the board and side to move of hash p of tier ti.
 func (g *Game) unhash(ti *tierInfo, p uint64) (xs, os uint32, side uint64) {
-	r := p >> 1
-	gs := ti.groups
-	i, j := 0, len(gs) // the group is the last one with off <= r
-	for j-i > 1 {
-		m := int(uint(i+j) >> 1)
-		if gs[m].off <= r {
-			i = m
-		} else {
-			j = m
-		}
-	}
-	grp := &gs[i]
-	q := r - grp.off
-	hiRank := q / grp.numLo
-	l := g.lo.unrank[grp.loClass][q-hiRank*grp.numLo]
-	h := g.hi.unrank[grp.hiClass][hiRank]
-	xs = l&0xffff | (h&0xffff)<<g.loBits
-	os = l>>16 | (h>>16)<<g.loBits
+	grp, hiRank, loRank := ti.find(p >> 1)
+	xs, os = g.board(grp, hiRank, loRank)
 	return xs, os, p & 1
+}
+
+// find returns the group of board r of the tier (r = hash/2) and the
+// ranks of its halves.
+func (ti *tierInfo) find(r uint64) (grp *group, hiRank, loRank uint64) {
+	// The group is the last one with off <= r: a binary search whose
+	// steps compile to conditional moves.
+	gs := ti.groups
+	i := 0
+	for n := len(gs); n > 1; {
+		half := n / 2
+		if gs[i+half].off <= r {
+			i += half
+		}
+		n -= half
+	}
+	grp = &gs[i]
+	q := r - grp.off // < 2^32: see group.inv
+	hiRank = q
+	if grp.numLo > 1 {
+		hiRank, _ = bits.Mul64(grp.inv, q)
+	}
+	return grp, hiRank, q - hiRank*grp.numLo
+}
+
+// board returns the cubes of the board of group grp with the given ranks
+// of its halves.
+func (g *Game) board(grp *group, hiRank, loRank uint64) (xs, os uint32) {
+	l := g.lo.unrank[grp.loClass][loRank]
+	h := g.hi.unrank[grp.hiClass][hiRank]
+	return l&0xffff | (h&0xffff)<<g.loBits, l>>16 | (h>>16)<<g.loBits
 }
 
 // hasLine reports whether the cells b hold a full row, column or diagonal.
@@ -498,71 +519,6 @@ func (g *Game) primitive(own, opp uint32) tiergame.Value {
 		return tiergame.Lose
 	}
 	return tiergame.Undecided
-}
-
-// Moves lists the children of p in the order of g.moves (by source cell,
-// then destination: row left, row right, column top, column bottom).
-func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
-	ti := g.tierOf(t)
-	xs, os, side := g.unhash(ti, uint64(p))
-	own, opp := xs, os
-	grow := tierID(ti.x+1, ti.o)
-	if side == 1 {
-		own, opp = os, xs
-		grow = tierID(ti.x, ti.o+1)
-	}
-	if v := g.primitive(own, opp); v != tiergame.Undecided {
-		return v, dst
-	}
-	// Index 0: the cube taken is the mover's own (same tier); 1: blank.
-	var tiers [2]*tierInfo
-	var ids [2]tiergame.Tier
-	tiers[0], ids[0] = ti, t
-	tiers[1], ids[1] = ti, t // only illegal moves, whose results are dropped, use it on a full board
-	if ti.x+ti.o < g.cells {
-		tiers[1], ids[1] = g.tierOf(grow), grow
-	}
-	next := side ^ 1
-	moves := g.moves
-	room := 3 * bits.OnesCount32(g.border) // moves and padding
-	dst = slices.Grow(dst, room)
-	out := dst[len(dst) : len(dst)+room]
-	k := 0
-	if g.lo.pair == nil || g.hi.pair == nil {
-		// 5x5: the plain loop.
-		dOwn, dOpp := uint32(1+side), uint32(2-side) // base-3 digits of own and opp
-		for i := range moves {
-			m := &moves[i]
-			nOwn := own&m.keep | uint32(uint64(own&m.seg)*m.fwd>>32) | m.dst
-			nOpp := opp&m.keep | uint32(uint64(opp&m.seg)*m.fwd>>32)
-			blank := b2i(own&m.src == 0)
-			h := g.hashDigits(tiers[blank], nOwn, nOpp, dOwn, dOpp, next)
-			out[k] = tiergame.Child{Tier: ids[blank], Pos: tiergame.Position(h)}
-			k += b2i(opp&m.src == 0)
-		}
-		return tiergame.Undecided, dst[:len(dst)+k]
-	}
-	// The loop inlines hashDigits, with the tables in locals. It visits the
-	// legal sources only, three moves each (corners have a padding move).
-	loPair, hiPair := &g.lo.pair[side&1], &g.hi.pair[side&1]
-	loMask, lb := g.loMask, uint(g.loBits)&31
-	blocks := [2][]block{tiers[0].blocks, tiers[1].blocks}
-	for srcs := g.border &^ opp; srcs != 0; srcs &= srcs - 1 {
-		ms := &g.bySrc[bits.TrailingZeros32(srcs)&31]
-		for j := range ms {
-			m := &ms[j]
-			nOwn := own&m.keep | uint32(uint64(own&m.seg)*m.fwd>>32) | m.dst
-			nOpp := opp&m.keep | uint32(uint64(opp&m.seg)*m.fwd>>32)
-			blank := b2i(own&m.src == 0)
-			lr := loPair[(nOwn&loMask|(nOpp&loMask)<<8)&0xffff]
-			hr := hiPair[(nOwn>>lb|(nOpp>>lb)<<8)&0xffff]
-			blk := &blocks[blank&1][lr>>pairRankBits]
-			h := 2*(blk.off+uint64(hr&(1<<pairRankBits-1))*blk.numLo+uint64(lr&(1<<pairRankBits-1))) | next
-			out[k] = tiergame.Child{Tier: ids[blank&1], Pos: tiergame.Position(h)}
-			k += int(m.valid)
-		}
-	}
-	return tiergame.Undecided, dst[:len(dst)+k]
 }
 
 // Parents appends the positions of tier pt that have a move to (t, p) and
@@ -598,14 +554,19 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 	loMask, lb := g.loMask, uint(g.loBits)&31
 	blocks := pti.blocks
 	start := len(dst)
-	var seen uint64 // a 64-bit Bloom filter over the parents found so far
+	var seen [4]uint64 // a 256-bit Bloom filter over the parents found so far
+	lines := g.lines
 	// The mover's cube of the last move is at its dst.
 	for ds := own & g.ends; ds != 0; ds &= ds - 1 {
 		for _, m := range g.byDst[bits.TrailingZeros32(ds)&31] {
 			pOwn := own&m.keep | uint32(uint64(own&m.back)*m.rev>>32) | m.src&src
 			pOpp := opp&m.keep | uint32(uint64(opp&m.back)*m.rev>>32)
-			if g.hasLine(pOwn) || g.hasLine(pOpp) {
-				continue // primitive: no moves
+			if lines != nil {
+				if (lines[pOwn>>6]>>(pOwn&63)|lines[pOpp>>6]>>(pOpp&63))&1 != 0 {
+					continue // primitive: no moves
+				}
+			} else if g.hasLineShift(pOwn) || g.hasLineShift(pOpp) {
+				continue
 			}
 			var h uint64
 			if fast { // hashDigits, inlined
@@ -618,11 +579,12 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 			}
 			// Different moves of one parent can lead to the same child,
 			// for instance pushing an own cube along a line of own cubes.
-			bit := uint64(1) << (h * 0x9e3779b97f4a7c15 >> 58)
-			if seen&bit != 0 && slices.Contains(dst[start:], tiergame.Position(h)) {
+			f := h * 0x9e3779b97f4a7c15 >> 56
+			word, bit := &seen[f>>6&3], uint64(1)<<(f&63)
+			if *word&bit != 0 && slices.Contains(dst[start:], tiergame.Position(h)) {
 				continue
 			}
-			seen |= bit
+			*word |= bit
 			dst = append(dst, tiergame.Position(h))
 		}
 	}

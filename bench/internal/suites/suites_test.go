@@ -211,3 +211,18 @@ func TestCharts(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterJob runs the cluster job once on a small game: a run on 3
+// coordinators and a worker, with its raft and artifact figures.
+func TestClusterJob(t *testing.T) {
+	s := runJob(t, Cluster(), "cluster", solveArgs{Game: "connect4", Option: "width=4,height=3", Workers: 1}, "")
+	for _, k := range []string{"positions", "units", "log_bytes_per_unit", "artifact_bytes_per_position", "fetch_s"} {
+		if s.Metrics[k] <= 0 {
+			t.Errorf("metric %s = %v", k, s.Metrics[k])
+		}
+	}
+	emb := runJob(t, Games(), "solve", solveArgs{Game: "connect4", Option: "width=4,height=3", Workers: 1}, "")
+	if s.Metrics["positions"] != emb.Metrics["positions"] || s.Facts["start"] != emb.Facts["start"] {
+		t.Errorf("cluster %+v, embedded %+v", s, emb)
+	}
+}

@@ -2,6 +2,7 @@
 package gametest
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -93,6 +94,57 @@ func CheckPosition(t testing.TB, g tiergame.Game, tier tiergame.Tier, p tiergame
 		names := mn.MoveNames(tier, p)
 		if len(names) != len(children) {
 			t.Fatalf("%s: %d move names %q for %d moves", s, len(names), names, len(children))
+		}
+	}
+}
+
+// Walk returns count positions of a tier of size hashes for a cursor to
+// visit: mostly ascending by 1 to 4, as the solver visits a tier's
+// reachable positions, with jumps of every length and steps back to
+// anywhere (each one move in eight).
+func Walk(rng *rand.Rand, size uint64, count int) []tiergame.Position {
+	ps := make([]tiergame.Position, count)
+	p := rng.Uint64N(size)
+	for i := range ps {
+		ps[i] = tiergame.Position(p)
+		switch rng.IntN(8) {
+		case 0:
+			p = rng.Uint64N(size)
+		case 1:
+			p += rng.Uint64N(1 << rng.IntN(40))
+		default:
+			p += 1 + rng.Uint64N(4)
+		}
+		if p >= size {
+			p = rng.Uint64N(size)
+		}
+	}
+	return ps
+}
+
+// MovesFunc has the signature of tiergame.Game.Moves.
+type MovesFunc func(tiergame.Tier, tiergame.Position, []tiergame.Child) (tiergame.Value, []tiergame.Child)
+
+// CheckCursor checks that one cursor of g over tier, visiting ps in order,
+// and g.Moves return what ref returns for each position.
+func CheckCursor(t testing.TB, g tiergame.Game, tier tiergame.Tier, ps []tiergame.Position, ref MovesFunc) {
+	t.Helper()
+	cg, ok := g.(tiergame.CursorGame)
+	if !ok {
+		t.Fatalf("%s has no cursor", g.Name())
+	}
+	cur := cg.Cursor(tier)
+	var got, one, want []tiergame.Child
+	for _, p := range ps {
+		var gv, ov, wv tiergame.Value
+		gv, got = cur.Moves(p, got[:0])
+		ov, one = g.Moves(tier, p, one[:0])
+		wv, want = ref(tier, p, want[:0])
+		if gv != wv || !slices.Equal(got, want) {
+			t.Fatalf("%s %s: cursor gives %v %v, reference %v %v", g.Option(), g.Format(tier, p), gv, got, wv, want)
+		}
+		if ov != wv || !slices.Equal(one, want) {
+			t.Fatalf("%s %s: Moves gives %v %v, reference %v %v", g.Option(), g.Format(tier, p), ov, one, wv, want)
 		}
 	}
 }

@@ -1,0 +1,123 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/clustertest"
+	"github.com/tiersolve/tiersolve/games"
+)
+
+// clusterGames are the games the cluster suite runs, with the level of
+// their groups (none is quick: the suite's job is tested by TestClusterJob,
+// and the cluster by its own tests).
+var clusterGames = []struct {
+	size  string
+	level harness.Level
+}{{"connect4-5x4", harness.Full}, {"connect4-5x5", harness.Full}}
+
+// Cluster is the suite of cluster runs on loopback: 3 coordinators and W
+// workers of one thread each, in one process on real TCP and disks,
+// against tierd solve with W workers, pair by pair.
+func Cluster() harness.Suite {
+	return harness.Suite{
+		Name: "cluster",
+		Doc:  "3 coordinators + W one-thread workers on loopback against tierd solve --workers W; raft log and artifact bytes",
+		Groups: func(cfg harness.Config) []harness.Group {
+			var gs []harness.Group
+			for _, cg := range clusterGames {
+				s := gameByName(cg.size)
+				for _, w := range workerCounts(cfg.Cores) {
+					level := cg.level
+					g := harness.Group{ID: fmt.Sprintf("cluster/%s/workers=%d", s.name, w), Table: "cluster",
+						Title:  fmt.Sprintf("%s %s, %d worker(s)", s.game, s.option, w),
+						Level:  level,
+						Params: map[string]float64{"workers": float64(w)}, Reference: "embedded",
+						Variants: []harness.Variant{
+							{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(w)},
+								Job: harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w})},
+							{Name: "cluster", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
+								Job: harness.NewJob("cluster", solveArgs{Game: s.game, Option: s.option, Workers: w})},
+						},
+						Estimate: 2*childStart + 2*s.tier*2/time.Duration(w) + 2*time.Second}
+					gs = append(gs, g)
+				}
+			}
+			return gs
+		},
+		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster},
+		Columns: []harness.Column{
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "units", Header: "units", Format: "%.0f"},
+			{Key: "log_bytes_per_unit", Header: "raft B/unit", Format: "%.0f"},
+			{Key: "log_bytes_per_tier", Header: "raft B/tier", Format: "%.0f"},
+			{Key: "artifact_bytes_per_position", Header: "artifact B/pos", Format: "%.3g"},
+			{Key: "fetch_s", Header: "fetch s", Format: "%.3g"},
+			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+		},
+	}
+}
+
+// runCluster starts 3 coordinators and Workers one-thread workers, runs
+// the game from submit to done (the time compared), then fetches it.
+func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a solveArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	c, err := clustertest.Start(filepath.Join(env.Dir, "cluster"), 3, clustertest.Config{NewGame: games.New})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	defer c.Close()
+	for i := range a.Workers {
+		if _, err := c.StartWorker(fmt.Sprintf("w%d", i+1), 1); err != nil {
+			return harness.Sample{}, err
+		}
+	}
+	cl := c.Client()
+	t0 := time.Now()
+	id, err := cl.Submit(ctx, cluster.SubmitRequest{Game: a.Game, Option: a.Option})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	sum, err := c.Wait(ctx, id)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	secs := time.Since(t0).Seconds()
+	t1 := time.Now()
+	if _, err := cl.Fetch(ctx, id, filepath.Join(env.Dir, "fetched"), games.New); err != nil {
+		return harness.Sample{}, err
+	}
+	fetch := time.Since(t1).Seconds()
+	var artifacts float64
+	for _, n := range c.Nodes {
+		mfs, err := n.Metrics().Gather()
+		if err != nil {
+			return harness.Sample{}, err
+		}
+		for _, mf := range mfs {
+			if strings.HasPrefix(mf.GetName(), "tierd_blob_bytes_") && strings.HasSuffix(mf.GetName(), "_total") {
+				for _, m := range mf.GetMetric() {
+					artifacts += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	n := float64(sum.Positions)
+	return harness.Sample{Seconds: secs, Metrics: map[string]float64{
+		"positions": n, "positions_per_s": perSecond(n, secs), "fetch_s": fetch,
+		"units": float64(sum.UnitsTotal), "raft_log_bytes": float64(sum.LogBytes), "raft_commands": float64(sum.Commands),
+		"log_bytes_per_unit": float64(sum.LogBytes) / float64(max(sum.UnitsTotal, 1)),
+		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1)),
+		"artifact_bytes":     artifacts, "artifact_bytes_per_position": artifacts / max(n, 1),
+	}, Facts: map[string]string{"start": sum.Start.Value + fmt.Sprintf(" in %d", sum.Start.Remoteness)}}, nil
+}

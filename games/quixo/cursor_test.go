@@ -1,0 +1,80 @@
+package quixo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/games/internal/gametest"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// ascending returns count consecutive hashes of tier from a random start:
+// nearly all of Quixo's hashes are reachable, and the solver visits them
+// in order.
+func ascending(g *Game, tier tiergame.Tier, count int) []tiergame.Position {
+	rng := rand.New(rand.NewPCG(9, 10))
+	size := g.TierSize(tier)
+	p := rng.Uint64N(size)
+	ps := make([]tiergame.Position, count)
+	for i := range ps {
+		ps[i] = tiergame.Position((p + uint64(i)) % size)
+	}
+	return ps
+}
+
+// BenchmarkAscending compares the old Moves, Moves and a cursor over consecutive
+// hashes, as the solver visits them, taking turns (see gametest.Compare).
+func BenchmarkAscending(b *testing.B) {
+	for _, tc := range []struct{ n, x, o int }{{4, 4, 4}, {4, 6, 5}, {5, 6, 6}} {
+		g := mustNew(b, tc.n)
+		tier := tierID(tc.x, tc.o)
+		ps := ascending(g, tier, 1<<14)
+		children := make([]tiergame.Child, 0, 64)
+		moves := func(f func(tiergame.Tier, tiergame.Position, []tiergame.Child) (tiergame.Value, []tiergame.Child)) func(int) {
+			return func(int) {
+				for _, p := range ps {
+					_, children = f(tier, p, children[:0])
+				}
+			}
+		}
+		b.Run(fmt.Sprintf("%dx%d/%s", tc.n, tc.n, g.TierName(tier)), func(b *testing.B) {
+			gametest.Compare(b, len(ps),
+				gametest.Variant{Name: "old", Run: moves(g.oldMoves)},
+				gametest.Variant{Name: "Moves", Run: moves(g.Moves)},
+				gametest.Variant{Name: "Cursor", Run: func(int) {
+					cur := g.Cursor(tier)
+					for _, p := range ps {
+						_, children = cur.Moves(p, children[:0])
+					}
+				}})
+		})
+	}
+}
+
+// TestCursorAgainstOld checks that a cursor and Moves return what the old
+// Moves returns, on walks through every tier of each size
+// (TestMovesAgainstModel checks Moves against the reference model).
+func TestCursorAgainstOld(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	count := samples(300, 40)
+	for n := MinSize; n <= MaxSize; n++ {
+		g := mustNew(t, n)
+		for _, tier := range allTiers(g) {
+			gametest.CheckCursor(t, g, tier, gametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
+		}
+	}
+}
+
+// TestCursorEveryPosition runs one cursor through every hash of every tier
+// of 3x3, in order, against the old Moves.
+func TestCursorEveryPosition(t *testing.T) {
+	g := mustNew(t, 3)
+	for _, tier := range allTiers(g) {
+		ps := make([]tiergame.Position, g.TierSize(tier))
+		for i := range ps {
+			ps[i] = tiergame.Position(i)
+		}
+		gametest.CheckCursor(t, g, tier, ps, g.oldMoves)
+	}
+}

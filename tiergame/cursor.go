@@ -1,0 +1,38 @@
+package tiergame
+
+// Cursor generates the moves of the positions of one tier, for one
+// goroutine at a time. The solver visits each tier's positions in ascending
+// order, and consecutive ones usually differ only in a few cells: a game's
+// cursor can keep what it decoded of one position and decode the next by
+// updating it, instead of starting from the hash each time.
+type Cursor interface {
+	// Moves returns what Game.Moves returns for position p of the
+	// cursor's tier, for any p; it is fastest when p increases by little
+	// from one call to the next.
+	Moves(p Position, dst []Child) (Value, []Child)
+}
+
+// CursorGame is implemented by games whose cursors generate moves faster
+// than calling Game.Moves position by position.
+type CursorGame interface {
+	// Cursor returns a new cursor over tier t, which must be a tier of the
+	// game.
+	Cursor(t Tier) Cursor
+}
+
+// NewCursor returns g's own cursor over tier t if g is a CursorGame, and
+// otherwise a cursor that calls g.Moves.
+func NewCursor(g Game, t Tier) Cursor {
+	if cg, ok := g.(CursorGame); ok {
+		return cg.Cursor(t)
+	}
+	return movesCursor{g, t}
+}
+
+// movesCursor is the cursor of a game without its own.
+type movesCursor struct {
+	g Game
+	t Tier
+}
+
+func (c movesCursor) Moves(p Position, dst []Child) (Value, []Child) { return c.g.Moves(c.t, p, dst) }

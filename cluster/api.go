@@ -19,6 +19,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // The HTTP API. Every endpoint needs the shared token, as
@@ -394,6 +395,9 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	g, err := n.cfg.NewGame(req.Game, req.Option)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRun, err)
+	}
+	if _, ok := g.(tiergame.Chance); ok { // its units (solver.SolveChanceRange) are not wired in yet
+		return "", fmt.Errorf("%w: %s has dice: cluster runs do not solve games with chance yet (use tierd solve)", errBadRun, g.Name())
 	}
 	set := DefaultSettings
 	if req.Settings != nil {

@@ -171,18 +171,31 @@ func (r *Run) partialDir(c, p tiergame.Tier) string {
 	return filepath.Join(r.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d", p))
 }
 
-// reachTier produces tier t's full level file: the start position or the
-// merge of the partials its parents left, closed under t's own moves if t
-// is loopy (expanding those positions into partials for its children on
-// the way). Then, if t is not loopy, it expands t for its children.
+// reachTier produces tier t's full level file: the start position (or
+// the tier's seeds) and the merge of the partials its parents left, closed
+// under t's own moves if t is loopy (expanding those positions into
+// partials for its children on the way). Then, if t is not loopy, it
+// expands t for its children. In an exhaustive run every position is
+// reachable and nothing is expanded.
 func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
-	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
+	if rc.exhaustive() { // nothing to merge or close: the tier is full
+		return FullTier(rc.Game, t), nil
+	}
 	var files []string
+	seeded := len(rc.Manifest.Seeds) > 0
+	if f, ok := rc.seedFile(t); ok {
+		files = append(files, f)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
 	for _, d := range dirs {
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)
 	}
-	set, err := MergeTier(ctx, rc.Game, t, files, rc.Workers)
+	merge := MergeTier
+	if seeded {
+		merge = MergeSeeded
+	}
+	set, err := merge(ctx, rc.Game, t, files, rc.Workers)
 	if err != nil {
 		return nil, err
 	}

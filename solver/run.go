@@ -39,6 +39,11 @@ type Config struct {
 	// ReverseIndex solves loopy tiers with a reverse index of their moves
 	// even when the game can generate parents (for tests and comparison).
 	ReverseIndex bool
+	// Seeds is a folder of full level files (as levelctl import writes
+	// them) whose positions the run starts from instead of the start
+	// position; only what they reach is solved. They are copied into the
+	// run folder and recorded in its manifest.
+	Seeds string
 	// Log receives progress and step records; nil means no logging.
 	Log *slog.Logger
 	// Terminal, when it is a terminal, shows live progress.
@@ -135,8 +140,14 @@ func Open(cfg Config) (*Run, error) {
 		lock.unlock()
 		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
 	}
+	seeds, err := r.copySeeds(m)
+	if err != nil {
+		lock.unlock()
+		return nil, err
+	}
 	if m == nil {
 		m = NewManifest(g, gr)
+		m.Seeds = seeds
 		if err := m.Save(cfg.Dir); err != nil {
 			lock.unlock()
 			return nil, err
@@ -207,7 +218,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 		}
 		// A loopy tier expands while closing; closing a closed set
 		// expands every position once and finds nothing new.
-		if loopy {
+		if loopy && !rc.exhaustive() {
 			err = rc.close(ctx, t, set)
 		}
 	} else {
@@ -219,7 +230,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	if err != nil {
 		return err
 	}
-	if !loopy {
+	if !loopy && !rc.exhaustive() {
 		if err := rc.expand(ctx, t, set); err != nil {
 			return err
 		}
@@ -268,7 +279,7 @@ func (rc *reacher) recordLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.S
 
 // unsolveUp marks t and every tier it can be reached from unsolved.
 func (r *Run) unsolveUp(t tiergame.Tier) {
-	r.Manifest.Start = nil
+	r.Manifest.Start, r.Manifest.Solved = nil, false
 	rec := r.Manifest.tier(uint64(t))
 	if !rec.Solved {
 		return // tiers above an unsolved tier are unsolved too

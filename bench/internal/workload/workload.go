@@ -144,7 +144,10 @@ func Run(ctx context.Context, game, option string, workers int, dir string, solv
 			st.DBBytes += rec.DB.Bytes
 		}
 	}
-	if m.Start != nil {
+	switch {
+	case m.Start != nil && m.Start.Win != nil: // a game with chance
+		st.Start = fmt.Sprintf("win %.6f", *m.Start.Win)
+	case m.Start != nil:
 		st.Start = fmt.Sprintf("%s in %d", m.Start.Value, m.Start.Remoteness)
 	}
 	return st, nil

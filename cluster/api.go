@@ -396,9 +396,6 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRun, err)
 	}
-	if _, ok := g.(tiergame.Chance); ok { // its units (solver.SolveChanceRange) are not wired in yet
-		return "", fmt.Errorf("%w: %s has dice: cluster runs do not solve games with chance yet (use tierd solve)", errBadRun, g.Name())
-	}
 	set := DefaultSettings
 	if req.Settings != nil {
 		set = *req.Settings
@@ -411,7 +408,14 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 		return "", fmt.Errorf("%w: %v", errBadRun, err)
 	}
 	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC()}
+	_, run.Chance = g.(tiergame.Chance)
+	if e, ok := g.(tiergame.Exhaustive); ok {
+		run.Exhaustive = e.Exhaustive()
+	}
 	for _, t := range gr.Tiers {
+		if run.Chance && gr.Loopy[t] {
+			return "", fmt.Errorf("%w: %s: tier %s is loopy, which games with chance cannot be", errBadRun, g.Name(), g.TierName(t))
+		}
 		tr := &Tier{Tier: uint64(t), Name: g.TierName(t), Size: g.TierSize(t), Loopy: gr.Loopy[t]}
 		for _, p := range gr.Parents[t] {
 			tr.Parents = append(tr.Parents, uint64(p))

@@ -2,17 +2,34 @@ package cluster
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/tiersolve/tiersolve/games"
 )
 
-// TestChanceGameRefused: a game with dice is refused at submit, with a
-// clear error, rather than solved as if it had none.
-func TestChanceGameRefused(t *testing.T) {
+// TestChanceGameMatchesEmbedded: a game with dice (the bearoff: chance
+// nodes, probabilities, every position reachable) runs on the cluster
+// through solver.SolveChanceRange and gives tierd solve's bytes.
+func TestChanceGameMatchesEmbedded(t *testing.T) {
+	const game, option = "bearoff", "checkers=4,points=4"
 	c := startCluster(t, 3, 5*time.Second)
-	_, err := c.client().Submit(context.Background(), SubmitRequest{Game: "bearoff", Option: "checkers=2,points=2"})
-	if err == nil || !strings.Contains(err.Error(), "chance") {
-		t.Fatalf("submit bearoff: %v", err)
+	c.startWorker("w1", 2)
+	c.startWorker("w2", 1)
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, SubmitRequest{Game: game, Option: option, Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+	if err != nil {
+		t.Fatal(err)
 	}
+	waitRun(t, cl, id, 2*time.Minute)
+	out := t.TempDir()
+	m, err := cl.Fetch(ctx, id, out, games.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Start == nil || m.Start.Win == nil || !m.Solved {
+		t.Fatalf("fetched manifest: start %+v, solved %v", m.Start, m.Solved)
+	}
+	sameRunFolders(t, embeddedSolve(t, game, option), out)
 }

@@ -394,6 +394,24 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		defer release()
+		if _, chance := g.(tiergame.Chance); chance {
+			if a.Kind != SolveRange {
+				return nil, nil, 0, fmt.Errorf("a game with chance has no %s units", a.Kind)
+			}
+			kids, releaseKids, err := w.chanceKids(ctx, g, a.Kids)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			defer releaseKids()
+			vals := make([]tiergame.Prob, r.Count(set))
+			if err := solver.SolveChanceRange(ctx, g, t, set, r, kids, vals, nil); err != nil {
+				return nil, nil, 0, err
+			}
+			if err := out.probs(g, t, vals); err != nil {
+				return nil, nil, 0, err
+			}
+			return out.outs, out.files, uint64(len(vals)), nil
+		}
 		kids, releaseKids, err := w.solvedKids(ctx, g, a.Kids)
 		if err != nil {
 			return nil, nil, 0, err
@@ -472,6 +490,14 @@ func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 	})
 }
 
+// probs writes a range's probabilities as a probability database.
+func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) error {
+	return o.add(t, func(path string) error {
+		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
+		return err
+	})
+}
+
 func (o *outputs) remove() {
 	for _, f := range o.files {
 		os.Remove(f)
@@ -498,18 +524,20 @@ func (w *Worker) levelSet(ctx context.Context, g tiergame.Game, t tiergame.Tier,
 	return v.(*bitarray.Ranked), release, nil
 }
 
-// solvedKids returns the solved child tiers, loaded once and kept while
-// memory allows.
-func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
+// kidsOf loads the solved child tiers of a unit, as build makes each one
+// from the tier's set and the files of its results (the database, or the
+// units' records in rank order); they are kept in memory while it allows.
+// release lets the cache evict them again.
+func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInput,
+	build func(t tiergame.Tier, set *bitarray.Ranked, paths []string) (T, int64, error)) (kids []T, release func(), err error) {
 	var releases []func()
-	releaseAll := func() {
+	release = func() {
 		for _, r := range releases {
 			r()
 		}
 	}
-	kids := make([]*solver.SolvedTier, 0, len(in))
 	for _, k := range in {
-		v, release, err := w.mem.get(kidKey(k), func() (any, int64, error) {
+		v, rel, err := w.mem.get(kidKey(k), func() (any, int64, error) {
 			t := tiergame.Tier(k.Tier)
 			// The tier's set is often loaded already: this worker solved
 			// ranges of it.
@@ -526,27 +554,54 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 			if err != nil {
 				return nil, 0, err
 			}
-			recs := make([]valuedb.Record, set.Total())
-			off := uint64(0)
-			for _, p := range paths {
-				if off, err = readRecordsInto(recs, off, p, g, t, w.cfg.Threads); err != nil {
-					return nil, 0, err
-				}
-			}
-			if off != set.Total() {
-				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, off, set.Total())
-			}
-			st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
-			return st, int64(st.Bytes()), nil
+			return build(t, set, paths)
 		})
 		if err != nil {
-			releaseAll()
+			release()
 			return nil, nil, err
 		}
-		releases = append(releases, release)
-		kids = append(kids, v.(*solver.SolvedTier))
+		releases = append(releases, rel)
+		kids = append(kids, v.(T))
 	}
-	return kids, releaseAll, nil
+	return kids, release, nil
+}
+
+// solvedKids loads the solved child tiers of a game without chance.
+func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
+	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, paths []string) (*solver.SolvedTier, int64, error) {
+		recs := make([]valuedb.Record, set.Total())
+		off := uint64(0)
+		var err error
+		for _, p := range paths {
+			if off, err = readRecordsInto(recs, off, p, g, t, w.cfg.Threads); err != nil {
+				return nil, 0, err
+			}
+		}
+		if off != set.Total() {
+			return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", t, off, set.Total())
+		}
+		st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+		return st, int64(st.Bytes()), nil
+	})
+}
+
+// chanceKids loads the solved child tiers of a game with chance.
+func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.ChanceTier, func(), error) {
+	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, paths []string) (*solver.ChanceTier, int64, error) {
+		vals := make([]tiergame.Prob, set.Total())
+		off := uint64(0)
+		var err error
+		for _, p := range paths {
+			if off, err = readProbsInto(vals, off, p, g, t, w.cfg.Threads); err != nil {
+				return nil, 0, err
+			}
+		}
+		if off != set.Total() {
+			return nil, 0, fmt.Errorf("tier %d: %d values for %d positions", t, off, set.Total())
+		}
+		// At most: the values, a copy by position, and the set.
+		return solver.NewChanceTier(t, set, vals, w.cfg.Threads), int64(4*(set.Total()+set.Len()) + set.Len()/8), nil
+	})
 }
 
 // kidKey names a solved child tier in the memory cache: the same records

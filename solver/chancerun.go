@@ -62,13 +62,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.Manifest.Start = nil
-	if st, p := g.Start(); st == ct.tier {
-		if v, ok := ct.lookup(p); ok {
-			win := v.Float()
-			r.Manifest.Start = &StartRecord{Position: g.Format(st, p), Value: "chance", Win: &win}
-		}
-	}
+	r.Manifest.Start = ChanceStartRecord(g, ct)
 	r.Manifest.Solved = true
 	r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)

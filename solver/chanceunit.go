@@ -61,3 +61,20 @@ func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, 
 	}
 	return NewChanceTier(t, ranked, vals, workers), nil
 }
+
+// ChanceStartRecord is the manifest's record of the start position of a
+// game with chance, from its solved tier: the probability that the side
+// to move wins. It is nil if the start is not in that tier (a run from
+// seeds that do not hold it).
+func ChanceStartRecord(g tiergame.Game, start *ChanceTier) *StartRecord {
+	st, p := g.Start()
+	if st != start.tier {
+		return nil
+	}
+	v, ok := start.lookup(p)
+	if !ok {
+		return nil
+	}
+	win := v.Float()
+	return &StartRecord{Position: g.Format(st, p), Value: "chance", Win: &win}
+}

@@ -84,6 +84,18 @@ type StartRecord struct {
 	Win        *float64 `json:"win,omitempty"`
 }
 
+// String says the start's value for people: "tie in 20", "draw", or for
+// a game with chance "wins with probability 0.594747".
+func (s *StartRecord) String() string {
+	switch {
+	case s.Win != nil:
+		return fmt.Sprintf("wins with probability %.6f", *s.Win)
+	case s.Value == "draw":
+		return s.Value
+	}
+	return fmt.Sprintf("%s in %d", s.Value, s.Remoteness)
+}
+
 // loadManifest reads dir's manifest; a missing one is (nil, nil).
 func loadManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))

@@ -24,7 +24,7 @@ import (
 func peerClient(cfg *tls.Config, useTLS bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	if cfg != nil {
-		t.TLSClientConfig = cfg
+		t.TLSClientConfig = cfg.Clone() // a transport adds its protocols to it
 	}
 	t.MaxIdleConnsPerHost = 16
 	return &http.Client{Transport: t}

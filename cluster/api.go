@@ -40,7 +40,8 @@ import (
 //	POST /v1/release           give a lease up (ReleaseRequest)
 //	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
 //	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name;
-//	                           ?stage=1: durable only after the next POST /v1/sync)
+//	                           ?stage=1: durable only after the next POST /v1/sync;
+//	                           &sync=1: flush it and everything staged, as /v1/sync)
 //	POST /v1/sync              make this node's staged blobs durable
 //	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
 
@@ -559,6 +560,12 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
 		writeError(w, statusFor(err), err)
 		return
+	}
+	if r.URL.Query().Get("sync") == "1" { // and everything staged before it
+		if err := n.store.Sync(); err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
 	}
 	n.metrics.blobBytesIn.Add(float64(size))
 	writeJSON(w, http.StatusOK, struct{}{})

@@ -294,7 +294,7 @@ func statusFor(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, ErrNoUnit), errors.Is(err, blobstore.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, ErrBadOutputs), errors.Is(err, blobstore.ErrMismatch), errors.Is(err, blobstore.ErrBadName):
+	case errors.Is(err, ErrBadOutputs), errors.Is(err, blobstore.ErrMismatch), errors.Is(err, blobstore.ErrBadName), errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
 	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
@@ -377,36 +377,34 @@ func (n *Node) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := n.submit(&req)
 	if err != nil {
-		code := http.StatusBadRequest
-		if !errors.Is(err, errBadRun) {
-			code = statusFor(err)
-		}
-		writeError(w, code, err)
+		writeError(w, statusFor(err), err)
 		return
 	}
 	n.log.Info("run submitted", "run", id, "game", req.Game, "option", req.Option)
 	writeJSON(w, http.StatusOK, SubmitResponse{ID: id})
 }
 
-var errBadRun = errors.New("bad run")
+// errBadRequest marks a request that can never succeed as it is (a game
+// that does not exist, bad settings, a member twice): 400.
+var errBadRequest = errors.New("bad request")
 
 // submit creates a run: the tier graph is computed here, once, and
 // replicated with the run.
 func (n *Node) submit(req *SubmitRequest) (string, error) {
 	g, err := n.cfg.NewGame(req.Game, req.Option)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRun, err)
+		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
 	set := DefaultSettings
 	if req.Settings != nil {
 		set = *req.Settings
 	}
 	if set.RangesPerThread < 1 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
-		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRun)
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRequest)
 	}
 	gr, err := solver.NewGraph(g)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRun, err)
+		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
 	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC()}
 	_, run.Chance = g.(tiergame.Chance)
@@ -415,7 +413,7 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	}
 	for _, t := range gr.Tiers {
 		if run.Chance && gr.Loopy[t] {
-			return "", fmt.Errorf("%w: %s: tier %s is loopy, which games with chance cannot be", errBadRun, g.Name(), g.TierName(t))
+			return "", fmt.Errorf("%w: %s: tier %s is loopy, which games with chance cannot be", errBadRequest, g.Name(), g.TierName(t))
 		}
 		tr := &Tier{Tier: uint64(t), Name: g.TierName(t), Size: g.TierSize(t), Loopy: gr.Loopy[t]}
 		for _, p := range gr.Parents[t] {

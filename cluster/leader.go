@@ -162,12 +162,11 @@ func (l *leadership) run(task leaderTask) {
 
 // taskInputs is what a leader task reads, copied out of the state.
 type taskInputs struct {
-	run      Run
-	tier     Tier
-	blobs    []Blob
-	solve    []*Unit
-	start    *Tier // the start tier, for taskFinish
-	children []uint64
+	run   Run
+	tier  Tier
+	blobs []Blob
+	solve []*Unit
+	start *Tier // the start tier, for taskFinish
 }
 
 func (n *Node) doTask(ctx context.Context, task leaderTask) error {

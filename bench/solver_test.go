@@ -107,7 +107,7 @@ type query struct {
 func BenchmarkQuery(b *testing.B) {
 	const option = "width=5,height=4"
 	dir := b.TempDir()
-	if _, err := workload.Run(context.Background(), "connect4", option, 0, dir, true); err != nil {
+	if _, err := workload.Run(context.Background(), workload.Spec{Game: "connect4", Option: option}, dir, true); err != nil {
 		b.Fatal(err)
 	}
 	g, err := games.New("connect4", option)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // The HTTP API. Every endpoint needs the shared token, as
@@ -39,7 +40,8 @@ import (
 //	POST /v1/release           give a lease up (ReleaseRequest)
 //	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
 //	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name;
-//	                           ?stage=1: durable only after the next POST /v1/sync)
+//	                           ?stage=1: durable only after the next POST /v1/sync;
+//	                           &sync=1: flush it and everything staged, as /v1/sync)
 //	POST /v1/sync              make this node's staged blobs durable
 //	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
 
@@ -295,7 +297,7 @@ func statusFor(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, ErrNoUnit), errors.Is(err, blobstore.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, ErrBadOutputs), errors.Is(err, blobstore.ErrMismatch), errors.Is(err, blobstore.ErrBadName):
+	case errors.Is(err, ErrBadOutputs), errors.Is(err, blobstore.ErrMismatch), errors.Is(err, blobstore.ErrBadName), errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
 	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
@@ -378,42 +380,47 @@ func (n *Node) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := n.submit(&req)
 	if err != nil {
-		code := http.StatusBadRequest
-		if !errors.Is(err, errBadRun) {
-			code = statusFor(err)
-		}
-		writeError(w, code, err)
+		writeError(w, statusFor(err), err)
 		return
 	}
 	n.log.Info("run submitted", "run", id, "game", req.Game, "option", req.Option)
 	writeJSON(w, http.StatusOK, SubmitResponse{ID: id})
 }
 
-var errBadRun = errors.New("bad run")
+// errBadRequest marks a request that can never succeed as it is (a game
+// that does not exist, bad settings, a member twice): 400.
+var errBadRequest = errors.New("bad request")
 
 // submit creates a run: the tier graph is computed here, once, and
 // replicated with the run.
 func (n *Node) submit(req *SubmitRequest) (string, error) {
 	g, err := n.cfg.NewGame(req.Game, req.Option)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRun, err)
+		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
 	set := DefaultSettings
 	if req.Settings != nil {
 		set = *req.Settings
 	}
 	if set.RangesPerThread < 1 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
-		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRun)
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRequest)
 	}
 	if _, err := solver.Reduce(g, set.Symmetry); err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRun, err)
+		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
 	gr, err := solver.NewGraph(g)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRun, err)
+		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
 	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC()}
+	_, run.Chance = g.(tiergame.Chance)
+	if e, ok := g.(tiergame.Exhaustive); ok {
+		run.Exhaustive = e.Exhaustive()
+	}
 	for _, t := range gr.Tiers {
+		if run.Chance && gr.Loopy[t] {
+			return "", fmt.Errorf("%w: %s: tier %s is loopy, which games with chance cannot be", errBadRequest, g.Name(), g.TierName(t))
+		}
 		tr := &Tier{Tier: uint64(t), Name: g.TierName(t), Size: g.TierSize(t), Loopy: gr.Loopy[t]}
 		for _, p := range gr.Parents[t] {
 			tr.Parents = append(tr.Parents, uint64(p))
@@ -557,6 +564,12 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
 		writeError(w, statusFor(err), err)
 		return
+	}
+	if r.URL.Query().Get("sync") == "1" { // and everything staged before it
+		if err := n.store.Sync(); err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
 	}
 	n.metrics.blobBytesIn.Add(float64(size))
 	writeJSON(w, http.StatusOK, struct{}{})

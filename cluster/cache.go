@@ -164,6 +164,31 @@ func (m *memCache) get(key string, load func() (any, int64, error)) (any, func()
 	}
 }
 
+// put keeps v (of size bytes) under key, as a value nobody holds.
+func (m *memCache) put(key string, v any, size int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries[key] != nil {
+		return
+	}
+	m.evictFor(size, key)
+	m.entries[key] = &memEntry{v: v, size: size, last: time.Now()}
+	m.used += size
+}
+
+// peek returns the value under key if it is in memory, without loading
+// it; the caller must not keep it (it may be evicted).
+func (m *memCache) peek(key string) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[key]
+	if e == nil {
+		return nil, false
+	}
+	e.last = time.Now()
+	return e.v, true
+}
+
 // evictFor drops unused entries, least recently used first, until size
 // more bytes fit (or nothing more can go).
 func (m *memCache) evictFor(size int64, keep string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
@@ -56,6 +57,8 @@ type testCluster struct {
 	dirs    []string
 	nodes   []*Node
 	leaseTT time.Duration
+	// serverTLS and clientTLS, when set, serve the API over HTTPS.
+	serverTLS, clientTLS *tls.Config
 }
 
 func testLog(t testing.TB) *slog.Logger {
@@ -66,8 +69,14 @@ func testLog(t testing.TB) *slog.Logger {
 }
 
 func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
+	return startClusterTLS(t, n, leaseTTL, nil, nil)
+}
+
+// startClusterTLS starts a cluster whose API is served with serverTLS and
+// reached with clientTLS (both nil: plain HTTP).
+func startClusterTLS(t testing.TB, n int, leaseTTL time.Duration, serverTLS, clientTLS *tls.Config) *testCluster {
 	addrs := freeAddrs(t, 2*n)
-	c := &testCluster{t: t, leaseTT: leaseTTL}
+	c := &testCluster{t: t, leaseTT: leaseTTL, serverTLS: serverTLS, clientTLS: clientTLS}
 	for i := range n {
 		c.members = append(c.members, Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 		c.dirs = append(c.dirs, t.TempDir())
@@ -93,7 +102,8 @@ func (c *testCluster) startWith(i int, rc func(*raft.Config)) {
 func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
 	m := c.members[i]
 	cfg := NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr, DataDir: c.dirs[i], Token: testToken,
-		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2}
+		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2,
+		TLS: c.serverTLS, PeerTLS: c.clientTLS}
 	if bootstrap {
 		cfg.Bootstrap = c.members
 	}
@@ -134,14 +144,18 @@ func (c *testCluster) waitLeader() int {
 
 func (c *testCluster) urls() []string {
 	var out []string
+	scheme := "http://"
+	if c.serverTLS != nil {
+		scheme = "https://"
+	}
 	for _, m := range c.members {
-		out = append(out, "http://"+m.HTTPAddr)
+		out = append(out, scheme+m.HTTPAddr)
 	}
 	return out
 }
 
 func (c *testCluster) client() *Client {
-	cl, err := NewClient(c.urls(), testToken, nil)
+	cl, err := NewClient(c.urls(), testToken, c.clientTLS)
 	if err != nil {
 		c.t.Fatal(err)
 	}

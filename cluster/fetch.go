@@ -57,6 +57,7 @@ func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, o
 		m.Total += rec.Reachable
 	}
 	m.Start = run.Start
+	m.Solved = run.Chance // as tierd solve records it: a probability says nothing of "solved"
 	if err := atomicfile.SyncFS(dir); err != nil {
 		return nil, err
 	}

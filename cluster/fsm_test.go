@@ -219,25 +219,32 @@ func (m *memSink) ID() string    { return "mem" }
 func (m *memSink) Cancel() error { return nil }
 func (m *memSink) Close() error  { return nil }
 
+// restored is a new FSM restored from a snapshot of f.
+func restored(t testing.TB, f *FSM) *FSM {
+	t.Helper()
+	snap, err := f.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Release()
+	var sink memSink
+	if err := snap.Persist(&sink); err != nil {
+		t.Fatal(err)
+	}
+	g := NewFSM()
+	if err := g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // TestFSMSnapshotRestore: a restored FSM equals the original, and goes on
 // to apply the same commands with the same results.
 func TestFSMSnapshotRestore(t *testing.T) {
 	h := newHarness(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	cmds := randomCommands(h, rng, 300)
-	snap, err := h.fsm.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sink memSink
-	if err := snap.Persist(&sink); err != nil {
-		t.Fatal(err)
-	}
-	snap.Release()
-	h2 := &fsmHarness{t: t, fsm: NewFSM(), index: h.index}
-	if err := h2.fsm.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	h2 := &fsmHarness{t: t, fsm: restored(t, h.fsm), index: h.index}
 	a, _ := json.Marshal(h.state())
 	b, _ := json.Marshal(h2.state())
 	if !bytes.Equal(a, b) {
@@ -453,16 +460,6 @@ func FuzzApply(f *testing.F) {
 		h.index++
 		h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: data})
 		h.fsm.View(func(s *State, _ uint64) { s.leaderTasks(); s.liveBlobs() })
-		snap, err := h.fsm.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sink memSink
-		if err := snap.Persist(&sink); err != nil {
-			t.Fatal(err)
-		}
-		if err := NewFSM().Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-			t.Fatal(err)
-		}
+		restored(t, h.fsm)
 	})
 }

@@ -162,12 +162,11 @@ func (l *leadership) run(task leaderTask) {
 
 // taskInputs is what a leader task reads, copied out of the state.
 type taskInputs struct {
-	run      Run
-	tier     Tier
-	blobs    []Blob
-	solve    []*Unit
-	start    *Tier // the start tier, for taskFinish
-	children []uint64
+	run   Run
+	tier  Tier
+	blobs []Blob
+	solve []*Unit
+	start *Tier // the start tier, for taskFinish
 }
 
 func (n *Node) doTask(ctx context.Context, task leaderTask) error {
@@ -217,8 +216,10 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 	if err != nil {
 		return err
 	}
-	set, err := solver.MergeTier(ctx, g, t, paths, n.cfg.Workers)
-	if err != nil {
+	var set *bitarray.Set
+	if in.run.Exhaustive {
+		set = solver.FullTier(g, t)
+	} else if set, err = solver.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
 		return err
 	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
@@ -244,23 +245,47 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 // majority of the coordinators and records it.
 func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) error {
 	t := tiergame.Tier(in.tier.Tier)
-	recs := make([]valuedb.Record, in.tier.Level.Reachable)
-	off := uint64(0)
-	for i, u := range in.solve {
-		paths, err := n.localPaths(ctx, []Blob{u.Done.Outputs[0].Blob})
-		if err != nil {
+	count := in.tier.Level.Reachable
+	// The units' results in rank order, decoded into one slice by read.
+	each := func(read func(off uint64, path string) (uint64, error)) error {
+		off := uint64(0)
+		for i, u := range in.solve {
+			paths, err := n.localPaths(ctx, []Blob{u.Done.Outputs[0].Blob})
+			if err != nil {
+				return err
+			}
+			if off, err = read(off, paths[0]); err != nil {
+				return fmt.Errorf("unit %d: %w", i, err)
+			}
+		}
+		if off != count {
+			return fmt.Errorf("%d results for the tier's %d positions", off, count)
+		}
+		return nil
+	}
+	var write func(path string) (any, error)
+	if in.run.Chance {
+		vals := make([]tiergame.Prob, count)
+		if err := each(func(off uint64, path string) (uint64, error) {
+			return readProbsInto(vals, off, path, g, t, n.cfg.Workers)
+		}); err != nil {
 			return err
 		}
-		if off, err = readRecordsInto(recs, off, paths[0], g, t, n.cfg.Workers); err != nil {
-			return fmt.Errorf("unit %d: %w", i, err)
+		write = func(path string) (any, error) {
+			return solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+		}
+	} else {
+		recs := make([]valuedb.Record, count)
+		if err := each(func(off uint64, path string) (uint64, error) {
+			return readRecordsInto(recs, off, path, g, t, n.cfg.Workers)
+		}); err != nil {
+			return err
+		}
+		write = func(path string) (any, error) {
+			return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 		}
 	}
-	if off != uint64(len(recs)) {
-		return fmt.Errorf("%d records for the tier's %d positions", off, len(recs))
-	}
-	blob, res, err := n.storeFile(func(path string) (any, error) {
-		return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
-	})
+	blob, res, err := n.storeFile(write)
 	if err != nil {
 		return err
 	}
@@ -285,19 +310,16 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 // database into recs from off, checking it is for tier t of g and fits,
 // and returns the offset after them.
 func readRecordsInto(recs []valuedb.Record, off uint64, path string, g tiergame.Game, t tiergame.Tier, workers int) (uint64, error) {
-	db, err := valuedb.Open(path)
+	db, err := openTierDB(path, g, t)
 	if err != nil {
 		return off, err
 	}
 	defer db.Close()
-	h := db.Header()
-	if h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) {
-		return off, fmt.Errorf("%s: records of %s (%s) tier %d, not tier %d", path, h.Game, h.Option, h.Tier, t)
+	n := db.Header().Count
+	if n > uint64(len(recs))-off {
+		return off, fmt.Errorf("%s: %d records, more than the tier's %d positions", path, n, len(recs))
 	}
-	if h.Count > uint64(len(recs))-off {
-		return off, fmt.Errorf("%s: %d records, more than the tier's %d positions", path, h.Count, len(recs))
-	}
-	return off + h.Count, db.ReadAllInto(recs[off:off+h.Count], workers)
+	return off + n, db.ReadAllInto(recs[off:off+n], workers)
 }
 
 // finishRun looks up the start position's value and records the run done.
@@ -310,11 +332,7 @@ func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) er
 	if err != nil {
 		return err
 	}
-	solved, err := solver.LoadSolvedTier(g, tiergame.Tier(st.Tier), paths[0], paths[1], n.cfg.Workers)
-	if err != nil {
-		return err
-	}
-	start, err := solver.NewStartRecord(g, solved)
+	start, err := startRecord(g, in.run.Chance, tiergame.Tier(st.Tier), paths[0], paths[1], n.cfg.Workers)
 	if err != nil {
 		return err
 	}
@@ -325,6 +343,25 @@ func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) er
 			"start", start.Value, "remoteness", start.Remoteness, "seconds", time.Since(in.run.Created).Seconds())
 	}
 	return err
+}
+
+// startRecord is the start position's value, from its tier's files.
+func startRecord(g tiergame.Game, chance bool, t tiergame.Tier, levelPath, dbPath string, workers int) (*solver.StartRecord, error) {
+	if chance {
+		ct, err := solver.LoadChanceTier(g, t, levelPath, dbPath, workers)
+		if err != nil {
+			return nil, err
+		}
+		if start := solver.ChanceStartRecord(g, ct); start != nil {
+			return start, nil
+		}
+		return nil, errors.New("the start position is not in its tier's level file")
+	}
+	solved, err := solver.LoadSolvedTier(g, t, levelPath, dbPath, workers)
+	if err != nil {
+		return nil, err
+	}
+	return solver.NewStartRecord(g, solved)
 }
 
 // storeFile has write create a file (at the path it is given, atomically,

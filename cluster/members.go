@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -35,10 +34,10 @@ func (n *Node) changeMembers(req *MembersRequest) ([]Member, error) {
 	case req.Add != nil && req.Remove == "":
 		m := *req.Add
 		if m.ID == "" || m.RaftAddr == "" || m.HTTPAddr == "" {
-			return nil, fmt.Errorf("%w: a member needs an id, a raft address and an HTTP address", errBadRun)
+			return nil, fmt.Errorf("%w: a member needs an id, a raft address and an HTTP address", errBadRequest)
 		}
 		if slices.ContainsFunc(members, func(x Member) bool { return x.ID == m.ID }) {
-			return nil, fmt.Errorf("%w: %s is a member already", errBadRun, m.ID)
+			return nil, fmt.Errorf("%w: %s is a member already", errBadRequest, m.ID)
 		}
 		if err := n.raft.AddVoter(raft.ServerID(m.ID), raft.ServerAddress(m.RaftAddr), 0, 30*time.Second).Error(); err != nil {
 			return nil, fmt.Errorf("adding %s to raft: %w", m.ID, err)
@@ -46,18 +45,18 @@ func (n *Node) changeMembers(req *MembersRequest) ([]Member, error) {
 		members = append(members, m)
 	case req.Remove != "" && req.Add == nil:
 		if req.Remove == n.cfg.ID {
-			return nil, fmt.Errorf("%w: the leader cannot remove itself; stop it, and remove it from the next leader", errBadRun)
+			return nil, fmt.Errorf("%w: the leader cannot remove itself; stop it, and remove it from the next leader", errBadRequest)
 		}
 		i := slices.IndexFunc(members, func(x Member) bool { return x.ID == req.Remove })
 		if i < 0 {
-			return nil, fmt.Errorf("%w: %s is not a member", errBadRun, req.Remove)
+			return nil, fmt.Errorf("%w: %s is not a member", errBadRequest, req.Remove)
 		}
 		if err := n.raft.RemoveServer(raft.ServerID(req.Remove), 0, 30*time.Second).Error(); err != nil {
 			return nil, fmt.Errorf("removing %s from raft: %w", req.Remove, err)
 		}
 		members = slices.Delete(slices.Clone(members), i, i+1)
 	default:
-		return nil, fmt.Errorf("%w: give one of add and remove", errBadRun)
+		return nil, fmt.Errorf("%w: give one of add and remove", errBadRequest)
 	}
 	if _, err := n.propose(&command{Op: opMembers, Members: members}); err != nil {
 		return nil, err
@@ -73,11 +72,7 @@ func (n *Node) handleMembers(w http.ResponseWriter, r *http.Request) {
 	}
 	ms, err := n.changeMembers(&req)
 	if err != nil {
-		code := statusFor(err)
-		if errors.Is(err, errBadRun) {
-			code = http.StatusBadRequest
-		}
-		writeError(w, code, err)
+		writeError(w, statusFor(err), err)
 		return
 	}
 	writeJSON(w, http.StatusOK, MembersResponse{Members: ms})

@@ -233,7 +233,7 @@ func (n *Node) serve() error {
 		return fmt.Errorf("cluster: HTTP API: %w", err)
 	}
 	if n.cfg.TLS != nil {
-		l = tls.NewListener(l, n.cfg.TLS)
+		l = tls.NewListener(l, n.cfg.TLS.Clone())
 	}
 	n.listener = l
 	n.server = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,

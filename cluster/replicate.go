@@ -24,7 +24,7 @@ import (
 func peerClient(cfg *tls.Config, useTLS bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	if cfg != nil {
-		t.TLSClientConfig = cfg
+		t.TLSClientConfig = cfg.Clone() // a transport adds its protocols to it
 	}
 	t.MaxIdleConnsPerHost = 16
 	return &http.Client{Transport: t}
@@ -88,23 +88,37 @@ func (n *Node) fetchFrom(ctx context.Context, m Member, b Blob) error {
 	return nil
 }
 
-// pushTo makes sure coordinator m holds every blob: a HEAD, then a PUT of
-// those it lacks.
+// pushTo makes sure coordinator m holds every blob, durably: a PUT of
+// each (preceded by a HEAD for large ones, which m may have already), the
+// last one asking m to flush everything staged.
 func (n *Node) pushTo(ctx context.Context, m Member, blobs []Blob) error {
+	send := make([]Blob, 0, len(blobs))
 	for _, b := range blobs {
-		resp, err := n.peerRequest(ctx, m, http.MethodHead, "/v1/blobs/"+b.SHA256, nil, 0)
-		if err != nil {
-			return err
+		if b.Size >= headAbove {
+			resp, err := n.peerRequest(ctx, m, http.MethodHead, "/v1/blobs/"+b.SHA256, nil, 0)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && resp.ContentLength == b.Size {
+				continue
+			}
 		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK && resp.ContentLength == b.Size {
-			continue
-		}
+		send = append(send, b)
+	}
+	if len(send) == 0 {
+		return n.peerSync(ctx, m) // copies workers staged there
+	}
+	for i, b := range send {
 		rc, size, err := n.store.Open(b.SHA256)
 		if err != nil {
 			return err
 		}
-		resp, err = n.peerRequest(ctx, m, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", rc, size)
+		query := "?stage=1"
+		if i == len(send)-1 {
+			query += "&sync=1"
+		}
+		resp, err := n.peerRequest(ctx, m, http.MethodPut, "/v1/blobs/"+b.SHA256+query, rc, size)
 		rc.Close()
 		if err != nil {
 			return err
@@ -116,7 +130,15 @@ func (n *Node) pushTo(ctx context.Context, m Member, blobs []Blob) error {
 		}
 		n.metrics.blobBytesReplicated.Add(float64(size))
 	}
-	// One flush for all of them (and for what workers staged there).
+	return nil
+}
+
+// headAbove is the size from which a blob is asked for (HEAD) before it is
+// sent: smaller ones cost less to send than to ask about.
+const headAbove = 1 << 20
+
+// peerSync asks coordinator m to flush its staged blobs.
+func (n *Node) peerSync(ctx context.Context, m Member) error {
 	resp, err := n.peerRequest(ctx, m, http.MethodPost, "/v1/sync", nil, 0)
 	if err != nil {
 		return err
@@ -137,9 +159,20 @@ const replicateTimeout = 10 * time.Minute
 // node's store (staged or durable).
 // Copies to the other followers go on in the background.
 func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
-	if err := n.store.Sync(); err != nil { // staged uploads and adopted merges
+	// This node's flush (of staged uploads and adopted merges) runs while
+	// the copies go out.
+	local := make(chan error, 1)
+	go func() { local <- n.store.Sync() }()
+	if err := n.replicateOut(ctx, blobs); err != nil {
+		<-local
 		return err
 	}
+	return <-local
+}
+
+// replicateOut returns once enough followers for a majority hold every
+// blob durably.
+func (n *Node) replicateOut(ctx context.Context, blobs []Blob) error {
 	// A majority of the raft voters, less this node: counted from raft's
 	// configuration, so a missing address list cannot lower it.
 	f := n.raft.GetConfiguration()

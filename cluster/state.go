@@ -48,6 +48,13 @@ type Run struct {
 	State    RunState  `json:"state"`
 	Error    string    `json:"error,omitempty"`
 	Finished time.Time `json:"finished,omitzero"`
+	// Chance is set for a game with dice (tiergame.Chance): its tiers are
+	// solved to probabilities (solver.SolveChanceRange). Exhaustive is
+	// set for a game whose every position is reachable
+	// (tiergame.Exhaustive): its level files are whole tiers
+	// (solver.FullTier), with no expansion.
+	Chance     bool `json:"chance,omitempty"`
+	Exhaustive bool `json:"exhaustive,omitempty"`
 	// Tiers are in reachability order (parents first): the first is the
 	// start tier.
 	Tiers []*Tier             `json:"tiers"`
@@ -373,7 +380,7 @@ func (r *Run) advanceTier(t *Tier) bool {
 		return true
 	case t.Reach == nil && !t.Loopy && t.Level != nil:
 		t.Reach = []*Unit{}
-		if len(t.Children) > 0 {
+		if len(t.Children) > 0 && !r.Exhaustive {
 			for _, rg := range t.Level.Ranges {
 				t.Reach = append(t.Reach, &Unit{Kind: Expand, Lo: rg.Lo, Hi: rg.Hi})
 			}
@@ -443,8 +450,11 @@ func (s *State) leaderTasks() []leaderTask {
 
 // levelInputsReady reports whether every partial level file of t exists:
 // for a loop-free tier, once its parents are expanded; for a loopy one,
-// once its closing unit is done.
+// once its closing unit is done; for an exhaustive game, at once.
 func (r *Run) levelInputsReady(t *Tier) bool {
+	if r.Exhaustive {
+		return true // every position: no partials to wait for
+	}
 	if t.Loopy {
 		return allDone(t.Reach)
 	}

@@ -394,6 +394,24 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		defer release()
+		if _, chance := g.(tiergame.Chance); chance {
+			if a.Kind != SolveRange {
+				return nil, nil, 0, fmt.Errorf("a game with chance has no %s units", a.Kind)
+			}
+			kids, releaseKids, err := w.chanceKids(ctx, g, a.Kids)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			defer releaseKids()
+			vals := make([]tiergame.Prob, r.Count(set))
+			if err := solver.SolveChanceRange(ctx, g, t, set, r, kids, vals, nil); err != nil {
+				return nil, nil, 0, err
+			}
+			if err := out.probs(g, t, vals); err != nil {
+				return nil, nil, 0, err
+			}
+			return out.outs, out.files, uint64(len(vals)), nil
+		}
 		kids, releaseKids, err := w.solvedKids(ctx, g, a.Kids)
 		if err != nil {
 			return nil, nil, 0, err
@@ -464,12 +482,59 @@ func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 	})
 }
 
-// records writes a range's records as a value database.
+// records writes a range's records as a value database, and keeps them
+// in memory for when this worker solves the tier's parents.
 func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
-	return o.add(t, func(path string) error {
+	err := o.add(t, func(path string) error {
 		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
 		return err
 	})
+	if err == nil {
+		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), recs, 2*int64(len(recs)))
+	}
+	return err
+}
+
+// probs writes a range's probabilities as a probability database, and
+// keeps them in memory as records does.
+func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) error {
+	err := o.add(t, func(path string) error {
+		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
+		return err
+	})
+	if err == nil {
+		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), vals, 4*int64(len(vals)))
+	}
+	return err
+}
+
+// resultsKey names, in the memory cache, the results a unit of this
+// worker computed and wrote as blob b.
+func resultsKey(b Blob) string { return "results:" + b.SHA256 }
+
+// gatherResults fills dst with a tier's results in rank order: from
+// memory for the units this worker computed, else decoded from their
+// files (paths[i] holds blobs[i]) by read.
+func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, read func(off uint64, path string) (uint64, error)) error {
+	off := uint64(0)
+	var err error
+	for i, p := range paths {
+		if v, ok := w.mem.peek(resultsKey(blobs[i])); ok {
+			got, _ := v.([]T)
+			if uint64(len(got)) > uint64(len(dst))-off {
+				return fmt.Errorf("%s: %d results, more than the tier's %d positions", p, len(got), len(dst))
+			}
+			off += uint64(copy(dst[off:], got))
+			continue
+		}
+		if off, err = read(off, p); err != nil {
+			return err
+		}
+	}
+	if off != uint64(len(dst)) {
+		return fmt.Errorf("%d results for %d positions", off, len(dst))
+	}
+	return nil
 }
 
 func (o *outputs) remove() {
@@ -498,18 +563,20 @@ func (w *Worker) levelSet(ctx context.Context, g tiergame.Game, t tiergame.Tier,
 	return v.(*bitarray.Ranked), release, nil
 }
 
-// solvedKids returns the solved child tiers, loaded once and kept while
-// memory allows.
-func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
+// kidsOf loads the solved child tiers of a unit, as build makes each one
+// from the tier's set and the files of its results (the database, or the
+// units' records in rank order); they are kept in memory while it allows.
+// release lets the cache evict them again.
+func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInput,
+	build func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (T, int64, error)) (kids []T, release func(), err error) {
 	var releases []func()
-	releaseAll := func() {
+	release = func() {
 		for _, r := range releases {
 			r()
 		}
 	}
-	kids := make([]*solver.SolvedTier, 0, len(in))
 	for _, k := range in {
-		v, release, err := w.mem.get(kidKey(k), func() (any, int64, error) {
+		v, rel, err := w.mem.get(kidKey(k), func() (any, int64, error) {
 			t := tiergame.Tier(k.Tier)
 			// The tier's set is often loaded already: this worker solved
 			// ranges of it.
@@ -526,27 +593,46 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 			if err != nil {
 				return nil, 0, err
 			}
-			recs := make([]valuedb.Record, set.Total())
-			off := uint64(0)
-			for _, p := range paths {
-				if off, err = readRecordsInto(recs, off, p, g, t, w.cfg.Threads); err != nil {
-					return nil, 0, err
-				}
-			}
-			if off != set.Total() {
-				return nil, 0, fmt.Errorf("tier %d: %d records for %d positions", k.Tier, off, set.Total())
-			}
-			st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
-			return st, int64(st.Bytes()), nil
+			return build(t, set, blobs, paths)
 		})
 		if err != nil {
-			releaseAll()
+			release()
 			return nil, nil, err
 		}
-		releases = append(releases, release)
-		kids = append(kids, v.(*solver.SolvedTier))
+		releases = append(releases, rel)
+		kids = append(kids, v.(T))
 	}
-	return kids, releaseAll, nil
+	return kids, release, nil
+}
+
+// solvedKids loads the solved child tiers of a game without chance.
+func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
+	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.SolvedTier, int64, error) {
+		recs := make([]valuedb.Record, set.Total())
+		err := gatherResults(w, recs, blobs, paths, func(off uint64, path string) (uint64, error) {
+			return readRecordsInto(recs, off, path, g, t, w.cfg.Threads)
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("tier %d: %w", t, err)
+		}
+		st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+		return st, int64(st.Bytes()), nil
+	})
+}
+
+// chanceKids loads the solved child tiers of a game with chance.
+func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.ChanceTier, func(), error) {
+	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.ChanceTier, int64, error) {
+		vals := make([]tiergame.Prob, set.Total())
+		err := gatherResults(w, vals, blobs, paths, func(off uint64, path string) (uint64, error) {
+			return readProbsInto(vals, off, path, g, t, w.cfg.Threads)
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("tier %d: %w", t, err)
+		}
+		// At most: the values, a copy by position, and the set.
+		return solver.NewChanceTier(t, set, vals, w.cfg.Threads), int64(4*(set.Total()+set.Len()) + set.Len()/8), nil
+	})
 }
 
 // kidKey names a solved child tier in the memory cache: the same records

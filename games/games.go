@@ -1,5 +1,5 @@
-// Package games is the registry of the bundled tier games: tictactoe,
-// connect4 and quixo.
+// Package games is the registry of the bundled tier games: bearoff,
+// connect4, quixo and tictactoe.
 package games
 
 import (
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/games/connect4"
 	"github.com/tiersolve/tiersolve/games/quixo"
 	"github.com/tiersolve/tiersolve/games/tictactoe"
@@ -36,6 +37,15 @@ type Spec struct {
 }
 
 var specs = []Spec{
+	{
+		Name:    "bearoff",
+		Summary: "backgammon bearoff with dice, gnubg's one-sided indices; value = chance to win; tier = pips in all",
+		Options: []Option{
+			{"checkers", "15", "checkers a side at most, 1 to 15"},
+			{"points", "6", "home-board points the checkers stand on, 1 to 6"},
+		},
+		New: bearoff.New,
+	},
 	{
 		Name:    "connect4",
 		Summary: "Connect Four on boards up to 7x6; tier = pieces on the board",

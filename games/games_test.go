@@ -21,7 +21,7 @@ func TestAll(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, ok)
 		}
 	}
-	if want := []string{"connect4", "quixo", "tictactoe"}; !slices.Equal(names, want) {
+	if want := []string{"bearoff", "connect4", "quixo", "tictactoe"}; !slices.Equal(names, want) {
 		t.Errorf("All() names %q, want %q", names, want)
 	}
 	if _, ok := Lookup("chess"); ok {
@@ -58,6 +58,9 @@ func TestNew(t *testing.T) {
 		{"quixo", "", "size=4"},
 		{"quixo", "size=3", "size=3"},
 		{"quixo", "size=5", "size=5"},
+		{"bearoff", "", "checkers=15,points=6"},
+		{"bearoff", "points=4,checkers=6", "checkers=6,points=4"},
+		{"bearoff", "checkers=1,points=1", "checkers=1,points=1"},
 	}
 	for _, tc := range tests {
 		g, err := New(tc.name, tc.option)
@@ -125,6 +128,9 @@ func TestNewErrors(t *testing.T) {
 		{"quixo", "size=6", "size"},
 		{"quixo", "size=04", "size"},
 		{"tictactoe", "size=3", "unknown option"},
+		{"bearoff", "checkers=16", "checkers"},
+		{"bearoff", "points=7", "points"},
+		{"bearoff", "dice=3", "unknown option"},
 	}
 	for _, tc := range tests {
 		_, err := New(tc.name, tc.option)
@@ -142,6 +148,7 @@ func FuzzNew(f *testing.F) {
 		f.Add("connect4", s)
 		f.Add("quixo", s)
 	}
+	f.Add("bearoff", "checkers=6,points=6")
 	f.Fuzz(func(t *testing.T, name, option string) {
 		g, err := New(name, option)
 		if err != nil {

@@ -335,22 +335,7 @@ func IntermediateName(full string, t Type) string {
 	return fmt.Sprintf("%s_%d.dat.gz", base, t)
 }
 
-func copyFile(from, to string) error {
-	f, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	out, err := atomicfile.Create(to)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, f); err != nil {
-		return err
-	}
-	return out.Commit()
-}
+func copyFile(from, to string) error { return atomicfile.CopyFile(from, to) }
 
 // candidateSink receives a candidate's compressed pieces in order, taking
 // ownership of each slice.

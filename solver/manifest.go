@@ -34,7 +34,17 @@ type Manifest struct {
 	Tiers    []*TierRecord `json:"tiers"`
 	Total    uint64        `json:"total"` // reachable positions, when reachability is done
 	Start    *StartRecord  `json:"start,omitempty"`
+	// Seeds are the level files a run started from instead of the start
+	// position (Config.Seeds), copied into the run folder.
+	Seeds []*FileInfo `json:"seeds,omitempty"`
+	// Solved is set when every tier is solved and Start is not enough to
+	// say so: the start is not reachable from the seeds, or its value is a
+	// probability.
+	Solved bool `json:"solved,omitempty"`
 }
+
+// Done reports whether every tier of the run is solved.
+func (m *Manifest) Done() bool { return m.Start != nil || m.Solved }
 
 // TierRecord is what a run knows of one tier.
 type TierRecord struct {
@@ -67,11 +77,26 @@ type FileInfo struct {
 	SHA256 string `json:"sha256"`
 }
 
-// StartRecord is the value of the start position, once solved.
+// StartRecord is the value of the start position, once solved. In a
+// game with chance, Value is "chance" and Win the probability that the
+// player to move wins.
 type StartRecord struct {
-	Position   string `json:"position"`
-	Value      string `json:"value"`
-	Remoteness int    `json:"remoteness"`
+	Position   string   `json:"position"`
+	Value      string   `json:"value"`
+	Remoteness int      `json:"remoteness"`
+	Win        *float64 `json:"win,omitempty"`
+}
+
+// String says the start's value for people: "tie in 20", "draw", or for
+// a game with chance "wins with probability 0.594747".
+func (s *StartRecord) String() string {
+	switch {
+	case s.Win != nil:
+		return fmt.Sprintf("wins with probability %.6f", *s.Win)
+	case s.Value == "draw":
+		return s.Value
+	}
+	return fmt.Sprintf("%s in %d", s.Value, s.Remoteness)
 }
 
 // loadManifest reads dir's manifest; a missing one is (nil, nil).

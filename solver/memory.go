@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -77,6 +78,10 @@ func Plan(cfg Config) (*Run, error) {
 	}
 	if cfg.Memory == 0 {
 		cfg.Memory = DefaultMemory()
+	}
+	if cfg.Symmetry && cfg.Seeds != "" {
+		// Seeds are full level files; canonicalizing them is not built.
+		return nil, errors.New("a symmetric run cannot start from seeds")
 	}
 	g, err := Reduce(cfg.Game, cfg.Symmetry)
 	if err != nil {

@@ -41,7 +41,7 @@ func OpenOracle(dir string, g tiergame.Game) (*Oracle, error) {
 	if m.Game != g.Name() || m.Option != g.Option() {
 		return nil, fmt.Errorf("%s holds %s (%s), not %s (%s)", dir, m.Game, m.Option, g.Name(), g.Option())
 	}
-	if m.Start == nil {
+	if !m.Done() {
 		return nil, fmt.Errorf("%s: the run is not solved yet", dir)
 	}
 	g = Base(g)
@@ -98,21 +98,9 @@ func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 	if rec == nil || !rec.Solved {
 		return fmt.Errorf("tier %s is not in the solved run", o.Game.TierName(t))
 	}
-	set, err := o.run.loadLevel(t)
-	if err != nil {
-		return err
-	}
-	db, err := valuedb.Open(o.run.dbPath(t))
-	if err != nil {
-		return err
-	}
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		db.Close()
-		return fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, ranked.Total())
-	}
-	ot.set, ot.db = ranked, db
-	return nil
+	var err error
+	ot.set, ot.db, err = openSolved(o.Game, t, o.run.levelPath(t), o.run.dbPath(t))
+	return err
 }
 
 // ErrUnreachable is returned for a position that is not reachable from the
@@ -133,6 +121,22 @@ func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, e
 		return 0, ErrUnreachable
 	}
 	return ot.db.Lookup(r)
+}
+
+// locate returns the database of a position's tier and its rank there.
+func (o *Oracle) locate(t tiergame.Tier, p tiergame.Position) (*valuedb.DB, uint64, error) {
+	if uint64(p) >= o.Game.TierSize(t) {
+		return nil, 0, fmt.Errorf("position %d outside tier %s", p, o.Game.TierName(t))
+	}
+	ot, err := o.tier(t)
+	if err != nil {
+		return nil, 0, err
+	}
+	r, ok := ot.set.Lookup(uint64(p))
+	if !ok {
+		return nil, 0, ErrUnreachable
+	}
+	return ot.db, r, nil
 }
 
 // Move is a move of a queried position.

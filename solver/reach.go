@@ -174,19 +174,32 @@ func (r *Run) partialDir(c, p tiergame.Tier) string {
 	return filepath.Join(r.Dir, "partials", fmt.Sprint(c), fmt.Sprintf("from%d", p))
 }
 
-// reachTier produces tier t's full level file: the start position or the
-// merge of the partials its parents left, closed under t's own moves if t
-// is loopy (expanding those positions into partials for its children on
-// the way). Then, if t is not loopy, it expands t for its children.
+// reachTier produces tier t's full level file: the start position (or
+// the tier's seeds) and the merge of the partials its parents left, closed
+// under t's own moves if t is loopy (expanding those positions into
+// partials for its children on the way). Then, if t is not loopy, it
+// expands t for its children. In an exhaustive run every position is
+// reachable and nothing is expanded.
 func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
-	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
+	if rc.exhaustive() { // nothing to merge or close: the tier is full
+		return FullTier(rc.Game, t), nil
+	}
 	var files []string
+	seeded := len(rc.Manifest.Seeds) > 0
+	if f, ok := rc.seedFile(t); ok {
+		files = append(files, f)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
 	for _, d := range dirs {
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)
 	}
+	merge := MergeTier
+	if seeded {
+		merge = MergeSeeded
+	}
 	done := rc.clock(t, "reach").phase("merge", true)
-	set, err := MergeTier(ctx, rc.Game, t, files, rc.Workers)
+	set, err := merge(ctx, rc.Game, t, files, rc.Workers)
 	done()
 	if err != nil {
 		return nil, err
@@ -293,5 +306,3 @@ func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64, w
 	_, err := levelfile.WriteFileNamed(nameFor, tg.Set, &o)
 	return err
 }
-
-

@@ -62,7 +62,7 @@ func (r *Run) checkRecorded() {
 		if d.db {
 			r.Log.Warn(fmt.Sprintf("tier %s: value database missing or damaged; solving the tier again", name), "error", d.err)
 			rec.Solved = false
-			r.Manifest.Start = nil
+			r.Manifest.Start, r.Manifest.Solved = nil, false
 			continue
 		}
 		r.Log.Warn(fmt.Sprintf("tier %s: level file missing or damaged; rebuilding it from its parents", name), "error", d.err)

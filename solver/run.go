@@ -44,6 +44,11 @@ type Config struct {
 	// ReverseIndex solves loopy tiers with a reverse index of their moves
 	// even when the game can generate parents (for tests and comparison).
 	ReverseIndex bool
+	// Seeds is a folder of full level files (as levelctl import writes
+	// them) whose positions the run starts from instead of the start
+	// position; only what they reach is solved. They are copied into the
+	// run folder and recorded in its manifest.
+	Seeds string
 	// Log receives progress and step records; nil means no logging.
 	Log *slog.Logger
 	// Terminal, when it is a terminal, shows live progress.
@@ -146,8 +151,14 @@ func Open(cfg Config) (*Run, error) {
 		lock.unlock()
 		return nil, symmetryMismatch(cfg.Dir, m.Symmetry)
 	}
+	seeds, err := r.copySeeds(m)
+	if err != nil {
+		lock.unlock()
+		return nil, err
+	}
 	if m == nil {
 		m = NewManifest(g, gr)
+		m.Seeds = seeds
 		if err := m.Save(cfg.Dir); err != nil {
 			lock.unlock()
 			return nil, err
@@ -229,7 +240,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 		done()
 		// A loopy tier expands while closing; closing a closed set
 		// expands every position once and finds nothing new.
-		if err == nil && loopy {
+		if err == nil && loopy && !rc.exhaustive() {
 			err = rc.close(ctx, t, set)
 		}
 	} else {
@@ -246,7 +257,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	if !haveFile {
 		w = rc.writeLevel(t, rec, set)
 	}
-	if !loopy {
+	if !loopy && !rc.exhaustive() {
 		if err := rc.expand(ctx, t, set); err != nil {
 			return err
 		}
@@ -341,7 +352,7 @@ func (rc *reacher) settle(clk stepClock) error {
 
 // unsolveUp marks t and every tier it can be reached from unsolved.
 func (r *Run) unsolveUp(t tiergame.Tier) {
-	r.Manifest.Start = nil
+	r.Manifest.Start, r.Manifest.Solved = nil, false
 	rec := r.Manifest.tier(uint64(t))
 	if !rec.Solved {
 		return // tiers above an unsolved tier are unsolved too

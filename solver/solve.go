@@ -49,29 +49,41 @@ const noRecord = valuedb.Record(7 << 13)
 // NewSolvedTier indexes a solved tier for lookups, on workers goroutines.
 func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) *SolvedTier {
 	st := &SolvedTier{tier: t, set: set, recs: recs}
-	size := set.Len()
-	if size > denseLimit && size/2 > set.Total() {
-		return st
+	if worthDense(set) {
+		st.byPos = byPosition(set, recs, noRecord, workers)
 	}
-	st.byPos = make([]valuedb.Record, size)
+	return st
+}
+
+// worthDense reports whether a tier's records are worth keeping by
+// position too: its hash space is small or mostly reachable.
+func worthDense(set *bitarray.Ranked) bool {
+	size := set.Len()
+	return size <= denseLimit || size/2 <= set.Total()
+}
+
+// byPosition spreads records held by rank over the tier's hash space, none
+// where a position is not reachable, on workers goroutines.
+func byPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R {
+	byPos := make([]R, set.Len())
 	var eg errgroup.Group
 	eg.SetLimit(workers)
 	for _, r := range SplitRanges(set, workers) {
 		eg.Go(func() error {
 			lo, hi := r.Lo-set.Base(), r.Hi-set.Base()
 			for i := lo; i < hi; i++ {
-				st.byPos[i] = noRecord
+				byPos[i] = none
 			}
 			rank := firstRank(set, r)
 			for p := range set.Range(r.Lo, r.Hi) {
-				st.byPos[p-set.Base()] = recs[rank]
+				byPos[p-set.Base()] = recs[rank]
 				rank++
 			}
 			return nil
 		})
 	}
 	eg.Wait()
-	return st
+	return byPos
 }
 
 // Lookup returns the record of position p of the tier, and whether p is

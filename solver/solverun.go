@@ -38,6 +38,9 @@ func (r *Run) Solve(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(r.Dir, "db"), 0o755); err != nil {
 		return err
 	}
+	if r.isChance() {
+		return r.solveChance(ctx)
+	}
 	order := r.Graph.SolveOrder()
 	cache := map[tiergame.Tier]*SolvedTier{}
 	parentsLeft := map[tiergame.Tier]int{}
@@ -109,10 +112,15 @@ func (r *Run) Solve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.Manifest.Start, err = NewStartRecord(g, st); err != nil {
+	switch r.Manifest.Start, err = NewStartRecord(g, st); {
+	case err == nil:
+		r.Log.Info("solving done", "start", r.Manifest.Start.Value, "remoteness", r.Manifest.Start.Remoteness, "seconds", time.Since(start).Seconds())
+	case len(r.Manifest.Seeds) > 0: // a run from seeds need not reach the start
+		r.Manifest.Start, r.Manifest.Solved = nil, true
+		r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
+	default:
 		return err
 	}
-	r.Log.Info("solving done", "start", r.Manifest.Start.Value, "remoteness", r.Manifest.Start.Remoteness, "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)
 }
 
@@ -170,27 +178,38 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 // childTiers appends t's solved child tiers to kids, from the cache or
 // from their files.
 func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*SolvedTier) (children, error) {
-	for _, c := range r.Graph.Children[t] {
-		st, err := r.loadSolved(c, cache)
-		if err != nil {
-			return nil, err
-		}
-		kids = append(kids, st)
-	}
-	return kids, nil
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*SolvedTier, error) { return r.loadSolved(c, cache) })
 }
 
 // loadSolved returns a solved tier from the cache or from its files.
 func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier) (*SolvedTier, error) {
-	if st, ok := cache[t]; ok {
-		return st, nil
+	return cached(cache, t, func() (*SolvedTier, error) {
+		return LoadSolvedTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
+	})
+}
+
+// childrenOf appends t's child tiers, as load returns them, to kids.
+func childrenOf[K any, S ~[]K](r *Run, t tiergame.Tier, kids S, load func(tiergame.Tier) (K, error)) (S, error) {
+	for _, c := range r.Graph.Children[t] {
+		k, err := load(c)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, k)
 	}
-	st, err := LoadSolvedTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
-	if err != nil {
-		return nil, err
+	return kids, nil
+}
+
+// cached returns cache[t], or else what load returns, which it caches.
+func cached[K any](cache map[tiergame.Tier]K, t tiergame.Tier, load func() (K, error)) (K, error) {
+	if k, ok := cache[t]; ok {
+		return k, nil
 	}
-	cache[t] = st
-	return st, nil
+	k, err := load()
+	if err == nil {
+		cache[t] = k
+	}
+	return k, err
 }
 
 // dbWrite is a tier's value database being written in the background.
@@ -232,11 +251,26 @@ func (r *Run) settleDB(w *dbWrite, clk stepClock) error {
 		return fmt.Errorf("tier %s: %w", r.Game.TierName(w.t), w.err)
 	}
 	defer clk.phase("checkpoint", false)()
-	rec := w.rec
-	rec.Solved, rec.DB = true, w.fi
-	rec.Win, rec.Lose, rec.Tie, rec.Draw = w.h.Win, w.h.Lose, w.h.Tie, w.h.Draw
+	setSolved(w.rec, w.fi, w.h)
 	w.solved()
 	return r.checkpoint(false)
+}
+
+// recordSolved records tier t's database, just written with header h.
+func (r *Run) recordSolved(t tiergame.Tier, rec *TierRecord, h valuedb.Header) error {
+	rel, _ := filepath.Rel(r.Dir, r.dbPath(t))
+	fi, err := fileInfo(r.Dir, rel)
+	if err != nil {
+		return err
+	}
+	setSolved(rec, fi, h)
+	return r.checkpoint(false)
+}
+
+// setSolved marks a tier solved with database fi, written with header h.
+func setSolved(rec *TierRecord, fi *FileInfo, h valuedb.Header) {
+	rec.Solved, rec.DB = true, fi
+	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 }
 
 // solveBytes estimates the peak memory of solving tier t: its set, records

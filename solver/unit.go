@@ -157,8 +157,8 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 // are workers, each made on first use, so a worker's ranges add to the
 // same sets and adding needs no atomic operations.
 type slots struct {
-	free chan []Target
-	mu   sync.Mutex
+	free  chan []Target
+	mu    sync.Mutex
 	made  [][]Target
 	build func() []Target
 }
@@ -242,24 +242,35 @@ func WriteDB(path string, g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 // LoadSolvedTier loads a solved tier from its level file and value
 // database, checking that they agree, and indexes it for lookups.
 func LoadSolvedTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*SolvedTier, error) {
-	set, err := LoadLevel(levelPath, g, t)
-	if err != nil {
-		return nil, err
-	}
-	db, err := valuedb.Open(dbPath)
+	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	ranked := bitarray.NewRanked(set)
-	if db.Header().Count != ranked.Total() {
-		return nil, fmt.Errorf("%s has %d records for %d positions", dbPath, db.Header().Count, ranked.Total())
-	}
 	recs, err := db.ReadAll(workers)
 	if err != nil {
 		return nil, err
 	}
 	return NewSolvedTier(t, ranked, recs, workers), nil
+}
+
+// openSolved loads tier t's level file with its rank index and opens its
+// database, checking that they agree on the number of positions.
+func openSolved(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*bitarray.Ranked, *valuedb.DB, error) {
+	set, err := LoadLevel(levelPath, g, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := valuedb.Open(dbPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ranked := bitarray.NewRanked(set)
+	if db.Header().Count != ranked.Total() {
+		db.Close()
+		return nil, nil, fmt.Errorf("%s has %d records for %d positions", dbPath, db.Header().Count, ranked.Total())
+	}
+	return ranked, db, nil
 }
 
 // NewStartRecord is the manifest's record of the start position of g,

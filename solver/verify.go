@@ -20,11 +20,18 @@ type Mismatch struct {
 	Stored   valuedb.Record
 	Derived  valuedb.Record
 	Err      error // set when the children could not be read
+	// In a game with chance (Chance set) the values are probabilities.
+	Chance                bool
+	StoredWin, DerivedWin tiergame.Prob
 }
 
 func (m Mismatch) String() string {
-	if m.Err != nil {
+	switch {
+	case m.Err != nil:
 		return fmt.Sprintf("tier %d position %d: %v", m.Tier, m.Position, m.Err)
+	case m.Chance:
+		return fmt.Sprintf("tier %d position %d: stored %v (%#x), children give %v (%#x)", m.Tier, m.Position,
+			m.StoredWin, uint32(m.StoredWin), m.DerivedWin, uint32(m.DerivedWin))
 	}
 	return fmt.Sprintf("tier %d position %d: stored %v, children give %v", m.Tier, m.Position, m.Stored, m.Derived)
 }
@@ -48,17 +55,12 @@ func (v *VerifyReport) OK() bool { return v.Mismatches == 0 && len(v.FileErrors)
 // solver applies; for loopy tiers too, since a correct solution is a
 // fixed point of them).
 func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
+	if r.isChance() {
+		return r.verifyChance(ctx)
+	}
 	rep := &VerifyReport{}
-	for _, rec := range r.Manifest.Tiers {
-		if !rec.Solved {
-			return nil, fmt.Errorf("tier %s is not solved", rec.Name)
-		}
-		for _, fi := range []*FileInfo{rec.Level, rec.DB} {
-			rep.Files++
-			if err := fi.check(r.Dir, true); err != nil {
-				rep.FileErrors = append(rep.FileErrors, err.Error())
-			}
-		}
+	if err := r.checkFiles(rep); err != nil {
+		return nil, err
 	}
 	if len(rep.FileErrors) > 0 {
 		return rep, nil

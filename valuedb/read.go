@@ -58,7 +58,7 @@ func open(f *os.File, name string) (*DB, error) {
 	}
 	size := st.Size()
 	var pre [12]byte
-	if _, err := f.ReadAt(pre[:], 0); err != nil || string(pre[:8]) != magic {
+	if _, err := f.ReadAt(pre[:], 0); err != nil || string(pre[:8]) != magic && string(pre[:8]) != magicV2 {
 		return nil, formatErr("bad magic")
 	}
 	hlen := int64(binary.LittleEndian.Uint32(pre[8:]))
@@ -76,7 +76,10 @@ func open(f *os.File, name string) (*DB, error) {
 		return nil, formatErr("header: %v", err)
 	}
 	h := d.h
-	if h.RecordBytes != 1 && h.RecordBytes != 2 || h.BlockRecords <= 0 || h.BlockRecords > maxBlockRecords ||
+	if err := checkKind(string(pre[:8]), h); err != nil {
+		return nil, err
+	}
+	if h.BlockRecords <= 0 || h.BlockRecords > maxBlockRecords ||
 		uint64(h.Blocks) != (h.Count+uint64(h.BlockRecords)-1)/uint64(h.BlockRecords) {
 		return nil, formatErr("header %+v is inconsistent", h)
 	}
@@ -143,26 +146,54 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	if rank >= d.h.Count {
 		return 0, fmt.Errorf("valuedb %s: rank %d out of %d", d.name, rank, d.h.Count)
 	}
+	if d.h.Kind != "" {
+		return 0, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	// The cache hit stays inline (not blockOf): this is the look-up of
+	// every query.
 	b := int(rank / uint64(d.h.BlockRecords))
 	d.mu.Lock()
 	raw, ok := d.cache[b]
 	d.mu.Unlock()
 	if !ok {
 		var err error
-		if raw, err = d.block(b); err != nil {
+		if raw, err = d.cacheBlock(b); err != nil {
 			return 0, err
 		}
-		d.mu.Lock()
-		if len(d.order) >= cacheBlocks {
-			delete(d.cache, d.order[0])
-			d.order = d.order[1:]
-		}
-		d.cache[b] = raw
-		d.order = append(d.order, b)
-		d.mu.Unlock()
 	}
 	i := int(rank%uint64(d.h.BlockRecords)) * d.h.RecordBytes
 	return decodeRecord(raw[i:], d.h.RecordBytes), nil
+}
+
+// blockOf returns the block holding the record of the given rank, from
+// the cache or else read (and cached).
+func (d *DB) blockOf(rank uint64) ([]byte, error) {
+	b := int(rank / uint64(d.h.BlockRecords))
+	d.mu.Lock()
+	raw, ok := d.cache[b]
+	d.mu.Unlock()
+	if ok {
+		return raw, nil
+	}
+	return d.cacheBlock(b)
+}
+
+// cacheBlock reads block b and keeps it in the cache, dropping the oldest
+// block when the cache is full.
+func (d *DB) cacheBlock(b int) ([]byte, error) {
+	raw, err := d.block(b)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if len(d.order) >= cacheBlocks {
+		delete(d.cache, d.order[0])
+		d.order = d.order[1:]
+	}
+	d.cache[b] = raw
+	d.order = append(d.order, b)
+	d.mu.Unlock()
+	return raw, nil
 }
 
 // ReadAll decodes every record, decompressing blocks on workers goroutines
@@ -178,6 +209,17 @@ func (d *DB) ReadAllInto(dst []Record, workers int) error {
 	if uint64(len(dst)) != d.h.Count {
 		return fmt.Errorf("valuedb %s: %d records, not %d", d.name, d.h.Count, len(dst))
 	}
+	if d.h.Kind != "" {
+		return fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	return d.eachBlock(workers, func(raw []byte, base int) {
+		decodeRecords(dst[base:base+len(raw)/d.h.RecordBytes], raw, d.h.RecordBytes) // block checked the length
+	})
+}
+
+// eachBlock decompresses every block on workers goroutines (0 means
+// GOMAXPROCS) and calls f with it and the rank of its first record.
+func (d *DB) eachBlock(workers int, f func(raw []byte, base int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -189,8 +231,7 @@ func (d *DB) ReadAllInto(dst []Record, workers int) error {
 			if err != nil {
 				return err
 			}
-			base := b * d.h.BlockRecords
-			decodeRecords(dst[base:base+len(raw)/d.h.RecordBytes], raw, d.h.RecordBytes) // block checked the length
+			f(raw, b*d.h.BlockRecords)
 			return nil
 		})
 	}

@@ -3,9 +3,13 @@
 // the size follows the reachable count, not the hash space), in blocks that
 // decompress independently, so a lookup reads one block.
 //
+// Two kinds of records share the layout: values and remoteness (version
+// 1, Write), and probabilities for games with chance (version 2 of kind
+// "probability", WriteProbs).
+//
 // Layout (all integers little-endian; see LAYOUT.md):
 //
-//	magic      "TSVDB01\n"
+//	magic      "TSVDB01\n", or "TSVDB02\n" for records of the header's kind
 //	hlen       uint32: length of the header
 //	header     JSON: game, option, tier, count, counts by value, record
 //	           width, records per block, number of blocks, CRC-32C of the
@@ -68,6 +72,11 @@ type Header struct {
 	BlockRecords int    `json:"block_records"`
 	Blocks       int    `json:"blocks"`
 	CRC32C       uint32 `json:"crc32c"`
+	// Kind is "" for value and remoteness records (format version 1) and
+	// KindProbability for probabilities (version 2; see WriteProbs).
+	Kind string `json:"kind,omitempty"`
+	// Mean is the mean probability of a probability database.
+	Mean float64 `json:"mean,omitempty"`
 }
 
 // Errors callers test with errors.Is.
@@ -79,7 +88,8 @@ var (
 )
 
 const (
-	magic        = "TSVDB01\n"
+	magic        = "TSVDB01\n" // value and remoteness records
+	magicV2      = "TSVDB02\n" // records of the kind the header names
 	trailerMagic = "TSVDBEND"
 	// DefaultBlockRecords records per block: small enough that a lookup
 	// decompresses little, large enough that zstd has context.

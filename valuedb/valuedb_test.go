@@ -117,6 +117,10 @@ func FuzzOpen(f *testing.F) {
 	Write(path, Header{Game: "g"}, randomRecords(rand.New(rand.NewPCG(1, 1)), 300, 70), &WriteOptions{BlockRecords: 64})
 	seed, _ := os.ReadFile(path)
 	f.Add(seed)
+	probs := filepath.Join(dir, "probs.vdb")
+	WriteProbs(probs, Header{Game: "g"}, randomProbs(rand.New(rand.NewPCG(1, 2)), 300), &WriteOptions{BlockRecords: 64})
+	seed, _ = os.ReadFile(probs)
+	f.Add(seed)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := filepath.Join(t.TempDir(), "f.vdb")
 		os.WriteFile(p, b, 0o644)
@@ -130,5 +134,9 @@ func FuzzOpen(f *testing.F) {
 			db.ReadAll(1)
 		}
 		db.Lookup(0)
+		if db.Header().Count <= 1<<16 {
+			db.ReadAllProbs(1)
+		}
+		db.LookupProb(0)
 	})
 }

@@ -28,9 +28,8 @@ type WriteOptions struct {
 	Fast bool
 }
 
-// Write writes the records of a tier (indexed by rank) to path, atomically.
-// h's Game, Option, Tier and TierName are kept; the rest is computed.
-func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
+// normalized returns the options with defaults filled in.
+func (opts *WriteOptions) normalized() WriteOptions {
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
@@ -41,6 +40,13 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	return o
+}
+
+// Write writes the records of a tier (indexed by rank) to path, atomically.
+// h's Game, Option, Tier and TierName are kept; the rest is computed.
+func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
+	o := opts.normalized()
 	// Count by value code (the top 3 bits: 1 win ... 4 draw) and find the
 	// largest remoteness in one branch-free pass.
 	var byCode [8]uint64
@@ -61,8 +67,23 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	if h.MaxRemoteness >= 1<<14 {
 		return h, fmt.Errorf("valuedb %s: remoteness %d does not fit", path, h.MaxRemoteness)
 	}
+	h.Kind, h.Mean = "", 0
+	width := h.RecordBytes
+	err := writeFramed(path, magic, &h, len(recs), o, func(raw []byte, lo, hi int) error {
+		encodeRecords(raw, recs[lo:hi], width)
+		return nil
+	})
+	return h, err
+}
+
+// writeFramed writes n records of h.RecordBytes bytes each to path,
+// atomically: magic, h as JSON, then the records in blocks of
+// o.BlockRecords, each filled by encode(raw, lo, hi) with records [lo, hi)
+// and compressed on its own, then the index and the trailer. It sets h's
+// BlockRecords, Blocks and CRC32C.
+func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode func(raw []byte, lo, hi int) error) error {
 	h.BlockRecords = o.BlockRecords
-	h.Blocks = (len(recs) + o.BlockRecords - 1) / o.BlockRecords
+	h.Blocks = (n + o.BlockRecords - 1) / o.BlockRecords
 
 	// Compress the blocks in parallel; they are kept until written, which
 	// costs their compressed size in memory.
@@ -73,21 +94,24 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	}
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1))
 	if err != nil {
-		return h, err
+		return err
 	}
 	defer enc.Close()
 	var g errgroup.Group
 	g.SetLimit(o.Workers)
 	for b := range blocks {
 		g.Go(func() error {
-			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, len(recs))
-			raw := encodeRecords(make([]byte, (hi-lo)*h.RecordBytes), recs[lo:hi], h.RecordBytes)
+			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, n)
+			raw := make([]byte, (hi-lo)*h.RecordBytes)
+			if err := encode(raw, lo, hi); err != nil {
+				return err
+			}
 			blocks[b] = enc.EncodeAll(raw, nil)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return h, err
+		return err
 	}
 	index := make([]byte, 8*(h.Blocks+1))
 	var off uint64
@@ -102,11 +126,11 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 
 	hdr, err := json.Marshal(h)
 	if err != nil {
-		return h, err
+		return err
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return h, err
+		return err
 	}
 	defer f.Close()
 	var pre []byte
@@ -114,20 +138,20 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	pre = binary.LittleEndian.AppendUint32(pre, uint32(len(hdr)))
 	pre = append(pre, hdr...)
 	if _, err := f.Write(pre); err != nil {
-		return h, err
+		return err
 	}
 	for _, blk := range blocks {
 		if _, err := f.Write(blk); err != nil {
-			return h, err
+			return err
 		}
 	}
 	trailer := binary.LittleEndian.AppendUint64(index, uint64(len(pre))+off)
 	trailer = append(trailer, trailerMagic...)
 	if _, err := f.Write(trailer); err != nil {
-		return h, err
+		return err
 	}
 	if o.NoSync {
-		return h, f.CommitNoSync()
+		return f.CommitNoSync()
 	}
-	return h, f.Commit()
+	return f.Commit()
 }

@@ -366,10 +366,7 @@ func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
 	for _, r := range st.Runs {
 		start := ""
 		if r.Start != nil {
-			start = r.Start.Value
-			if r.Start.Value != "draw" {
-				start += fmt.Sprintf(" in %d", r.Start.Remoteness)
-			}
+			start = r.Start.String()
 		}
 		if r.Error != "" {
 			start = r.Error

@@ -16,8 +16,8 @@ import (
 
 func init() {
 	program.Register(&cli.Command{Name: "query", Run: runQuery,
-		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] POSITION",
-		Summary: "print a position's value and remoteness and every move's, best first"})
+		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] POSITION",
+		Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll)"})
 	program.Register(&cli.Command{Name: "verify", Run: runVerify,
 		Usage:   "verify --db DIR [--workers N]",
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
@@ -48,6 +48,7 @@ func runQuery(e *cli.Env, args []string) error {
 	option := fs.String("option", "", "game options, K=V,...")
 	db := fs.String("db", "", "solved run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
+	roll := fs.String("roll", "", "in a game with dice, list every play of this roll (31 or 13)")
 	args, position := splitPosition(fs, args)
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -86,6 +87,12 @@ func runQuery(e *cli.Env, args []string) error {
 		return err
 	}
 	defer o.Close()
+	if cg, ok := g.(tiergame.Chance); ok {
+		return queryChance(e, o, cg, t, p, *roll, *asJSON)
+	}
+	if *roll != "" {
+		return cli.UsageError("--roll: %s has no dice", g.Name())
+	}
 	rec, err := o.Lookup(t, p)
 	if errors.Is(err, solver.ErrUnreachable) {
 		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), p)

@@ -29,7 +29,7 @@ func init() {
 		Usage:   "reach --game NAME [--option K=V,...] [--symmetry] [--workers N] --out DIR [--json]",
 		Summary: "find every tier's reachable positions and write the level files"})
 	program.Register(&cli.Command{Name: "solve", Run: runSolve,
-		Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--workers N] [--out DIR] [--json]",
+		Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--from DIR] [--workers N] [--out DIR] [--json]",
 		Summary: "reachability then solving: level files and value databases (resumes a stopped run)"})
 }
 
@@ -43,6 +43,7 @@ type jobFlags struct {
 	asJSON            *bool
 	level             *int
 	cpuProfile        *string
+	from              *string
 }
 
 // job is an opened reach or solve run.
@@ -82,6 +83,7 @@ func newJobFlags(fs *flag.FlagSet) *jobFlags {
 		asJSON:       fs.Bool("json", false, "print the summary as JSON on stdout"),
 		level:        fs.Int("level", levelfile.DefaultLevel, "gzip level of bitmaps (type 3) in full level files, 1 to 9"),
 		cpuProfile:   fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file"),
+		from:         fs.String("from", "", "start from the level files in DIR (levelctl import) instead of the start position"),
 	}
 }
 
@@ -160,7 +162,7 @@ func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
 	}
 	return solver.Open(solver.Config{
 		Game: g, Dir: out, Workers: *jf.workers, Ranges: *jf.ranges, Memory: mem,
-		KeepPartials: *jf.keepPartials, Symmetry: *jf.symmetry,
+		KeepPartials: *jf.keepPartials, Symmetry: *jf.symmetry, Seeds: *jf.from,
 		LevelOptions: levelfile.WriteOptions{Level: *jf.level},
 		Log:          e.Log, Terminal: e.Stderr,
 	})
@@ -262,7 +264,7 @@ type solveSummary struct {
 	Dir      string      `json:"dir"`
 	Tiers    []solveTier `json:"tiers"`
 	Total    uint64      `json:"total"`
-	Start    startValue  `json:"start"`
+	Start    *startValue `json:"start,omitempty"`
 	Seconds  float64     `json:"seconds"`
 	// Profile and TierTimes are this session's serial and parallel
 	// time, in all and per tier and phase (see solver.Profile).
@@ -286,6 +288,24 @@ type startValue struct {
 	Position   string `json:"position"`
 	Value      string `json:"value"`
 	Remoteness int    `json:"remoteness"`
+	// In a game with chance: the chance that the player to move wins,
+	// and the equity 2*win-1.
+	Win    *float64 `json:"win,omitempty"`
+	Equity *float64 `json:"equity,omitempty"`
+}
+
+// startOf describes the start position's value, or nil when the run does
+// not reach it (a run from seeds).
+func startOf(st *solver.StartRecord) *startValue {
+	if st == nil {
+		return nil
+	}
+	sv := &startValue{Position: st.Position, Value: st.Value, Remoteness: st.Remoteness, Win: st.Win}
+	if st.Win != nil {
+		eq := 2**st.Win - 1
+		sv.Equity = &eq
+	}
+	return sv
 }
 
 func runSolve(e *cli.Env, args []string) error {
@@ -327,8 +347,7 @@ func whenItRan(secs float64) string {
 
 // solveSummaryOf summarizes a solved run's manifest.
 func solveSummaryOf(m *solver.Manifest, dir string, secs float64) solveSummary {
-	sum := solveSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: dir, Total: m.Total, Seconds: secs,
-		Start: startValue{Position: m.Start.Position, Value: m.Start.Value, Remoteness: m.Start.Remoteness}}
+	sum := solveSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: dir, Total: m.Total, Seconds: secs, Start: startOf(m.Start)}
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})
 	}
@@ -347,9 +366,15 @@ func printSolve(w io.Writer, sum solveSummary) {
 	} else {
 		fmt.Fprintf(w, "%s (%s): %d %s solved in %.1fs", sum.Game, sum.Option, sum.Total, positionsWord(sum.Symmetry, "positions"), sum.Seconds)
 	}
-	fmt.Fprintf(w, "; the start position %s is a %s", sum.Start.Position, sum.Start.Value)
-	if sum.Start.Value != "draw" {
-		fmt.Fprintf(w, " in %d", sum.Start.Remoteness)
+	switch st := sum.Start; {
+	case st == nil:
+		fmt.Fprint(w, "; the start position is not reached from the seeds")
+	case st.Win != nil:
+		fmt.Fprintf(w, "; at the start position %s the player to move wins with probability %.6f (equity %+.6f)", st.Position, *st.Win, *st.Equity)
+	case st.Value == "draw":
+		fmt.Fprintf(w, "; the start position %s is a draw", st.Position)
+	default:
+		fmt.Fprintf(w, "; the start position %s is a %s in %d", st.Position, st.Value, st.Remoteness)
 	}
 	fmt.Fprintf(w, "\nresults in %s (tierd query --db %s POSITION)\n", sum.Dir, sum.Dir)
 }

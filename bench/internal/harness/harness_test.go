@@ -192,6 +192,11 @@ func TestPlan(t *testing.T) {
 			t.Errorf("Plan(%q): no error", bad)
 		}
 	}
+	// --quick over every suite, one of which has no quick group.
+	slow := Suite{Name: "slow", Groups: func(Config) []Group { return []Group{{ID: "slow/full", Level: Full}} }}
+	if plan, err := Plan(append([]Suite{slow}, fakeSuites...), []string{"slow", "fake"}, Config{Quick: true}, nil); err != nil || ids(plan) != "fake/quick" {
+		t.Errorf("quick plan with a suite without quick groups: %q, %v", ids(plan), err)
+	}
 }
 
 func TestPeers(t *testing.T) {

@@ -71,6 +71,9 @@ func Plan(suites []Suite, selection []string, cfg Config, peers []Peer) ([]Plann
 			if !byName && !strings.HasPrefix(item, s.Name+"/") && !strings.ContainsAny(item, "*?[") {
 				continue
 			}
+			// A suite named is a match even when the level leaves none of
+			// its groups (--quick and a suite without quick groups).
+			matched = matched || byName
 			for _, g := range s.Groups(cfg) {
 				if !chosen(item, byName, g, cfg) {
 					continue

@@ -119,5 +119,5 @@ func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 		"log_bytes_per_unit": float64(sum.LogBytes) / float64(max(sum.UnitsTotal, 1)),
 		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1)),
 		"artifact_bytes":     artifacts, "artifact_bytes_per_position": artifacts / max(n, 1),
-	}, Facts: map[string]string{"start": sum.Start.Value + fmt.Sprintf(" in %d", sum.Start.Remoteness)}}, nil
+	}, Facts: map[string]string{"start": sum.Start.String()}}, nil
 }

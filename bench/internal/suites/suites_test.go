@@ -44,7 +44,7 @@ func TestGroupsAreWellFormed(t *testing.T) {
 				for _, v := range g.Variants {
 					jobs = append(jobs, v.Job)
 					refFound = refFound || v.Name == g.Reference
-					if v.Job == nil || v.Kind == "" {
+					if (v.Job == nil) == (v.Command == nil) || v.Kind == "" {
 						t.Errorf("%s: variant %+v", g.ID, v)
 					}
 				}
@@ -120,6 +120,13 @@ func TestGameJobs(t *testing.T) {
 	}
 	if ttt := runJob(t, g, "solve", solveArgs{Game: "tictactoe", Workers: 1}, ""); ttt.Metrics["positions"] != 5478 {
 		t.Errorf("tic-tac-toe %+v", ttt)
+	}
+}
+
+func TestBearoffJobs(t *testing.T) {
+	s := runJob(t, Bearoff(), "bearoff", bearoffArgs{Checkers: 3, Workers: 2}, "")
+	if s.Metrics["positions"] != 84*84 || !strings.HasPrefix(s.Facts["start"], "win 0.") {
+		t.Errorf("bearoff 6x3: %+v", s)
 	}
 }
 

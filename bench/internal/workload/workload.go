@@ -108,16 +108,23 @@ type RunStats struct {
 	Start      string
 }
 
-// Run reaches (and, when solve is set, solves) game with option in dir,
-// which should be empty, with the given number of workers, and measures
-// both steps.
-func Run(ctx context.Context, game, option string, workers int, dir string, solve bool) (RunStats, error) {
+// Spec is a solver run to measure.
+type Spec struct {
+	Game, Option string
+	Workers      int  // 0: all cores
+	Symmetry     bool // keep one position per symmetry class
+}
+
+// Run reaches (and, when solve is set, solves) the run s in dir, which
+// should be empty, and measures both steps.
+func Run(ctx context.Context, s Spec, dir string, solve bool) (RunStats, error) {
 	var st RunStats
+	game, option := s.Game, s.Option
 	g, err := games.New(game, option)
 	if err != nil {
 		return st, err
 	}
-	run, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: workers})
+	run, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: s.Workers, Symmetry: s.Symmetry})
 	if err != nil {
 		return st, fmt.Errorf("%s %s: %w", game, option, err)
 	}
@@ -144,7 +151,10 @@ func Run(ctx context.Context, game, option string, workers int, dir string, solv
 			st.DBBytes += rec.DB.Bytes
 		}
 	}
-	if m.Start != nil {
+	switch {
+	case m.Start != nil && m.Start.Win != nil: // a game with chance
+		st.Start = fmt.Sprintf("win %.6f", *m.Start.Win)
+	case m.Start != nil:
 		st.Start = fmt.Sprintf("%s in %d", m.Start.Value, m.Start.Remoteness)
 	}
 	return st, nil

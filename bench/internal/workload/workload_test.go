@@ -57,14 +57,14 @@ func TestPartitionAndMerge(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	st, err := Run(context.Background(), "connect4", "width=4,height=3", 2, t.TempDir(), true)
+	st, err := Run(context.Background(), Spec{Game: "connect4", Option: "width=4,height=3", Workers: 2}, t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Positions == 0 || st.LevelBytes == 0 || st.DBBytes == 0 || st.Start == "" || st.Tiers != 13 {
 		t.Fatalf("stats %+v", st)
 	}
-	if _, err := Run(context.Background(), "nosuchgame", "", 1, t.TempDir(), false); err == nil {
+	if _, err := Run(context.Background(), Spec{Game: "nosuchgame", Workers: 1}, t.TempDir(), false); err == nil {
 		t.Fatal("no error for an unknown game")
 	}
 }

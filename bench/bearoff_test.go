@@ -1,0 +1,64 @@
+package main
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// BearoffRunEnv names a solved bearoff run (any variant) for
+// BenchmarkBearoffQuery.
+const BearoffRunEnv = "TIERSOLVE_BEAROFF_RUN"
+
+// BenchmarkBearoffQuery looks up random positions of a solved bearoff run
+// (TIERSOLVE_BEAROFF_RUN) through one oracle: each lookup reads one block of
+// its tier's database, which is rarely cached when positions are random.
+// The first lookup of each tier loads its level file (not timed: every
+// tier is touched before the timer starts). Metric: lookups/s.
+func BenchmarkBearoffQuery(b *testing.B) {
+	dir := os.Getenv(BearoffRunEnv)
+	if dir == "" {
+		b.Skipf("set %s to a solved bearoff run", BearoffRunEnv)
+	}
+	m, err := solver.LoadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := games.New(m.Game, m.Option)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o, err := solver.OpenOracle(dir, g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer o.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	var qs []query
+	for _, rec := range m.Tiers {
+		for range 1024 {
+			if rec.Reachable > 0 {
+				qs = append(qs, query{tiergame.Tier(rec.Tier), tiergame.Position(r.Uint64N(rec.TierSize))})
+			}
+		}
+	}
+	for _, q := range qs {
+		if _, err := o.Win(q.tier, q.pos); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	i := 0
+	for b.Loop() {
+		q := qs[i%len(qs)]
+		i++
+		if _, err := o.Win(q.tier, q.pos); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+}

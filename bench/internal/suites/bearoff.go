@@ -1,0 +1,119 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+)
+
+// bearoffSize is one two-sided bearoff the bearoff suite solves: checkers
+// on 6 points.
+type bearoffSize struct {
+	checkers int
+	level    harness.Level
+	// peer: also time gnubg's makebearoff on the same database.
+	peer bool
+	// estimates on the reference machine: tiersolve with 2 workers, and
+	// makebearoff (cubeful, its default; cubeless-only takes about as
+	// long).
+	tier, gnubg time.Duration
+}
+
+var bearoffSizes = []bearoffSize{
+	{checkers: 3, level: harness.Quick, peer: true, tier: 50 * time.Millisecond, gnubg: 150 * time.Millisecond},
+	{checkers: 4, level: harness.Full, peer: true, tier: 100 * time.Millisecond, gnubg: 600 * time.Millisecond},
+	{checkers: 5, level: harness.Full, peer: true, tier: 200 * time.Millisecond, gnubg: 3 * time.Second},
+	{checkers: 6, level: harness.Full, peer: true, tier: 400 * time.Millisecond, gnubg: 20 * time.Second},
+	{checkers: 8, level: harness.Full, tier: 3 * time.Second},
+	{checkers: 10, level: harness.Full, tier: 15 * time.Second},
+	{checkers: 12, level: harness.Explicit, tier: 90 * time.Second},
+	{checkers: 15, level: harness.Explicit, tier: 20 * time.Minute},
+}
+
+// makebearoffPath finds gnubg's makebearoff (Debian package gnubg puts it
+// in /usr/games), or "".
+func makebearoffPath() string {
+	if p, err := exec.LookPath("makebearoff"); err == nil {
+		return p
+	}
+	for _, p := range []string{"/usr/games/makebearoff", "/usr/lib/gnubg/makebearoff"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Bearoff is the suite of the two-sided backgammon bearoff (6 points, 3 to
+// 15 checkers a side), solved exactly by tiersolve with all cores, against
+// gnubg's makebearoff -t 6xC where that is practical (up to 6 checkers):
+// with its default cubeful equities, and with -C, cubeless only, which is
+// what tiersolve computes.
+func Bearoff() harness.Suite {
+	return harness.Suite{
+		Name: "bearoff",
+		Doc:  "the two-sided bearoff on 6 points, 3 to 15 checkers, against gnubg's makebearoff up to 6",
+		Groups: func(cfg harness.Config) []harness.Group {
+			bin := makebearoffPath()
+			var gs []harness.Group
+			for _, s := range bearoffSizes {
+				g := harness.Group{ID: fmt.Sprintf("bearoff/6x%d", s.checkers), Table: "bearoff",
+					Title: fmt.Sprintf("bearoff, %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve",
+					Params: map[string]float64{"checkers": float64(s.checkers)},
+					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
+						Params: map[string]float64{"workers": float64(cfg.Cores)},
+						Job:    harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores})}},
+					Estimate: childStart + s.tier}
+				if s.peer {
+					if bin == "" {
+						g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
+					}
+					t := fmt.Sprintf("6x%d", s.checkers)
+					g.Variants = append(g.Variants,
+						harness.Variant{Name: "makebearoff", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-f", "ts.bd"}},
+						harness.Variant{Name: "makebearoff-C", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-C", "-f", "ts.bd"}})
+					g.Estimate += 2 * (childStart + s.gnubg)
+				}
+				gs = append(gs, g)
+			}
+			return gs
+		},
+		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff},
+		Columns: []harness.Column{
+			{Key: "positions", Header: "positions", Format: "%.0f"},
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "db_bytes", Header: "databases", Format: "bytes"},
+			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+			{Key: "fact:start", Header: "start"},
+		},
+	}
+}
+
+// bearoffArgs: reach then solve the bearoff of Checkers on 6 points.
+type bearoffArgs struct {
+	Checkers int `json:"checkers"`
+	Workers  int `json:"workers"`
+}
+
+func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a bearoffArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: fmt.Sprintf("checkers=%d,points=6", a.Checkers), Workers: a.Workers}))
+}
+
+// mustArgs encodes a job's arguments, for a job that runs another.
+func mustArgs(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a struct of numbers and strings always encodes
+	}
+	return raw
+}

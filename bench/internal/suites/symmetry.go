@@ -1,0 +1,57 @@
+package suites
+
+import (
+	"strings"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+)
+
+// symmetryGames are the game sizes the symmetry suite solves both ways;
+// the level of each is its games-suite level.
+var symmetryGames = []string{"tictactoe", "connect4-5x4", "quixo-3x3", "connect4-5x5", "connect4-6x4", "quixo-4x4", "connect4-6x5"}
+
+// Symmetry is the suite of symmetric runs: every game that declares
+// symmetries solved with all cores, in full and with one position per
+// symmetry class (tierd solve --symmetry), interleaved in each round. The
+// ratio is the full run's time over the symmetric one's; positions are
+// what each run stores.
+func Symmetry() harness.Suite {
+	return harness.Suite{
+		Name: "symmetry",
+		Doc:  "reach and solve each game with symmetries in full and with --symmetry (canonical positions only), all cores",
+		Groups: func(cfg harness.Config) []harness.Group {
+			var gs []harness.Group
+			for _, name := range symmetryGames {
+				s := gameByName(name)
+				g := harness.Group{ID: "symmetry/" + s.name, Table: "symmetry", Title: strings.TrimSpace(s.game + " " + s.option),
+					Level: s.level, Reference: "full",
+					// The symmetric run stores about a half (Connect Four)
+					// or an eighth (the square boards) of the positions.
+					Estimate: 2*childStart + s.tier + s.tier/2}
+				for _, sym := range []bool{false, true} {
+					name := "full"
+					if sym {
+						name = "symmetry"
+					}
+					g.Variants = append(g.Variants, harness.Variant{Name: name, Kind: results.KindSubject,
+						Params: map[string]float64{"workers": float64(cfg.Cores)},
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: sym})})
+				}
+				gs = append(gs, g)
+			}
+			return gs
+		},
+		Jobs: map[string]harness.JobFunc{"solve": runSolve},
+		Columns: []harness.Column{
+			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
+			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
+			{Key: "positions", Header: "positions", Format: "%.0f"},
+			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "level_bytes", Header: "level files", Format: "bytes"},
+			{Key: "db_bytes", Header: "databases", Format: "bytes"},
+			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+			{Key: "fact:start", Header: "start"},
+		},
+	}
+}

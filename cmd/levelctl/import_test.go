@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/internal/cli"
+)
+
+func runLevelctl(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := program.Run(&cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}, args)
+	return code, out.String(), errb.String()
+}
+
+func TestImport(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "ids.txt")
+	// Two bearoff positions (one twice, once with a match ID), the
+	// backgammon start, and a bad ID.
+	ids := "# positions\nAQAABAEAAAAAAA\nCAAABAAAAAAAAA:cAkpApAAcAAE\nAQAABAEAAAAAAA\n4HPwATDgc/ABMA\nnot-an-id\n"
+	if err := os.WriteFile(list, []byte(ids), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sources := []string{list}
+	if match := filepath.Join(xgCorpus, "test.xg"); fileExistsTest(match) {
+		sources = append(sources, match)
+	}
+	out := filepath.Join(dir, "seeds")
+	code, stdout, stderr := runLevelctl(append([]string{"import", "--game", "bearoff", "--option", "checkers=4", "--out", out, "--json"}, sources...)...)
+	if code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	var sum importSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Seen < 5 || sum.Kept < 2 || sum.Duplicates < 1 || sum.Skipped["not a bearoff position"] < 1 ||
+		sum.Skipped["invalid position ID: wrong length"] != 1 || sum.Seen != sum.Kept+sum.Duplicates+total(sum.Skipped) {
+		t.Fatalf("import summary %+v", sum)
+	}
+	var files uint64
+	for _, f := range sum.Files {
+		if _, err := os.Stat(f.Path); err != nil {
+			t.Fatal(err)
+		}
+		files += f.Positions
+	}
+	if files != uint64(sum.Kept) {
+		t.Fatalf("%d positions in the files, %d kept", files, sum.Kept)
+	}
+	if code, _, stderr := runLevelctl("import", "--game", "bearoff", "--option", "checkers=4", "--out", out, list); code != 1 || !strings.Contains(stderr, "already holds") {
+		t.Fatalf("import into a folder with level files: exit %d %s", code, stderr)
+	}
+	if code, _, _ := runLevelctl("import", "--game", "bearoff", "--out", out); code != 2 {
+		t.Fatalf("import without sources: exit %d", code)
+	}
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func fileExistsTest(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

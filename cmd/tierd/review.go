@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/tiersolve/tiersolve/gamecodecs/xg"
+	"github.com/tiersolve/tiersolve/games/bearoff"
+	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/review"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+func init() {
+	program.Register(&cli.Command{Name: "review", Run: runReview,
+		Usage:   "review --db DIR [--json] FILE.xg",
+		Summary: "review a match's bearoff plays against a solved bearoff run: best play and equity lost, per player"})
+}
+
+func runReview(e *cli.Env, args []string) error {
+	fs := program.FlagSet(e, program.Command("review"))
+	db := fs.String("db", "", "solved bearoff run folder")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if *db == "" || fs.NArg() != 1 {
+		return cli.UsageError("need --db DIR and one FILE.xg")
+	}
+	files := fs.Args()
+	m, err := solver.LoadManifest(*db)
+	if err != nil {
+		return err
+	}
+	if m.Game != "bearoff" {
+		return fmt.Errorf("%s holds a run of %s, not of bearoff", *db, m.Game)
+	}
+	tg, err := newGame(m.Game, m.Option)
+	if err != nil {
+		return err
+	}
+	g := tg.(*bearoff.Game)
+	o, err := solver.OpenOracle(*db, g)
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	f, err := xg.Open(files[0])
+	if err != nil {
+		return err
+	}
+	rep, err := review.Match(f, g, o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(rep)
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "game\tplayer\tposition\troll\tplayed\tequity\tbest\tequity\tlost")
+	for _, d := range rep.Decisions {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%+.4f\t%s\t%+.4f\t%.4f\n", d.Game, rep.Totals[d.Player-1].Name, d.Position, d.Roll,
+			d.Played, d.Equity, d.Best, d.BestEquity, d.Lost)
+	}
+	tw.Flush()
+	for _, t := range rep.Totals {
+		fmt.Fprintf(e.Stdout, "%s: %d bearoff plays, %d lost equity, %.4f lost in all\n", t.Name, t.Decisions, t.Errors, t.Lost)
+	}
+	if len(rep.NotCovered) > 0 {
+		reasons := make([]string, 0, len(rep.Reasons))
+		for r := range rep.Reasons {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		fmt.Fprintf(e.Stdout, "%d bearoff plays not covered by %s (%s):", len(rep.NotCovered), *db, m.Option)
+		for _, r := range reasons {
+			fmt.Fprintf(e.Stdout, " %d %s;", rep.Reasons[r], r)
+		}
+		fmt.Fprintln(e.Stdout)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// isChance reports whether the run's game has chance nodes.
+func (r *Run) isChance() bool {
+	_, ok := r.Game.(tiergame.Chance)
+	return ok
+}
+
+// solveChance is Solve for games with chance: every tier, children first,
+// to a probability database; tiers the manifest records as solved are
+// skipped.
+func (r *Run) solveChance(ctx context.Context) error {
+	g := r.Game
+	for _, t := range r.Graph.Tiers {
+		if r.Graph.Loopy[t] {
+			return fmt.Errorf("%s: tier %s is loopy, which games with chance cannot be", g.Name(), g.TierName(t))
+		}
+	}
+	cache := map[tiergame.Tier]*ChanceTier{}
+	var solved atomic.Uint64
+	start := time.Now()
+	err := eachChildrenFirst(r, "solve", cache, func(t tiergame.Tier) error {
+		rec := r.Manifest.tier(uint64(t))
+		if rec.Solved && rec.DB.check(r.Dir, false) == nil {
+			return nil
+		}
+		t0 := time.Now()
+		ct, err := r.solveChanceTier(ctx, t, cache, &solved)
+		if err == nil {
+			var h valuedb.Header
+			if h, err = WriteProbDB(r.dbPath(t), g, t, ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err == nil {
+				err = r.recordSolved(t, rec, h)
+			}
+		}
+		if err != nil {
+			return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
+		}
+		cache[t] = ct
+		secs := time.Since(t0).Seconds()
+		r.Times.SolveSeconds += secs
+		r.worked = true
+		r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
+			"certain_wins", rec.Win, "certain_losses", rec.Lose, "db_bytes", rec.DB.Bytes,
+			"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ct, err := r.loadChance(r.Graph.Start, cache)
+	if err != nil {
+		return err
+	}
+	r.Manifest.Start = ChanceStartRecord(g, ct)
+	r.Manifest.Solved = true
+	r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
+	return r.checkpoint(true)
+}
+
+// solveChanceTier computes the values of tier t.
+func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier, done *atomic.Uint64) (*ChanceTier, error) {
+	kids, err := r.chanceChildren(t, nil, cache)
+	if err != nil {
+		return nil, err
+	}
+	set, err := r.loadLevel(t)
+	if err != nil {
+		return nil, err
+	}
+	ranked := bitarray.NewRanked(set)
+	vals, err := SolveChanceTier(ctx, r.Game, t, ranked, kids, r.Workers, rangesFor(ranked.Total(), r.Workers, r.Ranges), done)
+	if err != nil {
+		return nil, err
+	}
+	return NewChanceTier(t, ranked, vals, r.Workers), nil
+}
+
+// chanceChildren appends t's solved child tiers to kids, from the cache or
+// from their files.
+func (r *Run) chanceChildren(t tiergame.Tier, kids []*ChanceTier, cache map[tiergame.Tier]*ChanceTier) ([]*ChanceTier, error) {
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*ChanceTier, error) { return r.loadChance(c, cache) })
+}
+
+// loadChance returns a solved tier of a game with chance from the cache or
+// from its files.
+func (r *Run) loadChance(t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier) (*ChanceTier, error) {
+	return cached(cache, t, func() (*ChanceTier, error) {
+		return LoadChanceTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
+	})
+}

@@ -1,0 +1,80 @@
+package solver
+
+import (
+	"context"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// The units of work of games with chance, the counterparts of SolveTier,
+// WriteDB and LoadSolvedTier (SolveChanceRange, the range unit, is in
+// chance.go). Seeded and exhaustive runs reach their tiers with
+// MergeSeeded and FullTier (seeds.go).
+
+// chanceRange is about how many positions a range of a chance tier has.
+const chanceRange = 1 << 20
+
+// SolveChanceTier computes the values (by rank) of every position of
+// tier t of a game with chance, whose reachable positions are set, from
+// its solved child tiers kids, in ranges by SolveChanceRange. Work per
+// position varies along a tier (in the bearoff, with the mover's
+// checkers), so the tier is cut into at least ranges ranges and about one
+// per million positions, which the workers take in turn. Values do not
+// depend on workers or ranges.
+func SolveChanceTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*ChanceTier, workers, ranges int, done *atomic.Uint64) ([]tiergame.Prob, error) {
+	workers = max(workers, 1)
+	if ranges <= 0 {
+		ranges = workers
+	}
+	vals := make([]tiergame.Prob, set.Total())
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(workers)
+	for _, rg := range SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16)))) {
+		eg.Go(func() error { return SolveChanceRange(ectx, g, t, set, rg, kids, vals[firstRank(set, rg):], done) })
+	}
+	return vals, eg.Wait()
+}
+
+// WriteProbDB writes tier t's probability database from its values (by
+// rank). The bytes depend only on the values and o's BlockRecords.
+func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob, o *valuedb.WriteOptions) (valuedb.Header, error) {
+	return valuedb.WriteProbs(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, vals, o)
+}
+
+// LoadChanceTier loads a solved tier of a game with chance from its level
+// file and probability database, checking that they agree, and indexes it
+// for look-ups.
+func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*ChanceTier, error) {
+	ranked, db, err := openSolved(g, t, levelPath, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	vals, err := db.ReadAllProbs(workers)
+	if err != nil {
+		return nil, err
+	}
+	return NewChanceTier(t, ranked, vals, workers), nil
+}
+
+// ChanceStartRecord is the manifest's record of the start position of a
+// game with chance, from its solved tier: the probability that the side
+// to move wins. It is nil if the start is not in that tier (a run from
+// seeds that do not hold it).
+func ChanceStartRecord(g tiergame.Game, start *ChanceTier) *StartRecord {
+	st, p := g.Start()
+	if st != start.tier {
+		return nil
+	}
+	v, ok := start.lookup(p)
+	if !ok {
+		return nil
+	}
+	win := v.Float()
+	return &StartRecord{Position: g.Format(st, p), Value: "chance", Win: &win}
+}

@@ -1,0 +1,131 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// eachChildrenFirst calls f for every tier, children first, showing
+// progress as what, and drops a tier from cache once every parent has had
+// its turn.
+func eachChildrenFirst[T any](r *Run, what string, cache map[tiergame.Tier]T, f func(t tiergame.Tier) error) error {
+	order := r.Graph.SolveOrder()
+	pending := map[tiergame.Tier]int{}
+	for _, t := range order {
+		pending[t] = len(r.Graph.Parents[t])
+	}
+	r.meter = progress.New(r.Terminal, r.Log, what, int64(len(order)), "tiers")
+	defer r.meter.Finish()
+	for i, t := range order {
+		r.meter.Set(int64(i), "tier "+r.Game.TierName(t))
+		if err := f(t); err != nil {
+			return err
+		}
+		for _, c := range r.Graph.Children[t] {
+			if pending[c]--; pending[c] == 0 {
+				delete(cache, c)
+			}
+		}
+	}
+	return nil
+}
+
+// checkFiles checks every tier's files against the manifest, recording
+// what does not match.
+func (r *Run) checkFiles(rep *VerifyReport) error {
+	for _, rec := range r.Manifest.Tiers {
+		if !rec.Solved {
+			return fmt.Errorf("tier %s is not solved", rec.Name)
+		}
+		for _, fi := range []*FileInfo{rec.Level, rec.DB} {
+			rep.Files++
+			if err := fi.check(r.Dir, true); err != nil {
+				rep.FileErrors = append(rep.FileErrors, err.Error())
+			}
+		}
+	}
+	return nil
+}
+
+// verifyChance is Verify for games with chance: every stored probability
+// must be the one its children's stored probabilities give, position by
+// position (so it also checks a game's kernel against the rule).
+func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
+	rep := &VerifyReport{}
+	if err := r.checkFiles(rep); err != nil || len(rep.FileErrors) > 0 {
+		return rep, err
+	}
+	cg := r.Game.(tiergame.Chance)
+	cache := map[tiergame.Tier]*ChanceTier{}
+	var mu sync.Mutex
+	err := eachChildrenFirst(r, "verify", cache, func(t tiergame.Tier) error {
+		rec := r.Manifest.tier(uint64(t))
+		ct, err := r.loadChance(t, cache)
+		if err != nil {
+			rep.FileErrors = append(rep.FileErrors, err.Error())
+			return errStop
+		}
+		db, err := openDBChecked(r.dbPath(t))
+		if err != nil {
+			rep.FileErrors = append(rep.FileErrors, err.Error())
+			return errStop
+		}
+		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose {
+			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (%d certain wins, %d certain losses), the manifest says %d (%d, %d)",
+				r.dbPath(t), h.Count, h.Win, h.Lose, rec.Reachable, rec.Win, rec.Lose))
+		}
+		db.Close()
+		kids, err := r.chanceChildren(t, nil, cache)
+		if err != nil {
+			return err
+		}
+		eg, ectx := errgroup.WithContext(ctx)
+		eg.SetLimit(r.Workers)
+		var n atomic.Uint64
+		for _, rg := range SplitRanges(ct.set, rangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
+			eg.Go(func() error {
+				d := newDeriver(r.Game, cg, t, kids)
+				rank := firstRank(ct.set, rg)
+				for p := range ct.set.Range(rg.Lo, rg.Hi) {
+					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
+						return ectx.Err()
+					}
+					stored := ct.vals[rank]
+					rank++
+					derived, err := d.value(tiergame.Position(p))
+					if err == nil && derived == stored {
+						continue
+					}
+					mu.Lock()
+					rep.Mismatches++
+					if len(rep.Examples) < 10 {
+						rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Chance: true,
+							StoredWin: stored, DerivedWin: derived, Err: err})
+					}
+					mu.Unlock()
+				}
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return err
+		}
+		rep.Positions += n.Load()
+		rep.Tiers++
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return rep, err
+}
+
+// errStop ends a walk early without an error.
+var errStop = fmt.Errorf("stop")

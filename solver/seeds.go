@@ -1,0 +1,145 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// A run normally starts from the game's start position. It can start from
+// seeds instead: a folder of full level files, one per tier, named as a
+// run names them (levelctl import writes them from matches and position
+// lists). Then only what the seeds reach is solved. An exhaustive game
+// (tiergame.Exhaustive) without seeds has every position reachable.
+
+// seedsDir is where a run keeps its copies of the seeds.
+const seedsDir = "seeds"
+
+// exhaustive reports whether every position of every tier is reachable:
+// the game says so and the run has no seeds.
+func (r *Run) exhaustive() bool {
+	e, ok := r.Game.(tiergame.Exhaustive)
+	return ok && e.Exhaustive() && len(r.Manifest.Seeds) == 0
+}
+
+// seedFile returns the run's seed level file of tier t, if it has one.
+func (r *Run) seedFile(t tiergame.Tier) (string, bool) {
+	rel := filepath.Join(seedsDir, levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t)))
+	for _, fi := range r.Manifest.Seeds {
+		if fi.Path == rel {
+			return filepath.Join(r.Dir, rel), true
+		}
+	}
+	return "", false
+}
+
+// copySeeds finds the seed level files of the game's tiers in
+// Config.Seeds and returns their descriptions as they are recorded in the
+// manifest (under seeds/). Unless the manifest already has seeds, it
+// copies them into the run folder; if it has, they must be the same.
+func (r *Run) copySeeds(m *Manifest) ([]*FileInfo, error) {
+	if r.Seeds == "" {
+		return nil, nil
+	}
+	var infos []*FileInfo
+	var srcs []string
+	for _, t := range r.Graph.Tiers {
+		name := levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t))
+		src := filepath.Join(r.Seeds, name)
+		if _, err := os.Stat(src); err != nil {
+			continue
+		}
+		fi, err := fileInfo(r.Seeds, name)
+		if err != nil {
+			return nil, err
+		}
+		fi.Path = filepath.Join(seedsDir, name)
+		infos, srcs = append(infos, fi), append(srcs, src)
+	}
+	if len(infos) == 0 {
+		return nil, fmt.Errorf("seeds %s: no level files of %s (%s)", r.Seeds, r.Game.Name(), r.Game.Option())
+	}
+	if m != nil {
+		if !slices.EqualFunc(m.Seeds, infos, func(a, b *FileInfo) bool { return *a == *b }) {
+			return nil, fmt.Errorf("%s holds a run from other seeds than %s", r.Dir, r.Seeds)
+		}
+		return infos, nil
+	}
+	if err := os.MkdirAll(filepath.Join(r.Dir, seedsDir), 0o755); err != nil {
+		return nil, err
+	}
+	for k, src := range srcs {
+		if err := atomicfile.CopyFile(src, filepath.Join(r.Dir, infos[k].Path)); err != nil {
+			return nil, fmt.Errorf("seeds: %w", err)
+		}
+	}
+	return infos, nil
+}
+
+// FullTier is the set of every position of tier t: an exhaustive game's
+// tier (tiergame.Exhaustive), in a run without seeds.
+func FullTier(g tiergame.Game, t tiergame.Tier) *bitarray.Set {
+	set := bitarray.New(0, g.TierSize(t))
+	if n := set.Len(); n > 0 {
+		set.AddRange(0, n-1)
+	}
+	return set
+}
+
+// MergeSeeded is MergeTier for a run from seeds: the union of files (the
+// tier's seed level file, if it has one, and the partial level files its
+// parents' units wrote for it), without the start position.
+func MergeSeeded(ctx context.Context, g tiergame.Game, t tiergame.Tier, files []string, workers int) (*bitarray.Set, error) {
+	set := bitarray.New(0, g.TierSize(t))
+	if err := levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: workers}); err != nil {
+		return nil, fmt.Errorf("tier %d: %w", t, err)
+	}
+	return set, nil
+}
+
+// SeedFile is a level file WriteSeeds wrote.
+type SeedFile struct {
+	Tier      tiergame.Tier
+	Path      string
+	Positions uint64
+	Type      levelfile.Type
+	Bytes     int64
+}
+
+// WriteSeeds writes the positions of each tier of g into dir, one full
+// level file per tier (the smallest of the four types), named as a run's
+// level files are, so that a run can start from them (Config.Seeds).
+func WriteSeeds(dir string, g tiergame.Game, positions map[tiergame.Tier][]tiergame.Position) ([]SeedFile, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	tiers := make([]tiergame.Tier, 0, len(positions))
+	for t := range positions {
+		tiers = append(tiers, t)
+	}
+	slices.Sort(tiers)
+	var out []SeedFile
+	for _, t := range tiers {
+		set := bitarray.New(0, g.TierSize(t))
+		for _, p := range positions[t] {
+			if uint64(p) >= set.Len() {
+				return nil, fmt.Errorf("%s: position %d outside tier %s (%d positions)", g.Name(), p, g.TierName(t), set.Len())
+			}
+			set.Add(uint64(p))
+		}
+		path := filepath.Join(dir, levelfile.FullName(g.Name(), g.Option(), uint64(t)))
+		res, err := levelfile.WriteFile(path, set, &levelfile.WriteOptions{Game: g.Name()})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SeedFile{Tier: t, Path: path, Positions: res.Count, Type: res.Header.Type, Bytes: res.Bytes})
+	}
+	return out, nil
+}

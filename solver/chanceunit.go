@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -32,12 +30,10 @@ func SolveChanceTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		ranges = workers
 	}
 	vals := make([]tiergame.Prob, set.Total())
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(workers)
-	for _, rg := range SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16)))) {
-		eg.Go(func() error { return SolveChanceRange(ectx, g, t, set, rg, kids, vals[firstRank(set, rg):], done) })
-	}
-	return vals, eg.Wait()
+	rs := SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
+	return vals, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+		return SolveChanceRange(ctx, g, t, set, rs[i], kids, vals[firstRank(set, rs[i]):], done)
+	})
 }
 
 // WriteProbDB writes tier t's probability database from its values (by

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -181,12 +179,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	}
 	rs := SplitRanges(set, ranges)
 	s.edges = make([][]uint64, len(rs))
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(workers)
-	for i, r := range rs {
-		goBusy(ctx, eg, func() error { return s.initRange(ectx, r, i) })
-	}
-	if err := eg.Wait(); err != nil {
+	if err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error { return s.initRange(ctx, rs[i], i) }); err != nil {
 		return err
 	}
 	var src parentSource
@@ -206,26 +199,23 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 		return err
 	}
 	// The records by rank; what is still undecided is a draw.
-	eg, _ = errgroup.WithContext(ctx)
-	for _, r := range rs {
-		goBusy(ctx, eg, func() error {
-			rank := firstRank(set, r)
-			for p := range set.Range(r.Lo, r.Hi) {
-				i := rank
-				if s.dense {
-					i = p
-				}
-				rec := wordRecord(s.state[i])
-				if rec.Value() == tiergame.Undecided {
-					rec = valuedb.Make(tiergame.Draw, 0)
-				}
-				out[rank] = rec
-				rank++
+	return forEach(ctx, workers, len(rs), func(_ context.Context, k int) error {
+		r := rs[k]
+		rank := firstRank(set, r)
+		for p := range set.Range(r.Lo, r.Hi) {
+			i := rank
+			if s.dense {
+				i = p
 			}
-			return nil
-		})
-	}
-	return eg.Wait()
+			rec := wordRecord(s.state[i])
+			if rec.Value() == tiergame.Undecided {
+				rec = valuedb.Make(tiergame.Draw, 0)
+			}
+			out[rank] = rec
+			rank++
+		}
+		return nil
+	})
 }
 
 // initRange is the first pass over the members in r.
@@ -438,12 +428,7 @@ func (s *loopySolver) eachPart(ctx context.Context, parts [][]entry, f func(ctx 
 	if len(parts) == 1 {
 		return f(ctx, 0, parts[0])
 	}
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(s.workers)
-	for k, part := range parts {
-		goBusy(ctx, eg, func() error { return f(ectx, k, part) })
-	}
-	return eg.Wait()
+	return forEach(ctx, s.workers, len(parts), func(ctx context.Context, k int) error { return f(ctx, k, parts[k]) })
 }
 
 // winLose propagates a position decided at level (candidates were
@@ -527,47 +512,44 @@ func (s *loopySolver) position(u parentRef) uint64 {
 // queueTies finds, for each position still undecided, its tie children in
 // other tiers, and queues it as a tie candidate.
 func (s *loopySolver) queueTies(ctx context.Context) error {
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(s.workers)
-	for _, r := range SplitRanges(s.set, s.ranges) {
-		goBusy(ctx, eg, func() error {
-			local := map[int][]entry{}
-			moves := make([]tiergame.Child, 0, 64)
-			cur := tiergame.NewCursor(s.g, s.t)
-			last := 0
-			lo := s.set.Rank(r.Lo)
-			for p := range s.set.Range(r.Lo, r.Hi) {
-				i := lo
-				if s.dense {
-					i = p
-				}
-				lo++
-				if wordRecord(s.state[i]).Value() != tiergame.Undecided {
+	rs := SplitRanges(s.set, s.ranges)
+	return forEach(ctx, s.workers, len(rs), func(ectx context.Context, k int) error {
+		r := rs[k]
+		local := map[int][]entry{}
+		moves := make([]tiergame.Child, 0, 64)
+		cur := tiergame.NewCursor(s.g, s.t)
+		last := 0
+		lo := s.set.Rank(r.Lo)
+		for p := range s.set.Range(r.Lo, r.Hi) {
+			i := lo
+			if s.dense {
+				i = p
+			}
+			lo++
+			if wordRecord(s.state[i]).Value() != tiergame.Undecided {
+				continue
+			}
+			if i&1023 == 0 && ectx.Err() != nil {
+				return ectx.Err()
+			}
+			_, cs := cur.Moves(tiergame.Position(p), moves[:0])
+			moves = cs
+			minTie := 1 << 30
+			for _, c := range cs {
+				if c.Tier == s.t {
 					continue
 				}
-				if i&1023 == 0 && ectx.Err() != nil {
-					return ectx.Err()
-				}
-				_, cs := cur.Moves(tiergame.Position(p), moves[:0])
-				moves = cs
-				minTie := 1 << 30
-				for _, c := range cs {
-					if c.Tier == s.t {
-						continue
-					}
-					if rec, ok := s.kids.find(c.Tier, &last).Lookup(c.Pos); ok && rec.Value() == tiergame.Tie {
-						minTie = min(minTie, rec.Remoteness())
-					}
-				}
-				if minTie < 1<<30 {
-					local[minTie+1] = append(local[minTie+1], candidate(p))
+				if rec, ok := s.kids.find(c.Tier, &last).Lookup(c.Pos); ok && rec.Value() == tiergame.Tie {
+					minTie = min(minTie, rec.Remoteness())
 				}
 			}
-			s.ties.merge(local)
-			return nil
-		})
-	}
-	return eg.Wait()
+			if minTie < 1<<30 {
+				local[minTie+1] = append(local[minTie+1], candidate(p))
+			}
+		}
+		s.ties.merge(local)
+		return nil
+	})
 }
 
 // dedupTable is an open-addressing set for dedup, cleared after each use.

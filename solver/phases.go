@@ -213,3 +213,35 @@ func goBusy(ctx context.Context, eg *errgroup.Group, f func() error) {
 		return f()
 	})
 }
+
+// forEach calls f(ctx, i) for every i in [0, n) on at most workers
+// goroutines, each taking the next i when it is done with one. No
+// goroutine is started per item: a worker that finishes an item goes on
+// at once instead of waiting for the next one to be started and scheduled
+// (a thread wake-up, which on this project's VMs cost about 0.3 ms, 10%
+// of a Connect Four tier's time over its 64 ranges). The first error
+// cancels the items not yet taken and is returned.
+func forEach(ctx context.Context, workers, n int, f func(ctx context.Context, i int) error) error {
+	if n <= 0 {
+		return nil
+	}
+	eg, ectx := errgroup.WithContext(ctx)
+	var next atomic.Int64
+	for range min(max(workers, 1), n) {
+		goBusy(ctx, eg, func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return nil
+				}
+				if err := ectx.Err(); err != nil {
+					return err
+				}
+				if err := f(ectx, i); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return eg.Wait()
+}

@@ -225,12 +225,10 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, loopy bool
 		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, forceIndex, recs, done)
 		return recs, err
 	}
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(workers)
-	for _, rg := range SplitRanges(set, ranges) {
-		goBusy(ctx, eg, func() error { return SolveRange(ectx, g, t, set, rg, kids, recs[firstRank(set, rg):], done) })
-	}
-	return recs, eg.Wait()
+	rs := SplitRanges(set, ranges)
+	return recs, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+		return SolveRange(ctx, g, t, set, rs[i], kids, recs[firstRank(set, rs[i]):], done)
+	})
 }
 
 // WriteDB writes tier t's value database from its records (by rank). The
@@ -291,12 +289,8 @@ func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f
 	if set.Total() == 0 {
 		return nil
 	}
-	eg, ctx := errgroup.WithContext(ctx)
-	eg.SetLimit(workers)
-	for _, r := range SplitRanges(set, rangesFor(set.Total(), workers, ranges)) {
-		goBusy(ctx, eg, func() error { return f(ctx, r) })
-	}
-	return eg.Wait()
+	rs := SplitRanges(set, rangesFor(set.Total(), workers, ranges))
+	return forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error { return f(ctx, rs[i]) })
 }
 
 // rangesPerWorker is how many ranges a tier is cut into per worker by

@@ -40,6 +40,7 @@ func TestSymmetricMatchesFull(t *testing.T) {
 			sym := solveRun(t, tc.game, tc.option, Config{Symmetry: true})
 			compareSymmetric(t, full, sym, tc.moves)
 			checkVerifies(t, sym, sym.Manifest.Total)
+			checkFullCounts(t, full, sym)
 			// The files do not depend on the cut into ranges, nor on
 			// how a loopy tier finds parents.
 			if !tc.long {
@@ -172,3 +173,26 @@ func TestSymmetryRecordedAndRefused(t *testing.T) {
 
 // testGameNoSymmetry hides a game's symmetries.
 type testGameNoSymmetry struct{ tiergame.Game }
+
+// checkFullCounts: what Verify of the symmetric run counts for the full
+// game, tier by tier, is what the full run's manifest records.
+func checkFullCounts(t *testing.T, full, sym *Run) {
+	t.Helper()
+	rep, err := sym.Verify(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Full) != len(full.Manifest.Tiers) {
+		t.Fatalf("Verify counted %d tiers of the full game, the full run has %d", len(rep.Full), len(full.Manifest.Tiers))
+	}
+	for _, c := range rep.Full {
+		m := full.Manifest.tier(uint64(c.Tier))
+		want := FullCounts{Tier: c.Tier, Name: c.Name, Positions: m.Reachable, Win: m.Win, Lose: m.Lose, Tie: m.Tie, Draw: m.Draw}
+		if c != want {
+			t.Errorf("tier %s: full-game counts %+v, the full run has %+v", c.Name, c, want)
+		}
+	}
+	if rep, err := full.Verify(t.Context()); err != nil || rep.Full != nil {
+		t.Errorf("Verify of a run without symmetry: Full %v, error %v", rep.Full, err)
+	}
+}

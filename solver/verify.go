@@ -3,10 +3,9 @@ package solver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -44,6 +43,46 @@ type VerifyReport struct {
 	Mismatches uint64
 	Examples   []Mismatch // the first few
 	FileErrors []string   // checksums and counts that do not match the manifest
+	// Full, for a symmetric run, counts the positions of the full game that
+	// the canonical ones stand for, by tier (in solving order) and value:
+	// each canonical position counts once per distinct member of its orbit.
+	// These are the counts a run without symmetry stores.
+	Full []FullCounts
+}
+
+// FullCounts is one tier's positions of the full game, by value.
+type FullCounts struct {
+	Tier                 tiergame.Tier
+	Name                 string
+	Positions            uint64
+	Win, Lose, Tie, Draw uint64
+}
+
+// add counts n positions of value v.
+func (c *FullCounts) add(v tiergame.Value, n uint64) {
+	c.Positions += n
+	switch v {
+	case tiergame.Win:
+		c.Win += n
+	case tiergame.Lose:
+		c.Lose += n
+	case tiergame.Tie:
+		c.Tie += n
+	case tiergame.Draw:
+		c.Draw += n
+	}
+}
+
+// orbitSize is the number of distinct images of position p of tier t.
+func orbitSize(s tiergame.Symmetric, t tiergame.Tier, p tiergame.Position, buf []tiergame.Position) (uint64, []tiergame.Position) {
+	buf = s.Images(t, p, buf[:0])
+	n := uint64(0)
+	for i, q := range buf {
+		if !slices.Contains(buf[:i], q) {
+			n++
+		}
+	}
+	return n, buf
 }
 
 // OK reports whether nothing was wrong.
@@ -71,6 +110,10 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		pending[t] = len(r.Graph.Parents[t])
 	}
 	var mu sync.Mutex
+	sym, _ := Base(r.Game).(tiergame.Symmetric)
+	if !IsQuotient(r.Game) {
+		sym = nil
+	}
 	r.meter = progress.New(r.Terminal, r.Log, "verify", int64(len(r.Graph.Tiers)), "tiers")
 	defer r.meter.Finish()
 	for i, t := range r.Graph.SolveOrder() {
@@ -95,34 +138,48 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		eg, ectx := errgroup.WithContext(ctx)
-		eg.SetLimit(r.Workers)
 		var n atomic.Uint64
-		for _, rg := range SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges)) {
-			eg.Go(func() error {
-				moves := make([]tiergame.Child, 0, 64)
-				last := 0
-				for p := range st.set.Range(rg.Lo, rg.Hi) {
-					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
-						return ectx.Err()
-					}
-					stored, _ := st.Lookup(tiergame.Position(p))
-					derived, err := derive(r.Game, t, tiergame.Position(p), kids, &last, moves[:0])
-					if err == nil && derived == stored {
-						continue
-					}
-					mu.Lock()
-					rep.Mismatches++
-					if len(rep.Examples) < 10 {
-						rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: derived, Err: err})
-					}
-					mu.Unlock()
+		full := FullCounts{Tier: t, Name: r.Game.TierName(t)}
+		rs := SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges))
+		err = forEach(ctx, r.Workers, len(rs), func(ctx context.Context, i int) error {
+			moves := make([]tiergame.Child, 0, 64)
+			var images []tiergame.Position
+			var local FullCounts
+			last := 0
+			for p := range st.set.Range(rs[i].Lo, rs[i].Hi) {
+				if n.Add(1)&4095 == 0 && ctx.Err() != nil {
+					return ctx.Err()
 				}
-				return nil
-			})
-		}
-		if err := eg.Wait(); err != nil {
+				stored, _ := st.Lookup(tiergame.Position(p))
+				if sym != nil {
+					var k uint64
+					k, images = orbitSize(sym, t, tiergame.Position(p), images)
+					local.add(stored.Value(), k)
+				}
+				derived, err := derive(r.Game, t, tiergame.Position(p), kids, &last, moves[:0])
+				if err == nil && derived == stored {
+					continue
+				}
+				mu.Lock()
+				rep.Mismatches++
+				if len(rep.Examples) < 10 {
+					rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: derived, Err: err})
+				}
+				mu.Unlock()
+			}
+			mu.Lock()
+			full.add(tiergame.Win, local.Win)
+			full.add(tiergame.Lose, local.Lose)
+			full.add(tiergame.Tie, local.Tie)
+			full.add(tiergame.Draw, local.Draw)
+			mu.Unlock()
+			return nil
+		})
+		if err != nil {
 			return nil, err
+		}
+		if sym != nil {
+			rep.Full = append(rep.Full, full)
 		}
 		rep.Positions += n.Load()
 		rep.Tiers++

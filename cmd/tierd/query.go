@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
@@ -169,6 +171,20 @@ type verifyJSON struct {
 	Positions  uint64   `json:"positions_rederived"`
 	Mismatches uint64   `json:"mismatches"`
 	Examples   []string `json:"examples"`
+	// Full, for a symmetric run, is the full game's positions by tier and
+	// value that the canonical ones stand for (solver.VerifyReport.Full).
+	Full []fullTier `json:"full_game,omitempty"`
+}
+
+// fullTier is one tier's positions of the full game, by value.
+type fullTier struct {
+	Tier      uint64 `json:"tier"`
+	Name      string `json:"name"`
+	Positions uint64 `json:"positions"`
+	Win       uint64 `json:"win"`
+	Lose      uint64 `json:"lose"`
+	Tie       uint64 `json:"tie"`
+	Draw      uint64 `json:"draw"`
 }
 
 func runVerify(e *cli.Env, args []string) error {
@@ -204,6 +220,9 @@ func runVerify(e *cli.Env, args []string) error {
 	for _, x := range rep.Examples {
 		out.Examples = append(out.Examples, x.String())
 	}
+	for _, c := range rep.Full {
+		out.Full = append(out.Full, fullTier{uint64(c.Tier), c.Name, c.Positions, c.Win, c.Lose, c.Tie, c.Draw})
+	}
 	if *asJSON {
 		if err := json.NewEncoder(e.Stdout).Encode(out); err != nil {
 			return err
@@ -236,4 +255,21 @@ func printVerify(e *cli.Env, v verifyJSON) {
 		fmt.Fprintf(e.Stdout, "%s: ok: %d files match the manifest (size and SHA-256); %d positions in %d tiers re-derived from their children\n",
 			v.Dir, v.Files, v.Positions, v.Tiers)
 	}
+	if len(v.Full) > 0 {
+		printFullGame(e.Stdout, v.Full)
+	}
+}
+
+// printFullGame prints a symmetric run's counts of the full game.
+func printFullGame(w io.Writer, full []fullTier) {
+	fmt.Fprintln(w, "the full game's positions, which the canonical ones stand for:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tier\tpositions\twin\tlose\ttie\tdraw\t")
+	var sum fullTier
+	for _, c := range full {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", c.Name, c.Positions, c.Win, c.Lose, c.Tie, c.Draw)
+		sum.Positions, sum.Win, sum.Lose, sum.Tie, sum.Draw = sum.Positions+c.Positions, sum.Win+c.Win, sum.Lose+c.Lose, sum.Tie+c.Tie, sum.Draw+c.Draw
+	}
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t\n", sum.Positions, sum.Win, sum.Lose, sum.Tie, sum.Draw)
+	tw.Flush()
 }

@@ -42,8 +42,24 @@ func TestSymmetryCommands(t *testing.T) {
 		q.Value != "tie" || q.Remoteness != 8 || len(q.Moves) != 8 || q.Moves[0].Move != "b2" || q.Moves[0].Position != "--x/-o-/---" {
 		t.Fatalf("query: %v %s", err, stdout)
 	}
-	if code, stdout, stderr := tierd(t, "verify", "--db", dir); code != 0 || !strings.Contains(stdout, "765 positions") {
+	if code, stdout, stderr := tierd(t, "verify", "--db", dir); code != 0 || !strings.Contains(stdout, "765 positions") ||
+		!strings.Contains(stdout, "the full game's positions") {
 		t.Fatalf("verify: exit %d: %s %s", code, stdout, stderr)
+	}
+	// The 765 classes stand for tic-tac-toe's 5478 positions.
+	code, stdout, stderr = tierd(t, "verify", "--db", dir, "--json")
+	var v struct {
+		Full []struct{ Positions uint64 } `json:"full_game"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || code != 0 || len(v.Full) != 10 {
+		t.Fatalf("verify --json: exit %d, %v: %s %s", code, err, stdout, stderr)
+	}
+	var total uint64
+	for _, c := range v.Full {
+		total += c.Positions
+	}
+	if total != 5478 {
+		t.Errorf("verify --json: the full game has %d positions, want 5478", total)
 	}
 	code, _, stderr = tierd(t, "solve", "--game", "tictactoe", "--out", dir)
 	if code != 1 || !strings.Contains(stderr, "holds a symmetric run") || strings.Count(stderr, "\n") != 1 {

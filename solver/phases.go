@@ -192,6 +192,19 @@ func (r *Run) Profile() Profile {
 // were busy B in all ran about (n*W - B)/(n - 1) alone.
 type busyMeter struct{ ns atomic.Int64 }
 
+// background starts timing work that runs beside the workers, off the
+// critical path (a file written while the next tier is solved); call the
+// result when it ends, before the run can wait for it. Such work takes
+// cores from the workers, so its time counts as busy: otherwise the
+// workers' lost time would look like serial time. Its wall time stands for
+// its CPU time: such work computes (compresses, decompresses, ranks) and
+// does not sync, and where it compresses on several goroutines the wall
+// time is the smaller, so the serial time stays an upper bound.
+func (m *busyMeter) background() func() {
+	t0 := time.Now()
+	return func() { m.ns.Add(int64(time.Since(t0))) }
+}
+
 type meterKey struct{}
 
 // withMeter returns ctx carrying m; units pass it on to their workers.

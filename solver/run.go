@@ -305,6 +305,7 @@ func (rc *reacher) writeLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.Se
 	rc.pending = w
 	go func() {
 		defer close(w.done)
+		defer rc.busy.background()()
 		path := rc.levelPath(t)
 		if w.err = os.MkdirAll(filepath.Dir(path), 0o755); w.err != nil {
 			return

@@ -138,6 +138,7 @@ func (r *Run) loadLevelAsync(t tiergame.Tier) *levelLoad {
 	l := &levelLoad{t: t, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
+		defer r.busy.background()()
 		set, err := r.loadLevel(t)
 		if err == nil {
 			l.set = bitarray.NewRanked(set)
@@ -229,6 +230,7 @@ func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved f
 	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), solved: solved}
 	go func() {
 		defer close(w.done)
+		defer r.busy.background()()
 		path := r.dbPath(t)
 		if w.h, w.err = WriteDB(path, r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
 			return

@@ -143,6 +143,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		rs := SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges))
 		err = forEach(ctx, r.Workers, len(rs), func(ctx context.Context, i int) error {
 			moves := make([]tiergame.Child, 0, 64)
+			cur := tiergame.NewCursor(r.Game, t) // positions come in ascending order
 			var images []tiergame.Position
 			var local FullCounts
 			last := 0
@@ -156,7 +157,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 					k, images = orbitSize(sym, t, tiergame.Position(p), images)
 					local.add(stored.Value(), k)
 				}
-				derived, err := derive(r.Game, t, tiergame.Position(p), kids, &last, moves[:0])
+				derived, err := derive(cur, tiergame.Position(p), kids, &last, moves[:0])
 				if err == nil && derived == stored {
 					continue
 				}
@@ -193,8 +194,8 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 }
 
 // derive computes a position's record from its children's stored records.
-func derive(g tiergame.Game, t tiergame.Tier, p tiergame.Position, kids children, last *int, buf []tiergame.Child) (valuedb.Record, error) {
-	v, cs := g.Moves(t, p, buf)
+func derive(cur tiergame.Cursor, p tiergame.Position, kids children, last *int, buf []tiergame.Child) (valuedb.Record, error) {
+	v, cs := cur.Moves(p, buf)
 	if v != tiergame.Undecided {
 		return valuedb.Make(v, 0), nil
 	}

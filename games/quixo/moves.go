@@ -199,21 +199,33 @@ func (g *Game) newMover(ti *tierInfo, t tiergame.Tier, side uint64) mover {
 	return m
 }
 
-// children returns the primitive value of board b for mover m or, if there
-// is none, appends its children: the tables give each child's codes and
-// those their ranks.
-func (g *Game) children(b *board, m *mover, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
-	own, opp := b.xs, b.os
+// sides returns the cubes of the player to move (side 0 is X) and of the
+// opponent on board b, and the value for the player to move when a line
+// decides it (Undecided otherwise). The player to move's line counts
+// first: a move that makes lines for both sides loses.
+func (b *board) sides(side uint64) (own, opp uint32, v tiergame.Value) {
+	own, opp = b.xs, b.os
 	ownLine, oppLine := b.xLine, b.oLine
-	if m.side == 1 {
+	if side == 1 {
 		own, opp = b.os, b.xs
 		ownLine, oppLine = b.oLine, b.xLine
 	}
 	switch {
 	case ownLine:
-		return tiergame.Win, dst
+		return own, opp, tiergame.Win
 	case oppLine:
-		return tiergame.Lose, dst
+		return own, opp, tiergame.Lose
+	}
+	return own, opp, tiergame.Undecided
+}
+
+// children returns the primitive value of board b for mover m or, if there
+// is none, appends its children: the tables give each child's codes and
+// those their ranks.
+func (g *Game) children(b *board, m *mover, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+	own, opp, v := b.sides(m.side)
+	if v != tiergame.Undecided {
+		return v, dst
 	}
 	lt := g.tables
 	room := 3 * bits.OnesCount32(g.border) // moves and padding

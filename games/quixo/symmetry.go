@@ -107,17 +107,9 @@ func (c *Cursor) CanonicalMoves(p tiergame.Position, dst []tiergame.Child) (tier
 // canonicalChildren is children with each child canonical: it makes each
 // child's board, canonicalizes it and hashes it.
 func (g *Game) canonicalChildren(b *board, m *mover, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
-	own, opp := b.xs, b.os
-	ownLine, oppLine := b.xLine, b.oLine
-	if m.side == 1 {
-		own, opp = b.os, b.xs
-		ownLine, oppLine = b.oLine, b.xLine
-	}
-	switch {
-	case ownLine:
-		return tiergame.Win, dst
-	case oppLine:
-		return tiergame.Lose, dst
+	own, opp, v := b.sides(m.side)
+	if v != tiergame.Undecided {
+		return v, dst
 	}
 	for srcs := g.border &^ opp; srcs != 0; srcs &= srcs - 1 {
 		c := bits.TrailingZeros32(srcs) & 31

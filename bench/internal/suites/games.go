@@ -41,9 +41,9 @@ var gameSizes = []gameSize{
 	{game: "connect4", option: "width=6,height=4", name: "connect4-6x4", level: harness.Full,
 		tier: 8 * time.Second},
 	{game: "connect4", option: "width=6,height=5", name: "connect4-6x5", level: harness.Explicit,
-		tier: 4 * time.Minute},
+		tier: 150 * time.Second},
 	{game: "quixo", option: "size=3", name: "quixo-3x3", level: harness.Quick, tier: 500 * time.Millisecond},
-	{game: "quixo", option: "size=4", name: "quixo-4x4", level: harness.Full, tier: 80 * time.Second},
+	{game: "quixo", option: "size=4", name: "quixo-4x4", level: harness.Full, tier: 30 * time.Second},
 }
 
 // Games is the reach-and-solve suite: every bundled game and size, solved

@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"time"
 
@@ -91,6 +92,10 @@ type solveArgs struct {
 	Option   string `json:"option"`
 	Workers  int    `json:"workers"`
 	Symmetry bool   `json:"symmetry,omitempty"`
+	// Cores, when set, limits the child process to that many cores
+	// (GOMAXPROCS), garbage collector and background writes included:
+	// without it one worker still keeps more than one core busy.
+	Cores int `json:"cores,omitempty"`
 }
 
 // memoArgs: the memoized baseline on a Width x Height board.
@@ -103,6 +108,9 @@ func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 	var a solveArgs
 	if err := harness.DecodeArgs(raw, &a); err != nil {
 		return harness.Sample{}, err
+	}
+	if a.Cores > 0 {
+		runtime.GOMAXPROCS(a.Cores) // the job runs in a child process of its own
 	}
 	st, err := workload.Run(ctx, workload.Spec{Game: a.Game, Option: a.Option, Workers: a.Workers, Symmetry: a.Symmetry}, env.Dir, true)
 	if err != nil {

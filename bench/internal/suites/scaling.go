@@ -36,7 +36,7 @@ func Scaling() harness.Suite {
 				for _, w := range workerCounts(cfg.Cores) {
 					g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("workers=%d", w), Kind: results.KindSubject,
 						Params: map[string]float64{"workers": float64(w)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w})})
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w, Cores: w})})
 					g.Estimate += childStart + s.tier*2/time.Duration(w)
 				}
 				gs = append(gs, g)

@@ -296,7 +296,9 @@ func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f
 // rangesPerWorker is how many ranges a tier is cut into per worker by
 // default: a worker that is done with a range takes the next, so the
 // end of a tier waits for one small range, not for a worker's share.
-const rangesPerWorker = 32
+// Measured against 32 (2 workers, 3 rounds interleaved): the same time on
+// Connect Four 6x4 and Quixo 4x4, and 8-30% less peak RSS.
+const rangesPerWorker = 8
 
 // minRange is the fewest positions worth a range of their own.
 const minRange = 1 << 12

@@ -73,6 +73,12 @@ func (c *FullCounts) add(v tiergame.Value, n uint64) {
 	}
 }
 
+// sum adds o's counts to c's.
+func (c *FullCounts) sum(o FullCounts) {
+	c.Positions += o.Positions
+	c.Win, c.Lose, c.Tie, c.Draw = c.Win+o.Win, c.Lose+o.Lose, c.Tie+o.Tie, c.Draw+o.Draw
+}
+
 // orbitSize is the number of distinct images of position p of tier t.
 func orbitSize(s tiergame.Symmetric, t tiergame.Tier, p tiergame.Position, buf []tiergame.Position) (uint64, []tiergame.Position) {
 	buf = s.Images(t, p, buf[:0])
@@ -169,10 +175,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 				mu.Unlock()
 			}
 			mu.Lock()
-			full.add(tiergame.Win, local.Win)
-			full.add(tiergame.Lose, local.Lose)
-			full.add(tiergame.Tie, local.Tie)
-			full.add(tiergame.Draw, local.Draw)
+			full.sum(local)
 			mu.Unlock()
 			return nil
 		})

@@ -277,6 +277,11 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 					canLose = false
 				}
 			}
+			if !canLose && !s.useIdx {
+				// A move elsewhere that does not lose decides the counter
+				// (blocked): the moves inside the tier need no counting.
+				inTier = inTier[:0]
+			}
 			inTier = dedup(inTier, &seen)
 			if len(inTier) > maxCounter {
 				return fmt.Errorf("%s: tier %d position %d has %d moves inside its tier, more than %d", g.Name(), t, p, len(inTier), maxCounter)

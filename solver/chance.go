@@ -51,7 +51,10 @@ func (c *ChanceTier) Tier() tiergame.Tier { return c.tier }
 // Values returns the values by rank.
 func (c *ChanceTier) Values() []tiergame.Prob { return c.vals }
 
-// lookup returns the value of position p.
+// lookup returns the value of position p. It is SolvedTier.Lookup for
+// probabilities, written out twice on purpose: a generic version shared by
+// both is not inlined and made Connect Four 6x4 about 2% slower (3 rounds
+// of tierd solve, interleaved).
 func (c *ChanceTier) lookup(p tiergame.Position) (tiergame.Prob, bool) {
 	if c.byPos != nil {
 		if i := uint64(p) - c.set.Base(); i < uint64(len(c.byPos)) {

@@ -116,9 +116,9 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		pending[t] = len(r.Graph.Parents[t])
 	}
 	var mu sync.Mutex
-	sym, _ := Base(r.Game).(tiergame.Symmetric)
-	if !IsQuotient(r.Game) {
-		sym = nil
+	var sym tiergame.Symmetric // a symmetric run's, to count the full game
+	if IsQuotient(r.Game) {
+		sym = Base(r.Game).(tiergame.Symmetric)
 	}
 	r.meter = progress.New(r.Terminal, r.Log, "verify", int64(len(r.Graph.Tiers)), "tiers")
 	defer r.meter.Finish()

@@ -112,13 +112,19 @@ type Assignment struct {
 	// the quotient game (solver.Reduce).
 	Symmetry bool     `json:"symmetry,omitempty"`
 	Children []uint64 `json:"children,omitempty"`
-	// Level is the tier's full level file (Expand, SolveRange, SolveTier),
-	// Partials the partial level files of a loopy tier (Close), Kids the
-	// solved child tiers (SolveRange, SolveTier).
+	// Level is the tier's full level file (SolveRange, SolveTier; Expand
+	// once it is written), Partials the partial level files whose union
+	// is the tier (Expand before its file is written) or which a loopy
+	// tier is closed from (Close), Kids the solved child tiers
+	// (SolveRange, SolveTier).
 	Level    *Blob      `json:"level,omitempty"`
 	Partials []Blob     `json:"partials,omitempty"`
 	Kids     []KidInput `json:"kids,omitempty"`
-	LeaseTTL float64    `json:"lease_ttl"` // seconds
+	// Set names the tier's set, the same for every unit of the tier
+	// whether it comes from Level or Partials (Run.setKey): a worker
+	// keeps a set it loaded under this name.
+	Set      string  `json:"set"`
+	LeaseTTL float64 `json:"lease_ttl"` // seconds
 }
 
 // KidInput is a solved child tier: its level file, and its records: the
@@ -127,6 +133,7 @@ type Assignment struct {
 type KidInput struct {
 	Tier    uint64 `json:"tier"`
 	Level   Blob   `json:"level"`
+	Set     string `json:"set"` // as Assignment.Set
 	DB      *Blob  `json:"db,omitempty"`
 	Records []Blob `json:"records,omitempty"`
 }

@@ -79,7 +79,7 @@ const (
 	opGrant    = "grant"    // Grant: lease a unit to a worker
 	opComplete = "complete" // Complete: a unit's result
 	opRelease  = "release"  // Release: a lease expired or failed
-	opLevel    = "level"    // Level: a tier's merged level file
+	opLevel    = "level"    // Level: a tier's merged set (its cut), then its level file
 	opDB       = "db"       // DB: a tier's merged value database
 	opFinish   = "finish"   // Finish: the run is done, or failed
 )
@@ -242,10 +242,19 @@ func (r *Run) apply(s *State, c *command, index uint64) any {
 		if t == nil {
 			return fmt.Errorf("run %s tier %d: %w", r.ID, c.Level.Tier, ErrNoUnit)
 		}
-		if t.Level == nil { // a redone merge writes the same file
-			lv := c.Level.Level
+		lv := c.Level.Level
+		switch {
+		case t.Level == nil:
 			t.Level = &lv
+		case !t.written() && lv.Blob.SHA256 != "":
+			// The file of a tier cut before: its count and ranges stay.
+			// A new Level, not a change in place: the leader's merges
+			// read the old one without the lock.
+			written := *t.Level
+			written.Blob, written.Type = lv.Blob, lv.Type
+			t.Level = &written
 		}
+		// Otherwise a redone merge: the same set, the same file.
 		return nil
 	case opDB:
 		t := r.tier(c.DB.Tier)

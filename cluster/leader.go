@@ -206,10 +206,12 @@ func (n *Node) doTask(ctx context.Context, task leaderTask) error {
 	return fmt.Errorf("unknown task %q", task.Kind)
 }
 
-// mergeLevel merges a tier's partial level files into its full level file
-// (all four types, the smallest kept: the same code and options as tierd
-// solve), stores it on a majority of the coordinators, cuts the tier into
-// ranges and records it.
+// mergeLevel merges a tier's partial level files, cuts the tier into
+// ranges and records the cut, so its units start (they merge the same
+// partials themselves); then it writes the full level file (all four
+// types, the smallest kept: the same code and options as tierd solve),
+// stores it on a majority of the coordinators and records it. The file is
+// off the path from tier to tier: only the tier's solving needs it.
 func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) error {
 	t := tiergame.Tier(in.tier.Tier)
 	paths, err := n.localPaths(ctx, in.blobs)
@@ -222,6 +224,22 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 	} else if set, err = solver.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
 		return err
 	}
+	lv := Level{Reachable: set.Count()}
+	if in.tier.Level != nil {
+		// Cut before (by this leader or an earlier one): the ranges stay.
+		if in.tier.Level.Reachable != lv.Reachable {
+			return fmt.Errorf("tier %d: %d positions merged, %d when it was cut", t, lv.Reachable, in.tier.Level.Reachable)
+		}
+		lv.Ranges = in.tier.Level.Ranges
+	} else {
+		if lv.Reachable > 0 {
+			ranked := bitarray.NewRanked(set)
+			lv.Ranges = solver.SplitRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
+		}
+		if _, err := n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}}); err != nil {
+			return err
+		}
+	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
 		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers, NoSync: true})
 	})
@@ -231,11 +249,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 	if err := n.replicate(ctx, []Blob{blob}); err != nil {
 		return err
 	}
-	lv := Level{Blob: blob, Reachable: set.Count(), Type: int(res.(levelfile.Result).Header.Type)}
-	if lv.Reachable > 0 {
-		ranked := bitarray.NewRanked(set)
-		lv.Ranges = solver.SplitRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
-	}
+	lv.Blob, lv.Type = blob, int(res.(levelfile.Result).Header.Type)
 	_, err = n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}})
 	return err
 }
@@ -472,10 +486,14 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		return nil
 	}
 	a := &Assignment{Ref: ref, Token: token, Kind: u.Kind, Lo: u.Lo, Hi: u.Hi, Game: r.Game, Option: r.Option,
-		Loopy: t.Loopy, Symmetry: r.Settings.Symmetry, Children: t.Children}
+		Loopy: t.Loopy, Symmetry: r.Settings.Symmetry, Children: t.Children, Set: r.setKey(t)}
 	switch u.Kind {
 	case Expand:
-		a.Level = &t.Level.Blob
+		if t.written() {
+			a.Level = &t.Level.Blob
+		} else {
+			a.Partials = r.levelInputs(t)
+		}
 	case Close:
 		a.Partials = r.closeInputs(t)
 	case SolveRange, SolveTier:
@@ -483,7 +501,7 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		for _, c := range t.Children {
 			ct := r.tier(c)
 			db, recs := ct.records()
-			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, DB: db, Records: recs})
+			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, Set: r.setKey(ct), DB: db, Records: recs})
 		}
 	}
 	return a

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -100,7 +102,9 @@ type Tier struct {
 	Reach []*Unit `json:"reach,omitempty"`
 	// Expanded is set when every unit of Reach is done.
 	Expanded bool `json:"expanded,omitempty"`
-	// Level is the full level file, merged by the leader.
+	// Level is the tier's merged set: first its count and ranges (the
+	// tier is cut, and its units start from the partial level files),
+	// then its full level file (written).
 	Level *Level `json:"level,omitempty"`
 	// Solve holds the units that solve the tier: ranges of its level
 	// file, or one unit for a loopy tier. Nil until they can start.
@@ -119,7 +123,7 @@ func (t *Tier) Phase() string {
 		return "writing"
 	case t.Solve != nil:
 		return "solving"
-	case t.Expanded && t.Level != nil:
+	case t.Expanded && t.written():
 		return "reached"
 	case t.Expanded || (t.Loopy && allDone(t.Reach)):
 		return "merging"
@@ -131,9 +135,12 @@ func (t *Tier) Phase() string {
 	return "waiting"
 }
 
-// Level is a tier's merged full level file.
+// Level is a tier's merged set: how many positions it holds and how the
+// units cut it, known as soon as the leader has merged the partial level
+// files, and the full level file (Blob, Type), set once it is written and
+// on a majority of the coordinators.
 type Level struct {
-	Blob      Blob           `json:"blob"`
+	Blob      Blob           `json:"blob"` // empty until written
 	Reachable uint64         `json:"reachable"`
 	Type      int            `json:"type"`
 	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
@@ -229,6 +236,9 @@ type UnitRef struct {
 	Phase Phase  `json:"phase"`
 	Index int    `json:"index"`
 }
+
+// written reports whether the tier's full level file is written.
+func (t *Tier) written() bool { return t.Level != nil && t.Level.Blob.SHA256 != "" }
 
 // check refuses a new run whose tiers are not a graph of its own tiers.
 func (r *Run) check() error {
@@ -389,7 +399,7 @@ func (r *Run) advanceTier(t *Tier) bool {
 	case !t.Expanded && allDone(t.Reach):
 		t.Expanded = true
 		return true
-	case t.Solve == nil && t.Level != nil && t.Expanded && r.childrenSolved(t):
+	case t.Solve == nil && t.written() && t.Expanded && r.childrenSolved(t):
 		t.Solve = []*Unit{}
 		switch {
 		case t.Level.Reachable == 0:
@@ -433,7 +443,7 @@ func (s *State) leaderTasks() []leaderTask {
 		}
 		solved := true
 		for _, t := range r.Tiers {
-			if t.Level == nil && r.levelInputsReady(t) {
+			if !t.written() && r.levelInputsReady(t) {
 				out = append(out, leaderTask{taskLevel, r.ID, t.Tier})
 			}
 			if t.DB == nil && allDone(t.Solve) {
@@ -471,6 +481,19 @@ func (r *Run) levelInputs(t *Tier) []Blob {
 	return r.closeInputs(t)
 }
 
+// setKey names tier t's set for workers' memory: a digest of the run's
+// game and the partial level files merged into it, so the set a worker
+// merged from the partials and the level file written from them share a
+// name.
+func (r *Run) setKey(t *Tier) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%d", r.Game, r.Option, r.Settings.Symmetry, t.Tier)
+	for _, b := range r.levelInputs(t) {
+		fmt.Fprintf(h, "\x00%s", b.SHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // closeInputs lists the partial level files t's parents produced for it.
 func (r *Run) closeInputs(t *Tier) []Blob {
 	var out []Blob
@@ -505,7 +528,7 @@ func (s *State) liveBlobs() map[string]int64 {
 	add := func(b Blob) { live[b.SHA256] = b.Size }
 	for _, r := range s.Runs {
 		for _, t := range r.Tiers {
-			if t.Level != nil {
+			if t.written() {
 				add(t.Level.Blob)
 			}
 			if t.DB != nil {
@@ -519,7 +542,7 @@ func (s *State) liveBlobs() map[string]int64 {
 					continue
 				}
 				for _, o := range u.Done.Outputs {
-					if r.tier(o.Tier).Level == nil {
+					if !r.tier(o.Tier).written() {
 						add(o.Blob)
 					}
 				}

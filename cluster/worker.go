@@ -186,8 +186,10 @@ func (w *Worker) Run(ctx context.Context) error {
 func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit, free func()) {
 	t0 := time.Now()
 	log := w.log.With("run", a.Ref.Run, "tier", a.Ref.Tier, "kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
-	outs, files, positions, err := w.execute(ctx, a)
-	free()
+	var once sync.Once
+	computed := func() { once.Do(free) }
+	outs, files, positions, err := w.execute(ctx, a, computed)
+	computed()
 	defer func() {
 		for _, f := range files {
 			os.Remove(f)
@@ -328,8 +330,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // execute runs a unit and writes its outputs into files of the worker's
 // folder (files[i] holds outs[i]); it returns the positions it expanded
-// or solved.
-func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, files []string, positions uint64, err error) {
+// or solved. It calls computed between the work and the writing: the
+// unit's threads are then free for the next unit, and the encoding of its
+// outputs overlaps that unit's work, as tierd solve writes a tier's files
+// while the next tier works.
+func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (outs []Output, files []string, positions uint64, err error) {
 	g, err := w.games.get(a.Game, a.Option, a.Symmetry)
 	if err != nil {
 		return nil, nil, 0, err
@@ -349,7 +354,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 	r := solver.Range{Lo: a.Lo, Hi: a.Hi}
 	switch a.Kind {
 	case Expand:
-		set, release, err := w.levelSet(ctx, g, t, *a.Level)
+		set, release, err := w.tierSet(ctx, g, t, a.Set, a.Level, a.Partials)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -358,17 +363,14 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 		if positions, err = solver.ExpandRange(ctx, g, t, set.Set, r, targets, nil); err != nil {
 			return nil, nil, 0, err
 		}
+		computed()
 		for _, tg := range targets {
 			if err := out.partial(g, tg); err != nil {
 				return nil, nil, 0, err
 			}
 		}
 	case Close:
-		paths, err := w.disk.paths(ctx, a.Partials)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		set, err := solver.MergeTier(ctx, g, t, paths, w.cfg.Threads)
+		set, err := w.mergeTier(ctx, g, t, a.Partials)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -378,6 +380,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			return nil, nil, 0, err
 		}
 		positions = done.Load()
+		computed()
 		if err := out.partial(g, solver.Target{Tier: t, Set: set}); err != nil {
 			return nil, nil, 0, err
 		}
@@ -389,7 +392,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			}
 		}
 	case SolveRange, SolveTier:
-		set, release, err := w.levelSet(ctx, g, t, *a.Level)
+		set, release, err := w.tierSet(ctx, g, t, a.Set, a.Level, nil)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -407,6 +410,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 			if err := solver.SolveChanceRange(ctx, g, t, set, r, kids, vals, nil); err != nil {
 				return nil, nil, 0, err
 			}
+			computed()
 			if err := out.probs(g, t, vals); err != nil {
 				return nil, nil, 0, err
 			}
@@ -430,6 +434,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment) (outs []Output, fil
 		}
 		positions = uint64(len(recs))
 		solved := time.Now()
+		computed()
 		if err := out.records(g, t, recs); err != nil {
 			return nil, nil, 0, err
 		}
@@ -471,16 +476,25 @@ func (o *outputs) add(t tiergame.Tier, write func(path string) error) error {
 	return nil
 }
 
-// partial writes a partial level file of a target's set, if not empty.
+// partial writes a partial level file of a target's set, if not empty,
+// and keeps the set in memory for when this worker merges the tier.
 func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}
-	return o.add(tg.Tier, func(path string) error {
+	err := o.add(tg.Tier, func(path string) error {
 		_, err := solver.WriteLevel(path, g, tg.Set, levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: 1, NoSync: true})
 		return err
 	})
+	if err == nil {
+		o.w.mem.put(partialKey(o.outs[len(o.outs)-1].Blob), tg.Set, int64(tg.Set.Len()/8))
+	}
+	return err
 }
+
+// partialKey names, in the memory cache, the set of a partial level file
+// this worker wrote as blob b.
+func partialKey(b Blob) string { return "partial:" + b.SHA256 }
 
 // records writes a range's records as a value database, and keeps them
 // in memory for when this worker solves the tier's parents.
@@ -543,17 +557,26 @@ func (o *outputs) remove() {
 	}
 }
 
-// levelSet returns tier t's level file loaded and ranked, from the memory
-// cache or the disk cache; release lets the cache evict it again.
-func (w *Worker) levelSet(ctx context.Context, g tiergame.Game, t tiergame.Tier, b Blob) (*bitarray.Ranked, func(), error) {
-	v, release, err := w.mem.get("level:"+b.SHA256, func() (any, int64, error) {
-		paths, err := w.disk.paths(ctx, []Blob{b})
-		if err != nil {
-			return nil, 0, err
-		}
-		set, err := solver.LoadLevel(paths[0], g, t)
-		if err != nil {
-			return nil, 0, err
+// tierSet returns tier t's set, ranked, by its name key (Assignment.Set)
+// from the memory cache, or else loaded from its level file if level is
+// given, or merged from its partial level files; release lets the cache
+// evict it again.
+func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, t tiergame.Tier, key string, level *Blob, partials []Blob) (*bitarray.Ranked, func(), error) {
+	v, release, err := w.mem.get("set:"+key, func() (any, int64, error) {
+		var set *bitarray.Set
+		if level != nil {
+			paths, err := w.disk.paths(ctx, []Blob{*level})
+			if err != nil {
+				return nil, 0, err
+			}
+			if set, err = solver.LoadLevel(paths[0], g, t); err != nil {
+				return nil, 0, err
+			}
+		} else {
+			var err error
+			if set, err = w.mergeTier(ctx, g, t, partials); err != nil {
+				return nil, 0, err
+			}
 		}
 		return bitarray.NewRanked(set), int64(g.TierSize(t)/8*9/8 + 64), nil
 	})
@@ -561,6 +584,34 @@ func (w *Worker) levelSet(ctx context.Context, g tiergame.Game, t tiergame.Tier,
 		return nil, nil, err
 	}
 	return v.(*bitarray.Ranked), release, nil
+}
+
+// mergeTier is solver.MergeTier of the partial level files, taking the
+// sets of those this worker wrote from memory.
+func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, partials []Blob) (*bitarray.Set, error) {
+	var files []Blob
+	var sets []*bitarray.Set
+	for _, b := range partials {
+		if v, ok := w.mem.peek(partialKey(b)); ok {
+			sets = append(sets, v.(*bitarray.Set))
+		} else {
+			files = append(files, b)
+		}
+	}
+	paths, err := w.disk.paths(ctx, files)
+	if err != nil {
+		return nil, err
+	}
+	set, err := solver.MergeTier(ctx, g, t, paths, w.cfg.Threads)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sets {
+		if err := set.Or(s); err != nil {
+			return nil, fmt.Errorf("tier %d: %w", t, err)
+		}
+	}
+	return set, nil
 }
 
 // kidsOf loads the solved child tiers of a unit, as build makes each one
@@ -580,7 +631,7 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInpu
 			t := tiergame.Tier(k.Tier)
 			// The tier's set is often loaded already: this worker solved
 			// ranges of it.
-			set, releaseSet, err := w.levelSet(ctx, g, t, k.Level)
+			set, releaseSet, err := w.tierSet(ctx, g, t, k.Set, &k.Level, nil)
 			if err != nil {
 				return nil, 0, err
 			}

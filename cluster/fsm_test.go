@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -116,8 +117,33 @@ func TestFSMRunLifecycle(t *testing.T) {
 		t.Fatalf("tasks after closing: %v", got)
 	}
 	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 20}}})
-	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5, Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
-	// Tier 2 has no children: expanded at once, solvable at once.
+	// Tier 2 in the leader's two steps: its cut, then its file.
+	cut := Level{Reachable: 5, Ranges: []solver.Range{{Lo: 0, Hi: 100}}}
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: cut}})
+	s = h.state()
+	if t2 := s.Runs[0].Tiers[2]; !t2.Expanded || t2.Solve != nil || t2.Phase() != "merging" {
+		t.Fatalf("tier 2 cut, not written: solvable or wrong phase %q: %+v", t2.Phase(), t2)
+	}
+	if got := tasksOf(h); !slices.Contains(got, leaderTask{taskLevel, id, 2}) {
+		t.Fatalf("no task to write tier 2's file after its cut: %v", got)
+	}
+	var live map[string]int64
+	h.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
+	if _, ok := live[blobOf("p2").SHA256]; !ok {
+		t.Fatal("tier 2's partial not live while its file is not written")
+	}
+	again := Level{Reachable: 5, Ranges: []solver.Range{{Lo: 0, Hi: 40}, {Lo: 40, Hi: 100}}}
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: again}}) // a redone cut: ignored
+	again.Blob = blobOf("level2")
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: again}})
+	if lv := h.state().Runs[0].Tiers[2].Level; lv.Blob != blobOf("level2") || !slices.Equal(lv.Ranges, cut.Ranges) {
+		t.Fatalf("tier 2 written: %+v, want the file with the first cut's ranges", lv)
+	}
+	h.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
+	if _, ok := live[blobOf("p2").SHA256]; ok {
+		t.Fatal("tier 2's partial still live once its file is written")
+	}
+	// Tier 2 has no children: expanded at once, solvable once written.
 	s = h.state()
 	t2 := s.Runs[0].Tiers[2]
 	if !t2.Expanded || len(t2.Reach) != 0 || len(t2.Solve) != 1 || t2.Solve[0].Kind != SolveRange {
@@ -144,7 +170,6 @@ func TestFSMRunLifecycle(t *testing.T) {
 		t.Fatalf("tasks when all solved: %v", got)
 	}
 	// Only the level files and databases stay live.
-	var live map[string]int64
 	h.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
 	if len(live) != 6 {
 		t.Fatalf("live blobs of a solved run: %d, want 6", len(live))
@@ -462,4 +487,47 @@ func FuzzApply(f *testing.F) {
 		h.fsm.View(func(s *State, _ uint64) { s.leaderTasks(); s.liveBlobs() })
 		restored(t, h.fsm)
 	})
+}
+
+// TestShrinkingRanges checks the cut of a tier into units: the ranges
+// cover it without gaps or overlaps, in order, and their member counts
+// shrink about as n, n-1, ..., 1.
+func TestShrinkingRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		base, size uint64
+		density    float64
+		n          int
+	}{{0, 1 << 16, 0.5, 4}, {1000, 1 << 14, 0.01, 6}, {0, 100, 1, 1}, {0, 1 << 12, 0.9, 2}, {7, 64, 0.05, 10}} {
+		set := bitarray.New(tc.base, tc.size)
+		for p := tc.base; p < tc.base+tc.size; p++ {
+			if rng.Float64() < tc.density {
+				set.Add(p)
+			}
+		}
+		ranked := bitarray.NewRanked(set)
+		rs := shrinkingRanges(ranked, tc.n)
+		if rs[0].Lo != tc.base || rs[len(rs)-1].Hi != tc.base+tc.size {
+			t.Fatalf("%+v: ranges %v do not cover the tier", tc, rs)
+		}
+		total, weights := ranked.Total(), uint64(tc.n*(tc.n+1)/2)
+		for i, r := range rs {
+			if r.Lo >= r.Hi || (i > 0 && r.Lo != rs[i-1].Hi) {
+				t.Fatalf("%+v: ranges %v overlap, leave a gap or are empty", tc, rs)
+			}
+			got := uint64(0)
+			for range set.Range(r.Lo, r.Hi) {
+				got++
+			}
+			if len(rs) == tc.n {
+				want := total * uint64(tc.n-i) / weights
+				if got+1 < want || got > want+1 {
+					t.Errorf("%+v: range %d holds %d members, want about %d", tc, i, got, want)
+				}
+			}
+		}
+		if !slices.Equal(rs, shrinkingRanges(ranked, tc.n)) {
+			t.Fatalf("%+v: the cut is not deterministic", tc)
+		}
+	}
 }

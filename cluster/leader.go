@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"slices"
 	"sync"
@@ -29,6 +30,8 @@ type leadership struct {
 	running  map[leaderTask]bool // merges under way
 	failures map[leaderTask]int
 	retryAt  map[leaderTask]time.Time
+
+	pre *premerger // tiers merged ahead of their cut
 }
 
 // maxMerges is how many merges run at once; each uses all the node's
@@ -46,6 +49,7 @@ func (n *Node) elected() *leadership {
 	}
 	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
 	l.ctx, l.cancel = context.WithCancel(n.ctx)
+	l.pre = newPremerger(l.ctx, n)
 	var tokens []uint64
 	var members []Member
 	n.fsm.View(func(s *State, _ uint64) {
@@ -71,6 +75,7 @@ func (l *leadership) stop() {
 	l.n.ready.Store(false)
 	l.cancel()
 	l.wg.Wait()
+	l.pre.wait()
 }
 
 // eachLease calls f with every active lease of a run.
@@ -116,7 +121,11 @@ func (l *leadership) tick() {
 		}
 	}
 	var tasks []leaderTask
-	n.fsm.View(func(s *State, _ uint64) { tasks = s.leaderTasks() })
+	n.fsm.View(func(s *State, _ uint64) {
+		tasks = s.leaderTasks()
+		l.pre.forget(s)
+		l.pre.update(s)
+	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, task := range tasks {
@@ -138,7 +147,7 @@ func (l *leadership) run(task leaderTask) {
 	defer l.wg.Done()
 	n := l.n
 	t0 := time.Now()
-	err := n.doTask(l.ctx, task)
+	err := n.doTask(l.ctx, task, l.pre)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.running, task)
@@ -169,7 +178,7 @@ type taskInputs struct {
 	start *Tier // the start tier, for taskFinish
 }
 
-func (n *Node) doTask(ctx context.Context, task leaderTask) error {
+func (n *Node) doTask(ctx context.Context, task leaderTask, pre *premerger) error {
 	var in taskInputs
 	var g tiergame.Game
 	var err error
@@ -197,7 +206,7 @@ func (n *Node) doTask(ctx context.Context, task leaderTask) error {
 	}
 	switch task.Kind {
 	case taskLevel:
-		return n.mergeLevel(ctx, g, in)
+		return n.mergeLevel(ctx, g, in, pre)
 	case taskDB:
 		return n.mergeDB(ctx, g, in)
 	case taskFinish:
@@ -212,17 +221,28 @@ func (n *Node) doTask(ctx context.Context, task leaderTask) error {
 // types, the smallest kept: the same code and options as tierd solve),
 // stores it on a majority of the coordinators and records it. The file is
 // off the path from tier to tier: only the tier's solving needs it.
-func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) error {
+func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, pre *premerger) error {
 	t := tiergame.Tier(in.tier.Tier)
-	paths, err := n.localPaths(ctx, in.blobs)
+	blobs := in.blobs
+	set, merged := pre.take(in.run.ID, in.tier.Tier)
+	if set != nil {
+		blobs = slices.DeleteFunc(slices.Clone(blobs), func(b Blob) bool { return merged[b.SHA256] })
+	}
+	paths, err := n.localPaths(ctx, blobs)
 	if err != nil {
 		return err
 	}
-	var set *bitarray.Set
-	if in.run.Exhaustive {
+	switch {
+	case in.run.Exhaustive:
 		set = solver.FullTier(g, t)
-	} else if set, err = solver.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
-		return err
+	case set != nil:
+		if err := levelfile.MergeInto(ctx, set, paths, &levelfile.MergeOptions{Workers: n.cfg.Workers}); err != nil {
+			return fmt.Errorf("tier %d: %w", t, err)
+		}
+	default:
+		if set, err = solver.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
+			return err
+		}
 	}
 	lv := Level{Reachable: set.Count()}
 	if in.tier.Level != nil {
@@ -234,7 +254,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs) e
 	} else {
 		if lv.Reachable > 0 {
 			ranked := bitarray.NewRanked(set)
-			lv.Ranges = solver.SplitRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
+			lv.Ranges = shrinkingRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
 		}
 		if _, err := n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}}); err != nil {
 			return err
@@ -318,6 +338,36 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 	n := uint64(max(threads, 1) * set.RangesPerThread)
 	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
 	return int(max(n, 1))
+}
+
+// shrinkingRanges cuts the members of s into n ranges whose member counts
+// shrink linearly, as n, n-1, ..., 1 (guided self-scheduling): units are
+// leased in order, so the last ones of a tier, which the next tier waits
+// for, are the small ones. With two ranges per thread the threads finish
+// together: with 2 threads, 4, 3, 2, 1 tenths are taken as 4+1 and 3+2.
+// The cut points depend only on s and n.
+func shrinkingRanges(s *bitarray.Ranked, n int) []solver.Range {
+	total := s.Total()
+	n = max(1, min(n, int(max(total, 1))))
+	weights := uint64(n) * uint64(n+1) / 2
+	out := make([]solver.Range, 0, n)
+	lo, before := s.Base(), uint64(0)
+	for i := range n - 1 {
+		before += uint64(n - i)
+		p, _ := s.Select(mulDiv(total, before, weights))
+		if p > lo {
+			out = append(out, solver.Range{Lo: lo, Hi: p})
+			lo = p
+		}
+	}
+	return append(out, solver.Range{Lo: lo, Hi: s.Base() + s.Len()})
+}
+
+// mulDiv is a*b/c for b <= c, without overflow in a*b.
+func mulDiv(a, b, c uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	q, _ := bits.Div64(hi, lo, c) // hi < c, as b <= c
+	return q
 }
 
 // readRecordsInto decodes the records of a unit's (or a tier's) value

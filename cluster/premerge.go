@@ -1,0 +1,170 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// premerger merges a tier's partial level files on the leader while its
+// parents are still being expanded, as their units' results are accepted,
+// so that when the last one arrives only its partials are left to merge
+// before the tier is cut. It only saves time: mergeLevel merges whatever
+// it did not, and a new leader starts with none.
+type premerger struct {
+	n   *Node
+	ctx context.Context
+	wg  sync.WaitGroup
+
+	mu   sync.Mutex
+	sets map[premergeKey]*premerged
+}
+
+type premergeKey struct {
+	run  string
+	tier uint64
+}
+
+// premerged is a tier's set so far: the union of the partials named in
+// merged (and the start position in the start tier).
+type premerged struct {
+	mu     sync.Mutex // held while merging into set
+	set    *bitarray.Set
+	merged map[string]bool
+	busy   bool // a goroutine is merging
+}
+
+// maxPremerged bounds the tiers merged ahead at once (each holds a bit
+// per position of its hash space): the oldest tiers first.
+const maxPremerged = 2
+
+func newPremerger(ctx context.Context, n *Node) *premerger {
+	return &premerger{n: n, ctx: ctx, sets: map[premergeKey]*premerged{}}
+}
+
+// update starts merging the accepted partials of the loop-free tiers that
+// are not cut yet; s is the state (read under the FSM's lock).
+func (p *premerger) update(s *State) {
+	type work struct {
+		key    premergeKey
+		run    *Run
+		tier   tiergame.Tier
+		inputs []Blob
+	}
+	var todo []work
+	for _, r := range s.Runs {
+		if r.State != Running || r.Exhaustive {
+			continue
+		}
+		for _, t := range r.Tiers {
+			if len(todo) == maxPremerged {
+				break
+			}
+			// Once the parents are expanded, the tier's merge (mergeLevel)
+			// takes over.
+			if t.Loopy || t.Level != nil || r.parentsExpanded(t) {
+				continue
+			}
+			if in := r.closeInputs(t); len(in) > 0 {
+				todo = append(todo, work{premergeKey{r.ID, t.Tier}, r, tiergame.Tier(t.Tier), in})
+			}
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, w := range todo {
+		pm := p.sets[w.key]
+		if pm == nil {
+			if len(p.sets) >= maxPremerged {
+				continue
+			}
+			pm = &premerged{merged: map[string]bool{}}
+			p.sets[w.key] = pm
+		}
+		if pm.busy {
+			continue // it looks again when it is done
+		}
+		pm.busy = true
+		g, err := p.n.games.get(w.run.Game, w.run.Option, w.run.Settings.Symmetry)
+		if err != nil {
+			pm.busy = false
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.merge(pm, g, w.tier, w.inputs)
+		}()
+	}
+}
+
+// merge merges into pm the inputs it does not hold yet.
+func (p *premerger) merge(pm *premerged, g tiergame.Game, t tiergame.Tier, inputs []Blob) {
+	pm.mu.Lock()
+	defer pm.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		pm.busy = false
+		p.mu.Unlock()
+	}()
+	if pm.set == nil {
+		set, err := solver.MergeTier(p.ctx, g, t, nil, 1)
+		if err != nil {
+			return
+		}
+		pm.set = set
+	}
+	var todo []Blob
+	for _, b := range inputs {
+		if !pm.merged[b.SHA256] {
+			todo = append(todo, b)
+		}
+	}
+	paths, err := p.n.localPaths(p.ctx, todo)
+	if err != nil {
+		return
+	}
+	if err := levelfile.MergeInto(p.ctx, pm.set, paths, &levelfile.MergeOptions{Workers: 1}); err != nil {
+		pm.set, pm.merged = nil, map[string]bool{} // half merged: start again
+		return
+	}
+	for _, b := range todo {
+		pm.merged[b.SHA256] = true
+	}
+}
+
+// take removes and returns the set merged so far for a tier, and the
+// names of the partials in it, waiting for a merge under way; it returns
+// nil if there is none.
+func (p *premerger) take(run string, tier uint64) (*bitarray.Set, map[string]bool) {
+	p.mu.Lock()
+	pm := p.sets[premergeKey{run, tier}]
+	delete(p.sets, premergeKey{run, tier})
+	p.mu.Unlock()
+	if pm == nil {
+		return nil, nil
+	}
+	pm.mu.Lock()
+	defer pm.mu.Unlock()
+	return pm.set, pm.merged
+}
+
+// forget drops the sets of tiers that are cut (or of runs that ended)
+// without their merge having taken them.
+func (p *premerger) forget(s *State) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.sets {
+		r := s.run(k.run)
+		if r == nil || r.State != Running || r.tier(k.tier) == nil || r.tier(k.tier).Level != nil {
+			delete(p.sets, k)
+		}
+	}
+}
+
+// wait waits for the merges under way (they stop early once ctx is done).
+func (p *premerger) wait() { p.wg.Wait() }

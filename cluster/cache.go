@@ -15,19 +15,40 @@ import (
 )
 
 // diskCache keeps a worker's inputs on its disk, by SHA-256, downloading
-// each once and evicting the least recently used past its limit.
+// each once and evicting the least recently used past its limit. It keeps
+// the files' sizes in memory: the folder is listed once, when it opens.
 type diskCache struct {
 	store  *blobstore.Dir
 	client *Client
 	limit  int64
 	group  singleflight.Group
 
-	mu   sync.Mutex
-	used map[string]time.Time // last use, by SHA-256
+	mu    sync.Mutex
+	files map[string]cachedFile // by SHA-256
+	total int64                 // bytes in files
+}
+
+type cachedFile struct {
+	size int64
+	last time.Time // last use
 }
 
 func newDiskCache(store *blobstore.Dir, client *Client, limit int64) *diskCache {
-	return &diskCache{store: store, client: client, limit: limit, used: map[string]time.Time{}}
+	d := &diskCache{store: store, client: client, limit: limit, files: map[string]cachedFile{}}
+	store.Walk(func(sum string, size int64, stored time.Time) error {
+		d.files[sum] = cachedFile{size, stored}
+		d.total += size
+		return nil
+	})
+	return d
+}
+
+// use records blob b as in the cache and used now.
+func (d *diskCache) use(b Blob) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.total += b.Size - d.files[b.SHA256].size
+	d.files[b.SHA256] = cachedFile{b.Size, time.Now()}
 }
 
 // paths returns the files of blobs, downloading those not cached.
@@ -45,9 +66,7 @@ func (d *diskCache) paths(ctx context.Context, blobs []Blob) ([]string, error) {
 				return nil, err
 			}
 		}
-		d.mu.Lock()
-		d.used[b.SHA256] = time.Now()
-		d.mu.Unlock()
+		d.use(b)
 		out[i] = d.store.Path(b.SHA256)
 	}
 	d.evict()
@@ -59,9 +78,7 @@ func (d *diskCache) adopt(path string, b Blob) {
 	if err := d.store.Adopt(path, b.SHA256); err != nil {
 		return // only a cache
 	}
-	d.mu.Lock()
-	d.used[b.SHA256] = time.Now()
-	d.mu.Unlock()
+	d.use(b)
 }
 
 // evict deletes the least recently used blobs while the cache is over its
@@ -69,36 +86,36 @@ func (d *diskCache) adopt(path string, b Blob) {
 // open them).
 func (d *diskCache) evict() {
 	type file struct {
-		sum  string
-		size int64
-		last time.Time
+		sum string
+		cachedFile
 	}
-	var files []file
-	var total int64
 	d.mu.Lock()
-	d.store.Walk(func(sum string, size int64, stored time.Time) error {
-		last, ok := d.used[sum]
-		if !ok {
-			last = stored
-		}
-		files = append(files, file{sum, size, last})
-		total += size
-		return nil
-	})
-	d.mu.Unlock()
-	if total <= d.limit {
+	if d.total <= d.limit {
+		d.mu.Unlock()
 		return
 	}
+	files := make([]file, 0, len(d.files))
+	for sum, f := range d.files {
+		files = append(files, file{sum, f})
+	}
+	d.mu.Unlock()
 	slices.SortFunc(files, func(a, b file) int { return a.last.Compare(b.last) })
 	for _, f := range files {
-		if total <= d.limit || time.Since(f.last) < time.Minute {
-			break
-		}
-		if d.store.Delete(f.sum) == nil {
-			total -= f.size
-			d.mu.Lock()
-			delete(d.used, f.sum)
+		d.mu.Lock()
+		if d.total <= d.limit {
 			d.mu.Unlock()
+			return
+		}
+		// Look again: the file may have been used since the list was made.
+		cur, ok := d.files[f.sum]
+		evict := ok && time.Since(cur.last) >= time.Minute
+		if evict {
+			delete(d.files, f.sum)
+			d.total -= cur.size
+		}
+		d.mu.Unlock()
+		if evict {
+			d.store.Delete(f.sum) // if it fails, the file is only untracked
 		}
 	}
 }

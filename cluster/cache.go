@@ -206,6 +206,20 @@ func (m *memCache) peek(key string) (any, bool) {
 	return e.v, true
 }
 
+// take removes the value under key from the cache, unless it is in use,
+// and returns it: the caller owns it from then on.
+func (m *memCache) take(key string) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[key]
+	if e == nil || e.refs > 0 {
+		return nil, false
+	}
+	m.used -= e.size
+	delete(m.entries, key)
+	return e.v, true
+}
+
 // evictFor drops unused entries, least recently used first, until size
 // more bytes fit (or nothing more can go).
 func (m *memCache) evictFor(size int64, keep string) {

@@ -269,6 +269,10 @@ func (n *Node) Close() error {
 // IsLeader reports whether this node is the raft leader.
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
 
+// Serving reports whether this node is the leader and answers: it has
+// applied every entry of earlier terms (until then the API answers 503).
+func (n *Node) Serving() bool { return n.IsLeader() && n.ready.Load() }
+
 // FSM returns the node's replicated state machine.
 func (n *Node) FSM() *FSM { return n.fsm }
 

@@ -424,7 +424,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		loaded := time.Now()
 		var recs []valuedb.Record
 		if a.Kind == SolveRange {
-			recs = make([]valuedb.Record, r.Count(set))
+			recs = w.rangeRecords(a.Set, set, r)
 			err = solver.SolveRange(ctx, g, t, set, r, kids, recs, nil)
 		} else {
 			recs, err = solver.SolveTier(ctx, g, t, a.Loopy, set, kids, w.cfg.Threads, 0, false, nil)
@@ -522,6 +522,26 @@ func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) 
 	return err
 }
 
+// rangeRecords returns where range r of a tier (whose set is named key)
+// is solved into: a window of one slice of records for the whole tier,
+// which the worker keeps, so that when it solves the tier's parents it
+// finds the records of its own units in place (solvedKids).
+func (w *Worker) rangeRecords(key string, set *bitarray.Ranked, r solver.Range) []valuedb.Record {
+	v, release, err := w.mem.get(tierRecordsKey(key), func() (any, int64, error) {
+		return make([]valuedb.Record, set.Total()), 2 * int64(set.Total()), nil
+	})
+	if err != nil {
+		return make([]valuedb.Record, r.Count(set))
+	}
+	release() // the unit holds the slice; the cache may drop its own hold
+	off := solver.Range{Lo: set.Base(), Hi: r.Lo}.Count(set)
+	return v.([]valuedb.Record)[off : off+r.Count(set)]
+}
+
+// tierRecordsKey names, in the memory cache, the slice of a tier's
+// records that its range units solve into.
+func tierRecordsKey(set string) string { return "records:" + set }
+
 // resultsKey names, in the memory cache, the results a unit of this
 // worker computed and wrote as blob b.
 func resultsKey(b Blob) string { return "results:" + b.SHA256 }
@@ -537,6 +557,10 @@ func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, read
 			got, _ := v.([]T)
 			if uint64(len(got)) > uint64(len(dst))-off {
 				return fmt.Errorf("%s: %d results, more than the tier's %d positions", p, len(got), len(dst))
+			}
+			if len(got) > 0 && &got[0] == &dst[off] {
+				off += uint64(len(got)) // solved in place (rangeRecords)
+				continue
 			}
 			off += uint64(copy(dst[off:], got))
 			continue
@@ -619,7 +643,7 @@ func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier
 // units' records in rank order); they are kept in memory while it allows.
 // release lets the cache evict them again.
 func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInput,
-	build func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (T, int64, error)) (kids []T, release func(), err error) {
+	build func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (T, int64, error)) (kids []T, release func(), err error) {
 	var releases []func()
 	release = func() {
 		for _, r := range releases {
@@ -644,7 +668,7 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInpu
 			if err != nil {
 				return nil, 0, err
 			}
-			return build(t, set, blobs, paths)
+			return build(t, set, blobs, paths, k.Set)
 		})
 		if err != nil {
 			release()
@@ -658,8 +682,16 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInpu
 
 // solvedKids loads the solved child tiers of a game without chance.
 func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
-	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.SolvedTier, int64, error) {
-		recs := make([]valuedb.Record, set.Total())
+	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (*solver.SolvedTier, int64, error) {
+		// The records this worker solved are in place already; the
+		// solved tier owns the slice from now on.
+		recs, ok := []valuedb.Record(nil), false
+		if v, found := w.mem.take(tierRecordsKey(key)); found {
+			recs, ok = v.([]valuedb.Record)
+		}
+		if !ok || uint64(len(recs)) != set.Total() {
+			recs = make([]valuedb.Record, set.Total())
+		}
 		err := gatherResults(w, recs, blobs, paths, func(off uint64, path string) (uint64, error) {
 			return readRecordsInto(recs, off, path, g, t, w.cfg.Threads)
 		})
@@ -673,7 +705,7 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 
 // chanceKids loads the solved child tiers of a game with chance.
 func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.ChanceTier, func(), error) {
-	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.ChanceTier, int64, error) {
+	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, _ string) (*solver.ChanceTier, int64, error) {
 		vals := make([]tiergame.Prob, set.Total())
 		err := gatherResults(w, vals, blobs, paths, func(off uint64, path string) (uint64, error) {
 			return readProbsInto(vals, off, path, g, t, w.cfg.Threads)

@@ -51,7 +51,7 @@ type runningWorker struct {
 }
 
 // Start starts n coordinators with their data under dir and waits for a
-// leader.
+// leader that answers (cluster.Node.Serving).
 func Start(dir string, n int, cfg Config) (*Cluster, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -76,11 +76,11 @@ func Start(dir string, n int, cfg Config) (*Cluster, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for c.Leader() == nil {
+	for c.Leader() == nil || !c.Leader().Serving() {
 		select {
 		case <-ctx.Done():
 			c.Close()
-			return nil, errors.New("clustertest: no leader within 30 s")
+			return nil, errors.New("clustertest: no leader serving within 30 s")
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

@@ -21,3 +21,14 @@ func peakRSS(ps *os.ProcessState) int64 {
 	}
 	return int64(ru.Maxrss) * 1024
 }
+
+// CPUSeconds is the user and system CPU time this process has used so
+// far: a job takes the difference around what it measures.
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}

@@ -55,6 +55,7 @@ func Cluster() harness.Suite {
 		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster},
 		Columns: []harness.Column{
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
 			{Key: "units", Header: "units", Format: "%.0f"},
 			{Key: "log_bytes_per_unit", Header: "raft B/unit", Format: "%.0f"},
 			{Key: "log_bytes_per_tier", Header: "raft B/tier", Format: "%.0f"},
@@ -83,7 +84,7 @@ func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 		}
 	}
 	cl := c.Client()
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), harness.CPUSeconds()
 	id, err := cl.Submit(ctx, cluster.SubmitRequest{Game: a.Game, Option: a.Option})
 	if err != nil {
 		return harness.Sample{}, err
@@ -92,7 +93,7 @@ func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 	if err != nil {
 		return harness.Sample{}, err
 	}
-	secs := time.Since(t0).Seconds()
+	secs, cpu := time.Since(t0).Seconds(), harness.CPUSeconds()-cpu0
 	t1 := time.Now()
 	if _, err := cl.Fetch(ctx, id, filepath.Join(env.Dir, "fetched"), games.New); err != nil {
 		return harness.Sample{}, err
@@ -114,7 +115,7 @@ func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 	}
 	n := float64(sum.Positions)
 	return harness.Sample{Seconds: secs, Metrics: map[string]float64{
-		"positions": n, "positions_per_s": perSecond(n, secs), "fetch_s": fetch,
+		"positions": n, "positions_per_s": perSecond(n, secs), "fetch_s": fetch, "cpu_s": cpu,
 		"units": float64(sum.UnitsTotal), "raft_log_bytes": float64(sum.LogBytes), "raft_commands": float64(sum.Commands),
 		"log_bytes_per_unit": float64(sum.LogBytes) / float64(max(sum.UnitsTotal, 1)),
 		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1)),

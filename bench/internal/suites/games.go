@@ -112,15 +112,17 @@ func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 	if a.Cores > 0 {
 		runtime.GOMAXPROCS(a.Cores) // the job runs in a child process of its own
 	}
+	cpu0 := harness.CPUSeconds()
 	st, err := workload.Run(ctx, workload.Spec{Game: a.Game, Option: a.Option, Workers: a.Workers, Symmetry: a.Symmetry}, env.Dir, true)
 	if err != nil {
 		return harness.Sample{}, err
 	}
+	cpu := harness.CPUSeconds() - cpu0
 	total := (st.Reach + st.Solve).Seconds()
 	n := float64(st.Positions)
 	return harness.Sample{Seconds: total,
 		Metrics: map[string]float64{"reach_s": st.Reach.Seconds(), "solve_s": st.Solve.Seconds(), "positions": n,
-			"positions_per_s": perSecond(n, total), "level_bytes": float64(st.LevelBytes), "db_bytes": float64(st.DBBytes)},
+			"positions_per_s": perSecond(n, total), "level_bytes": float64(st.LevelBytes), "db_bytes": float64(st.DBBytes), "cpu_s": cpu},
 		Facts: map[string]string{"start": st.Start}}, nil
 }
 

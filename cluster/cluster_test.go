@@ -102,7 +102,7 @@ func (c *testCluster) startWith(i int, rc func(*raft.Config)) {
 func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
 	m := c.members[i]
 	cfg := NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr, DataDir: c.dirs[i], Token: testToken,
-		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2,
+		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2, RepairDelay: time.Second,
 		TLS: c.serverTLS, PeerTLS: c.clientTLS}
 	if bootstrap {
 		cfg.Bootstrap = c.members

@@ -54,6 +54,12 @@ type NodeConfig struct {
 	// BlobGrace is how long an artifact that no run refers to is kept (an
 	// upload whose completion is on its way); 0 means DefaultBlobGrace.
 	BlobGrace time.Duration
+	// RepairDelay is how long a blob the state names may be missing here
+	// before this node fetches it from a peer: every blob is on a majority
+	// before it is named, and most partial results are merged and dropped
+	// within this time, so only lasting ones get a copy on every node. 0
+	// means DefaultRepairDelay.
+	RepairDelay time.Duration
 	// Workers is the number of goroutines of a merge; 0 means GOMAXPROCS.
 	Workers int
 	// TLS, when set, serves the HTTP API over TLS; PeerTLS is the client
@@ -69,9 +75,10 @@ type NodeConfig struct {
 
 // Defaults of NodeConfig.
 const (
-	DefaultLeaseTTL  = 30 * time.Second
-	DefaultMaxBlob   = 64 << 30
-	DefaultBlobGrace = time.Hour
+	DefaultLeaseTTL    = 30 * time.Second
+	DefaultMaxBlob     = 64 << 30
+	DefaultBlobGrace   = time.Hour
+	DefaultRepairDelay = 30 * time.Second
 )
 
 // Node is a coordinator: a raft member that replicates the State, serves
@@ -96,6 +103,8 @@ type Node struct {
 
 	grantMu sync.Mutex  // one grant at a time: picking and proposing
 	ready   atomic.Bool // leader, and the state holds every earlier entry
+
+	pushTurn atomic.Uint32 // turns the follower that copies go to first
 
 	games *gameCache
 
@@ -124,6 +133,9 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.BlobGrace <= 0 {
 		cfg.BlobGrace = DefaultBlobGrace
+	}
+	if cfg.RepairDelay <= 0 {
+		cfg.RepairDelay = DefaultRepairDelay
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)

@@ -156,8 +156,8 @@ const replicateTimeout = 10 * time.Minute
 
 // replicate returns once a majority of the coordinators (this node and
 // enough followers) hold every blob on disk; the blobs must be in this
-// node's store (staged or durable).
-// Copies to the other followers go on in the background.
+// node's store (staged or durable). The other followers get their copies
+// from their blob loops, if the blobs live long enough (RepairDelay).
 func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
 	// This node's flush (of staged uploads and adopted merges) runs while
 	// the copies go out.
@@ -171,7 +171,8 @@ func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
 }
 
 // replicateOut returns once enough followers for a majority hold every
-// blob durably.
+// blob durably: it copies to that many, taking the followers in turn
+// from one call to the next, and to the next follower when one fails.
 func (n *Node) replicateOut(ctx context.Context, blobs []Blob) error {
 	// A majority of the raft voters, less this node: counted from raft's
 	// configuration, so a missing address list cannot lower it.
@@ -194,24 +195,36 @@ func (n *Node) replicateOut(ctx context.Context, blobs []Blob) error {
 		return fmt.Errorf("%d followers' addresses known, %d needed for a majority of %d coordinators", len(followers), need, voters)
 	}
 	results := make(chan error, len(followers))
-	for _, m := range followers {
+	off := int(n.pushTurn.Add(1))
+	next, inflight := 0, 0
+	start := func() {
+		m := followers[(off+next)%len(followers)]
+		next++
+		inflight++
 		go func() {
 			pctx, cancel := context.WithTimeout(n.ctx, replicateTimeout)
 			defer cancel()
 			results <- n.pushTo(pctx, m, blobs)
 		}()
 	}
+	for inflight < need && next < len(followers) {
+		start()
+	}
 	ok := 0
 	var errs []error
-	for range followers {
+	for inflight > 0 {
 		select {
 		case err := <-results:
+			inflight--
 			if err == nil {
 				if ok++; ok >= need {
 					return nil
 				}
 			} else {
 				errs = append(errs, err)
+				if next < len(followers) {
+					start()
+				}
 			}
 		case <-ctx.Done():
 			return ctx.Err()
@@ -221,14 +234,15 @@ func (n *Node) replicateOut(ctx context.Context, blobs []Blob) error {
 }
 
 // blobLoop keeps this node's store in step with the state: it fetches the
-// blobs the state names and the store misses, and deletes those no run
-// needs once they are older than the grace period (an upload whose
-// completion is still on its way is not named yet).
+// blobs the state names and the store has missed for RepairDelay, and
+// deletes those no run needs once they are older than the grace period (an
+// upload whose completion is still on its way is not named yet).
 func (n *Node) blobLoop() {
 	defer n.wg.Done()
 	repair := time.NewTicker(2 * time.Second)
 	defer repair.Stop()
 	lastGC := time.Now()
+	missingSince := map[string]time.Time{} // live blobs this node lacks, since when
 	for {
 		select {
 		case <-n.ctx.Done():
@@ -237,11 +251,24 @@ func (n *Node) blobLoop() {
 		}
 		var live map[string]int64
 		n.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
+		now := time.Now()
+		for sum := range missingSince {
+			if _, ok := live[sum]; !ok {
+				delete(missingSince, sum)
+			}
+		}
 		for sum, size := range live {
 			if n.ctx.Err() != nil {
 				return
 			}
 			if have, err := n.store.Stat(sum); err == nil && have == size {
+				delete(missingSince, sum)
+				continue
+			}
+			if since, ok := missingSince[sum]; !ok {
+				missingSince[sum] = now
+				continue
+			} else if now.Sub(since) < n.cfg.RepairDelay {
 				continue
 			}
 			if err := n.ensureLocal(n.ctx, Blob{SHA256: sum, Size: size}); err != nil {

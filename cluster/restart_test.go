@@ -154,3 +154,34 @@ func TestReplaceCoordinator(t *testing.T) {
 	}
 	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
 }
+
+// TestFollowerDownDuringRun runs a game with one follower stopped: the
+// leader's copies, which go to one follower in turn, must find the one
+// that is up, and the run ends with every blob on the two that are.
+func TestFollowerDownDuringRun(t *testing.T) {
+	c := startCluster(t, 3, 5*time.Second)
+	down := 2
+	if c.nodes[down].IsLeader() {
+		down = 1
+	}
+	c.stopNode(down)
+	c.startWorker("w", 2)
+	cl := c.client()
+	id, err := cl.Submit(context.Background(), SubmitRequest{Game: "connect4", Option: "width=4,height=4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, time.Minute)
+	for i, n := range c.nodes {
+		if n == nil {
+			continue
+		}
+		var live map[string]int64
+		n.FSM().View(func(s *State, _ uint64) { live = s.liveBlobs() })
+		for sum := range live {
+			if _, err := n.store.Stat(sum); err != nil {
+				t.Errorf("node %d lacks live blob %s", i, sum)
+			}
+		}
+	}
+}

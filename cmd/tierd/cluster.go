@@ -157,6 +157,7 @@ func runCoordinator(e *cli.Env, args []string) error {
 	lease := fs.Duration("lease", cluster.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
 	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
+	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
 	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
@@ -189,7 +190,7 @@ func runCoordinator(e *cli.Env, args []string) error {
 		return err
 	}
 	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, DataDir: *data, Token: tok,
-		Bootstrap: members, NewGame: games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace,
+		Bootstrap: members, NewGame: games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace, RepairDelay: *repairDelay,
 		Workers: *workers, Log: log}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return cli.UsageError("--tls-cert and --tls-key go together")

@@ -121,6 +121,17 @@ func (c *testCluster) stopNode(i int) {
 	}
 }
 
+// stopFollower stops a follower of a three-node cluster (the third node,
+// or the second if the third leads) and returns its index.
+func (c *testCluster) stopFollower() int {
+	i := 2
+	if c.nodes[i].IsLeader() {
+		i = 1
+	}
+	c.stopNode(i)
+	return i
+}
+
 func (c *testCluster) stop() {
 	for i := range c.nodes {
 		c.stopNode(i)

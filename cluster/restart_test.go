@@ -33,11 +33,7 @@ func TestSnapshotsAndRepair(t *testing.T) {
 		c.startWith(i, snappyRaft)
 	}
 	c.waitLeader()
-	lagging := 2
-	if c.nodes[lagging].IsLeader() {
-		lagging = 1
-	}
-	c.stopNode(lagging)
+	lagging := c.stopFollower()
 	c.startWorker("w", 2)
 	cl := c.client()
 	ctx := context.Background()
@@ -99,11 +95,7 @@ func TestReplaceCoordinator(t *testing.T) {
 	c, cl, id := solvedCluster(t, "tictactoe", "", "w")
 	ctx := context.Background()
 
-	lost := 2
-	if c.nodes[lost].IsLeader() {
-		lost = 1
-	}
-	c.stopNode(lost)
+	lost := c.stopFollower()
 	addrs := freeAddrs(t, 2)
 	c.members = append(c.members, Member{ID: "c4", RaftAddr: addrs[0], HTTPAddr: addrs[1]})
 	c.dirs = append(c.dirs, t.TempDir())
@@ -160,11 +152,7 @@ func TestReplaceCoordinator(t *testing.T) {
 // that is up, and the run ends with every blob on the two that are.
 func TestFollowerDownDuringRun(t *testing.T) {
 	c := startCluster(t, 3, 5*time.Second)
-	down := 2
-	if c.nodes[down].IsLeader() {
-		down = 1
-	}
-	c.stopNode(down)
+	c.stopFollower()
 	c.startWorker("w", 2)
 	cl := c.client()
 	id, err := cl.Submit(context.Background(), SubmitRequest{Game: "connect4", Option: "width=4,height=4"})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"os"
 	"slices"
 	"sync"
@@ -347,27 +346,12 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 // together: with 2 threads, 4, 3, 2, 1 tenths are taken as 4+1 and 3+2.
 // The cut points depend only on s and n.
 func shrinkingRanges(s *bitarray.Ranked, n int) []solver.Range {
-	total := s.Total()
-	n = max(1, min(n, int(max(total, 1))))
-	weights := uint64(n) * uint64(n+1) / 2
-	out := make([]solver.Range, 0, n)
-	lo, before := s.Base(), uint64(0)
-	for i := range n - 1 {
-		before += uint64(n - i)
-		p, _ := s.Select(mulDiv(total, before, weights))
-		if p > lo {
-			out = append(out, solver.Range{Lo: lo, Hi: p})
-			lo = p
-		}
+	n = max(1, min(n, int(max(s.Total(), 1))))
+	weights := make([]uint64, n)
+	for i := range weights {
+		weights[i] = uint64(n - i)
 	}
-	return append(out, solver.Range{Lo: lo, Hi: s.Base() + s.Len()})
-}
-
-// mulDiv is a*b/c for b <= c, without overflow in a*b.
-func mulDiv(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	q, _ := bits.Div64(hi, lo, c) // hi < c, as b <= c
-	return q
+	return solver.SplitWeighted(s, weights)
 }
 
 // readRecordsInto decodes the records of a unit's (or a tier's) value

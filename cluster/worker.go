@@ -558,11 +558,10 @@ func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, read
 			if uint64(len(got)) > uint64(len(dst))-off {
 				return fmt.Errorf("%s: %d results, more than the tier's %d positions", p, len(got), len(dst))
 			}
-			if len(got) > 0 && &got[0] == &dst[off] {
-				off += uint64(len(got)) // solved in place (rangeRecords)
-				continue
+			if len(got) > 0 && &got[0] != &dst[off] { // else solved in place (rangeRecords)
+				copy(dst[off:], got)
 			}
-			off += uint64(copy(dst[off:], got))
+			off += uint64(len(got))
 			continue
 		}
 		if off, err = read(off, p); err != nil {
@@ -685,11 +684,9 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (*solver.SolvedTier, int64, error) {
 		// The records this worker solved are in place already; the
 		// solved tier owns the slice from now on.
-		recs, ok := []valuedb.Record(nil), false
-		if v, found := w.mem.take(tierRecordsKey(key)); found {
-			recs, ok = v.([]valuedb.Record)
-		}
-		if !ok || uint64(len(recs)) != set.Total() {
+		v, _ := w.mem.take(tierRecordsKey(key))
+		recs, _ := v.([]valuedb.Record)
+		if uint64(len(recs)) != set.Total() {
 			recs = make([]valuedb.Record, set.Total())
 		}
 		err := gatherResults(w, recs, blobs, paths, func(off uint64, path string) (uint64, error) {

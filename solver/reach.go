@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,18 +24,41 @@ type Range struct{ Lo, Hi uint64 }
 // counts, covering [s.Base(), s.End()) without gaps. The cut points depend
 // only on s and n.
 func SplitRanges(s *bitarray.Ranked, n int) []Range {
-	total := s.Total()
-	n = max(1, min(n, int(max(total, 1))))
-	out := make([]Range, 0, n)
-	lo := s.Base()
-	for i := 1; i < n; i++ {
-		p, _ := s.Select(total * uint64(i) / uint64(n))
+	n = max(1, min(n, int(max(s.Total(), 1))))
+	weights := make([]uint64, n)
+	for i := range weights {
+		weights[i] = 1
+	}
+	return SplitWeighted(s, weights)
+}
+
+// SplitWeighted cuts the members of s into ranges whose member counts are
+// nearly proportional to weights, in order, covering [s.Base(), s.End())
+// without gaps; a range that would hold no member is left out. The cut
+// points depend only on s and weights.
+func SplitWeighted(s *bitarray.Ranked, weights []uint64) []Range {
+	total, sum := s.Total(), uint64(0)
+	for _, w := range weights {
+		sum += w
+	}
+	out := make([]Range, 0, len(weights))
+	lo, before := s.Base(), uint64(0)
+	for i := 0; i+1 < len(weights) && sum > 0; i++ {
+		before += weights[i]
+		p, _ := s.Select(mulDiv(total, before, sum))
 		if p > lo {
 			out = append(out, Range{lo, p})
 			lo = p
 		}
 	}
 	return append(out, Range{lo, s.Base() + s.Len()})
+}
+
+// mulDiv is a*b/c for b <= c, without overflow in a*b.
+func mulDiv(a, b, c uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	q, _ := bits.Div64(hi, lo, c) // hi < c, as b <= c
+	return q
 }
 
 // eachBatch calls f with the members of set in r, ascending, in batches,

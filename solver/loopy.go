@@ -67,19 +67,57 @@ func (e entry) isCandidate() bool {
 	return e&1 != 0
 }
 
-// levels holds queued entries by level; pushes go to levels above the one
-// being processed.
-type levels struct {
-	mu sync.Mutex
-	by map[int][]entry
+// queued holds one goroutine's entries by level (a slice, not a map: a
+// push costs no hashing).
+type queued [][]entry
+
+func (q *queued) push(level int, e entry) {
+	for level >= len(*q) {
+		*q = append(*q, nil)
+	}
+	(*q)[level] = append((*q)[level], e)
 }
 
-func (l *levels) merge(local map[int][]entry) {
+// levels holds the queued entries of all goroutines by level, as the
+// lists the goroutines made (joining them would copy every entry under the
+// lock); pushes go to levels above the one being processed.
+type levels struct {
+	mu sync.Mutex
+	by [][][]entry
+	n  int // entries held
+}
+
+func (l *levels) merge(local queued) {
 	l.mu.Lock()
 	for lv, es := range local {
-		l.by[lv] = append(l.by[lv], es...)
+		if len(es) == 0 {
+			continue
+		}
+		for lv >= len(l.by) {
+			l.by = append(l.by, nil)
+		}
+		l.by[lv] = append(l.by[lv], es)
+		l.n += len(es)
 	}
 	l.mu.Unlock()
+}
+
+// take removes and returns the lists of entries of level, and reports
+// whether any entries were queued at all.
+func (l *levels) take(level int) ([][]entry, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 {
+		return nil, false
+	}
+	var lists [][]entry
+	if level < len(l.by) {
+		lists, l.by[level] = l.by[level], nil
+	}
+	for _, es := range lists {
+		l.n -= len(es)
+	}
+	return lists, true
 }
 
 // parentRef is a parent inside the tier: its slot (index of its work word),
@@ -88,32 +126,32 @@ type parentRef struct{ slot, pos uint64 }
 
 const noPos = ^uint64(0)
 
+// scratch is one goroutine's buffers for listing parents.
+type scratch struct {
+	refs      []parentRef
+	positions []tiergame.Position
+}
+
 // parentSource lists the reachable parents of a position inside the tier.
 type parentSource interface {
-	parents(q, qSlot uint64, dst []parentRef) []parentRef
+	// parents sets sc.refs to the parents of position q in slot qSlot.
+	parents(q, qSlot uint64, sc *scratch)
 }
 
 // unmoveParents asks the game.
 type unmoveParents struct {
-	s   *loopySolver
-	g   tiergame.Unmover
-	buf sync.Pool
+	s *loopySolver
+	g tiergame.Unmover
 }
 
-func (u *unmoveParents) parents(q, _ uint64, dst []parentRef) []parentRef {
-	pb, _ := u.buf.Get().(*[]tiergame.Position)
-	if pb == nil {
-		pb = new([]tiergame.Position)
-	}
-	ps := u.g.Parents(u.s.t, tiergame.Position(q), u.s.t, (*pb)[:0])
-	for _, p := range ps {
+func (u *unmoveParents) parents(q, _ uint64, sc *scratch) {
+	sc.positions = u.g.Parents(u.s.t, tiergame.Position(q), u.s.t, sc.positions[:0])
+	sc.refs = sc.refs[:0]
+	for _, p := range sc.positions {
 		if i, ok := u.s.slot(uint64(p)); ok {
-			dst = append(dst, parentRef{i, uint64(p)})
+			sc.refs = append(sc.refs, parentRef{i, uint64(p)})
 		}
 	}
-	*pb = ps
-	u.buf.Put(pb)
-	return dst
 }
 
 // indexParents is a reverse index of the tier's moves: the parents of the
@@ -123,11 +161,11 @@ type indexParents struct {
 	list    []uint32
 }
 
-func (x *indexParents) parents(_, q uint64, dst []parentRef) []parentRef {
+func (x *indexParents) parents(_, q uint64, sc *scratch) {
+	sc.refs = sc.refs[:0]
 	for _, p := range x.list[x.offsets[q]:x.offsets[q+1]] {
-		dst = append(dst, parentRef{uint64(p), noPos})
+		sc.refs = append(sc.refs, parentRef{uint64(p), noPos})
 	}
-	return dst
 }
 
 // loopySolver solves one loopy tier.
@@ -164,7 +202,7 @@ func (s *loopySolver) slot(p uint64) (uint64, bool) {
 func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, out []valuedb.Record, done *atomic.Uint64) error {
 	n := set.Total()
 	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges,
-		queue: levels{by: map[int][]entry{}}, ties: levels{by: map[int][]entry{}}, done: done}
+		done: done}
 	size := g.TierSize(t)
 	s.dense = size <= denseLimit || size/2 <= n
 	if s.dense {
@@ -221,8 +259,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 // initRange is the first pass over the members in r.
 func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	g, t, set := s.g, s.t, s.set
-	local := map[int][]entry{}
-	localTies := map[int][]entry{}
+	var local, localTies queued
 	var edges []uint64
 	moves := make([]tiergame.Child, 0, 64)
 	cur := tiergame.NewCursor(g, t)
@@ -243,9 +280,9 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				s.state[i] = word(valuedb.Make(v, 0), 0)
 				switch v {
 				case tiergame.Win, tiergame.Lose:
-					local[0] = append(local[0], determined(p))
+					local.push(0, determined(p))
 				case tiergame.Tie:
-					localTies[0] = append(localTies[0], determined(p))
+					localTies.push(0, determined(p))
 				}
 				continue
 			}
@@ -300,12 +337,12 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				counter = blocked
 			}
 			if minLose < 1<<30 {
-				local[minLose+1] = append(local[minLose+1], candidate(p))
+				local.push(minLose+1, candidate(p))
 			}
 			if counter == 0 {
 				// Every move leads to a win elsewhere.
 				s.state[i] = word(valuedb.Make(tiergame.Lose, maxWin+1), 0)
-				local[maxWin+1] = append(local[maxWin+1], determined(p))
+				local.push(maxWin+1, determined(p))
 				continue
 			}
 			s.state[i] = word(valuedb.Make(tiergame.Undecided, maxWin), counter)
@@ -361,17 +398,17 @@ func (s *loopySolver) buildIndex() *indexParents {
 
 // propagate processes the queued levels in increasing order; apply handles
 // one entry and returns the pushes it makes.
-func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource, apply func(e entry, level int, qRank uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef) error {
+func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource, apply func(e entry, level int, qRank uint64, src parentSource, local *queued, sc *scratch)) error {
 	for level := 0; ; level++ {
-		q.mu.Lock()
-		if len(q.by) == 0 {
-			q.mu.Unlock()
+		lists, more := q.take(level)
+		if !more {
 			return nil
 		}
-		es := q.by[level]
-		delete(q.by, level)
-		q.mu.Unlock()
-		if len(es) == 0 {
+		total := 0
+		for _, es := range lists {
+			total += len(es)
+		}
+		if total == 0 {
 			continue
 		}
 		if level > valuedb.MaxRemoteness {
@@ -385,10 +422,12 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 		if q == &s.ties {
 			v = tiergame.Tie
 		}
-		per := max(256, (len(es)+s.workers*8-1)/(s.workers*8))
+		per := max(256, (total+s.workers*8-1)/(s.workers*8))
 		var parts [][]entry
-		for lo := 0; lo < len(es); lo += per {
-			parts = append(parts, es[lo:min(lo+per, len(es))])
+		for _, es := range lists {
+			for lo := 0; lo < len(es); lo += per {
+				parts = append(parts, es[lo:min(lo+per, len(es))])
+			}
 		}
 		err := s.eachPart(ctx, parts, func(ctx context.Context, k int, part []entry) error {
 			kept := part[:0]
@@ -409,14 +448,14 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 			return err
 		}
 		err = s.eachPart(ctx, parts, func(ctx context.Context, _ int, part []entry) error {
-			local := map[int][]entry{}
-			scratch := make([]parentRef, 0, 64)
+			var local queued
+			var sc scratch
 			for k, e := range part {
 				if k&1023 == 0 && ctx.Err() != nil {
 					return ctx.Err()
 				}
 				r, _ := s.slot(e.pos())
-				scratch = apply(e, level, r, src, local, scratch)
+				apply(e, level, r, src, &local, &sc)
 			}
 			q.merge(local)
 			return nil
@@ -438,33 +477,34 @@ func (s *loopySolver) eachPart(ctx context.Context, parts [][]entry, f func(ctx 
 
 // winLose propagates a position decided at level (candidates were
 // assigned by propagate) to its parents.
-func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef {
+func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, local *queued, sc *scratch) {
 	rec := wordRecord(atomic.LoadUint32(&s.state[qr]))
-	scratch = src.parents(e.pos(), qr, scratch[:0])
-	for _, u := range scratch {
-		switch rec.Value() {
-		case tiergame.Lose:
-			if s.assign(u.slot, valuedb.Make(tiergame.Win, level+1)) {
-				local[level+1] = append(local[level+1], determined(s.position(u)))
+	src.parents(e.pos(), qr, sc)
+	switch rec.Value() {
+	case tiergame.Lose:
+		win := valuedb.Make(tiergame.Win, level+1)
+		for _, u := range sc.refs {
+			if s.assign(u.slot, win) {
+				local.push(level+1, determined(s.position(u)))
 			}
-		case tiergame.Win:
+		}
+	case tiergame.Win:
+		for _, u := range sc.refs {
 			if lv, ok := s.countDown(u.slot, level); ok {
-				local[lv] = append(local[lv], determined(s.position(u)))
+				local.push(lv, determined(s.position(u)))
 			}
 		}
 	}
-	return scratch
 }
 
 // tie propagates a tie decided at level to its undecided parents.
-func (s *loopySolver) tie(e entry, level int, qr uint64, src parentSource, local map[int][]entry, scratch []parentRef) []parentRef {
-	scratch = src.parents(e.pos(), qr, scratch[:0])
-	for _, u := range scratch {
+func (s *loopySolver) tie(e entry, level int, qr uint64, src parentSource, local *queued, sc *scratch) {
+	src.parents(e.pos(), qr, sc)
+	for _, u := range sc.refs {
 		if s.assign(u.slot, valuedb.Make(tiergame.Tie, level+1)) {
-			local[level+1] = append(local[level+1], determined(s.position(u)))
+			local.push(level+1, determined(s.position(u)))
 		}
 	}
-	return scratch
 }
 
 // assign gives an undecided position a record; false if it had one.
@@ -520,7 +560,7 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 	rs := SplitRanges(s.set, s.ranges)
 	return forEach(ctx, s.workers, len(rs), func(ectx context.Context, k int) error {
 		r := rs[k]
-		local := map[int][]entry{}
+		var local queued
 		moves := make([]tiergame.Child, 0, 64)
 		cur := tiergame.NewCursor(s.g, s.t)
 		last := 0
@@ -549,7 +589,7 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 				}
 			}
 			if minTie < 1<<30 {
-				local[minTie+1] = append(local[minTie+1], candidate(p))
+				local.push(minTie+1, candidate(p))
 			}
 		}
 		s.ties.merge(local)

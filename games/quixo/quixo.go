@@ -66,10 +66,10 @@ type Game struct {
 	// tiers[x*(cells+1)+o] describes tier (x, o); nil where x+o > cells.
 	tiers []*tierInfo
 	moves []move // every move, by source cell then destination
-	// byDst[c] lists the moves that push a cube in at cell c; ends has the
+	// undo[c] undoes the moves that push a cube in at cell c; ends has the
 	// cells where some move does.
-	byDst [MaxSize * MaxSize][]move
-	ends  uint32
+	undo [MaxSize * MaxSize]unmoves
+	ends uint32
 	// bySrc[c] holds the moves taking the cube at c, padded to three with
 	// copies of the last flagged invalid; border has the cells of the
 	// border.
@@ -160,6 +160,30 @@ type move struct {
 	valid         uint8 // 0 for the padding in Game.bySrc
 }
 
+// unmove undoes a move from the cell where it pushed its cube in: a
+// parent's cubes of either side are cubes&keep | (cubes&back)*rev>>32,
+// plus src for the mover when the cube taken was its own.
+//
+// Different moves of one parent can lead to the same child. Write the
+// line from dst as cells 0 (dst) to k (src), and v for what the parent held
+// at src (the mover's cube, or a blank): the unmove sets cells 0..k-1 to
+// the child's cells 1..k and cell k to v. So two unmoves along one line
+// from one dst, with srcs j < k, give the same parent exactly when the
+// child's cells j+1..k all hold v; after has those cells for the previous
+// src of the line (none for the first). That is most repeats, caught
+// before any hashing; Parents filters the rest by hash.
+type unmove struct {
+	rev                    uint64
+	keep, back, src, after uint32
+}
+
+// unmoves are the unmoves at one cell: those along its row, then those
+// along its column, each by increasing distance of src.
+type unmoves struct {
+	n int
+	u [2 * (MaxSize - 1)]unmove
+}
+
 var (
 	_ tiergame.Game      = (*Game)(nil)
 	_ tiergame.MoveNamer = (*Game)(nil)
@@ -219,8 +243,8 @@ func build(n int) *Game {
 	}
 	g.moves = g.newMoves()
 	var nsrc [MaxSize * MaxSize]int
+	g.undo = g.newUnmoves()
 	for _, m := range g.moves {
-		g.byDst[m.dstCell] = append(g.byDst[m.dstCell], m)
 		g.ends |= m.dst
 		m.valid = 1
 		g.bySrc[m.srcCell][nsrc[m.srcCell]] = m
@@ -378,6 +402,33 @@ func (g *Game) newMoves() []move {
 		}
 	}
 	return ms
+}
+
+// newUnmoves returns the unmoves of g.moves by the cell they push in at.
+func (g *Game) newUnmoves() [MaxSize * MaxSize]unmoves {
+	var out [MaxSize * MaxSize]unmoves
+	for d := range g.cells {
+		un := &out[d]
+		for _, alongRow := range []bool{true, false} {
+			var line []move
+			for _, m := range g.moves {
+				if int(m.dstCell) == d && (int(m.srcCell)/g.n == d/g.n) == alongRow {
+					line = append(line, m)
+				}
+			}
+			// By distance from d: the segment of a farther src is larger.
+			slices.SortFunc(line, func(a, b move) int { return bits.OnesCount32(a.seg) - bits.OnesCount32(b.seg) })
+			for i, m := range line {
+				u := unmove{rev: m.rev, keep: m.keep, back: m.back, src: m.src}
+				if i > 0 {
+					u.after = (m.seg | m.src) &^ (line[i-1].seg | line[i-1].src | m.dst)
+				}
+				un.u[un.n] = u
+				un.n++
+			}
+		}
+	}
+	return out
 }
 
 // Name returns "quixo".
@@ -563,9 +614,15 @@ func (g *Game) parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 	start := len(dst)
 	var seen [4]uint64 // a 256-bit Bloom filter over the parents found so far
 	lines := g.lines
+	put := own&src | ^(own|opp)&^src // the cells holding what the parent held at src
 	// The mover's cube of the last move is at its dst.
 	for ds := own & g.ends; ds != 0; ds &= ds - 1 {
-		for _, m := range g.byDst[bits.TrailingZeros32(ds)&31] {
+		un := &g.undo[bits.TrailingZeros32(ds)&31]
+		for k := range un.n {
+			m := &un.u[k&(len(un.u)-1)]
+			if m.after != 0 && put&m.after == m.after {
+				continue // the parent of the previous src of the line
+			}
 			pOwn := own&m.keep | uint32(uint64(own&m.back)*m.rev>>32) | m.src&src
 			pOpp := opp&m.keep | uint32(uint64(opp&m.back)*m.rev>>32)
 			if lines != nil {
@@ -591,8 +648,8 @@ func (g *Game) parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 			} else {
 				h = g.hashDigits(pti, pOwn, pOpp, dOwn, dOpp, mover)
 			}
-			// Different moves of one parent can lead to the same child,
-			// for instance pushing an own cube along a line of own cubes.
+			// Other repeats: across lines and dsts (rare: see unmove), and
+			// of canonical images.
 			f := h * 0x9e3779b97f4a7c15 >> 56
 			word, bit := &seen[f>>6&3], uint64(1)<<(f&63)
 			if *word&bit != 0 && slices.Contains(dst[start:], tiergame.Position(h)) {

@@ -261,11 +261,10 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	g, t, set := s.g, s.t, s.set
 	var local, localTies queued
 	var edges []uint64
-	moves := make([]tiergame.Child, 0, 64)
-	cur := tiergame.NewCursor(g, t)
-	inTier := make([]uint64, 0, 64)
+	tm := newTierMoves(g, t)
+	kids := s.kids.of(tm.tiers)
+	var inTier []tiergame.Position
 	var seen dedupTable
-	last := 0
 	rank := firstRank(set, r)
 	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
@@ -274,8 +273,10 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				i = p
 			}
 			rank++
-			v, cs := cur.Moves(tiergame.Position(p), moves[:0])
-			moves = cs
+			v, lists, err := tm.of(p)
+			if err != nil {
+				return err
+			}
 			if v != tiergame.Undecided {
 				s.state[i] = word(valuedb.Make(v, 0), 0)
 				switch v {
@@ -286,32 +287,37 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				}
 				continue
 			}
-			if len(cs) == 0 {
+			if count(lists) == 0 {
 				return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
 			}
 			inTier = inTier[:0]
 			minLose, maxWin, canLose := 1<<30, 0, true
-			for _, c := range cs {
-				if c.Tier == t {
-					inTier = append(inTier, uint64(c.Pos))
+			for k, l := range lists {
+				if tm.tiers[k] == t {
+					inTier = append(inTier, l...)
 					continue
 				}
-				st := s.kids.find(c.Tier, &last)
+				if len(l) == 0 {
+					continue
+				}
+				st := kids[k]
 				if st == nil {
-					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, c.Tier)
+					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, tm.tiers[k])
 				}
-				rec, ok := st.Lookup(c.Pos)
-				if !ok {
-					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), c.Pos, t, p, c.Tier)
-				}
-				switch rec.Value() {
-				case tiergame.Lose:
-					minLose = min(minLose, rec.Remoteness())
-					canLose = false
-				case tiergame.Win:
-					maxWin = max(maxWin, rec.Remoteness())
-				default:
-					canLose = false
+				for _, q := range l {
+					rec, ok := st.Lookup(q)
+					if !ok {
+						return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.tiers[k])
+					}
+					switch rec.Value() {
+					case tiergame.Lose:
+						minLose = min(minLose, rec.Remoteness())
+						canLose = false
+					case tiergame.Win:
+						maxWin = max(maxWin, rec.Remoteness())
+					default:
+						canLose = false
+					}
 				}
 			}
 			if !canLose && !s.useIdx {
@@ -325,7 +331,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 			}
 			if s.useIdx {
 				for _, c := range inTier {
-					ci, ok := s.slotOf(c)
+					ci, ok := s.slotOf(uint64(c))
 					if !ok {
 						return fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", g.Name(), c, t, p)
 					}
@@ -561,9 +567,8 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 	return forEach(ctx, s.workers, len(rs), func(ectx context.Context, k int) error {
 		r := rs[k]
 		var local queued
-		moves := make([]tiergame.Child, 0, 64)
-		cur := tiergame.NewCursor(s.g, s.t)
-		last := 0
+		tm := newTierMoves(s.g, s.t)
+		kids := s.kids.of(tm.tiers)
 		lo := s.set.Rank(r.Lo)
 		for p := range s.set.Range(r.Lo, r.Hi) {
 			i := lo
@@ -577,15 +582,19 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 			if i&1023 == 0 && ectx.Err() != nil {
 				return ectx.Err()
 			}
-			_, cs := cur.Moves(tiergame.Position(p), moves[:0])
-			moves = cs
+			_, lists, err := tm.of(p)
+			if err != nil {
+				return err
+			}
 			minTie := 1 << 30
-			for _, c := range cs {
-				if c.Tier == s.t {
+			for k, l := range lists {
+				if tm.tiers[k] == s.t || kids[k] == nil {
 					continue
 				}
-				if rec, ok := s.kids.find(c.Tier, &last).Lookup(c.Pos); ok && rec.Value() == tiergame.Tie {
-					minTie = min(minTie, rec.Remoteness())
+				for _, q := range l {
+					if rec, ok := kids[k].Lookup(q); ok && rec.Value() == tiergame.Tie {
+						minTie = min(minTie, rec.Remoteness())
+					}
 				}
 			}
 			if minTie < 1<<30 {
@@ -605,7 +614,7 @@ type dedupTable struct {
 
 // dedup removes repeated values from xs in place, keeping the first of
 // each; small lists (the moves of one position) are the common case.
-func dedup(xs []uint64, t *dedupTable) []uint64 {
+func dedup[P ~uint64](xs []P, t *dedupTable) []P {
 	if len(xs) < 2 {
 		return xs
 	}
@@ -629,13 +638,13 @@ func dedup(xs []uint64, t *dedupTable) []uint64 {
 		h := uint8((x * 0x9E3779B97F4A7C15) >> 56)
 		for {
 			if t.slot[h] == 0 {
-				t.slot[h] = x + 1
+				t.slot[h] = uint64(x) + 1
 				t.used[n] = h
 				n++
 				out = append(out, x)
 				break
 			}
-			if t.slot[h] == x+1 {
+			if t.slot[h] == uint64(x)+1 {
 				break
 			}
 			h++

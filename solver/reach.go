@@ -113,42 +113,64 @@ type Target struct {
 // ChildTiers must list every tier its moves reach. It returns the number of
 // positions expanded, and adds to done (if not nil) as it goes.
 func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r Range, targets []Target, done *atomic.Uint64) (uint64, error) {
-	children := make([]tiergame.Child, 0, 64)
-	cur := tiergame.NewCursor(g, t)
+	tm := newTierMoves(g, t)
+	into := make([]*Target, len(tm.tiers)) // the target of each child tier, if any
+	for i, c := range tm.tiers {
+		if k := targetIndex(targets, c); k >= 0 {
+			into[i] = &targets[k]
+		}
+	}
 	var expanded uint64
-	last := 0 // index of the target that matched last: children cluster by tier
 	err := eachBatch(ctx, set, r, func(ps []uint64) error {
 		if done != nil {
 			done.Add(uint64(len(ps)))
 		}
 		for _, p := range ps {
-			v, cs := cur.Moves(tiergame.Position(p), children[:0])
-			children = cs
+			v, lists, err := tm.of(p)
+			if err != nil {
+				return err
+			}
 			expanded++
 			if v != tiergame.Undecided {
 				continue
 			}
-			for _, c := range cs {
-				if targets[last].Tier != c.Tier {
-					if last = targetIndex(targets, c.Tier); last < 0 {
-						return fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which ChildTiers(%d) does not list",
-							g.Name(), t, p, c.Tier, t)
-					}
+			for i, l := range lists {
+				if len(l) == 0 {
+					continue
 				}
-				tg := &targets[last]
-				if uint64(c.Pos) >= tg.Set.Len() {
-					return fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), c.Pos, c.Tier, tg.Set.Len())
+				if into[i] == nil {
+					return fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which has no set to add to", g.Name(), t, p, tm.tiers[i])
 				}
-				if tg.Shared {
-					tg.Set.AddAtomic(uint64(c.Pos))
-				} else {
-					tg.Set.Add(uint64(c.Pos))
+				if err := into[i].add(g, l); err != nil {
+					return err
 				}
 			}
 		}
 		return nil
 	})
 	return expanded, err
+}
+
+// add adds positions of the target's tier to its set.
+func (tg *Target) add(g tiergame.Game, ps []tiergame.Position) error {
+	s := tg.Set
+	ws, base, n := s.Words(), s.Base(), s.Len()
+	for _, q := range ps {
+		if uint64(q)-base >= n {
+			return fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), q, tg.Tier, n)
+		}
+	}
+	if tg.Shared {
+		for _, q := range ps {
+			s.AddAtomic(uint64(q))
+		}
+		return nil
+	}
+	for _, q := range ps {
+		i := uint64(q) - base
+		ws[i>>6] |= 1 << (i & 63)
+	}
+	return nil
 }
 
 // targetIndex returns the index of tier t's target, or -1.

@@ -106,6 +106,16 @@ func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 // children finds the solved tier of each child without a map in the loop.
 type children []*SolvedTier
 
+// of returns the solved tier of each of tiers, nil where there is none.
+func (cs children) of(tiers []tiergame.Tier) []*SolvedTier {
+	out := make([]*SolvedTier, len(tiers))
+	last := 0
+	for i, t := range tiers {
+		out[i] = cs.find(t, &last)
+	}
+	return out
+}
+
 func (cs children) find(t tiergame.Tier, last *int) *SolvedTier {
 	if *last < len(cs) && cs[*last].tier == t {
 		return cs[*last]

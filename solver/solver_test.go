@@ -2,8 +2,10 @@ package solver
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -103,6 +105,58 @@ func TestVerifyEveryBundledGame(t *testing.T) {
 			if !rep.OK() || rep.Positions != r.Manifest.Total {
 				t.Fatalf("verify: %d mismatches %v, file errors %v, %d of %d positions checked",
 					rep.Mismatches, rep.Examples, rep.FileErrors, rep.Positions, r.Manifest.Total)
+			}
+		})
+	}
+}
+
+// lyingGame is tic-tac-toe whose ChildTiers or TierSize lie, as a buggy
+// game's might.
+type lyingGame struct {
+	tiergame.Game
+	noChildren bool // ChildTiers lists nothing
+	small      bool // child tiers' hash spaces are too small
+}
+
+func (g lyingGame) ChildTiers(t tiergame.Tier) []tiergame.Tier {
+	if g.noChildren {
+		return nil
+	}
+	return g.Game.ChildTiers(t)
+}
+
+func (g lyingGame) TierSize(t tiergame.Tier) uint64 {
+	if g.small && t > 0 {
+		return 1
+	}
+	return g.Game.TierSize(t)
+}
+
+// TestExpandRangeBadGame checks that a game whose moves reach a tier its
+// ChildTiers does not list, or a position outside a tier's hash space, gets
+// an error from ExpandRange, not a panic.
+func TestExpandRangeBadGame(t *testing.T) {
+	base, err := games.New("tictactoe", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, p := base.Start()
+	set := bitarray.New(0, base.TierSize(start))
+	set.Add(uint64(p))
+	r := Range{0, set.Len()}
+	for _, tc := range []struct {
+		name string
+		g    tiergame.Game
+		want string
+	}{
+		{"unlisted tier", lyingGame{Game: base, noChildren: true}, "does not list"},
+		{"outside the hash space", lyingGame{Game: base, small: true}, "outside its hash space"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			targets := ChildTargets(tc.g, tc.g.ChildTiers(start))
+			_, err := ExpandRange(context.Background(), tc.g, start, set, r, targets, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ExpandRange: %v, want an error saying %q", err, tc.want)
 			}
 		})
 	}

@@ -36,3 +36,16 @@ type movesCursor struct {
 }
 
 func (c movesCursor) Moves(p Position, dst []Child) (Value, []Child) { return c.g.Moves(c.t, p, dst) }
+
+// ByTierCursor is a Cursor that can also list a position's children
+// grouped by tier, which spares the solver a tier test per child and the
+// []Child round trip on the hot paths of reachability and loopy solving.
+type ByTierCursor interface {
+	Cursor
+	// MovesByTier is Moves with the children grouped by tier: it appends
+	// each child (u, q) of p to dst[i], where u is ChildTiers(t)[i] of the
+	// cursor's tier t (the first such i, should a tier repeat), and
+	// returns the value Moves returns. dst has len(ChildTiers(t)) lists.
+	// A list's order need not be that of Moves.
+	MovesByTier(p Position, dst [][]Position) Value
+}

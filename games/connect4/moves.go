@@ -274,7 +274,10 @@ type openColumn struct {
 
 const noShape = ^uint64(0)
 
-var _ tiergame.CursorGame = (*Game)(nil)
+var (
+	_ tiergame.CursorGame   = (*Game)(nil)
+	_ tiergame.ByTierCursor = (*Cursor)(nil)
+)
 
 // Cursor returns a cursor over tier t, at most the number of cells.
 func (g *Game) Cursor(t tiergame.Tier) tiergame.Cursor {
@@ -289,6 +292,35 @@ func (g *Game) Cursor(t tiergame.Tier) tiergame.Cursor {
 // Moves returns what Game.Moves returns for position p of the cursor's
 // tier.
 func (c *Cursor) Moves(p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+	i, v := c.decode(p)
+	if v != tiergame.Undecided {
+		return v, dst
+	}
+	return v, c.children(i, dst)
+}
+
+// MovesByTier appends the children of p, all in the next tier, to dst[0].
+func (c *Cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	i, v := c.decode(p)
+	if v != tiergame.Undecided {
+		return v
+	}
+	d := slices.Grow(dst[0], c.nopen)
+	out := d[len(d) : len(d)+c.nopen]
+	for j, oc := range c.open[:c.nlow] {
+		out[j] = tiergame.Position(oc.child + c.lowRank(i, oc.end))
+	}
+	for j := c.nlow; j < len(out); j++ {
+		out[j] = tiergame.Position(c.open[j].hi + c.r)
+	}
+	dst[0] = d[:len(d)+len(out)]
+	return v
+}
+
+// decode moves the cursor to position p and returns the row of the
+// tables of its bottom places and its value if it is primitive
+// (Undecided otherwise).
+func (c *Cursor) decode(p tiergame.Position) (int, tiergame.Value) {
 	g := c.g
 	if r := uint64(p) - c.first; r < c.nb && c.shape != noShape {
 		if c.update(r) {
@@ -308,12 +340,12 @@ func (c *Cursor) Moves(p tiergame.Position, dst []tiergame.Child) (tiergame.Valu
 		last = c.occ ^ xb
 	}
 	if four(last, g.stride) {
-		return tiergame.Lose, dst
+		return i, tiergame.Lose
 	}
 	if c.n == g.cells {
-		return tiergame.Tie, dst
+		return i, tiergame.Tie
 	}
-	return tiergame.Undecided, c.children(i, dst)
+	return i, tiergame.Undecided
 }
 
 // children appends the children of the decoded position, whose bottom

@@ -274,7 +274,10 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 	return g.children(&b, &m, dst)
 }
 
-var _ tiergame.CursorGame = (*Game)(nil)
+var (
+	_ tiergame.CursorGame   = (*Game)(nil)
+	_ tiergame.ByTierCursor = (*Cursor)(nil)
+)
 
 // Cursor generates the moves of the positions of one tier, fastest for
 // ascending positions (see tiergame.Cursor). It is not safe for concurrent
@@ -323,4 +326,48 @@ func (c *Cursor) seek(r uint64) {
 	c.grp, c.hiRank, c.loRank = c.ti.find(r)
 	xs, os := g.board(c.grp, c.hiRank, c.loRank)
 	g.setBoard(&c.b, xs, os)
+}
+
+// MovesByTier lists the children of p by tier: it appends each child (u, q)
+// to dst[i], u being ChildTiers(t)[i]. Moves taking an own cube stay in the
+// tier, those taking a blank go to the tier with one more of the mover's
+// cubes.
+func (c *Cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	if r := uint64(p) >> 1; r != c.r {
+		c.seek(r)
+	}
+	g := c.g
+	m := &c.movers[p&1]
+	own, opp, v := c.b.sides(m.side)
+	if v != tiergame.Undecided {
+		return v
+	}
+	h := hasher{g.tables.tab, &c.b, m.delta, m.next}
+	if len(dst) == 1 { // a full board: no blanks
+		dst[0] = h.append(dst[0], g, g.border&own, m.offs[0])
+		return tiergame.Undecided
+	}
+	dst[2] = h.append(dst[2], g, g.border&own, m.offs[0])
+	dst[m.side&1] = h.append(dst[m.side&1], g, g.border&^(own|opp), m.offs[1])
+	return tiergame.Undecided
+}
+
+// append appends the children of the moves taking the cubes at srcs, in
+// the tier whose offsets are off.
+func (h *hasher) append(dst []tiergame.Position, g *Game, srcs uint32, off *[maxClasses]uint64) []tiergame.Position {
+	room := 3 * bits.OnesCount32(srcs)
+	if cap(dst)-len(dst) < room {
+		dst = slices.Grow(dst, room)
+	}
+	out := dst[len(dst) : len(dst)+room]
+	k := 0
+	for ; srcs != 0; srcs &= srcs - 1 {
+		sm := &g.tables.srcs[bits.TrailingZeros32(srcs)&31]
+		// Write three, keep sm.n: a corner's third is padding.
+		out[k] = h.child(sm, 0, off)
+		out[k+1] = h.child(sm, 1, off)
+		out[k+2] = h.child(sm, 2, off)
+		k += int(sm.n)
+	}
+	return dst[:len(dst)+k]
 }

@@ -126,7 +126,9 @@ func Walk(rng *rand.Rand, size uint64, count int) []tiergame.Position {
 type MovesFunc func(tiergame.Tier, tiergame.Position, []tiergame.Child) (tiergame.Value, []tiergame.Child)
 
 // CheckCursor checks that one cursor of g over tier, visiting ps in order,
-// and g.Moves return what ref returns for each position.
+// and g.Moves return what ref returns for each position; and, if the
+// cursor is a tiergame.ByTierCursor, that another one's MovesByTier appends
+// the same children by tier.
 func CheckCursor(t testing.TB, g tiergame.Game, tier tiergame.Tier, ps []tiergame.Position, ref MovesFunc) {
 	t.Helper()
 	cg, ok := g.(tiergame.CursorGame)
@@ -134,8 +136,35 @@ func CheckCursor(t testing.TB, g tiergame.Game, tier tiergame.Tier, ps []tiergam
 		t.Fatalf("%s has no cursor", g.Name())
 	}
 	cur := cg.Cursor(tier)
+	byTier, _ := cg.Cursor(tier).(tiergame.ByTierCursor)
+	kidTiers := g.ChildTiers(tier)
+	const mark = tiergame.Position(1<<64 - 1) // stays first in each list
+	lists := make([][]tiergame.Position, len(kidTiers))
+	wantLists := make([][]tiergame.Position, len(kidTiers))
 	var got, one, want []tiergame.Child
 	for _, p := range ps {
+		if byTier != nil {
+			for i := range lists {
+				lists[i] = append(lists[i][:0], mark)
+				wantLists[i] = append(wantLists[i][:0], mark)
+			}
+			bv := byTier.MovesByTier(p, lists)
+			wv, ws := ref(tier, p, nil)
+			for _, c := range ws {
+				i := slices.Index(kidTiers, c.Tier)
+				if i < 0 {
+					t.Fatalf("%s %s: child in tier %d, which ChildTiers does not list", g.Option(), g.Format(tier, p), c.Tier)
+				}
+				wantLists[i] = append(wantLists[i], c.Pos)
+			}
+			for i := range lists {
+				slices.Sort(lists[i][1:])
+				slices.Sort(wantLists[i][1:])
+			}
+			if bv != wv || !slices.EqualFunc(lists, wantLists, slices.Equal) {
+				t.Fatalf("%s %s: MovesByTier gives %v %v, reference %v %v", g.Option(), g.Format(tier, p), bv, lists, wv, wantLists)
+			}
+		}
 		var gv, ov, wv tiergame.Value
 		gv, got = cur.Moves(p, got[:0])
 		ov, one = g.Moves(tier, p, one[:0])

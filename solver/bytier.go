@@ -15,30 +15,74 @@ type tierMoves struct {
 	g      tiergame.Game
 	t      tiergame.Tier
 	tiers  []tiergame.Tier // ChildTiers(t)
+	self   int             // the index of t in tiers, or -1
 	cur    tiergame.Cursor
 	native tiergame.ByTierCursor // cur, if it lists by tier itself
 	moves  []tiergame.Child
 	lists  [][]tiergame.Position
-	last   int // index of the tier of the last child sorted
+	// others is lists with t's list nil (not wanted), own is t's list
+	// alone, and inside holds t's children for within.
+	others, own [][]tiergame.Position
+	inside      []tiergame.Position
+	last        int // index of the tier of the last child sorted
 }
 
 func newTierMoves(g tiergame.Game, t tiergame.Tier) *tierMoves {
 	m := &tierMoves{g: g, t: t, tiers: g.ChildTiers(t), cur: tiergame.NewCursor(g, t)}
 	m.native, _ = m.cur.(tiergame.ByTierCursor)
+	m.self = slices.Index(m.tiers, t)
 	m.lists = make([][]tiergame.Position, len(m.tiers))
+	m.others = make([][]tiergame.Position, len(m.tiers))
+	m.own = make([][]tiergame.Position, len(m.tiers))
+	for i := range m.lists {
+		// Non-nil: a nil list is one the caller does not want.
+		m.lists[i] = make([]tiergame.Position, 0, 64)
+		if i != m.self {
+			m.others[i] = make([]tiergame.Position, 0, 64)
+		}
+	}
+	m.inside = make([]tiergame.Position, 0, 64)
 	return m
 }
 
 // of returns p's value (Undecided unless p is primitive) and its children:
 // lists[i] holds those in tier tiers[i]. The lists are reused by the next
 // call. A child in a tier that ChildTiers does not list is an error.
-func (m *tierMoves) of(p uint64) (v tiergame.Value, lists [][]tiergame.Position, err error) {
-	for i := range m.lists {
-		m.lists[i] = m.lists[i][:0]
+func (m *tierMoves) of(p uint64) (tiergame.Value, [][]tiergame.Position, error) {
+	return m.list(p, m.lists)
+}
+
+// elsewhere is of without the children in the tier itself (their list is
+// nil), which within then gives: a loopy tier's first pass needs those
+// only for the positions that can still lose.
+func (m *tierMoves) elsewhere(p uint64) (tiergame.Value, [][]tiergame.Position, error) {
+	m.inside = m.inside[:0]
+	return m.list(p, m.others)
+}
+
+// within returns the children in the tier itself of p, the position of the
+// last call of elsewhere, which must not have been primitive.
+func (m *tierMoves) within(p uint64) []tiergame.Position {
+	if m.native == nil || m.self < 0 {
+		return m.inside // sorted out of Moves by elsewhere already
+	}
+	m.own[m.self] = m.inside[:0]
+	m.native.MovesByTier(tiergame.Position(p), m.own)
+	m.inside = m.own[m.self]
+	return m.inside
+}
+
+// list fills lists, whose nil entries are not wanted.
+func (m *tierMoves) list(p uint64, lists [][]tiergame.Position) (tiergame.Value, [][]tiergame.Position, error) {
+	for i := range lists {
+		if lists[i] != nil {
+			lists[i] = lists[i][:0]
+		}
 	}
 	if m.native != nil {
-		return m.native.MovesByTier(tiergame.Position(p), m.lists), m.lists, nil
+		return m.native.MovesByTier(tiergame.Position(p), lists), lists, nil
 	}
+	var v tiergame.Value
 	v, m.moves = m.cur.Moves(tiergame.Position(p), m.moves[:0])
 	for _, c := range m.moves {
 		if m.last >= len(m.tiers) || m.tiers[m.last] != c.Tier {
@@ -48,9 +92,14 @@ func (m *tierMoves) of(p uint64) (v tiergame.Value, lists [][]tiergame.Position,
 					m.g.Name(), m.t, p, c.Tier, m.t)
 			}
 		}
-		m.lists[m.last] = append(m.lists[m.last], c.Pos)
+		switch {
+		case lists[m.last] != nil:
+			lists[m.last] = append(lists[m.last], c.Pos)
+		case m.last == m.self:
+			m.inside = append(m.inside, c.Pos) // for within
+		}
 	}
-	return v, m.lists, nil
+	return v, lists, nil
 }
 
 // count returns the number of children in lists.

@@ -263,7 +263,6 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 	var edges []uint64
 	tm := newTierMoves(g, t)
 	kids := s.kids.of(tm.tiers)
-	var inTier []tiergame.Position
 	var seen dedupTable
 	rank := firstRank(set, r)
 	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
@@ -273,7 +272,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				i = p
 			}
 			rank++
-			v, lists, err := tm.of(p)
+			v, lists, err := tm.elsewhere(p)
 			if err != nil {
 				return err
 			}
@@ -287,16 +286,8 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				}
 				continue
 			}
-			if count(lists) == 0 {
-				return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
-			}
-			inTier = inTier[:0]
 			minLose, maxWin, canLose := 1<<30, 0, true
 			for k, l := range lists {
-				if tm.tiers[k] == t {
-					inTier = append(inTier, l...)
-					continue
-				}
 				if len(l) == 0 {
 					continue
 				}
@@ -320,10 +311,14 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 					}
 				}
 			}
-			if !canLose && !s.useIdx {
-				// A move elsewhere that does not lose decides the counter
-				// (blocked): the moves inside the tier need no counting.
-				inTier = inTier[:0]
+			// A move elsewhere that does not lose decides the counter
+			// (blocked): the moves inside the tier need no counting.
+			var inTier []tiergame.Position
+			if canLose || s.useIdx {
+				inTier = tm.within(p)
+				if len(inTier) == 0 && count(lists) == 0 {
+					return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
+				}
 			}
 			inTier = dedup(inTier, &seen)
 			if len(inTier) > maxCounter {
@@ -582,13 +577,13 @@ func (s *loopySolver) queueTies(ctx context.Context) error {
 			if i&1023 == 0 && ectx.Err() != nil {
 				return ectx.Err()
 			}
-			_, lists, err := tm.of(p)
+			_, lists, err := tm.elsewhere(p)
 			if err != nil {
 				return err
 			}
 			minTie := 1 << 30
 			for k, l := range lists {
-				if tm.tiers[k] == s.t || kids[k] == nil {
+				if kids[k] == nil {
 					continue
 				}
 				for _, q := range l {

@@ -45,7 +45,8 @@ type ByTierCursor interface {
 	// MovesByTier is Moves with the children grouped by tier: it appends
 	// each child (u, q) of p to dst[i], where u is ChildTiers(t)[i] of the
 	// cursor's tier t (the first such i, should a tier repeat), and
-	// returns the value Moves returns. dst has len(ChildTiers(t)) lists.
-	// A list's order need not be that of Moves.
+	// returns the value Moves returns. dst has len(ChildTiers(t)) lists;
+	// a nil list is not wanted, and the cursor may skip computing its
+	// children. A list's order need not be that of Moves.
 	MovesByTier(p Position, dst [][]Position) Value
 }

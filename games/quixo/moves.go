@@ -343,12 +343,16 @@ func (c *Cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		return v
 	}
 	h := hasher{g.tables.tab, &c.b, m.delta, m.next}
-	if len(dst) == 1 { // a full board: no blanks
-		dst[0] = h.append(dst[0], g, g.border&own, m.offs[0])
-		return tiergame.Undecided
+	same, grow := 0, -1 // a full board has no blanks
+	if len(dst) > 1 {
+		same, grow = 2, int(m.side&1)
 	}
-	dst[2] = h.append(dst[2], g, g.border&own, m.offs[0])
-	dst[m.side&1] = h.append(dst[m.side&1], g, g.border&^(own|opp), m.offs[1])
+	if dst[same] != nil {
+		dst[same] = h.append(dst[same], g, g.border&own, m.offs[0])
+	}
+	if grow >= 0 && dst[grow] != nil {
+		dst[grow] = h.append(dst[grow], g, g.border&^(own|opp), m.offs[1])
+	}
 	return tiergame.Undecided
 }
 

@@ -164,6 +164,18 @@ func CheckCursor(t testing.TB, g tiergame.Game, tier tiergame.Tier, ps []tiergam
 			if bv != wv || !slices.EqualFunc(lists, wantLists, slices.Equal) {
 				t.Fatalf("%s %s: MovesByTier gives %v %v, reference %v %v", g.Option(), g.Format(tier, p), bv, lists, wv, wantLists)
 			}
+			// Asked for one tier's list alone (the others nil).
+			for i := range kidTiers {
+				alone := make([][]tiergame.Position, len(kidTiers))
+				alone[i] = []tiergame.Position{mark}
+				byTier.MovesByTier(p, alone)
+				slices.Sort(alone[i][1:])
+				for j := range alone {
+					if j != i && alone[j] != nil || j == i && !slices.Equal(alone[i], wantLists[i]) {
+						t.Fatalf("%s %s: MovesByTier for list %d alone gives %v, want %v", g.Option(), g.Format(tier, p), i, alone, wantLists[i])
+					}
+				}
+			}
 		}
 		var gv, ov, wv tiergame.Value
 		gv, got = cur.Moves(p, got[:0])

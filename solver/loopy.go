@@ -67,57 +67,71 @@ func (e entry) isCandidate() bool {
 	return e&1 != 0
 }
 
-// queued holds one goroutine's entries by level (a slice, not a map: a
-// push costs no hashing).
-type queued [][]entry
+// queued holds one goroutine's entries by level (slices, not maps: a
+// push costs no hashing), candidates apart.
+type queued struct{ decided, candidates [][]entry }
 
 func (q *queued) push(level int, e entry) {
-	for level >= len(*q) {
-		*q = append(*q, nil)
+	by := &q.decided
+	if e.isCandidate() {
+		by = &q.candidates
 	}
-	(*q)[level] = append((*q)[level], e)
+	for level >= len(*by) {
+		*by = append(*by, nil)
+	}
+	(*by)[level] = append((*by)[level], e)
 }
 
 // levels holds the queued entries of all goroutines by level, as the
 // lists the goroutines made (joining them would copy every entry under the
 // lock); pushes go to levels above the one being processed.
 type levels struct {
-	mu sync.Mutex
-	by [][][]entry
-	n  int // entries held
+	mu                 sync.Mutex
+	decided, candidate [][][]entry
+	n                  int // entries held
 }
 
 func (l *levels) merge(local queued) {
 	l.mu.Lock()
+	l.add(&l.decided, local.decided)
+	l.add(&l.candidate, local.candidates)
+	l.mu.Unlock()
+}
+
+func (l *levels) add(by *[][][]entry, local [][]entry) {
 	for lv, es := range local {
 		if len(es) == 0 {
 			continue
 		}
-		for lv >= len(l.by) {
-			l.by = append(l.by, nil)
+		for lv >= len(*by) {
+			*by = append(*by, nil)
 		}
-		l.by[lv] = append(l.by[lv], es)
+		(*by)[lv] = append((*by)[lv], es)
 		l.n += len(es)
 	}
-	l.mu.Unlock()
 }
 
-// take removes and returns the lists of entries of level, and reports
-// whether any entries were queued at all.
-func (l *levels) take(level int) ([][]entry, bool) {
+// take removes and returns the lists of decided entries and of candidates
+// of level, and reports whether any entries were queued at all.
+func (l *levels) take(level int) (decided, candidates [][]entry, more bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.n == 0 {
-		return nil, false
+		return nil, nil, false
 	}
-	var lists [][]entry
-	if level < len(l.by) {
-		lists, l.by[level] = l.by[level], nil
+	return l.takeFrom(l.decided, level), l.takeFrom(l.candidate, level), true
+}
+
+func (l *levels) takeFrom(by [][][]entry, level int) [][]entry {
+	if level >= len(by) {
+		return nil
 	}
+	lists := by[level]
+	by[level] = nil
 	for _, es := range lists {
 		l.n -= len(es)
 	}
-	return lists, true
+	return lists
 }
 
 // parentRef is a parent inside the tier: its slot (index of its work word),
@@ -401,15 +415,11 @@ func (s *loopySolver) buildIndex() *indexParents {
 // one entry and returns the pushes it makes.
 func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource, apply func(e entry, level int, qRank uint64, src parentSource, local *queued, sc *scratch)) error {
 	for level := 0; ; level++ {
-		lists, more := q.take(level)
+		decided, candidates, more := q.take(level)
 		if !more {
 			return nil
 		}
-		total := 0
-		for _, es := range lists {
-			total += len(es)
-		}
-		if total == 0 {
+		if len(decided)+len(candidates) == 0 {
 			continue
 		}
 		if level > valuedb.MaxRemoteness {
@@ -418,37 +428,32 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 		// Candidates of this level get their value before any entry of
 		// the level propagates, or a parent reached through a decided
 		// entry first would take level+1 instead of its own level: two
-		// passes over the level's entries, each in parts on the workers.
+		// passes, each in parts on the workers; those assigned join the
+		// level's decided entries.
 		v := tiergame.Win
 		if q == &s.ties {
 			v = tiergame.Tie
 		}
-		per := max(256, (total+s.workers*8-1)/(s.workers*8))
-		var parts [][]entry
-		for _, es := range lists {
-			for lo := 0; lo < len(es); lo += per {
-				parts = append(parts, es[lo:min(lo+per, len(es))])
-			}
-		}
-		err := s.eachPart(ctx, parts, func(ctx context.Context, k int, part []entry) error {
-			kept := part[:0]
-			for _, e := range part {
-				if e.isCandidate() {
+		if len(candidates) > 0 {
+			parts := s.parts(candidates)
+			err := s.eachPart(ctx, parts, func(ctx context.Context, k int, part []entry) error {
+				kept := part[:0]
+				for _, e := range part {
 					r, _ := s.slot(e.pos())
-					if !s.assign(r, valuedb.Make(v, level)) {
-						continue // decided earlier, at a lower level
+					if s.assign(r, valuedb.Make(v, level)) { // else decided earlier, at a lower level
+						kept = append(kept, determined(e.pos()))
 					}
-					e = determined(e.pos())
 				}
-				kept = append(kept, e)
+				parts[k] = kept
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			parts[k] = kept
-			return nil
-		})
-		if err != nil {
-			return err
+			decided = append(decided, parts...)
 		}
-		err = s.eachPart(ctx, parts, func(ctx context.Context, _ int, part []entry) error {
+		parts := s.parts(decided)
+		err := s.eachPart(ctx, parts, func(ctx context.Context, _ int, part []entry) error {
 			var local queued
 			var sc scratch
 			for k, e := range part {
@@ -465,6 +470,22 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 			return err
 		}
 	}
+}
+
+// parts cuts lists of entries into parts for the workers.
+func (s *loopySolver) parts(lists [][]entry) [][]entry {
+	total := 0
+	for _, es := range lists {
+		total += len(es)
+	}
+	per := max(256, (total+s.workers*8-1)/(s.workers*8))
+	var parts [][]entry
+	for _, es := range lists {
+		for lo := 0; lo < len(es); lo += per {
+			parts = append(parts, es[lo:min(lo+per, len(es))])
+		}
+	}
+	return parts
 }
 
 // eachPart runs f on every part on the workers; a single part runs on the

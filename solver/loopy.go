@@ -478,7 +478,7 @@ func (s *loopySolver) parts(lists [][]entry) [][]entry {
 	for _, es := range lists {
 		total += len(es)
 	}
-	per := max(256, (total+s.workers*8-1)/(s.workers*8))
+	per := max(256, (total+s.workers*32-1)/(s.workers*32))
 	var parts [][]entry
 	for _, es := range lists {
 		for lo := 0; lo < len(es); lo += per {

@@ -34,6 +34,15 @@ type CanonicalCursor interface {
 	CanonicalMoves(p Position, dst []Child) (Value, []Child)
 }
 
+// CanonicalByTierCursor is a CanonicalCursor that can also give the
+// canonical children grouped by tier.
+type CanonicalByTierCursor interface {
+	CanonicalCursor
+	// CanonicalMovesByTier returns what MovesByTier returns, with every
+	// child replaced by its canonical position. Children may repeat.
+	CanonicalMovesByTier(p Position, dst [][]Position) Value
+}
+
 // CanonicalUnmover is implemented by symmetric games that can generate
 // the canonical parents of a position faster than Parents followed by
 // Canonical for each parent.
@@ -45,9 +54,13 @@ type CanonicalUnmover interface {
 
 // NewCanonicalCursor returns a cursor over tier t of symmetric game g
 // whose Moves gives canonical children: g's own CanonicalMoves if its
-// cursor has them, and otherwise its moves canonicalized one by one.
+// cursor has them, and otherwise its moves canonicalized one by one. It is
+// a ByTierCursor when g's cursor is a CanonicalByTierCursor.
 func NewCanonicalCursor(g Game, t Tier) Cursor {
 	cur := NewCursor(g, t)
+	if cc, ok := cur.(CanonicalByTierCursor); ok {
+		return canonicalByTier{canonicalMoves{cc}, cc}
+	}
 	if cc, ok := cur.(CanonicalCursor); ok {
 		return canonicalMoves{cc}
 	}
@@ -59,6 +72,16 @@ type canonicalMoves struct{ c CanonicalCursor }
 
 func (c canonicalMoves) Moves(p Position, dst []Child) (Value, []Child) {
 	return c.c.CanonicalMoves(p, dst)
+}
+
+// canonicalByTier is a CanonicalByTierCursor used as a ByTierCursor.
+type canonicalByTier struct {
+	canonicalMoves
+	c CanonicalByTierCursor
+}
+
+func (c canonicalByTier) MovesByTier(p Position, dst [][]Position) Value {
+	return c.c.CanonicalMovesByTier(p, dst)
 }
 
 // canonicalizing canonicalizes the children of another cursor.

@@ -16,9 +16,10 @@ import (
 // instead of eight.
 
 var (
-	_ tiergame.Symmetric        = (*Game)(nil)
-	_ tiergame.CanonicalUnmover = (*Game)(nil)
-	_ tiergame.CanonicalCursor  = (*Cursor)(nil)
+	_ tiergame.Symmetric             = (*Game)(nil)
+	_ tiergame.CanonicalUnmover      = (*Game)(nil)
+	_ tiergame.CanonicalCursor       = (*Cursor)(nil)
+	_ tiergame.CanonicalByTierCursor = (*Cursor)(nil)
 )
 
 // symTables permutes the cells of each symmetry by tables, for boards
@@ -102,6 +103,52 @@ func (c *Cursor) CanonicalMoves(p tiergame.Position, dst []tiergame.Child) (tier
 		c.seek(r)
 	}
 	return c.g.canonicalChildren(&c.b, &c.movers[p&1], dst)
+}
+
+// CanonicalMovesByTier returns what MovesByTier returns for position p of
+// the cursor's tier, with each child canonical.
+func (c *Cursor) CanonicalMovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	if r := uint64(p) >> 1; r != c.r {
+		c.seek(r)
+	}
+	g, m := c.g, &c.movers[p&1]
+	own, opp, v := c.b.sides(m.side)
+	if v != tiergame.Undecided {
+		return v
+	}
+	same, grow := 0, -1 // a full board has no blanks
+	if len(dst) > 1 {
+		same, grow = 2, int(m.side&1)
+	}
+	if dst[same] != nil {
+		dst[same] = g.appendCanonical(dst[same], m, 0, own, opp, g.border&own)
+	}
+	if grow >= 0 && dst[grow] != nil {
+		dst[grow] = g.appendCanonical(dst[grow], m, 1, own, opp, g.border&^(own|opp))
+	}
+	return tiergame.Undecided
+}
+
+// appendCanonical appends the canonical children of the moves of mover m
+// taking the cubes at srcs, all blank (blank 1) or all the mover's (0),
+// from the board (own, opp).
+func (g *Game) appendCanonical(dst []tiergame.Position, m *mover, blank int, own, opp, srcs uint32) []tiergame.Position {
+	ti := m.tis[blank]
+	for ; srcs != 0; srcs &= srcs - 1 {
+		for _, mv := range g.bySrc[bits.TrailingZeros32(srcs)&31] {
+			if mv.valid == 0 {
+				break
+			}
+			cOwn, cOpp := mv.apply(own, opp)
+			xs, os := cOwn, cOpp
+			if m.side == 1 {
+				xs, os = cOpp, cOwn
+			}
+			xs, os = g.canonical(xs, os)
+			dst = append(dst, tiergame.Position(g.hash(ti, xs, os, m.next)))
+		}
+	}
+	return dst
 }
 
 // canonicalChildren is children with each child canonical: it makes each

@@ -122,6 +122,48 @@ func Walk(rng *rand.Rand, size uint64, count int) []tiergame.Position {
 	return ps
 }
 
+// CheckByTier checks that cur's MovesByTier at position p of tier gives
+// value v and the children cs grouped by g's ChildTiers, appending to the
+// lists it is given, and that it fills only the lists that are not nil.
+func CheckByTier(t testing.TB, g tiergame.Game, tier tiergame.Tier, p tiergame.Position, cur tiergame.ByTierCursor, v tiergame.Value, cs []tiergame.Child) {
+	t.Helper()
+	kidTiers := g.ChildTiers(tier)
+	const mark = tiergame.Position(1<<64 - 1) // stays first in each list
+	lists := make([][]tiergame.Position, len(kidTiers))
+	want := make([][]tiergame.Position, len(kidTiers))
+	for i := range lists {
+		lists[i] = []tiergame.Position{mark}
+		want[i] = []tiergame.Position{mark}
+	}
+	got := cur.MovesByTier(p, lists)
+	for _, c := range cs {
+		i := slices.Index(kidTiers, c.Tier)
+		if i < 0 {
+			t.Fatalf("%s %s: child in tier %d, which ChildTiers does not list", g.Option(), g.Format(tier, p), c.Tier)
+		}
+		want[i] = append(want[i], c.Pos)
+	}
+	for i := range lists {
+		slices.Sort(lists[i][1:])
+		slices.Sort(want[i][1:])
+	}
+	if got != v || !slices.EqualFunc(lists, want, slices.Equal) {
+		t.Fatalf("%s %s: MovesByTier gives %v %v, reference %v %v", g.Option(), g.Format(tier, p), got, lists, v, want)
+	}
+	// Asked for one tier's list alone (the others nil).
+	for i := range kidTiers {
+		alone := make([][]tiergame.Position, len(kidTiers))
+		alone[i] = []tiergame.Position{mark}
+		cur.MovesByTier(p, alone)
+		slices.Sort(alone[i][1:])
+		for j := range alone {
+			if j != i && alone[j] != nil || j == i && !slices.Equal(alone[i], want[i]) {
+				t.Fatalf("%s %s: MovesByTier for list %d alone gives %v, want %v", g.Option(), g.Format(tier, p), i, alone, want[i])
+			}
+		}
+	}
+}
+
 // MovesFunc has the signature of tiergame.Game.Moves.
 type MovesFunc func(tiergame.Tier, tiergame.Position, []tiergame.Child) (tiergame.Value, []tiergame.Child)
 
@@ -137,45 +179,11 @@ func CheckCursor(t testing.TB, g tiergame.Game, tier tiergame.Tier, ps []tiergam
 	}
 	cur := cg.Cursor(tier)
 	byTier, _ := cg.Cursor(tier).(tiergame.ByTierCursor)
-	kidTiers := g.ChildTiers(tier)
-	const mark = tiergame.Position(1<<64 - 1) // stays first in each list
-	lists := make([][]tiergame.Position, len(kidTiers))
-	wantLists := make([][]tiergame.Position, len(kidTiers))
 	var got, one, want []tiergame.Child
 	for _, p := range ps {
 		if byTier != nil {
-			for i := range lists {
-				lists[i] = append(lists[i][:0], mark)
-				wantLists[i] = append(wantLists[i][:0], mark)
-			}
-			bv := byTier.MovesByTier(p, lists)
 			wv, ws := ref(tier, p, nil)
-			for _, c := range ws {
-				i := slices.Index(kidTiers, c.Tier)
-				if i < 0 {
-					t.Fatalf("%s %s: child in tier %d, which ChildTiers does not list", g.Option(), g.Format(tier, p), c.Tier)
-				}
-				wantLists[i] = append(wantLists[i], c.Pos)
-			}
-			for i := range lists {
-				slices.Sort(lists[i][1:])
-				slices.Sort(wantLists[i][1:])
-			}
-			if bv != wv || !slices.EqualFunc(lists, wantLists, slices.Equal) {
-				t.Fatalf("%s %s: MovesByTier gives %v %v, reference %v %v", g.Option(), g.Format(tier, p), bv, lists, wv, wantLists)
-			}
-			// Asked for one tier's list alone (the others nil).
-			for i := range kidTiers {
-				alone := make([][]tiergame.Position, len(kidTiers))
-				alone[i] = []tiergame.Position{mark}
-				byTier.MovesByTier(p, alone)
-				slices.Sort(alone[i][1:])
-				for j := range alone {
-					if j != i && alone[j] != nil || j == i && !slices.Equal(alone[i], wantLists[i]) {
-						t.Fatalf("%s %s: MovesByTier for list %d alone gives %v, want %v", g.Option(), g.Format(tier, p), i, alone, wantLists[i])
-					}
-				}
-			}
+			CheckByTier(t, g, tier, p, byTier, wv, ws)
 		}
 		var gv, ov, wv tiergame.Value
 		gv, got = cur.Moves(p, got[:0])

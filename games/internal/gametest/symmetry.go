@@ -13,7 +13,7 @@ import (
 // orbit has the same canonical position, which is in the orbit; every
 // image has p's primitive value and, canonicalized, p's children (as a
 // multiset); the canonical cursor gives the canonical children of Moves
-// in order; and CanonicalParents gives the canonical parents of Parents,
+// in order (and by tier, if it can); and CanonicalParents gives the canonical parents of Parents,
 // once each, in each of parentTiers (for an Unmover).
 func CheckSymmetry(t testing.TB, g tiergame.Game, tier tiergame.Tier, n int, ps []tiergame.Position, parentTiers ...tiergame.Tier) {
 	t.Helper()
@@ -66,6 +66,9 @@ func CheckSymmetry(t testing.TB, g tiergame.Game, tier tiergame.Tier, n int, ps 
 		cv, ccs := cur.Moves(p, nil)
 		if cv != v || !slices.Equal(ccs, canonical(cs)) {
 			t.Fatalf("%s: canonical cursor gives %v %v, Moves canonicalized %v %v", g.Format(tier, p), cv, ccs, v, canonical(cs))
+		}
+		if bt, ok := cur.(tiergame.ByTierCursor); ok {
+			CheckByTier(t, g, tier, p, bt, v, canonical(cs))
 		}
 		for _, pt := range parentTiers {
 			var want []tiergame.Position

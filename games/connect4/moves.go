@@ -302,7 +302,7 @@ func (c *Cursor) Moves(p tiergame.Position, dst []tiergame.Child) (tiergame.Valu
 // MovesByTier appends the children of p, all in the next tier, to dst[0].
 func (c *Cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
 	i, v := c.decode(p)
-	if v != tiergame.Undecided || dst[0] == nil {
+	if v != tiergame.Undecided || len(dst) == 0 || dst[0] == nil {
 		return v
 	}
 	d := slices.Grow(dst[0], c.nopen)

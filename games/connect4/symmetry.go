@@ -13,8 +13,8 @@ import (
 // its mirror's is canonical without hashing the mirror.
 
 var (
-	_ tiergame.Symmetric       = (*Game)(nil)
-	_ tiergame.CanonicalCursor = (*Cursor)(nil)
+	_ tiergame.Symmetric             = (*Game)(nil)
+	_ tiergame.CanonicalByTierCursor = (*Cursor)(nil)
 )
 
 // mirror returns the mirror image of bitboard b.
@@ -48,6 +48,29 @@ func (c *Cursor) CanonicalMoves(p tiergame.Position, dst []tiergame.Child) (tier
 	if v != tiergame.Undecided {
 		return v, dst
 	}
+	c.canonicalize(func(j int) *tiergame.Position { return &dst[n+j].Pos })
+	return v, dst
+}
+
+// CanonicalMovesByTier returns what MovesByTier returns, each child
+// canonical.
+func (c *Cursor) CanonicalMovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	if len(dst) == 0 { // the last tier: every position is primitive
+		return c.MovesByTier(p, dst)
+	}
+	n := len(dst[0])
+	v := c.MovesByTier(p, dst)
+	if v != tiergame.Undecided || dst[0] == nil {
+		return v
+	}
+	out := dst[0][n:]
+	c.canonicalize(func(j int) *tiergame.Position { return &out[j] })
+	return v
+}
+
+// canonicalize replaces each child of the decoded position, at child(j)
+// for its open column j, by its canonical position.
+func (c *Cursor) canonicalize(child func(j int) *tiergame.Position) {
 	g := c.g
 	colMask := uint64(1)<<g.stride - 1
 	var xbit uint64 // all ones when X drops the piece
@@ -63,10 +86,9 @@ func (c *Cursor) CanonicalMoves(p tiergame.Position, dst []tiergame.Child) (tier
 		shift := uint(oc.col) * g.stride
 		top := (c.occ>>shift&colMask + 1) << shift
 		q := g.mirrorHash(c.occ|top, c.xb|top&xbit, mcode, c.cnb)
-		ch := &dst[n+j]
-		ch.Pos = min(ch.Pos, q)
+		ch := child(j)
+		*ch = min(*ch, q)
 	}
-	return v, dst
 }
 
 // mirrorHash returns the hash of the mirror image of the board with cells

@@ -86,15 +86,15 @@ func (q *queued) push(level int, e entry) {
 // lists the goroutines made (joining them would copy every entry under the
 // lock); pushes go to levels above the one being processed.
 type levels struct {
-	mu                 sync.Mutex
-	decided, candidate [][][]entry
-	n                  int // entries held
+	mu                  sync.Mutex
+	decided, candidates [][][]entry
+	n                   int // entries held
 }
 
 func (l *levels) merge(local queued) {
 	l.mu.Lock()
 	l.add(&l.decided, local.decided)
-	l.add(&l.candidate, local.candidates)
+	l.add(&l.candidates, local.candidates)
 	l.mu.Unlock()
 }
 
@@ -119,7 +119,7 @@ func (l *levels) take(level int) (decided, candidates [][]entry, more bool) {
 	if l.n == 0 {
 		return nil, nil, false
 	}
-	return l.takeFrom(l.decided, level), l.takeFrom(l.candidate, level), true
+	return l.takeFrom(l.decided, level), l.takeFrom(l.candidates, level), true
 }
 
 func (l *levels) takeFrom(by [][][]entry, level int) [][]entry {

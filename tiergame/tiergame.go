@@ -7,6 +7,19 @@
 // Within a tier, a position is a dense hash in [0, TierSize(t)); the solver
 // keeps one bit per hash for reachability, so hashes should not waste much of
 // that space.
+//
+// Game is all a game must implement. The rest is optional, each piece a
+// speed-up or a capability the solver finds by type assertion:
+//   - CursorGame: a Cursor decodes consecutive positions incrementally;
+//     a ByTierCursor also lists children grouped by tier, which the hot
+//     loops of reachability and loopy solving prefer.
+//   - Unmover: Parents, which loopy tiers need (else the solver builds a
+//     reverse index of the tier's moves).
+//   - Symmetric: canonical positions for --symmetry runs; CanonicalCursor,
+//     CanonicalByTierCursor and CanonicalUnmover make them fast.
+//   - Chance (with ChanceKernel and ChanceMoveNamer): chance games.
+//   - Exhaustive: every hash is a position to solve.
+//   - MoveNamer: names for moves.
 package tiergame
 
 import (

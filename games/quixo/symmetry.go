@@ -132,23 +132,28 @@ func (c *Cursor) CanonicalMovesByTier(p tiergame.Position, dst [][]tiergame.Posi
 // appendCanonical appends the canonical children of the moves of mover m
 // taking the cubes at srcs, all blank (blank 1) or all the mover's (0),
 // from the board (own, opp).
-func (g *Game) appendCanonical(dst []tiergame.Position, m *mover, blank int, own, opp, srcs uint32) []tiergame.Position {
-	ti := m.tis[blank]
+func (g *Game) appendCanonical(dst []tiergame.Position, m *mover, blank uint32, own, opp, srcs uint32) []tiergame.Position {
 	for ; srcs != 0; srcs &= srcs - 1 {
 		for _, mv := range g.bySrc[bits.TrailingZeros32(srcs)&31] {
 			if mv.valid == 0 {
 				break
 			}
-			cOwn, cOpp := mv.apply(own, opp)
-			xs, os := cOwn, cOpp
-			if m.side == 1 {
-				xs, os = cOpp, cOwn
-			}
-			xs, os = g.canonical(xs, os)
-			dst = append(dst, tiergame.Position(g.hash(ti, xs, os, m.next)))
+			dst = append(dst, g.canonicalChild(m, blank, &mv, own, opp))
 		}
 	}
 	return dst
+}
+
+// canonicalChild returns the canonical child of move mv of mover m from
+// the board (own, opp), in tier m.tis[blank].
+func (g *Game) canonicalChild(m *mover, blank uint32, mv *move, own, opp uint32) tiergame.Position {
+	cOwn, cOpp := mv.apply(own, opp)
+	xs, os := cOwn, cOpp
+	if m.side == 1 {
+		xs, os = cOpp, cOwn
+	}
+	xs, os = g.canonical(xs, os)
+	return tiergame.Position(g.hash(m.tis[blank&1], xs, os, m.next))
 }
 
 // canonicalChildren is children with each child canonical: it makes each
@@ -161,18 +166,11 @@ func (g *Game) canonicalChildren(b *board, m *mover, dst []tiergame.Child) (tier
 	for srcs := g.border &^ opp; srcs != 0; srcs &= srcs - 1 {
 		c := bits.TrailingZeros32(srcs) & 31
 		blank := own>>c&1 ^ 1
-		ti, id := m.tis[blank], m.ids[blank]
 		for _, mv := range g.bySrc[c] {
 			if mv.valid == 0 {
 				break
 			}
-			cOwn, cOpp := mv.apply(own, opp)
-			xs, os := cOwn, cOpp
-			if m.side == 1 {
-				xs, os = cOpp, cOwn
-			}
-			xs, os = g.canonical(xs, os)
-			dst = append(dst, tiergame.Child{Tier: id, Pos: tiergame.Position(g.hash(ti, xs, os, m.next))})
+			dst = append(dst, tiergame.Child{Tier: m.ids[blank], Pos: g.canonicalChild(m, blank, &mv, own, opp)})
 		}
 	}
 	return tiergame.Undecided, dst

@@ -343,10 +343,7 @@ func (c *Cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		return v
 	}
 	h := hasher{g.tables.tab, &c.b, m.delta, m.next}
-	same, grow := 0, -1 // a full board has no blanks
-	if len(dst) > 1 {
-		same, grow = 2, int(m.side&1)
-	}
+	same, grow := byTierLists(len(dst), m.side)
 	if dst[same] != nil {
 		dst[same] = h.append(dst[same], g, g.border&own, m.offs[0])
 	}
@@ -354,6 +351,17 @@ func (c *Cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		dst[grow] = h.append(dst[grow], g, g.border&^(own|opp), m.offs[1])
 	}
 	return tiergame.Undecided
+}
+
+// byTierLists returns, for MovesByTier's n lists and the side to move, the
+// index of the list of the moves taking an own cube (same tier) and of the
+// moves taking a blank (-1 on a full board, which has none): the order of
+// ChildTiers.
+func byTierLists(n int, side uint64) (same, grow int) {
+	if n == 1 {
+		return 0, -1
+	}
+	return 2, int(side & 1)
 }
 
 // append appends the children of the moves taking the cubes at srcs, in

@@ -116,10 +116,7 @@ func (c *Cursor) CanonicalMovesByTier(p tiergame.Position, dst [][]tiergame.Posi
 	if v != tiergame.Undecided {
 		return v
 	}
-	same, grow := 0, -1 // a full board has no blanks
-	if len(dst) > 1 {
-		same, grow = 2, int(m.side&1)
-	}
+	same, grow := byTierLists(len(dst), m.side)
 	if dst[same] != nil {
 		dst[same] = g.appendCanonical(dst[same], m, 0, own, opp, g.border&own)
 	}

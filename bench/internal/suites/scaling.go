@@ -28,8 +28,11 @@ func Scaling() harness.Suite {
 		Doc:  "speed-up with 1, 2, ... cores and the serial fraction (Amdahl fit): reach+solve, level-file merge",
 		Groups: func(cfg harness.Config) []harness.Group {
 			var gs []harness.Group
+			// Connect Four 6x4 and Quixo 4x4 are the measures of
+			// 1 -> 2 workers; Quixo 4x4 takes minutes, so it runs when named.
 			for _, sg := range []scalingGame{{gameByName("connect4-5x4"), harness.Quick}, {gameByName("connect4-5x5"), harness.Full},
-				{gameByName("quixo-3x3"), harness.Full}} {
+				{gameByName("quixo-3x3"), harness.Full}, {gameByName("connect4-6x4"), harness.Full},
+				{gameByName("quixo-4x4"), harness.Explicit}} {
 				s := sg.size
 				g := harness.Group{ID: "scaling/" + s.name, Table: "scaling", Title: strings.TrimSpace(s.game + " " + s.option + " reach+solve"),
 					Level: sg.level, Reference: "workers=1", Amdahl: true}

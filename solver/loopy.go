@@ -23,13 +23,17 @@ import (
 //
 //  1. An initial pass (in parallel over ranges) gives primitive positions
 //     their value, reads the children in solved tiers, counts the children
-//     inside the tier, and queues positions with a losing child elsewhere
-//     as win candidates at the level 1 + that child's remoteness.
+//     inside the tier of the positions that can still lose (only those
+//     need a count: the moves inside the tier are listed for no others),
+//     and queues positions with a losing child elsewhere as win candidates
+//     at the level 1 + that child's remoteness.
 //  2. Levels are processed in increasing remoteness, so the first value a
-//     position gets is the one with the right remoteness. A loss at level
-//     r makes its undecided parents wins at r+1; a win at level r counts
-//     down its parents, and a parent whose count reaches zero is a loss at
-//     1 + the larger of r and its winning children elsewhere.
+//     position gets is the one with the right remoteness. A level's
+//     candidates are assigned first, then its decided positions propagate:
+//     a loss at level r makes its undecided parents wins at r+1; a win at
+//     level r counts down its parents, and a parent whose count reaches
+//     zero is a loss at 1 + the larger of r and its winning children
+//     elsewhere.
 //  3. The positions still undecided get ties the same way from tie
 //     children, and the rest are draws.
 //

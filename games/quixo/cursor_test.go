@@ -23,8 +23,9 @@ func ascending(g *Game, tier tiergame.Tier, count int) []tiergame.Position {
 	return ps
 }
 
-// BenchmarkAscending compares the old Moves, Moves and a cursor over consecutive
-// hashes, as the solver visits them, taking turns (see gametest.Compare).
+// BenchmarkAscending compares the old Moves, Moves, a cursor's Moves and
+// its MovesByTier over consecutive hashes, as the solver visits them,
+// taking turns (see gametest.Compare).
 func BenchmarkAscending(b *testing.B) {
 	for _, tc := range []struct{ n, x, o int }{{4, 4, 4}, {4, 6, 5}, {5, 6, 6}} {
 		g := mustNew(b, tc.n)
@@ -46,6 +47,19 @@ func BenchmarkAscending(b *testing.B) {
 					cur := g.Cursor(tier)
 					for _, p := range ps {
 						_, children = cur.Moves(p, children[:0])
+					}
+				}},
+				gametest.Variant{Name: "ByTier", Run: func(int) {
+					cur := g.Cursor(tier).(*Cursor)
+					lists := make([][]tiergame.Position, len(g.ChildTiers(tier)))
+					for i := range lists {
+						lists[i] = make([]tiergame.Position, 0, 64)
+					}
+					for _, p := range ps {
+						for i := range lists {
+							lists[i] = lists[i][:0]
+						}
+						cur.MovesByTier(p, lists)
 					}
 				}})
 		})

@@ -421,7 +421,7 @@ func (g *Game) newUnmoves() [MaxSize * MaxSize]unmoves {
 			for i, m := range line {
 				u := unmove{rev: m.rev, keep: m.keep, back: m.back, src: m.src}
 				if i > 0 {
-					u.after = (m.seg | m.src) &^ (line[i-1].seg | line[i-1].src | m.dst)
+					u.after = (m.seg | m.src) &^ (line[i-1].seg | line[i-1].src)
 				}
 				un.u[un.n] = u
 				un.n++

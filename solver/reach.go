@@ -190,6 +190,7 @@ type reacher struct {
 	*Run
 	expanded atomic.Uint64 // positions expanded, for progress
 	pending  *levelWrite   // the last level file, written in the background
+	next     *handoff      // the next tier's children of the last tier expanded
 }
 
 // levelPath is where a tier's full level file lives.
@@ -237,17 +238,36 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 	if f, ok := rc.seedFile(t); ok {
 		files = append(files, f)
 	}
+	h := rc.next
+	rc.next = nil
+	if h != nil && h.tier != t {
+		h = nil
+	}
 	dirs, _ := filepath.Glob(filepath.Join(rc.Dir, "partials", fmt.Sprint(t), "*"))
 	for _, d := range dirs {
+		if h != nil && d == rc.partialDir(t, h.parent) {
+			continue // in h.set already
+		}
 		fs, _ := filepath.Glob(filepath.Join(d, "*.dat.gz"))
 		files = append(files, fs...)
 	}
-	merge := MergeTier
-	if seeded {
-		merge = MergeSeeded
-	}
 	done := rc.clock(t, "reach").phase("merge", true)
-	set, err := merge(ctx, rc.Game, t, files, rc.Workers)
+	var set *bitarray.Set
+	var err error
+	switch {
+	case h != nil:
+		set = h.set
+		if st, p := rc.Game.Start(); st == t && !seeded {
+			set.Add(uint64(p))
+		}
+		if err = levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: rc.Workers}); err != nil {
+			err = fmt.Errorf("tier %d: %w", t, err)
+		}
+	case seeded:
+		set, err = MergeSeeded(ctx, rc.Game, t, files, rc.Workers)
+	default:
+		set, err = MergeTier(ctx, rc.Game, t, files, rc.Workers)
+	}
 	done()
 	if err != nil {
 		return nil, err
@@ -261,9 +281,8 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 }
 
 // close closes loopy tier t's set under its own moves (CloseTier) and
-// writes one partial level file per worker and child tier, its start value
-// being the worker's number: for a loopy tier a share is a worker's part
-// of every round rather than one range.
+// writes one partial level file per child tier (writeShares): for a loopy
+// tier a worker's share is its part of every round rather than one range.
 func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
 	if err := rc.preparePartials(t); err != nil {
 		return err
@@ -280,8 +299,7 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 
 // expand runs ExpandRange over ranges of set on the workers, each worker
 // adding the children of its ranges to child sets of its own, and writes
-// one partial level file per worker and child tier, named with the
-// worker's number.
+// their union as one partial level file per child tier (writeShares).
 func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
 	if err := rc.preparePartials(t); err != nil {
 		return err
@@ -303,21 +321,75 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 	return rc.writeShares(ctx, t, slots.used())
 }
 
-// writeShares writes each worker's child sets (shares[k]) as partial
-// level files named with the worker's number k, all at once.
+// writeShares joins the workers' child sets (shares[k] is worker k's) into
+// one set per child tier, writes each as the partial level file of t for
+// that child, and hands the set of the tier reached next to its merge.
+// Joining first costs a pass over memory and saves, per extra worker, a
+// partial's compression and its decompression by the merge: with one
+// partial per worker, neither scaled with the workers.
 func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]Target) error {
-	var eg errgroup.Group
-	files := 0
-	for _, targets := range shares {
-		files += len(targets)
+	rc.next = nil
+	if len(shares) == 0 || len(shares[0]) == 0 {
+		return nil
 	}
-	workers := max(1, rc.Workers/max(files, 1)) // each file's share of the cores
-	for k, targets := range shares {
+	targets := joinShares(ctx, shares, rc.Workers)
+	var eg errgroup.Group
+	workers := max(1, rc.Workers/len(targets)) // each file's share of the cores
+	for _, tg := range targets {
+		goBusy(ctx, &eg, func() error { return rc.writePartial(tg, t, 0, workers) })
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	if next, ok := rc.nextTier(t); ok && !rc.exhaustive() {
 		for _, tg := range targets {
-			goBusy(ctx, &eg, func() error { return rc.writePartial(tg, t, uint64(k), workers) })
+			if tg.Tier == next {
+				rc.next = &handoff{tier: next, parent: t, set: tg.Set}
+			}
 		}
 	}
-	return eg.Wait()
+	return nil
+}
+
+// joinShares ORs each worker's set of a child tier into the first
+// worker's, in chunks of words on the workers, and returns the first
+// worker's targets. Every worker's targets list the same tiers in the
+// same order.
+func joinShares(ctx context.Context, shares [][]Target, workers int) []Target {
+	first := shares[0]
+	for i, tg := range first {
+		dst := tg.Set.Words()
+		srcs := make([][]uint64, 0, len(shares)-1)
+		for _, ts := range shares[1:] {
+			srcs = append(srcs, ts[i].Set.Words())
+		}
+		forChunks(ctx, workers, len(dst), func(lo, hi int) {
+			for _, src := range srcs {
+				for k := lo; k < hi; k++ {
+					dst[k] |= src[k]
+				}
+			}
+		})
+	}
+	return first
+}
+
+// handoff is a child tier's set that the last expansion found, kept for
+// the child's merge when it is the tier reached next: the merge starts
+// from it instead of reading back the partial level file just written
+// from it. Partials of other parents are read as before.
+type handoff struct {
+	tier, parent tiergame.Tier
+	set          *bitarray.Set
+}
+
+// nextTier returns the tier reached after t, if any.
+func (rc *reacher) nextTier(t tiergame.Tier) (tiergame.Tier, bool) {
+	i := slices.Index(rc.Graph.Tiers, t)
+	if i < 0 || i+1 >= len(rc.Graph.Tiers) {
+		return 0, false
+	}
+	return rc.Graph.Tiers[i+1], true
 }
 
 // preparePartials empties the folders that expanding t writes partials to

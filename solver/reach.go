@@ -322,11 +322,13 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 }
 
 // writeShares joins the workers' child sets (shares[k] is worker k's) into
-// one set per child tier, writes each as the partial level file of t for
-// that child, and hands the set of the tier reached next to its merge.
-// Joining first costs a pass over memory and saves, per extra worker, a
-// partial's compression and its decompression by the merge: with one
-// partial per worker, neither scaled with the workers.
+// one set per child tier, writes each as partial level files of t for that
+// child, and hands the set of the tier reached next to its merge. Joining
+// first costs a pass over memory and saves, per extra worker, a partial's
+// compression and its decompression by the merge: with one partial per
+// worker, neither scaled with the workers. A joined set is written in
+// pieces of consecutive positions, one per worker, each file named with
+// its first position, so that writing it does scale.
 func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]Target) error {
 	rc.next = nil
 	if len(shares) == 0 || len(shares[0]) == 0 {
@@ -334,9 +336,12 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 	}
 	targets := joinShares(ctx, shares, rc.Workers)
 	var eg errgroup.Group
-	workers := max(1, rc.Workers/len(targets)) // each file's share of the cores
 	for _, tg := range targets {
-		goBusy(ctx, &eg, func() error { return rc.writePartial(tg, t, 0, workers) })
+		for _, piece := range pieces(tg.Set, rc.Workers) {
+			goBusy(ctx, &eg, func() error {
+				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t, piece.Base(), 1)
+			})
+		}
 	}
 	if err := eg.Wait(); err != nil {
 		return err
@@ -374,6 +379,31 @@ func joinShares(ctx context.Context, shares [][]Target, workers int) []Target {
 	return first
 }
 
+// pieces cuts s into at most n sets over consecutive ranges that start on
+// a word and share s's words, none shorter than minPieceWords words (a
+// file's fixed costs are not worth splitting small sets).
+func pieces(s *bitarray.Set, n int) []*bitarray.Set {
+	words := s.Words()
+	n = max(1, min(n, len(words)/minPieceWords))
+	if n == 1 {
+		return []*bitarray.Set{s}
+	}
+	out := make([]*bitarray.Set, 0, n)
+	for k := range n {
+		lo, hi := len(words)*k/n, len(words)*(k+1)/n
+		size := uint64(hi-lo) * 64
+		if hi == len(words) {
+			size = s.Len() - uint64(lo)*64
+		}
+		out = append(out, bitarray.FromWords(s.Base()+uint64(lo)*64, size, words[lo:hi]))
+	}
+	return out
+}
+
+// minPieceWords is the fewest words (64 positions each) of a piece of a
+// partial level file.
+const minPieceWords = 1 << 13
+
 // handoff is a child tier's set that the last expansion found, kept for
 // the child's merge when it is the tier reached next: the merge starts
 // from it instead of reading back the partial level file just written
@@ -407,8 +437,8 @@ func (rc *reacher) preparePartials(t tiergame.Tier) error {
 	return nil
 }
 
-// writePartial writes one worker's children in tier tg.Tier as a partial
-// level file named with start, the number of its share, compressing on
+// writePartial writes children of parent in tier tg.Tier as a partial
+// level file named with start (its set's first position), compressing on
 // workers goroutines.
 func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64, workers int) error {
 	if tg.Set.Count() == 0 {

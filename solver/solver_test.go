@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -159,5 +160,48 @@ func TestExpandRangeBadGame(t *testing.T) {
 				t.Fatalf("ExpandRange: %v, want an error saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPieces checks that the pieces of a partial cover its set exactly:
+// consecutive ranges from its base to its end, starting on a word, with
+// the same members, none shorter than minPieceWords but the whole set.
+func TestPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, words := range []uint64{1, minPieceWords - 1, 2 * minPieceWords, 3*minPieceWords + 5} {
+		for _, tail := range []uint64{0, 37} {
+			n := words*64 - tail
+			set := bitarray.New(1000, n)
+			for range n / 50 {
+				set.Add(1000 + rng.Uint64N(n))
+			}
+			for workers := 1; workers <= 5; workers++ {
+				ps := pieces(set, workers)
+				want := max(1, min(workers, int(words/minPieceWords)))
+				if len(ps) != want {
+					t.Fatalf("%d bits, %d workers: %d pieces, want %d", n, workers, len(ps), want)
+				}
+				next, count := set.Base(), uint64(0)
+				for _, p := range ps {
+					if p.Base() != next || (p.Base()-set.Base())%64 != 0 {
+						t.Fatalf("%d bits, %d workers: a piece starts at %d, want %d on a word", n, workers, p.Base(), next)
+					}
+					if len(ps) > 1 && p.Len() < minPieceWords*64-tail {
+						t.Fatalf("%d bits, %d workers: a piece of %d positions", n, workers, p.Len())
+					}
+					for q := range p.All() {
+						if !set.Contains(q) {
+							t.Fatalf("%d bits, %d workers: %d in a piece, not in the set", n, workers, q)
+						}
+						count++
+					}
+					next = p.End()
+				}
+				if next != set.End() || count != set.Count() {
+					t.Fatalf("%d bits, %d workers: pieces end at %d with %d members, the set at %d with %d",
+						n, workers, next, count, set.End(), set.Count())
+				}
+			}
+		}
 	}
 }

@@ -327,7 +327,7 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 // first costs a pass over memory and saves, per extra worker, a partial's
 // compression and its decompression by the merge: with one partial per
 // worker, neither scaled with the workers. A joined set is written in
-// pieces of consecutive positions, one per worker, each file named with
+// pieces of consecutive positions, a few per worker, each file named with
 // its first position, so that writing it does scale.
 func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]Target) error {
 	rc.next = nil
@@ -337,7 +337,7 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 	targets := joinShares(ctx, shares, rc.Workers)
 	var eg errgroup.Group
 	for _, tg := range targets {
-		for _, piece := range pieces(tg.Set, rc.Workers) {
+		for _, piece := range pieces(tg.Set, piecesPerWorker*rc.Workers) {
 			goBusy(ctx, &eg, func() error {
 				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t, piece.Base(), 1)
 			})
@@ -380,17 +380,30 @@ func joinShares(ctx context.Context, shares [][]Target, workers int) []Target {
 }
 
 // pieces cuts s into at most n sets over consecutive ranges that start on
-// a word and share s's words, none shorter than minPieceWords words (a
-// file's fixed costs are not worth splitting small sets).
+// a word and share s's words, with about equal member counts (a symmetric
+// run's canonical positions crowd some ranges), none shorter than
+// minPieceWords words (a file's fixed costs are not worth splitting small
+// sets).
 func pieces(s *bitarray.Set, n int) []*bitarray.Set {
 	words := s.Words()
 	n = max(1, min(n, len(words)/minPieceWords))
-	if n == 1 {
+	total := s.Count()
+	if n == 1 || total == 0 {
 		return []*bitarray.Set{s}
 	}
-	out := make([]*bitarray.Set, 0, n)
-	for k := range n {
-		lo, hi := len(words)*k/n, len(words)*(k+1)/n
+	cuts := []int{0}
+	var seen uint64
+	for i, w := range words {
+		if len(cuts) < n && seen*uint64(n) >= total*uint64(len(cuts)) &&
+			i-cuts[len(cuts)-1] >= minPieceWords && len(words)-i >= minPieceWords {
+			cuts = append(cuts, i)
+		}
+		seen += uint64(bits.OnesCount64(w))
+	}
+	cuts = append(cuts, len(words))
+	out := make([]*bitarray.Set, 0, len(cuts)-1)
+	for k := range len(cuts) - 1 {
+		lo, hi := cuts[k], cuts[k+1]
 		size := uint64(hi-lo) * 64
 		if hi == len(words) {
 			size = s.Len() - uint64(lo)*64
@@ -403,6 +416,10 @@ func pieces(s *bitarray.Set, n int) []*bitarray.Set {
 // minPieceWords is the fewest words (64 positions each) of a piece of a
 // partial level file.
 const minPieceWords = 1 << 13
+
+// piecesPerWorker is how many pieces a partial is cut into per worker, so
+// that pieces that compress slower than others do not leave cores idle.
+const piecesPerWorker = 4
 
 // handoff is a child tier's set that the last expansion found, kept for
 // the child's merge when it is the tier reached next: the merge starts

@@ -165,43 +165,62 @@ func TestExpandRangeBadGame(t *testing.T) {
 
 // TestPieces checks that the pieces of a partial cover its set exactly:
 // consecutive ranges from its base to its end, starting on a word, with
-// the same members, none shorter than minPieceWords but the whole set.
+// the same members, none shorter than minPieceWords but the whole set,
+// and with about equal member counts when the members crowd one end.
 func TestPieces(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, words := range []uint64{1, minPieceWords - 1, 2 * minPieceWords, 3*minPieceWords + 5} {
+	for _, words := range []uint64{1, minPieceWords - 1, 2 * minPieceWords, 3*minPieceWords + 5, 40 * minPieceWords} {
 		for _, tail := range []uint64{0, 37} {
-			n := words*64 - tail
-			set := bitarray.New(1000, n)
-			for range n / 50 {
-				set.Add(1000 + rng.Uint64N(n))
-			}
-			for workers := 1; workers <= 5; workers++ {
-				ps := pieces(set, workers)
-				want := max(1, min(workers, int(words/minPieceWords)))
-				if len(ps) != want {
-					t.Fatalf("%d bits, %d workers: %d pieces, want %d", n, workers, len(ps), want)
+			for _, skew := range []bool{false, true} {
+				n := words*64 - tail
+				set := bitarray.New(1000, n)
+				for range n / 50 {
+					q := rng.Uint64N(n)
+					if skew {
+						q = q * q / n // most members near the base
+					}
+					set.Add(1000 + q)
 				}
-				next, count := set.Base(), uint64(0)
-				for _, p := range ps {
-					if p.Base() != next || (p.Base()-set.Base())%64 != 0 {
-						t.Fatalf("%d bits, %d workers: a piece starts at %d, want %d on a word", n, workers, p.Base(), next)
-					}
-					if len(ps) > 1 && p.Len() < minPieceWords*64-tail {
-						t.Fatalf("%d bits, %d workers: a piece of %d positions", n, workers, p.Len())
-					}
-					for q := range p.All() {
-						if !set.Contains(q) {
-							t.Fatalf("%d bits, %d workers: %d in a piece, not in the set", n, workers, q)
-						}
-						count++
-					}
-					next = p.End()
-				}
-				if next != set.End() || count != set.Count() {
-					t.Fatalf("%d bits, %d workers: pieces end at %d with %d members, the set at %d with %d",
-						n, workers, next, count, set.End(), set.Count())
+				for parts := 1; parts <= 9; parts++ {
+					checkPieces(t, set, parts, words, tail)
 				}
 			}
 		}
+	}
+}
+
+func checkPieces(t *testing.T, set *bitarray.Set, parts int, words, tail uint64) {
+	t.Helper()
+	ps := pieces(set, parts)
+	most := max(1, min(parts, int(words/minPieceWords)))
+	if len(ps) < 1 || len(ps) > most {
+		t.Fatalf("%d bits, %d parts: %d pieces, want 1 to %d", set.Len(), parts, len(ps), most)
+	}
+	next, count, biggest := set.Base(), uint64(0), uint64(0)
+	for _, p := range ps {
+		if p.Base() != next || (p.Base()-set.Base())%64 != 0 {
+			t.Fatalf("%d bits, %d parts: a piece starts at %d, want %d on a word", set.Len(), parts, p.Base(), next)
+		}
+		if len(ps) > 1 && p.Len() < minPieceWords*64-tail {
+			t.Fatalf("%d bits, %d parts: a piece of %d positions", set.Len(), parts, p.Len())
+		}
+		c := uint64(0)
+		for q := range p.All() {
+			if !set.Contains(q) {
+				t.Fatalf("%d bits, %d parts: %d in a piece, not in the set", set.Len(), parts, q)
+			}
+			c++
+		}
+		count += c
+		biggest = max(biggest, c)
+		next = p.End()
+	}
+	if next != set.End() || count != set.Count() {
+		t.Fatalf("%d bits, %d parts: pieces end at %d with %d members, the set at %d with %d",
+			set.Len(), parts, next, count, set.End(), set.Count())
+	}
+	// With room for every piece, none holds much more than its share.
+	if most == parts && len(ps) == parts && biggest > 2*count/uint64(parts)+64 {
+		t.Errorf("%d bits, %d parts: a piece of %d of %d members", set.Len(), parts, biggest, count)
 	}
 }

@@ -335,9 +335,13 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 		return nil
 	}
 	targets := joinShares(ctx, shares, rc.Workers)
+	parts := 1 // one worker gains nothing from pieces, and each costs a file
+	if rc.Workers > 1 {
+		parts = piecesPerWorker * rc.Workers
+	}
 	var eg errgroup.Group
 	for _, tg := range targets {
-		for _, piece := range pieces(tg.Set, piecesPerWorker*rc.Workers) {
+		for _, piece := range pieces(tg.Set, parts) {
 			goBusy(ctx, &eg, func() error {
 				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t, piece.Base(), 1)
 			})

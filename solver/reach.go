@@ -253,21 +253,13 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 	}
 	done := rc.clock(t, "reach").phase("merge", true)
 	var set *bitarray.Set
-	var err error
-	switch {
-	case h != nil:
+	if h != nil {
 		set = h.set
-		if st, p := rc.Game.Start(); st == t && !seeded {
-			set.Add(uint64(p))
-		}
-		if err = levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: rc.Workers}); err != nil {
-			err = fmt.Errorf("tier %d: %w", t, err)
-		}
-	case seeded:
-		set, err = MergeSeeded(ctx, rc.Game, t, files, rc.Workers)
-	default:
-		set, err = MergeTier(ctx, rc.Game, t, files, rc.Workers)
+	} else {
+		set = bitarray.New(0, rc.Game.TierSize(t))
 	}
+	// A run from seeds starts from them, not from the start position.
+	set, err := mergeOnto(ctx, rc.Game, t, set, files, !seeded, rc.Workers)
 	done()
 	if err != nil {
 		return nil, err
@@ -281,8 +273,9 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 }
 
 // close closes loopy tier t's set under its own moves (CloseTier) and
-// writes one partial level file per child tier (writeShares): for a loopy
-// tier a worker's share is its part of every round rather than one range.
+// writes the partial level files of its children (writeShares): for a
+// loopy tier a worker's share is its part of every round rather than one
+// range.
 func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
 	if err := rc.preparePartials(t); err != nil {
 		return err
@@ -299,7 +292,7 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 
 // expand runs ExpandRange over ranges of set on the workers, each worker
 // adding the children of its ranges to child sets of its own, and writes
-// their union as one partial level file per child tier (writeShares).
+// their union as the partial level files of t's children (writeShares).
 func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
 	if err := rc.preparePartials(t); err != nil {
 		return err
@@ -343,7 +336,7 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 	for _, tg := range targets {
 		for _, piece := range pieces(tg.Set, parts) {
 			goBusy(ctx, &eg, func() error {
-				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t, piece.Base(), 1)
+				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t)
 			})
 		}
 	}
@@ -459,21 +452,21 @@ func (rc *reacher) preparePartials(t tiergame.Tier) error {
 }
 
 // writePartial writes children of parent in tier tg.Tier as a partial
-// level file named with start (its set's first position), compressing on
-// workers goroutines.
-func (rc *reacher) writePartial(tg Target, parent tiergame.Tier, start uint64, workers int) error {
+// level file named with its set's first position, on one goroutine (the
+// pieces of a partial are written at once).
+func (rc *reacher) writePartial(tg Target, parent tiergame.Tier) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}
 	g := rc.Game
 	dir := rc.partialDir(tg.Tier, parent)
 	nameFor := func(typ levelfile.Type) string {
-		return filepath.Join(dir, levelfile.PartialName(g.Name(), g.Option(), uint64(tg.Tier), start, typ))
+		return filepath.Join(dir, levelfile.PartialName(g.Name(), g.Option(), uint64(tg.Tier), tg.Set.Base(), typ))
 	}
 	o := rc.PartialOptions
 	o.Game, o.Symmetric = g.Name(), IsQuotient(g)
 	o.NoSync = true // step syncs the file system once before recording
-	o.Workers = workers
+	o.Workers = 1
 	_, err := levelfile.WriteFileNamed(nameFor, tg.Set, &o)
 	return err
 }

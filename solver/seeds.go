@@ -97,11 +97,7 @@ func FullTier(g tiergame.Game, t tiergame.Tier) *bitarray.Set {
 // tier's seed level file, if it has one, and the partial level files its
 // parents' units wrote for it), without the start position.
 func MergeSeeded(ctx context.Context, g tiergame.Game, t tiergame.Tier, files []string, workers int) (*bitarray.Set, error) {
-	set := bitarray.New(0, g.TierSize(t))
-	if err := levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: workers}); err != nil {
-		return nil, fmt.Errorf("tier %d: %w", t, err)
-	}
-	return set, nil
+	return mergeOnto(ctx, g, t, bitarray.New(0, g.TierSize(t)), files, false, workers)
 }
 
 // SeedFile is a level file WriteSeeds wrote.

@@ -67,12 +67,17 @@ func LoadLevel(path string, g tiergame.Game, t tiergame.Tier) (*bitarray.Set, er
 // files its parents' units wrote for it, and the start position when t is
 // the start tier.
 func MergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, partials []string, workers int) (*bitarray.Set, error) {
-	set := bitarray.New(0, g.TierSize(t))
-	if st, p := g.Start(); st == t {
+	return mergeOnto(ctx, g, t, bitarray.New(0, g.TierSize(t)), partials, true, workers)
+}
+
+// mergeOnto adds to set, over tier t's hash space, the members of files
+// and, if start is set and t is the start tier, the start position.
+func mergeOnto(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, files []string, start bool, workers int) (*bitarray.Set, error) {
+	if st, p := g.Start(); start && st == t {
 		set.Add(uint64(p))
 	}
 	// Merge straight into the tier's set: one bit array, not two.
-	if err := levelfile.MergeInto(ctx, set, partials, &levelfile.MergeOptions{Workers: workers}); err != nil {
+	if err := levelfile.MergeInto(ctx, set, files, &levelfile.MergeOptions{Workers: workers}); err != nil {
 		return nil, fmt.Errorf("tier %d: %w", t, err)
 	}
 	return set, nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -487,47 +486,4 @@ func FuzzApply(f *testing.F) {
 		h.fsm.View(func(s *State, _ uint64) { s.leaderTasks(); s.liveBlobs() })
 		restored(t, h.fsm)
 	})
-}
-
-// TestShrinkingRanges checks the cut of a tier into units: the ranges
-// cover it without gaps or overlaps, in order, and their member counts
-// shrink about as n, n-1, ..., 1.
-func TestShrinkingRanges(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, tc := range []struct {
-		base, size uint64
-		density    float64
-		n          int
-	}{{0, 1 << 16, 0.5, 4}, {1000, 1 << 14, 0.01, 6}, {0, 100, 1, 1}, {0, 1 << 12, 0.9, 2}, {7, 64, 0.05, 10}} {
-		set := bitarray.New(tc.base, tc.size)
-		for p := tc.base; p < tc.base+tc.size; p++ {
-			if rng.Float64() < tc.density {
-				set.Add(p)
-			}
-		}
-		ranked := bitarray.NewRanked(set)
-		rs := shrinkingRanges(ranked, tc.n)
-		if rs[0].Lo != tc.base || rs[len(rs)-1].Hi != tc.base+tc.size {
-			t.Fatalf("%+v: ranges %v do not cover the tier", tc, rs)
-		}
-		total, weights := ranked.Total(), uint64(tc.n*(tc.n+1)/2)
-		for i, r := range rs {
-			if r.Lo >= r.Hi || (i > 0 && r.Lo != rs[i-1].Hi) {
-				t.Fatalf("%+v: ranges %v overlap, leave a gap or are empty", tc, rs)
-			}
-			got := uint64(0)
-			for range set.Range(r.Lo, r.Hi) {
-				got++
-			}
-			if len(rs) == tc.n {
-				want := total * uint64(tc.n-i) / weights
-				if got+1 < want || got > want+1 {
-					t.Errorf("%+v: range %d holds %d members, want about %d", tc, i, got, want)
-				}
-			}
-		}
-		if !slices.Equal(rs, shrinkingRanges(ranked, tc.n)) {
-			t.Fatalf("%+v: the cut is not deterministic", tc)
-		}
-	}
 }

@@ -253,7 +253,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	} else {
 		if lv.Reachable > 0 {
 			ranked := bitarray.NewRanked(set)
-			lv.Ranges = shrinkingRanges(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
+			lv.Ranges = solver.SplitShrinking(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
 		}
 		if _, err := n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}}); err != nil {
 			return err
@@ -337,21 +337,6 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 	n := uint64(max(threads, 1) * set.RangesPerThread)
 	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
 	return int(max(n, 1))
-}
-
-// shrinkingRanges cuts the members of s into n ranges whose member counts
-// shrink linearly, as n, n-1, ..., 1 (guided self-scheduling): units are
-// leased in order, so the last ones of a tier, which the next tier waits
-// for, are the small ones. With two ranges per thread the threads finish
-// together: with 2 threads, 4, 3, 2, 1 tenths are taken as 4+1 and 3+2.
-// The cut points depend only on s and n.
-func shrinkingRanges(s *bitarray.Ranked, n int) []solver.Range {
-	n = max(1, min(n, int(max(s.Total(), 1))))
-	weights := make([]uint64, n)
-	for i := range weights {
-		weights[i] = uint64(n - i)
-	}
-	return solver.SplitWeighted(s, weights)
 }
 
 // readRecordsInto decodes the records of a unit's (or a tier's) value

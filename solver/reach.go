@@ -54,6 +54,21 @@ func SplitWeighted(s *bitarray.Ranked, weights []uint64) []Range {
 	return append(out, Range{lo, s.Base() + s.Len()})
 }
 
+// SplitShrinking cuts the members of s into n ranges whose member counts
+// shrink linearly, as n, n-1, ..., 1 (guided self-scheduling): ranges are
+// taken in order, so the last ones of a tier, which the next step waits
+// for, are the small ones, and the workers finish nearly together. With
+// two ranges per worker they finish together: with 2 workers, 4, 3, 2, 1
+// tenths are taken as 4+1 and 3+2. The cut points depend only on s and n.
+func SplitShrinking(s *bitarray.Ranked, n int) []Range {
+	n = max(1, min(n, int(max(s.Total(), 1))))
+	weights := make([]uint64, n)
+	for i := range weights {
+		weights[i] = uint64(n - i)
+	}
+	return SplitWeighted(s, weights)
+}
+
 // mulDiv is a*b/c for b <= c, without overflow in a*b.
 func mulDiv(a, b, c uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)

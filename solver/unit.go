@@ -230,7 +230,7 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, loopy bool
 		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, forceIndex, recs, done)
 		return recs, err
 	}
-	rs := SplitRanges(set, ranges)
+	rs := SplitShrinking(set, ranges)
 	return recs, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
 		return SolveRange(ctx, g, t, set, rs[i], kids, recs[firstRank(set, rs[i]):], done)
 	})
@@ -287,14 +287,15 @@ func NewStartRecord(g tiergame.Game, start *SolvedTier) (*StartRecord, error) {
 	return &StartRecord{Position: g.Format(t, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}, nil
 }
 
-// forRanges cuts the members of a set into ranges (ranges of them, or
-// rangesFor's when ranges is 0) and runs f on each on workers goroutines,
-// each taking the next range when it is done with one.
+// forRanges cuts the members of a set into shrinking ranges (ranges of
+// them, or rangesFor's when ranges is 0; SplitShrinking) and runs f on
+// each on workers goroutines, each taking the next range when it is done
+// with one.
 func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f func(context.Context, Range) error) error {
 	if set.Total() == 0 {
 		return nil
 	}
-	rs := SplitRanges(set, rangesFor(set.Total(), workers, ranges))
+	rs := SplitShrinking(set, rangesFor(set.Total(), workers, ranges))
 	return forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error { return f(ctx, rs[i]) })
 }
 

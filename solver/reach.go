@@ -358,7 +358,7 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 	if err := eg.Wait(); err != nil {
 		return err
 	}
-	if next, ok := rc.nextTier(t); ok && !rc.exhaustive() {
+	if next, ok := rc.nextTier(t); ok {
 		for _, tg := range targets {
 			if tg.Tier == next {
 				rc.next = &handoff{tier: next, parent: t, set: tg.Set}

@@ -1,8 +1,10 @@
 package valuedb
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -18,15 +20,20 @@ func benchRecords(n int) []Record {
 	return recs
 }
 
-// BenchmarkWrite: records per second written (one worker, not synced).
+// BenchmarkWrite: records per second written (not synced), by one worker
+// and by all cores.
 func BenchmarkWrite(b *testing.B) {
 	recs := benchRecords(1 << 22)
 	path := filepath.Join(b.TempDir(), "db")
-	b.SetBytes(int64(len(recs)))
-	for b.Loop() {
-		if _, err := Write(path, Header{Game: "g"}, recs, &WriteOptions{Workers: 1, NoSync: true}); err != nil {
-			b.Fatal(err)
-		}
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(recs)))
+			for b.Loop() {
+				if _, err := Write(path, Header{Game: "g"}, recs, &WriteOptions{Workers: workers, NoSync: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"runtime"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/errgroup"
@@ -47,14 +48,7 @@ func (opts *WriteOptions) normalized() WriteOptions {
 // h's Game, Option, Tier and TierName are kept; the rest is computed.
 func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
 	o := opts.normalized()
-	// Count by value code (the top 3 bits: 1 win ... 4 draw) and find the
-	// largest remoteness in one branch-free pass.
-	var byCode [8]uint64
-	var maxRem Record
-	for _, r := range recs {
-		byCode[r>>13]++
-		maxRem = max(maxRem, r&MaxRemoteness)
-	}
+	byCode, maxRem := tally(recs, o.Workers)
 	if byCode[tiergame.Undecided]+byCode[5]+byCode[6]+byCode[7] > 0 {
 		return h, fmt.Errorf("valuedb %s: a record has no value", path)
 	}
@@ -76,6 +70,45 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	return h, err
 }
 
+// tally counts records by value code (the top 3 bits: 1 win ... 4 draw)
+// and finds the largest remoteness, over parts of recs on up to workers
+// goroutines (a cluster unit's records are written on the path from one
+// tier to the next).
+func tally(recs []Record, workers int) (byCode [8]uint64, maxRem Record) {
+	const minPart = 1 << 18
+	parts := max(1, min(workers, len(recs)/minPart))
+	if parts == 1 {
+		return tallyPart(recs)
+	}
+	byCodes := make([][8]uint64, parts)
+	maxRems := make([]Record, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			byCodes[p], maxRems[p] = tallyPart(recs[p*len(recs)/parts : (p+1)*len(recs)/parts])
+		}()
+	}
+	wg.Wait()
+	for p := range parts {
+		for i, n := range byCodes[p] {
+			byCode[i] += n
+		}
+		maxRem = max(maxRem, maxRems[p])
+	}
+	return byCode, maxRem
+}
+
+// tallyPart is tally's branch-free pass over one part.
+func tallyPart(recs []Record) (byCode [8]uint64, maxRem Record) {
+	for _, r := range recs {
+		byCode[r>>13]++
+		maxRem = max(maxRem, r&MaxRemoteness)
+	}
+	return byCode, maxRem
+}
+
 // writeFramed writes n records of h.RecordBytes bytes each to path,
 // atomically: magic, h as JSON, then the records in blocks of
 // o.BlockRecords, each filled by encode(raw, lo, hi) with records [lo, hi)
@@ -86,13 +119,15 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	h.Blocks = (n + o.BlockRecords - 1) / o.BlockRecords
 
 	// Compress the blocks in parallel; they are kept until written, which
-	// costs their compressed size in memory.
+	// costs their compressed size in memory. An encoder runs as many
+	// EncodeAll calls at once as its concurrency, so that is o.Workers (a
+	// block's bytes do not depend on it).
 	blocks := make([][]byte, h.Blocks)
 	level := zstd.SpeedDefault
 	if o.Fast {
 		level = zstd.SpeedFastest
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1))
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(o.Workers))
 	if err != nil {
 		return err
 	}

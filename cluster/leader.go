@@ -49,6 +49,7 @@ func (n *Node) elected() *leadership {
 	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
 	l.ctx, l.cancel = context.WithCancel(n.ctx)
 	l.pre = newPremerger(l.ctx, n)
+	n.premerge.Store(l.pre)
 	var tokens []uint64
 	var members []Member
 	n.fsm.View(func(s *State, _ uint64) {
@@ -72,6 +73,7 @@ func (n *Node) elected() *leadership {
 // stop ends the term and waits for its merges to stop.
 func (l *leadership) stop() {
 	l.n.ready.Store(false)
+	l.n.premerge.Store(nil)
 	l.cancel()
 	l.wg.Wait()
 	l.pre.wait()
@@ -224,6 +226,9 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	t := tiergame.Tier(in.tier.Tier)
 	blobs := in.blobs
 	set, merged := pre.take(in.run.ID, in.tier.Tier)
+	if set != nil && !namesAll(blobs, merged) {
+		set = nil // it holds a partial whose completion failed (premerger.early)
+	}
 	if set != nil {
 		blobs = slices.DeleteFunc(slices.Clone(blobs), func(b Blob) bool { return merged[b.SHA256] })
 	}
@@ -271,6 +276,20 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	lv.Blob, lv.Type = blob, int(res.(levelfile.Result).Header.Type)
 	_, err = n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}})
 	return err
+}
+
+// namesAll reports whether every name in names is one of blobs'.
+func namesAll(blobs []Blob, names map[string]bool) bool {
+	in := make(map[string]bool, len(blobs))
+	for _, b := range blobs {
+		in[b.SHA256] = true
+	}
+	for name := range names {
+		if !in[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeDB joins a tier's range records, in rank order, into its value
@@ -567,6 +586,9 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 	}
 	if len(missing) > 0 {
 		return &MissingError{Missing: missing}
+	}
+	if pre := n.premerge.Load(); pre != nil {
+		n.fsm.View(func(s *State, _ uint64) { pre.early(s, req.Ref, req.Outputs) })
 	}
 	if err := n.replicate(ctx, blobs); err != nil {
 		return err

@@ -106,6 +106,8 @@ type Node struct {
 
 	pushTurn atomic.Uint32 // turns the follower that copies go to first
 
+	premerge atomic.Pointer[premerger] // the leader's, while it leads
+
 	games *gameCache
 
 	ctx    context.Context // cancelled by Close

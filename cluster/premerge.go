@@ -102,6 +102,45 @@ func (p *premerger) update(s *State) {
 	}
 }
 
+// early starts merging the partial level files of a unit whose
+// completion the leader is about to propose (s is the state, read under
+// the FSM's lock), while it replicates them and proposes: when the unit is
+// the last of a tier's parents, the tier's cut then finds its partials
+// merged. Should the completion fail after all, mergeLevel drops the set,
+// which holds a partial the state does not name.
+func (p *premerger) early(s *State, ref UnitRef, outs []Output) {
+	r := s.run(ref.Run)
+	if r == nil || r.State != Running || r.Exhaustive || p.ctx.Err() != nil {
+		return
+	}
+	g, err := p.n.games.get(r.Game, r.Option, r.Settings.Symmetry)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, o := range outs {
+		t := r.tier(o.Tier)
+		if t == nil || t.Loopy || t.Level != nil {
+			continue
+		}
+		key := premergeKey{r.ID, t.Tier}
+		pm := p.sets[key]
+		if pm == nil {
+			if len(p.sets) >= maxPremerged {
+				continue
+			}
+			pm = &premerged{merged: map[string]bool{}}
+			p.sets[key] = pm
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.merge(pm, g, tiergame.Tier(t.Tier), []Blob{o.Blob})
+		}()
+	}
+}
+
 // merge merges into pm the inputs it does not hold yet.
 func (p *premerger) merge(pm *premerged, g tiergame.Game, t tiergame.Tier, inputs []Blob) {
 	pm.mu.Lock()

@@ -476,6 +476,13 @@ func (o *outputs) add(t tiergame.Tier, write func(path string) error) error {
 	return nil
 }
 
+// outputWorkers encode a unit's outputs: every core (0), not the unit's
+// thread alone. The outputs of the last unit of a tier are on the path
+// to the next tier, whose units wait for them, and then the other
+// threads are idle; otherwise the encoding shares the cores with the next
+// units, as tierd solve's writes do.
+const outputWorkers = 0
+
 // partial writes a partial level file of a target's set, if not empty,
 // and keeps the set in memory for when this worker merges the tier.
 func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
@@ -483,7 +490,7 @@ func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 		return nil
 	}
 	err := o.add(tg.Tier, func(path string) error {
-		_, err := solver.WriteLevel(path, g, tg.Set, levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: 1, NoSync: true})
+		_, err := solver.WriteLevel(path, g, tg.Set, levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true})
 		return err
 	})
 	if err == nil {
@@ -500,7 +507,7 @@ func partialKey(b Blob) string { return "partial:" + b.SHA256 }
 // in memory for when this worker solves the tier's parents.
 func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
 	err := o.add(t, func(path string) error {
-		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
+		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
 		return err
 	})
 	if err == nil {
@@ -513,7 +520,7 @@ func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 // keeps them in memory as records does.
 func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) error {
 	err := o.add(t, func(path string) error {
-		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: 1, NoSync: true, Fast: true})
+		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
 		return err
 	})
 	if err == nil {

@@ -96,6 +96,11 @@ type LeaseRequest struct {
 	// Wait is how long, in seconds, the leader may hold the request when
 	// there is no work, answering as soon as some appears.
 	Wait float64 `json:"wait"`
+	// Spare asks for a unit to start when one of the worker's threads
+	// frees, while all are busy. It is granted only if at least as many
+	// units stay free as the other workers have threads (so a spare never
+	// keeps work from an idle thread), and never waits.
+	Spare bool `json:"spare,omitempty"`
 }
 
 // Assignment is a leased unit with everything its worker needs.
@@ -478,11 +483,16 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	}
 	n.workers.seen(req.Worker, r.RemoteAddr, req.Threads, nil)
 	wait := min(time.Duration(req.Wait*float64(time.Second)), maxLeaseWait)
+	keepFree := 0
+	if req.Spare {
+		wait = 0
+		keepFree = max(0, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)-req.Threads)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	for {
 		changed := n.fsm.Changed()
-		a, err := n.grant(req.Worker)
+		a, err := n.grant(req.Worker, keepFree)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return

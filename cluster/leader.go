@@ -485,15 +485,41 @@ func pickUnit(s *State) (UnitRef, bool) {
 	return UnitRef{}, false
 }
 
+// freeUnits counts the units that could be leased now.
+func freeUnits(s *State) int {
+	n := 0
+	for _, r := range s.Runs {
+		if r.State != Running {
+			continue
+		}
+		for _, t := range r.Tiers {
+			for _, u := range t.Reach {
+				if u.Lease == nil && u.Done == nil {
+					n++
+				}
+			}
+			for _, u := range t.Solve {
+				if u.Lease == nil && u.Done == nil {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // grant leases the next unit to a worker, or returns nil if there is no
-// work now.
-func (n *Node) grant(worker string) (*Assignment, error) {
+// work now, or if granting it would leave fewer than keepFree units free.
+func (n *Node) grant(worker string, keepFree int) (*Assignment, error) {
 	n.grantMu.Lock()
 	defer n.grantMu.Unlock()
 	for {
 		var ref UnitRef
 		var ok bool
-		n.fsm.View(func(s *State, _ uint64) { ref, ok = pickUnit(s) })
+		n.fsm.View(func(s *State, _ uint64) {
+			ref, ok = pickUnit(s)
+			ok = ok && (keepFree == 0 || freeUnits(s) > keepFree)
+		})
 		if !ok {
 			return nil, nil
 		}

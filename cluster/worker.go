@@ -123,18 +123,14 @@ func (w *Worker) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		}
-		if err := w.sem.Acquire(ctx, 1); err != nil {
-			<-pending
-			return nil
-		}
-		a, err := w.client.Lease(ctx, LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10})
+		a, held, err := w.lease(ctx)
 		if errors.Is(err, ErrUnauthorized) {
-			w.sem.Release(1)
+			w.sem.Release(held)
 			<-pending
 			return err
 		}
 		if err != nil || a == nil {
-			w.sem.Release(1)
+			w.sem.Release(held)
 			<-pending
 			if ctx.Err() != nil {
 				return nil
@@ -147,14 +143,14 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		weight := int64(1)
 		if a.Kind == Close || a.Kind == SolveTier {
-			// A whole-tier unit uses every thread: wait for the others.
-			if err := w.sem.Acquire(ctx, int64(w.cfg.Threads-1)); err != nil {
-				w.sem.Release(1)
-				<-pending
-				w.giveBack(a, "")
-				return nil
-			}
-			weight = int64(w.cfg.Threads)
+			weight = int64(w.cfg.Threads) // a whole-tier unit uses every thread
+		}
+		if held < weight {
+			// It takes all its threads at once, when they are free: a unit
+			// holding some while it waits for others could wait forever
+			// for another unit that does the same.
+			w.sem.Release(held)
+			held = 0
 		}
 		uctx, cancel := context.WithCancel(ctx)
 		au := &activeUnit{cancel: cancel}
@@ -165,6 +161,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		w.mu.Unlock()
 		running.Add(1)
+		started := make(chan struct{})
 		go func() {
 			defer running.Done()
 			defer func() { <-pending }()
@@ -174,9 +171,49 @@ func (w *Worker) Run(ctx context.Context) error {
 				w.mu.Unlock()
 				cancel()
 			}()
+			// A spare or a whole-tier unit waits for its threads (its
+			// lease is renewed meanwhile).
+			if held == 0 {
+				err := w.sem.Acquire(uctx, weight)
+				close(started)
+				if err != nil {
+					if !au.lost.Load() {
+						w.giveBack(a, "")
+					}
+					return
+				}
+			}
 			w.runUnit(uctx, ctx, a, au, func() { w.sem.Release(weight) })
 		}()
+		if held == 0 {
+			// Lease again once it runs: a lease asked for meanwhile
+			// could hold a thread it waits for.
+			<-started
+		}
 	}
+}
+
+// lease asks the leader for a unit. With a thread free it holds one
+// (held = 1) and asks as usual, waiting for work to appear; with every
+// thread busy it asks for a spare (held = 0): a unit to start as soon as
+// a thread frees, so that no thread waits for a lease between units. The
+// leader grants a spare only while enough units stay free for the other
+// workers' threads; when it has none to spare, lease waits for a thread
+// and asks as usual.
+func (w *Worker) lease(ctx context.Context) (a *Assignment, held int64, err error) {
+	req := LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10}
+	if !w.sem.TryAcquire(1) {
+		spare := req
+		spare.Wait, spare.Spare = 0, true
+		if a, err := w.client.Lease(ctx, spare); a != nil || err != nil {
+			return a, 0, err
+		}
+		if err := w.sem.Acquire(ctx, 1); err != nil {
+			return nil, 0, nil // stopping
+		}
+	}
+	a, err = w.client.Lease(ctx, req)
+	return a, 1, err
 }
 
 // runUnit runs a leased unit and reports it; a unit whose lease was lost

@@ -22,3 +22,18 @@ func TestNamesAll(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeUnits: the units a spare lease may take are those neither
+// leased nor done, in running runs.
+func TestFreeUnits(t *testing.T) {
+	units := func() []*Unit {
+		return []*Unit{{}, {Lease: &Lease{Token: 7}}, {Done: &Completion{Token: 5}}, {}}
+	}
+	s := &State{Runs: []*Run{
+		{ID: "r1", State: Running, Tiers: []*Tier{{Reach: units()}, {Solve: units()}}},
+		{ID: "r2", State: Done, Tiers: []*Tier{{Reach: units()}}},
+	}}
+	if got := freeUnits(s); got != 4 {
+		t.Errorf("freeUnits = %d, want 4", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"slices"
 	"sync"
@@ -458,52 +459,51 @@ func (n *Node) localPaths(ctx context.Context, blobs []Blob) ([]string, error) {
 	return paths, nil
 }
 
-// pickUnit chooses the next unit to lease: the oldest run first; reach
-// units parents first, then solve units. It returns false if there is
-// none.
-func pickUnit(s *State) (UnitRef, bool) {
-	for _, r := range s.Runs {
-		if r.State != Running {
-			continue
-		}
-		for _, t := range r.Tiers {
-			for i, u := range t.Reach {
-				if u.Lease == nil && u.Done == nil {
-					return UnitRef{r.ID, t.Tier, PhaseReach, i}, true
+// freeUnits yields the units that could be leased now, in the order they
+// are leased: the oldest run first; reach units parents first, then solve
+// units children first.
+func freeUnits(s *State) iter.Seq[UnitRef] {
+	return func(yield func(UnitRef) bool) {
+		free := func(r *Run, t *Tier, phase Phase, us []*Unit) bool {
+			for i, u := range us {
+				if u.Lease == nil && u.Done == nil && !yield(UnitRef{r.ID, t.Tier, phase, i}) {
+					return false
 				}
 			}
+			return true
 		}
-		for k := len(r.Tiers) - 1; k >= 0; k-- {
-			t := r.Tiers[k]
-			for i, u := range t.Solve {
-				if u.Lease == nil && u.Done == nil {
-					return UnitRef{r.ID, t.Tier, PhaseSolve, i}, true
+		for _, r := range s.Runs {
+			if r.State != Running {
+				continue
+			}
+			for _, t := range r.Tiers {
+				if !free(r, t, PhaseReach, t.Reach) {
+					return
+				}
+			}
+			for k := len(r.Tiers) - 1; k >= 0; k-- {
+				if !free(r, r.Tiers[k], PhaseSolve, r.Tiers[k].Solve) {
+					return
 				}
 			}
 		}
 	}
+}
+
+// pickUnit chooses the next unit to lease; it returns false if there is
+// none.
+func pickUnit(s *State) (UnitRef, bool) {
+	for ref := range freeUnits(s) {
+		return ref, true
+	}
 	return UnitRef{}, false
 }
 
-// freeUnits counts the units that could be leased now.
-func freeUnits(s *State) int {
+// countFree counts the units that could be leased now.
+func countFree(s *State) int {
 	n := 0
-	for _, r := range s.Runs {
-		if r.State != Running {
-			continue
-		}
-		for _, t := range r.Tiers {
-			for _, u := range t.Reach {
-				if u.Lease == nil && u.Done == nil {
-					n++
-				}
-			}
-			for _, u := range t.Solve {
-				if u.Lease == nil && u.Done == nil {
-					n++
-				}
-			}
-		}
+	for range freeUnits(s) {
+		n++
 	}
 	return n
 }
@@ -518,7 +518,7 @@ func (n *Node) grant(worker string, keepFree int) (*Assignment, error) {
 		var ok bool
 		n.fsm.View(func(s *State, _ uint64) {
 			ref, ok = pickUnit(s)
-			ok = ok && (keepFree == 0 || freeUnits(s) > keepFree)
+			ok = ok && (keepFree == 0 || countFree(s) > keepFree)
 		})
 		if !ok {
 			return nil, nil

@@ -1,6 +1,9 @@
 package cluster
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestNamesAll: a premerged set is kept only if the state names every
 // partial in it (premerger.early merges partials before their completion
@@ -23,17 +26,29 @@ func TestNamesAll(t *testing.T) {
 	}
 }
 
-// TestFreeUnits: the units a spare lease may take are those neither
-// leased nor done, in running runs.
+// TestFreeUnits: the units that may be leased are those neither leased
+// nor done, in running runs, reach units first (parents first), then
+// solve units (children first).
 func TestFreeUnits(t *testing.T) {
 	units := func() []*Unit {
 		return []*Unit{{}, {Lease: &Lease{Token: 7}}, {Done: &Completion{Token: 5}}, {}}
 	}
 	s := &State{Runs: []*Run{
-		{ID: "r1", State: Running, Tiers: []*Tier{{Reach: units()}, {Solve: units()}}},
+		{ID: "r1", State: Running, Tiers: []*Tier{{Tier: 0, Reach: units()}, {Tier: 1, Solve: units()}}},
 		{ID: "r2", State: Done, Tiers: []*Tier{{Reach: units()}}},
 	}}
-	if got := freeUnits(s); got != 4 {
-		t.Errorf("freeUnits = %d, want 4", got)
+	var got []UnitRef
+	for ref := range freeUnits(s) {
+		got = append(got, ref)
+	}
+	want := []UnitRef{{"r1", 0, PhaseReach, 0}, {"r1", 0, PhaseReach, 3}, {"r1", 1, PhaseSolve, 0}, {"r1", 1, PhaseSolve, 3}}
+	if !slices.Equal(got, want) {
+		t.Errorf("freeUnits = %v, want %v", got, want)
+	}
+	if n := countFree(s); n != 4 {
+		t.Errorf("countFree = %d, want 4", n)
+	}
+	if ref, ok := pickUnit(s); !ok || ref != want[0] {
+		t.Errorf("pickUnit = %v %v, want %v", ref, ok, want[0])
 	}
 }

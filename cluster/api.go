@@ -97,9 +97,10 @@ type LeaseRequest struct {
 	// there is no work, answering as soon as some appears.
 	Wait float64 `json:"wait"`
 	// Spare asks for a unit to start when one of the worker's threads
-	// frees, while all are busy. It is granted only if at least as many
-	// units stay free as the other workers have threads (so a spare never
-	// keeps work from an idle thread), and never waits.
+	// frees, while all are busy. It is granted only if at least twice as
+	// many units stay free as the other workers have threads (so that the
+	// others do not run out of work while the spare waits), and never
+	// waits.
 	Spare bool `json:"spare,omitempty"`
 }
 
@@ -486,7 +487,10 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	keepFree := 0
 	if req.Spare {
 		wait = 0
-		keepFree = max(0, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)-req.Threads)
+		// Twice the other workers' threads: the spare waits for this
+		// worker's running unit, and meanwhile the others must not run
+		// out of units.
+		keepFree = 2 * max(0, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)-req.Threads)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()

@@ -22,6 +22,7 @@ type premerger struct {
 
 	mu   sync.Mutex
 	sets map[premergeKey]*premerged
+	done bool // wait was called: no more merges start
 }
 
 type premergeKey struct {
@@ -76,6 +77,9 @@ func (p *premerger) update(s *State) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
 	for _, w := range todo {
 		pm := p.sets[w.key]
 		if pm == nil {
@@ -119,6 +123,9 @@ func (p *premerger) early(s *State, ref UnitRef, outs []Output) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
 	for _, o := range outs {
 		t := r.tier(o.Tier)
 		if t == nil || t.Loopy || t.Level != nil {
@@ -205,5 +212,11 @@ func (p *premerger) forget(s *State) {
 	}
 }
 
-// wait waits for the merges under way (they stop early once ctx is done).
-func (p *premerger) wait() { p.wg.Wait() }
+// wait waits for the merges under way (they stop early once ctx is
+// done); none starts after it.
+func (p *premerger) wait() {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+	p.wg.Wait()
+}

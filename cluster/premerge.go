@@ -81,13 +81,9 @@ func (p *premerger) update(s *State) {
 		return
 	}
 	for _, w := range todo {
-		pm := p.sets[w.key]
+		pm := p.entry(w.key)
 		if pm == nil {
-			if len(p.sets) >= maxPremerged {
-				continue
-			}
-			pm = &premerged{merged: map[string]bool{}}
-			p.sets[w.key] = pm
+			continue
 		}
 		if pm.busy {
 			continue // it looks again when it is done
@@ -104,6 +100,17 @@ func (p *premerger) update(s *State) {
 			p.merge(pm, g, w.tier, w.inputs)
 		}()
 	}
+}
+
+// entry returns a tier's premerged set, new if it has none and fewer
+// than maxPremerged tiers have one, else nil; p.mu is held.
+func (p *premerger) entry(key premergeKey) *premerged {
+	pm := p.sets[key]
+	if pm == nil && len(p.sets) < maxPremerged {
+		pm = &premerged{merged: map[string]bool{}}
+		p.sets[key] = pm
+	}
+	return pm
 }
 
 // early starts merging the partial level files of a unit whose
@@ -131,14 +138,9 @@ func (p *premerger) early(s *State, ref UnitRef, outs []Output) {
 		if t == nil || t.Loopy || t.Level != nil {
 			continue
 		}
-		key := premergeKey{r.ID, t.Tier}
-		pm := p.sets[key]
+		pm := p.entry(premergeKey{r.ID, t.Tier})
 		if pm == nil {
-			if len(p.sets) >= maxPremerged {
-				continue
-			}
-			pm = &premerged{merged: map[string]bool{}}
-			p.sets[key] = pm
+			continue
 		}
 		p.wg.Add(1)
 		go func() {

@@ -11,8 +11,9 @@ import (
 
 // The units of work of games with chance, the counterparts of SolveTier,
 // WriteDB and LoadSolvedTier (SolveChanceRange, the range unit, is in
-// chance.go). Seeded and exhaustive runs reach their tiers with
-// MergeSeeded and FullTier (seeds.go).
+// chance.go). Seeded runs merge their tiers from the seed level files
+// and partials without the start position (mergeOnto), exhaustive runs
+// take FullTier (seeds.go).
 
 // chanceRange is about how many positions a range of a chance tier has.
 const chanceRange = 1 << 20

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,13 +90,6 @@ func FullTier(g tiergame.Game, t tiergame.Tier) *bitarray.Set {
 		set.AddRange(0, n-1)
 	}
 	return set
-}
-
-// MergeSeeded is MergeTier for a run from seeds: the union of files (the
-// tier's seed level file, if it has one, and the partial level files its
-// parents' units wrote for it), without the start position.
-func MergeSeeded(ctx context.Context, g tiergame.Game, t tiergame.Tier, files []string, workers int) (*bitarray.Set, error) {
-	return mergeOnto(ctx, g, t, bitarray.New(0, g.TierSize(t)), files, false, workers)
 }
 
 // SeedFile is a level file WriteSeeds wrote.

@@ -28,12 +28,13 @@ type tierMoves struct {
 }
 
 func newTierMoves(g tiergame.Game, t tiergame.Tier) *tierMoves {
-	m := &tierMoves{g: g, t: t, tiers: g.ChildTiers(t), cur: tiergame.NewCursor(g, t)}
+	m := newApart[tierMoves]() // written for every position, as are the lists' headers
+	*m = tierMoves{g: g, t: t, tiers: g.ChildTiers(t), cur: tiergame.NewCursor(g, t)}
 	m.native, _ = m.cur.(tiergame.ByTierCursor)
 	m.self = slices.Index(m.tiers, t)
-	m.lists = make([][]tiergame.Position, len(m.tiers))
-	m.others = make([][]tiergame.Position, len(m.tiers))
-	m.own = make([][]tiergame.Position, len(m.tiers))
+	m.lists = makeApart[[]tiergame.Position](len(m.tiers))
+	m.others = makeApart[[]tiergame.Position](len(m.tiers))
+	m.own = makeApart[[]tiergame.Position](len(m.tiers))
 	for i := range m.lists {
 		// Non-nil: a nil list is one the caller does not want.
 		m.lists[i] = make([]tiergame.Position, 0, 64)

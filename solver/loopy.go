@@ -80,8 +80,10 @@ func (q *queued) push(level int, e entry) {
 	if e.isCandidate() {
 		by = &q.candidates
 	}
-	for level >= len(*by) {
-		*by = append(*by, nil)
+	if level >= len(*by) {
+		grown := makeApart[[]entry](max(level+1, 2*len(*by))) // headers written for every push
+		copy(grown, *by)
+		*by = grown
 	}
 	(*by)[level] = append((*by)[level], e)
 }
@@ -458,16 +460,15 @@ func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource
 		}
 		parts := s.parts(decided)
 		err := s.eachPart(ctx, parts, func(ctx context.Context, _ int, part []entry) error {
-			var local queued
-			var sc scratch
+			local, sc := newApart[queued](), newApart[scratch]() // on the heap: apply and src take them
 			for k, e := range part {
 				if k&1023 == 0 && ctx.Err() != nil {
 					return ctx.Err()
 				}
 				r, _ := s.slot(e.pos())
-				apply(e, level, r, src, &local, &sc)
+				apply(e, level, r, src, local, sc)
 			}
-			q.merge(local)
+			q.merge(*local)
 			return nil
 		})
 		if err != nil {

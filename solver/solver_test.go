@@ -268,3 +268,26 @@ func TestSplitShrinking(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeApart: the slices are zero, as long as asked, with no room to
+// append in place (an append must not write into the padding's line).
+func TestMakeApart(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 100} {
+		s := makeApart[[]uint64](n)
+		if len(s) != n || cap(s) != n {
+			t.Fatalf("makeApart(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		for i, v := range s {
+			if v != nil {
+				t.Fatalf("makeApart(%d)[%d] = %v, want nil", n, i, v)
+			}
+		}
+		b := makeApart[byte](n)
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("makeApart[byte](%d): len %d cap %d", n, len(b), cap(b))
+		}
+	}
+	if p := newApart[scratch](); p.refs != nil || p.positions != nil {
+		t.Fatalf("newApart: %+v, want zero", *p)
+	}
+}

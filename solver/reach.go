@@ -206,6 +206,16 @@ type reacher struct {
 	expanded atomic.Uint64 // positions expanded, for progress
 	pending  *levelWrite   // the last level file, written in the background
 	next     *handoff      // the next tier's children of the last tier expanded
+	// awaiting are tiers that handed their children in the next tier over
+	// in memory, not in partial level files: each is recorded as expanded
+	// once that child is recorded as reached.
+	awaiting []awaitingReach
+}
+
+// awaitingReach records a tier as expanded once child is reached.
+type awaitingReach struct {
+	child    tiergame.Tier
+	expanded func()
 }
 
 // levelPath is where a tier's full level file lives.
@@ -337,35 +347,39 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 // worker, neither scaled with the workers. A joined set is written in
 // pieces of consecutive positions, a few per worker, each file named with
 // its first position, so that writing it does scale.
+//
+// The set handed over is not written at all unless partials are kept: the
+// next step merges it from memory, and t is recorded as expanded only once
+// that tier's level file is recorded (step), so a run that stops before
+// then expands t again when it resumes. It saves a partial's compression
+// per tier (Connect Four 6x4: 0.13 s of a 2.2 s reachability on one
+// worker), which scaled poorly with the workers.
 func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]Target) error {
 	rc.next = nil
 	if len(shares) == 0 || len(shares[0]) == 0 {
 		return nil
 	}
 	targets := joinShares(ctx, shares, rc.Workers)
+	next, hasNext := rc.nextTier(t)
 	parts := 1 // one worker gains nothing from pieces, and each costs a file
 	if rc.Workers > 1 {
 		parts = piecesPerWorker * rc.Workers
 	}
 	var eg errgroup.Group
 	for _, tg := range targets {
+		if hasNext && tg.Tier == next {
+			rc.next = &handoff{tier: next, parent: t, set: tg.Set}
+			if !rc.KeepPartials {
+				continue
+			}
+		}
 		for _, piece := range pieces(tg.Set, parts) {
 			goBusy(ctx, &eg, func() error {
 				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t)
 			})
 		}
 	}
-	if err := eg.Wait(); err != nil {
-		return err
-	}
-	if next, ok := rc.nextTier(t); ok {
-		for _, tg := range targets {
-			if tg.Tier == next {
-				rc.next = &handoff{tier: next, parent: t, set: tg.Set}
-			}
-		}
-	}
-	return nil
+	return eg.Wait()
 }
 
 // joinShares ORs each worker's set of a child tier into the first
@@ -435,8 +449,8 @@ const piecesPerWorker = 4
 
 // handoff is a child tier's set that the last expansion found, kept for
 // the child's merge when it is the tier reached next: the merge starts
-// from it instead of reading back the partial level file just written
-// from it. Partials of other parents are read as before.
+// from it instead of a partial level file (written only when partials are
+// kept). Partials of other parents are read as before.
 type handoff struct {
 	tier, parent tiergame.Tier
 	set          *bitarray.Set

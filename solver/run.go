@@ -227,7 +227,9 @@ func (r *Run) stopped(err error) error {
 // it for its children. Its level file is written in the background while
 // t is expanded and the next tier merged; it is recorded, and t with it,
 // when the next step settles it (then report is called with the positions
-// expanded and the step's seconds).
+// expanded and the step's seconds); t is recorded as expanded then, or, if
+// it handed its children in the next tier over in memory (writeShares),
+// once that tier is recorded as reached.
 func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, haveFile bool, report func(uint64, float64)) error {
 	clk := rc.clock(t, "reach")
 	t0, before := time.Now(), rc.expanded.Load()
@@ -235,6 +237,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	var set *bitarray.Set
 	var err error
 	if haveFile {
+		rc.next = nil // t is reached already
 		done := clk.phase("load", false)
 		set, err = rc.loadLevel(t)
 		done()
@@ -270,10 +273,21 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 		}
 	}
 	n, secs := rc.expanded.Load()-before, time.Since(t0).Seconds()
+	// The children handed over in memory are in no file until their tier's
+	// level file is recorded: t counts as expanded only from then on.
+	h := rc.next
+	unwritten := h != nil && !rc.KeepPartials && !rc.Manifest.tier(uint64(h.tier)).Reached
 	expanded := func() error {
-		rec.Expanded = true
-		if !rc.KeepPartials { // t's inputs, merged into its level file
-			rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
+		mark := func() {
+			rec.Expanded = true
+			if !rc.KeepPartials { // t's inputs, merged into its level file
+				rc.obsolete = append(rc.obsolete, filepath.Join(rc.Dir, "partials", fmt.Sprint(t)))
+			}
+		}
+		if unwritten {
+			rc.awaiting = append(rc.awaiting, awaitingReach{child: h.tier, expanded: mark})
+		} else {
+			mark()
 		}
 		report(n, secs)
 		return rc.checkpoint(false)
@@ -344,6 +358,15 @@ func (rc *reacher) settle(clk stepClock) error {
 	}
 	rec.Reached, rec.Reachable, rec.Level, rec.LevelType = true, w.res.Count, w.fi, int(w.res.Header.Type)
 	rec.Expanded = false
+	waiting := rc.awaiting[:0]
+	for _, a := range rc.awaiting {
+		if a.child == w.t {
+			a.expanded()
+		} else {
+			waiting = append(waiting, a)
+		}
+	}
+	rc.awaiting = waiting
 	defer clk.phase("checkpoint", false)()
 	if w.expanded != nil {
 		return w.expanded()

@@ -235,7 +235,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if s.useIdx && uint64(len(s.state)) >= 1<<32 {
 		return fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, len(s.state))
 	}
-	rs := SplitRanges(set, ranges)
+	rs := SplitShrinking(set, ranges) // the last ranges, small, end the pass together
 	s.edges = make([][]uint64, len(rs))
 	if err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error { return s.initRange(ctx, rs[i], i) }); err != nil {
 		return err
@@ -584,7 +584,7 @@ func (s *loopySolver) position(u parentRef) uint64 {
 // queueTies finds, for each position still undecided, its tie children in
 // other tiers, and queues it as a tie candidate.
 func (s *loopySolver) queueTies(ctx context.Context) error {
-	rs := SplitRanges(s.set, s.ranges)
+	rs := SplitShrinking(s.set, s.ranges)
 	return forEach(ctx, s.workers, len(rs), func(ectx context.Context, k int) error {
 		r := rs[k]
 		var local queued

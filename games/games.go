@@ -1,5 +1,5 @@
 // Package games is the registry of the bundled tier games: bearoff,
-// connect4, quixo and tictactoe.
+// connect4, quixo, tictactoe and xiangqi.
 package games
 
 import (
@@ -12,6 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/connect4"
 	"github.com/tiersolve/tiersolve/games/quixo"
 	"github.com/tiersolve/tiersolve/games/tictactoe"
+	"github.com/tiersolve/tiersolve/games/xiangqi"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -62,6 +63,16 @@ var specs = []Spec{
 			{"size", "4", "board side, 3 to 5"},
 		},
 		New: quixo.New,
+	},
+	{
+		Name: "xiangqi",
+		Summary: "xiangqi endgame tablebases: distance to mate in plies, stalemate loses; tier = material; " +
+			"no repetition rules: endless play (perpetual check or chase) is a draw",
+		Options: []Option{
+			{"material", "", "the endgame, red's pieces v black's: KRvK, KRNvKAABB (K A B N R C P; E for B, H for N); " +
+				"unset: every endgame, solved from seeds only (tierd solve --from DIR, see levelctl import)"},
+		},
+		New: xiangqi.New,
 	},
 	{
 		Name:    "tictactoe",

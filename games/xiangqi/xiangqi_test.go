@@ -1,0 +1,334 @@
+package xiangqi
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/internal/xq"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+func newGame(t testing.TB, material string) *Game {
+	t.Helper()
+	opts := tiergame.Options{}
+	if material != "" {
+		opts["material"] = material
+	}
+	g, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.(*Game)
+}
+
+func TestParseMaterial(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"KRvK", "KRvK"},
+		{"KCAvK", "KCAvK"},
+		{"KACvK", "KCAvK"},
+		{"kacvk", "KCAvK"},
+		{"KHEvKE", "KNBvKB"},
+		{"KRNvKAABB", "KRNvKAABB"},
+		{"BBAAKvKPPPPP", "KAABBvKPPPPP"},
+	} {
+		m, err := ParseMaterial(c.in)
+		if err != nil || m.String() != c.want {
+			t.Errorf("ParseMaterial(%q) = %v, %v; want %s", c.in, m, err, c.want)
+			continue
+		}
+		back, ok := MaterialOf(m.Tier())
+		if !ok || back != m {
+			t.Errorf("%s: tier %d gives back %v", c.in, m.Tier(), back)
+		}
+	}
+	for _, c := range []struct{ in, why string }{
+		{"KRK", "want red's pieces, v"},
+		{"KXvK", "unknown piece"},
+		{"RvK", "red has no general"},
+		{"KRvR", "black has no general"},
+		{"KKvK", "2 kings"},
+		{"KAAAvK", "3 advisors"},
+		{"KPPPPPPvK", "6 soldiers"},
+	} {
+		_, err := ParseMaterial(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("ParseMaterial(%q): %v, want an error saying %q", c.in, err, c.why)
+		}
+	}
+	_, err := New(tiergame.Options{"material": "KAAAvK"})
+	if err == nil || !strings.Contains(err.Error(), "option material=KAAAvK") {
+		t.Errorf("New with 3 advisors: %v, want an error naming the option", err)
+	}
+	if _, err := New(tiergame.Options{"pieces": "3"}); err == nil {
+		t.Error("an unknown option was accepted")
+	}
+}
+
+func TestTiers(t *testing.T) {
+	g := newGame(t, "KRNvKAABB")
+	start, _ := g.Start()
+	if g.TierName(start) != "KRNvKAABB" || g.Option() != "material=KRNvKAABB" {
+		t.Fatalf("start tier %s, option %s", g.TierName(start), g.Option())
+	}
+	// 9*9 generals, 90 chariot, 90 horse, C(5,2) advisors, C(7,2)
+	// elephants, both sides to move.
+	if got, want := g.TierSize(start), uint64(2*9*9*90*90*10*21); got != want {
+		t.Errorf("hash space %d, want %d", got, want)
+	}
+	var names []string
+	for _, c := range g.ChildTiers(start) {
+		names = append(names, g.TierName(c))
+	}
+	slices.Sort(names)
+	if want := []string{"KNvKAABB", "KRNvKAAB", "KRNvKAABB", "KRNvKABB", "KRvKAABB"}; !slices.Equal(names, want) {
+		t.Errorf("child tiers %v, want %v", names, want)
+	}
+	if g.TierSize(tiergame.Tier(1)) != 0 || g.ChildTiers(tiergame.Tier(1<<30)) != nil {
+		t.Error("a tier outside the endgame has positions")
+	}
+	all := newGame(t, "")
+	if err := all.NeedsSeeds(); err == nil || g.NeedsSeeds() != nil {
+		t.Error("NeedsSeeds: want an error for every endgame only")
+	}
+	if st, _ := all.Start(); all.TierSize(st) != 0 {
+		t.Errorf("every endgame: the start tier %s has %d positions, want none", all.TierName(st), all.TierSize(st))
+	}
+	for _, m := range []string{"KRNvKAABB", "KRRNNCCvKAABB", "KRRNNvKAABBPP"} {
+		mat, _ := ParseMaterial(m)
+		if all.TierSize(mat.Tier()) == 0 {
+			t.Errorf("every endgame: %s has no positions", m)
+		}
+	}
+}
+
+// forEachHash calls f with every hash of tier t when it is small, else with
+// a random sample.
+func forEachHash(g *Game, t tiergame.Tier, sample int, f func(h uint64)) {
+	n := g.TierSize(t)
+	if n <= uint64(sample) {
+		for h := uint64(0); h < n; h++ {
+			f(h)
+		}
+		return
+	}
+	r := rand.New(rand.NewPCG(uint64(t), 7))
+	for range sample {
+		f(r.Uint64N(n))
+	}
+}
+
+// TestHashes checks, on every tier of a few endgames, that the hash of a
+// placement is its own, that FEN round trips, and that LegalWords,
+// Legal and Check agree.
+func TestHashes(t *testing.T) {
+	for _, mat := range []string{"KRvK", "KPPvKAB", "KCNvKAABB", "KRNvKAABB", "KPPPvKPP"} {
+		g := newGame(t, mat)
+		start, _ := g.Start()
+		for _, tier := range g.ChildTiers(start) {
+			l := g.layout(tier)
+			forEachHash(g, tier, 20000, func(h uint64) {
+				var st state
+				if !l.load(h, &st) {
+					return
+				}
+				if got := l.encode(&st.b, st.pl.side); got != h {
+					t.Fatalf("%s: hash %d encodes back to %d (%s)", l.m, h, got, st.b.FEN(st.pl.side))
+				}
+				legal := g.Legal(tier, tiergame.Position(h))
+				if check := st.b.Check(st.pl.side); (check == nil) != legal {
+					t.Fatalf("%s: %s: Legal %v, Check %v", l.m, st.b.FEN(st.pl.side), legal, check)
+				}
+				if !legal {
+					return
+				}
+				fen := g.Format(tier, tiergame.Position(h))
+				pt, pp, err := g.Parse(fen)
+				if err != nil || pt != tier || pp != tiergame.Position(h) {
+					t.Fatalf("Parse(%q) = %d, %d, %v; want %d, %d", fen, pt, pp, err, tier, h)
+				}
+			})
+			// LegalWords against Legal over a window.
+			n := g.TierSize(tier)
+			lo := (n / 2) &^ 63
+			words := make([]uint64, 40)
+			g.LegalWords(tier, tiergame.Position(lo), words)
+			for i := uint64(0); i < 64*uint64(len(words)); i++ {
+				want := g.Legal(tier, tiergame.Position(lo+i))
+				if got := words[i/64]>>(i%64)&1 != 0; got != want {
+					t.Fatalf("%s: LegalWords says %v of hash %d, Legal %v", l.m, got, lo+i, want)
+				}
+			}
+		}
+	}
+}
+
+// legalPositions lists every legal position of tier t.
+func legalPositions(g *Game, t tiergame.Tier) []tiergame.Position {
+	var out []tiergame.Position
+	for h := uint64(0); h < g.TierSize(t); h++ {
+		if g.Legal(t, tiergame.Position(h)) {
+			out = append(out, tiergame.Position(h))
+		}
+	}
+	return out
+}
+
+// TestMovesCursorsParents checks, on every legal position of small
+// endgames, that cursors give Moves' children, that Parents is the exact
+// inverse of the moves without capture, that MoveNames names Moves, and
+// that children are legal positions of the declared tiers.
+func TestMovesCursorsParents(t *testing.T) {
+	for _, mat := range []string{"KRvKA", "KNvKB", "KPvKA"} {
+		g := newGame(t, mat)
+		tier, _ := g.Start()
+		kids := g.ChildTiers(tier)
+		cur := g.Cursor(tier).(tiergame.ByTierCursor)
+		var edges []uint64 // child<<32 | parent: the moves inside the tier
+		positions := legalPositions(g, tier)
+		for _, p := range positions {
+			v, moves := g.Moves(tier, p, nil)
+			cv, cmoves := cur.Moves(p, nil)
+			if v != cv || !slices.Equal(moves, cmoves) {
+				t.Fatalf("%s: cursor moves differ", g.Format(tier, p))
+			}
+			names := g.MoveNames(tier, p)
+			if len(names) != len(moves) {
+				t.Fatalf("%s: %d names for %d moves", g.Format(tier, p), len(names), len(moves))
+			}
+			lists := make([][]tiergame.Position, len(kids))
+			for i := range lists {
+				lists[i] = []tiergame.Position{}
+			}
+			if bv := cur.MovesByTier(p, lists); bv != v {
+				t.Fatalf("%s: MovesByTier value %v, Moves %v", g.Format(tier, p), bv, v)
+			}
+			n := 0
+			for i, l := range lists {
+				for _, q := range l {
+					if !slices.Contains(moves, tiergame.Child{Tier: kids[i], Pos: q}) {
+						t.Fatalf("%s: MovesByTier child %s not among Moves", g.Format(tier, p), g.Format(kids[i], q))
+					}
+				}
+				n += len(l)
+			}
+			if n != len(moves) {
+				t.Fatalf("%s: MovesByTier gives %d children, Moves %d", g.Format(tier, p), n, len(moves))
+			}
+			// Without the tier's own list, a position still tells whether
+			// it has moves.
+			lists[slices.Index(kids, tier)] = nil
+			if cur.MovesByTier(p, lists) != v {
+				t.Fatalf("%s: MovesByTier without its own tier gives another value", g.Format(tier, p))
+			}
+			for _, c := range moves {
+				if !slices.Contains(kids, c.Tier) || !g.Legal(c.Tier, c.Pos) {
+					t.Fatalf("%s: child %s (tier %s) is not a legal position of a child tier", g.Format(tier, p), g.Format(c.Tier, c.Pos), g.TierName(c.Tier))
+				}
+				if c.Tier == tier {
+					edges = append(edges, uint64(c.Pos)<<32|uint64(p))
+				}
+			}
+		}
+		if g.TierSize(tier) >= 1<<32 {
+			t.Fatalf("%s: hashes do not fit the test's packing", mat)
+		}
+		slices.Sort(edges)
+		var got []tiergame.Position
+		for _, q := range positions {
+			got = g.Parents(tier, q, tier, got[:0])
+			slices.Sort(got)
+			lo, _ := slices.BinarySearch(edges, uint64(q)<<32)
+			hi := lo
+			for hi < len(edges) && edges[hi]>>32 == uint64(q) {
+				hi++
+			}
+			if len(got) != hi-lo {
+				t.Fatalf("%s: %d parents, want %d", g.Format(tier, q), len(got), hi-lo)
+			}
+			for i, p := range got {
+				if tiergame.Position(uint32(edges[lo+i])) != p {
+					t.Fatalf("%s: parent %s is not a parent", g.Format(tier, q), g.Format(tier, p))
+				}
+			}
+		}
+	}
+}
+
+func TestMirror(t *testing.T) {
+	g := newGame(t, "KRNvKAB")
+	tier, _ := g.Start()
+	forEachHash(g, tier, 20000, func(h uint64) {
+		p := tiergame.Position(h)
+		if !g.Legal(tier, p) {
+			return
+		}
+		im := g.Images(tier, p, nil)
+		if len(im) != 2 || im[0] != p || g.mirror(tier, im[1]) != p {
+			t.Fatalf("%s: images %v", g.Format(tier, p), im)
+		}
+		c := g.Canonical(tier, p)
+		if c != g.Canonical(tier, im[1]) || g.Canonical(tier, c) != c {
+			t.Fatalf("%s: canonical %d, of the mirror %d", g.Format(tier, p), c, g.Canonical(tier, im[1]))
+		}
+		b, side, _ := xq.ParseFEN(g.Format(tier, p))
+		m := b.Mirror()
+		if g.Format(tier, im[1]) != m.FEN(side) {
+			t.Fatalf("%s: mirror %s, want %s", g.Format(tier, p), g.Format(tier, im[1]), m.FEN(side))
+		}
+	})
+}
+
+func BenchmarkCursorMoves(b *testing.B) {
+	g := newGame(b, "KRNvKAABB")
+	tier, _ := g.Start()
+	kids := g.ChildTiers(tier)
+	cur := g.Cursor(tier).(tiergame.ByTierCursor)
+	lists := make([][]tiergame.Position, len(kids))
+	for i := range lists {
+		lists[i] = make([]tiergame.Position, 0, 64)
+	}
+	h := g.TierSize(tier) / 3
+	n := 0
+	for b.Loop() {
+		for !g.Legal(tier, tiergame.Position(h)) {
+			h++
+		}
+		for i := range lists {
+			lists[i] = lists[i][:0]
+		}
+		cur.MovesByTier(tiergame.Position(h), lists)
+		h++
+		n++
+	}
+}
+
+func BenchmarkParents(b *testing.B) {
+	g := newGame(b, "KRNvKAABB")
+	tier, _ := g.Start()
+	r := rand.New(rand.NewPCG(1, 2))
+	var ps []tiergame.Position
+	for len(ps) < 1000 {
+		if p := tiergame.Position(r.Uint64N(g.TierSize(tier))); g.Legal(tier, p) {
+			ps = append(ps, p)
+		}
+	}
+	var dst []tiergame.Position
+	i := 0
+	for b.Loop() {
+		dst = g.Parents(tier, ps[i%len(ps)], tier, dst[:0])
+		i++
+	}
+}
+
+func BenchmarkLegalWords(b *testing.B) {
+	g := newGame(b, "KRNvKAABB")
+	tier, _ := g.Start()
+	words := make([]uint64, 1<<10)
+	lo := tiergame.Position(g.TierSize(tier)/3) &^ 63
+	for b.Loop() {
+		g.LegalWords(tier, lo, words)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64*len(words)), "ns/hash")
+}

@@ -51,8 +51,8 @@ func (w *walker) advance(d uint64) {
 			carry, x = x/g.size, x%g.size
 		}
 		pl.digits[i] = x
-		pl.sq[i] = g.squares(x)
 	}
+	w.l.place(pl, 0)
 }
 
 // LegalWords sets the bits of the legal positions among the hashes of

@@ -294,24 +294,22 @@ func (g *Game) child(st *state, h uint64, t tiergame.Tier, m xq.Move) tiergame.C
 }
 
 // moved returns the hash after move m without capture from the position
-// of hash h: the side flips and the moved group's digit changes.
+// of hash h: the side flips, and the digits of the moved piece's group and
+// of the groups after it (whose free points it changes) are made afresh.
 func (st *state) moved(h uint64, m xq.Move) uint64 {
 	p := st.b.At(m.From)
-	i := st.l.of[p.Side()][p.Kind()]
-	g := &st.l.groups[i]
-	var d uint64
-	if g.n == 1 {
-		d = uint64(g.place[m.To])
-	} else {
-		sq := st.pl.sq[i]
-		for j := range sq[:g.n] {
-			if sq[j] == m.From {
-				sq[j] = m.To
-			}
+	i := int(st.l.of[p.Side()][p.Kind()])
+	pl := st.pl
+	pl.side ^= 1
+	sq := &pl.sq[i]
+	for j := range sq {
+		if sq[j] == m.From {
+			sq[j] = m.To
+			break
 		}
-		d = g.rank(sq[:g.n])
 	}
-	return (h ^ 1) + d*g.weight - st.pl.digits[i]*g.weight
+	st.l.digits(&pl, i)
+	return st.l.hash(&pl)
 }
 
 // MoveNames returns the ICCS names of the moves, in the order of Moves.

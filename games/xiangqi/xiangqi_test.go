@@ -72,9 +72,25 @@ func TestTiers(t *testing.T) {
 	if g.TierName(start) != "KRNvKAABB" || g.Option() != "material=KRNvKAABB" {
 		t.Fatalf("start tier %s, option %s", g.TierName(start), g.Option())
 	}
-	// 9*9 generals, 90 chariot, 90 horse, C(5,2) advisors, C(7,2)
-	// elephants, both sides to move.
-	if got, want := g.TierSize(start), uint64(2*9*9*90*90*10*21); got != want {
+	// Both sides to move, red's general, black's general, advisors and
+	// elephants on distinct points, then the horse and the chariot on the
+	// 84 and 83 points left.
+	home := 0
+	ks, as, bs := xq.Places(xq.Black, xq.King), xq.Places(xq.Black, xq.Advisor), xq.Places(xq.Black, xq.Elephant)
+	for _, k := range ks {
+		for i, a1 := range as {
+			for _, a2 := range as[i+1:] {
+				for j, b1 := range bs {
+					for _, b2 := range bs[j+1:] {
+						if k != a1 && k != a2 && k != b1 && k != b2 {
+							home++
+						}
+					}
+				}
+			}
+		}
+	}
+	if got, want := g.TierSize(start), uint64(2*9*home*84*83); got != want {
 		t.Errorf("hash space %d, want %d", got, want)
 	}
 	var names []string

@@ -59,9 +59,9 @@ func init() {
 type groupKind uint8
 
 const (
-	homeGroup groupKind = iota // general, advisors, elephants, by table
-	placeGroup                 // soldiers, ranked among their places
-	freeGroup                  // horses, chariots, cannons, ranked among free points
+	homeGroup  groupKind = iota // general, advisors, elephants, by table
+	placeGroup                  // soldiers, ranked among their places
+	freeGroup                   // horses, chariots, cannons, ranked among free points
 )
 
 // group is a set of pieces of one side with one digit.

@@ -3,9 +3,11 @@
 //
 // A variant names an endgame by its material (option material=KRvK: red's
 // pieces, v, black's); a run solves it and every endgame its captures lead
-// to. The variant without material holds every endgame at once and is run
+// to. The variant without material holds every endgame of at most
+// maxpieces pieces (option maxpieces=N, 6 by default) at once and is run
 // from seeds only (levelctl import, tierd solve --from): it solves the
-// endgames the seeds lie in, whole, and what they lead to.
+// endgames the seeds lie in, whole, and what they lead to. An endgame's
+// tier and hashes are the same in every variant that holds it.
 //
 // Tiers are materials (see Material.Tier): a move without capture stays in
 // the tier, so every tier is loopy, and a capture leads to the tier with
@@ -47,29 +49,41 @@ const Name = "xiangqi"
 // Game is the xiangqi endgames below one material, or all of them. It is
 // immutable and safe for concurrent use.
 type Game struct {
-	top    Material // the variant's endgame
-	all    bool     // no material named: every endgame
-	option string
+	top       Material // the variant's endgame
+	all       bool     // no material named: every endgame
+	maxPieces int      // of the variant of every endgame
+	option    string
 	mu     sync.Mutex
 	tiers  map[tiergame.Tier]*layout // built on first use
 }
 
+// DefaultMaxPieces is the default of option maxpieces.
+const DefaultMaxPieces = 6
+
 // New returns the variant of the options: material=NAME (see
-// ParseMaterial), or none for every endgame (runs from seeds only).
+// ParseMaterial), or without it every endgame of at most maxpieces=N
+// pieces (runs from seeds only).
 func New(opts tiergame.Options) (tiergame.Game, error) {
-	if err := opts.Check("material"); err != nil {
+	if err := opts.Check("material", "maxpieces"); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	g := &Game{tiers: map[tiergame.Tier]*layout{}, option: "default"}
+	g := &Game{tiers: map[tiergame.Tier]*layout{}}
 	s, ok := opts["material"]
 	if !ok {
-		g.all = true
+		n, err := opts.Int("maxpieces", DefaultMaxPieces, 2, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
+		}
+		g.all, g.maxPieces, g.option = true, n, fmt.Sprintf("maxpieces=%d", n)
 		for side := range g.top {
 			for k := xq.King; k < xq.NumKinds; k++ {
 				g.top[side][k] = xq.MaxCount(k)
 			}
 		}
 		return g, nil
+	}
+	if _, both := opts["maxpieces"]; both {
+		return nil, fmt.Errorf("%s: option maxpieces is for the variant of every endgame, not with material=%s", Name, s)
 	}
 	m, err := ParseMaterial(s)
 	if err != nil {
@@ -84,7 +98,7 @@ func New(opts tiergame.Options) (tiergame.Game, error) {
 func (g *Game) Name() string { return Name }
 
 // Option returns "material=KRvK" (the endgame's canonical name) or
-// "default".
+// "maxpieces=N".
 func (g *Game) Option() string { return g.option }
 
 // Material returns the variant's endgame, and false for the variant of
@@ -118,7 +132,7 @@ func (g *Game) layout(t tiergame.Tier) *layout {
 		return l
 	}
 	m, ok := MaterialOf(t)
-	if !ok || !m.within(g.top) {
+	if !ok || !m.within(g.top) || g.all && m.Pieces() > g.maxPieces {
 		return nil
 	}
 	l := newLayout(m) // nil if too large: remembered too
@@ -242,11 +256,25 @@ func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 		return 0, 0, fmt.Errorf("%q: %w", s, err)
 	}
 	m := materialOf(&b)
+	if g.all && m.Pieces() > g.maxPieces {
+		return 0, 0, fmt.Errorf("%q: %w", s, &TooManyPieces{m.Pieces(), g.maxPieces})
+	}
 	l := g.layout(m.Tier())
+	if l == nil && g.all {
+		return 0, 0, fmt.Errorf("%q: endgame %s is too large to be a tier", s, m)
+	}
 	if l == nil {
 		return 0, 0, fmt.Errorf("%q: endgame %s is not part of %s", s, m, g.top)
 	}
 	return m.Tier(), tiergame.Position(l.encode(&b, side)), nil
+}
+
+// TooManyPieces is the error of Parse for a position with more pieces
+// than the variant's maxpieces.
+type TooManyPieces struct{ Pieces, Max int }
+
+func (e *TooManyPieces) Error() string {
+	return fmt.Sprintf("more than %d pieces (option maxpieces)", e.Max)
 }
 
 // materialOf counts the pieces of a board.

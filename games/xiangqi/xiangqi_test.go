@@ -111,11 +111,30 @@ func TestTiers(t *testing.T) {
 	if st, _ := all.Start(); all.TierSize(st) != 0 {
 		t.Errorf("every endgame: the start tier %s has %d positions, want none", all.TierName(st), all.TierSize(st))
 	}
-	for _, m := range []string{"KRNvKAABB", "KRRNNCCvKAABB", "KRRNNvKAABBPP"} {
-		mat, _ := ParseMaterial(m)
-		if all.TierSize(mat.Tier()) == 0 {
-			t.Errorf("every endgame: %s has no positions", m)
+	if all.Option() != "maxpieces=6" {
+		t.Errorf("every endgame: option %q", all.Option())
+	}
+	all16, err := New(tiergame.Options{"maxpieces": "16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m         string
+		in6, in16 bool
+	}{{"KRvKAB", true, true}, {"KRNvKAABB", false, true}, {"KRRNNCCvKAABB", false, true}, {"KRRNNCCPPvKAABBPP", false, false}} {
+		mat, _ := ParseMaterial(c.m)
+		if in := all.TierSize(mat.Tier()) > 0; in != c.in6 {
+			t.Errorf("every endgame of 6 pieces holds %s: %v", c.m, in)
 		}
+		if in := all16.TierSize(mat.Tier()) > 0; in != c.in16 {
+			t.Errorf("every endgame of 16 pieces holds %s: %v", c.m, in)
+		}
+	}
+	if _, _, err := all.Parse("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"); err == nil || !strings.Contains(err.Error(), "more than 6 pieces") {
+		t.Errorf("every endgame of 6 pieces parses the opening: %v", err)
+	}
+	if _, err := New(tiergame.Options{"material": "KRvK", "maxpieces": "6"}); err == nil {
+		t.Error("material and maxpieces together were accepted")
 	}
 }
 

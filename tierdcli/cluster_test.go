@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"bytes"
@@ -31,7 +31,8 @@ var (
 	buildErr  error
 )
 
-// tierdBinary builds the tierd command once for the package's tests.
+// tierdBinary builds the tierd command (cmd/tierd) once for the
+// package's tests.
 func tierdBinary(t *testing.T) string {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "tierd-bin")
@@ -40,7 +41,7 @@ func tierdBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "tierd")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/tiersolve/tiersolve/cmd/tierd").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -257,7 +257,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 		return err
 	}
 	w, err := cluster.NewWorker(cluster.WorkerConfig{Client: c, ID: *id, Threads: *threads, Dir: *data,
-		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Log: log})
+		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), Log: log})
 	if err != nil {
 		return err
 	}
@@ -292,20 +292,30 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	if *game == "" {
 		return cli.UsageError("--game is required (see tierd games)")
 	}
-	g, err := p.games.New(*game, *option)
-	if err != nil {
-		return cli.UsageError("%v", err)
+	// A game this program knows is checked here (a bad option is a wrong
+	// command line); one it does not know goes to the coordinators, whose
+	// binary may know it, and which refuse a game they do not know.
+	name, opt := *game, *option
+	if _, known := p.games.Lookup(name); known {
+		g, err := p.games.New(name, opt)
+		if err != nil {
+			return cli.UsageError("%v", err)
+		}
+		name, opt = g.Name(), g.Option()
 	}
 	c, err := cf.client()
 	if err != nil {
 		return err
 	}
-	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: g.Name(), Option: g.Option(),
+	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: name, Option: opt,
 		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "submitted %s (%s): run %s\n", g.Name(), g.Option(), id)
+	if opt == "" {
+		opt = "default"
+	}
+	fmt.Fprintf(e.Stdout, "submitted %s (%s): run %s\n", name, opt, id)
 	return nil
 }
 
@@ -397,6 +407,12 @@ func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
 				time.Since(wk.LastSeen).Round(time.Second))
 		}
 		tw.Flush()
+		for _, wk := range st.Workers {
+			if len(wk.MissingGames) > 0 {
+				fmt.Fprintf(w, "worker %s does not have %s: their runs wait for a worker that runs a tierd with them (it has %s)\n",
+					wk.ID, strings.Join(wk.MissingGames, ", "), strings.Join(wk.Games, ", "))
+			}
+		}
 	}
 }
 

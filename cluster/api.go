@@ -412,8 +412,8 @@ var errBadRequest = errors.New("bad request")
 // replicated with the run.
 func (n *Node) submit(req *SubmitRequest) (string, error) {
 	g, err := n.cfg.NewGame(req.Game, req.Option)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRequest, err)
+	if err != nil { // a game this coordinator's binary does not have, or a bad option
+		return "", fmt.Errorf("%w: coordinator %s: %v", errBadRequest, n.cfg.ID, err)
 	}
 	set := DefaultSettings
 	if req.Settings != nil {

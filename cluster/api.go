@@ -102,6 +102,10 @@ type LeaseRequest struct {
 	// others do not run out of work while the spare waits), and never
 	// waits.
 	Spare bool `json:"spare,omitempty"`
+	// Games are the names of the games the worker can run: it is leased
+	// only units of runs of these games. Empty: any game (a worker that
+	// does not say).
+	Games []string `json:"games,omitempty"`
 }
 
 // Assignment is a leased unit with everything its worker needs.
@@ -408,8 +412,8 @@ var errBadRequest = errors.New("bad request")
 // replicated with the run.
 func (n *Node) submit(req *SubmitRequest) (string, error) {
 	g, err := n.cfg.NewGame(req.Game, req.Option)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", errBadRequest, err)
+	if err != nil { // a game this coordinator's binary does not have, or a bad option
+		return "", fmt.Errorf("%w: coordinator %s: %v", errBadRequest, n.cfg.ID, err)
 	}
 	set := DefaultSettings
 	if req.Settings != nil {
@@ -470,6 +474,19 @@ func (n *Node) handleRun(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
+// runningGames are the games of the running runs.
+func (n *Node) runningGames() []string {
+	var out []string
+	n.fsm.View(func(s *State, _ uint64) {
+		for _, r := range s.Runs {
+			if r.State == Running {
+				out = append(out, r.Game)
+			}
+		}
+	})
+	return out
+}
+
 // maxLeaseWait bounds how long a lease request is held.
 const maxLeaseWait = 30 * time.Second
 
@@ -483,6 +500,11 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n.workers.seen(req.Worker, r.RemoteAddr, req.Threads, nil)
+	n.workers.hasGames(req.Worker, req.Games)
+	if missing := missingGames(n.runningGames(), req.Games); n.workers.missing(req.Worker, missing) && len(missing) > 0 {
+		n.log.Warn("a worker does not have the games of running runs: it is leased none of their units, which wait for a worker that has them",
+			"worker", req.Worker, "missing", strings.Join(missing, ","), "worker_games", strings.Join(req.Games, ","))
+	}
 	wait := min(time.Duration(req.Wait*float64(time.Second)), maxLeaseWait)
 	keepFree := 0
 	if req.Spare {
@@ -496,7 +518,7 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	for {
 		changed := n.fsm.Changed()
-		a, err := n.grant(req.Worker, keepFree)
+		a, err := n.grant(req.Worker, keepFree, req.Games)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return

@@ -463,8 +463,8 @@ func (n *Node) localPaths(ctx context.Context, blobs []Blob) ([]string, error) {
 
 // freeUnits yields the units that could be leased now, in the order they
 // are leased: the oldest run first; reach units parents first, then solve
-// units children first.
-func freeUnits(s *State) iter.Seq[UnitRef] {
+// units children first. With games, only units of runs of those games.
+func freeUnits(s *State, games []string) iter.Seq[UnitRef] {
 	return func(yield func(UnitRef) bool) {
 		free := func(r *Run, t *Tier, phase Phase, us []*Unit) bool {
 			for i, u := range us {
@@ -475,7 +475,7 @@ func freeUnits(s *State) iter.Seq[UnitRef] {
 			return true
 		}
 		for _, r := range s.Runs {
-			if r.State != Running {
+			if r.State != Running || len(games) > 0 && !slices.Contains(games, r.Game) {
 				continue
 			}
 			for _, t := range r.Tiers {
@@ -492,10 +492,10 @@ func freeUnits(s *State) iter.Seq[UnitRef] {
 	}
 }
 
-// pickUnit chooses the next unit to lease; it returns false if there is
-// none.
-func pickUnit(s *State) (UnitRef, bool) {
-	for ref := range freeUnits(s) {
+// pickUnit chooses the next unit of games to lease (any game if games is
+// empty); it returns false if there is none.
+func pickUnit(s *State, games []string) (UnitRef, bool) {
+	for ref := range freeUnits(s, games) {
 		return ref, true
 	}
 	return UnitRef{}, false
@@ -504,22 +504,23 @@ func pickUnit(s *State) (UnitRef, bool) {
 // countFree counts the units that could be leased now.
 func countFree(s *State) int {
 	n := 0
-	for range freeUnits(s) {
+	for range freeUnits(s, nil) {
 		n++
 	}
 	return n
 }
 
-// grant leases the next unit to a worker, or returns nil if there is no
-// work now, or if granting it would leave fewer than keepFree units free.
-func (n *Node) grant(worker string, keepFree int) (*Assignment, error) {
+// grant leases the next unit of one of games (any game if games is empty)
+// to a worker, or returns nil if there is no work now, or if granting it
+// would leave fewer than keepFree units free.
+func (n *Node) grant(worker string, keepFree int, games []string) (*Assignment, error) {
 	n.grantMu.Lock()
 	defer n.grantMu.Unlock()
 	for {
 		var ref UnitRef
 		var ok bool
 		n.fsm.View(func(s *State, _ uint64) {
-			ref, ok = pickUnit(s)
+			ref, ok = pickUnit(s, games)
 			ok = ok && (keepFree == 0 || countFree(s) > keepFree)
 		})
 		if !ok {

@@ -38,7 +38,7 @@ func TestFreeUnits(t *testing.T) {
 		{ID: "r2", State: Done, Tiers: []*Tier{{Reach: units()}}},
 	}}
 	var got []UnitRef
-	for ref := range freeUnits(s) {
+	for ref := range freeUnits(s, nil) {
 		got = append(got, ref)
 	}
 	want := []UnitRef{{"r1", 0, PhaseReach, 0}, {"r1", 0, PhaseReach, 3}, {"r1", 1, PhaseSolve, 0}, {"r1", 1, PhaseSolve, 3}}
@@ -48,7 +48,7 @@ func TestFreeUnits(t *testing.T) {
 	if n := countFree(s); n != 4 {
 		t.Errorf("countFree = %d, want 4", n)
 	}
-	if ref, ok := pickUnit(s); !ok || ref != want[0] {
+	if ref, ok := pickUnit(s, nil); !ok || ref != want[0] {
 		t.Errorf("pickUnit = %v %v, want %v", ref, ok, want[0])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +42,11 @@ type WorkerConfig struct {
 	CacheBytes, MemoryBytes int64
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
+	// Games are the names of the games NewGame builds (games.Registry's
+	// Names): the worker asks only for units of their runs, and refuses
+	// a unit of another game. Empty: the worker does not say, and is
+	// leased units of any game.
+	Games []string
 	// Log receives the worker's records (nil: discarded).
 	Log *slog.Logger
 }
@@ -141,6 +148,18 @@ func (w *Worker) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		if len(w.cfg.Games) > 0 && !slices.Contains(w.cfg.Games, a.Game) {
+			// A coordinator that ignores LeaseRequest.Games: give the unit
+			// back at once (not as a failure of the unit: another worker
+			// may have the game) rather than fail it later.
+			w.log.Error("refused a unit of a game this worker does not have", "run", a.Ref.Run, "game", a.Game,
+				"worker_games", strings.Join(w.cfg.Games, ","))
+			w.giveBack(a, "")
+			w.sem.Release(held)
+			<-pending
+			sleep(ctx, time.Second)
+			continue
+		}
 		weight := int64(1)
 		if a.Kind == Close || a.Kind == SolveTier {
 			weight = int64(w.cfg.Threads) // a whole-tier unit uses every thread
@@ -201,7 +220,7 @@ func (w *Worker) Run(ctx context.Context) error {
 // workers' threads; when it has none to spare, lease waits for a thread
 // and asks as usual.
 func (w *Worker) lease(ctx context.Context) (a *Assignment, held int64, err error) {
-	req := LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10}
+	req := LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games}
 	if !w.sem.TryAcquire(1) {
 		spare := req
 		spare.Wait, spare.Spare = 0, true

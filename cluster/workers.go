@@ -19,6 +19,12 @@ type WorkerInfo struct {
 	Positions uint64    `json:"positions"`
 	// Rate is positions per second over the last minute.
 	Rate float64 `json:"positions_per_second"`
+	// Games are the games the worker runs (empty: it did not say, any).
+	Games []string `json:"games,omitempty"`
+	// MissingGames are the games of running runs the worker does not
+	// have: it is leased no unit of theirs, which wait for a worker that
+	// has them.
+	MissingGames []string `json:"missing_games,omitempty"`
 }
 
 // workerTable is the leader's view of its workers. It is not replicated:
@@ -31,6 +37,7 @@ type workerTable struct {
 type workerState struct {
 	WorkerInfo
 	samples []rateSample // completions of the last rateWindow
+	warned  string       // the missing games last logged, joined
 }
 
 type rateSample struct {
@@ -65,6 +72,46 @@ func (wt *workerTable) seen(id, addr string, threads int, tokens []uint64) {
 	if tokens != nil {
 		w.Leases = len(tokens)
 	}
+}
+
+// hasGames records the games a worker runs (empty: any).
+func (wt *workerTable) hasGames(id string, games []string) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	w := wt.get(id)
+	if !slices.Equal(w.Games, games) {
+		w.Games = slices.Clone(games)
+	}
+}
+
+// missing records the games of running runs a worker lacks, and reports
+// whether they changed since the last call (so that they are logged once).
+func (wt *workerTable) missing(id string, games []string) bool {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	w := wt.get(id)
+	w.MissingGames = games
+	key := strings.Join(games, ",")
+	changed := key != w.warned
+	w.warned = key
+	return changed
+}
+
+// missingGames are the games of running lists that a worker running games
+// does not have (none if games is empty: a worker that does not say runs
+// any).
+func missingGames(running, games []string) []string {
+	if len(games) == 0 {
+		return nil
+	}
+	var out []string
+	for _, g := range running {
+		if !slices.Contains(games, g) && !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // granted counts a lease given to a worker (until its next heartbeat).
@@ -110,6 +157,8 @@ func (wt *workerTable) list(now time.Time, within time.Duration) []WorkerInfo {
 			sum += s.positions
 		}
 		info := w.WorkerInfo
+		info.Games = slices.Clone(w.Games)
+		info.MissingGames = slices.Clone(w.MissingGames)
 		info.Rate = float64(sum) / rateWindow.Seconds()
 		out = append(out, info)
 	}

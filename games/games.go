@@ -1,5 +1,9 @@
-// Package games is the registry of the bundled tier games: bearoff,
-// connect4, quixo, tictactoe and xiangqi.
+// Package games holds registries of tier games by name: the bundled games
+// (bearoff, connect4, quixo, tictactoe and xiangqi) in Default, and a
+// program's own games added to it with With.
+//
+//	reg := games.Default().With(games.Spec{Name: "nim", Summary: "...", New: nim.New})
+//	g, err := reg.New("nim", "heaps=3")
 package games
 
 import (
@@ -27,7 +31,7 @@ type Option struct {
 	Doc     string `json:"doc"`
 }
 
-// Spec describes a bundled game. It encodes to JSON without New.
+// Spec describes a game of a registry. It encodes to JSON without New.
 type Spec struct {
 	Name    string   `json:"name"`    // as in level-file names, e.g. "connect4"
 	Summary string   `json:"summary"` // one line
@@ -37,7 +41,8 @@ type Spec struct {
 	New func(tiergame.Options) (tiergame.Game, error) `json:"-"`
 }
 
-var specs = []Spec{
+// bundled are the games of Default.
+var bundled = []Spec{
 	{
 		Name:    "bearoff",
 		Summary: "backgammon bearoff with dice, gnubg's one-sided indices; value = chance to win; tier = pips in all",
@@ -81,40 +86,89 @@ var specs = []Spec{
 	},
 }
 
-func init() {
-	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+// Registry is a set of games by name. A Registry is never modified:
+// With returns a new one, so a registry may be shared by goroutines. The
+// zero Registry (and nil) has no games.
+type Registry struct {
+	specs []Spec // sorted by name
 }
 
-// All returns the bundled games sorted by name.
-func All() []Spec {
-	out := make([]Spec, len(specs))
-	copy(out, specs)
-	for i := range out {
-		out[i].Options = append([]Option(nil), out[i].Options...)
+var defaultRegistry = new(Registry).With(bundled...)
+
+// Default returns the registry of the bundled games.
+func Default() *Registry { return defaultRegistry }
+
+// With returns a new registry with r's games and specs. It panics if a
+// spec has no name or no New, or if a name is given twice (in r and specs,
+// or twice in specs): a registry is built once, at a program's start,
+// and two games of one name are a mistake of the program, like two
+// flags of one name.
+func (r *Registry) With(specs ...Spec) *Registry {
+	out := &Registry{specs: r.All()}
+	for _, s := range specs {
+		switch {
+		case s.Name == "" || s.New == nil:
+			panic(fmt.Sprintf("games: spec %q has no name or no New", s.Name))
+		case strings.ContainsAny(s.Name, "_/ \t\n"):
+			panic(fmt.Sprintf("games: game name %q holds '_', '/' or a space (it goes in file names)", s.Name))
+		}
+		if _, dup := out.Lookup(s.Name); dup {
+			panic(fmt.Sprintf("games: game %q registered twice", s.Name))
+		}
+		out.specs = append(out.specs, copySpec(s))
+	}
+	sort.Slice(out.specs, func(i, j int) bool { return out.specs[i].Name < out.specs[j].Name })
+	return out
+}
+
+func copySpec(s Spec) Spec {
+	s.Options = append([]Option(nil), s.Options...)
+	return s
+}
+
+// All returns the registry's games sorted by name.
+func (r *Registry) All() []Spec {
+	if r == nil {
+		return nil
+	}
+	out := make([]Spec, len(r.specs))
+	for i, s := range r.specs {
+		out[i] = copySpec(s)
 	}
 	return out
 }
 
+// Names returns the names of the registry's games, sorted.
+func (r *Registry) Names() []string {
+	if r == nil {
+		return nil
+	}
+	names := make([]string, len(r.specs))
+	for i, s := range r.specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
 // Lookup returns the game called name.
-func Lookup(name string) (Spec, bool) {
-	for _, s := range All() {
-		if s.Name == name {
-			return s, true
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	if r != nil {
+		for _, s := range r.specs {
+			if s.Name == name {
+				return copySpec(s), true
+			}
 		}
 	}
 	return Spec{}, false
 }
 
 // New returns the variant of game name described by option, in the form
-// "key=value,key=value"; "" and "default" select the defaults.
-func New(name, option string) (tiergame.Game, error) {
-	s, ok := Lookup(name)
+// "key=value,key=value"; "" and "default" select the defaults. An unknown
+// name is an error wrapping ErrUnknownGame.
+func (r *Registry) New(name, option string) (tiergame.Game, error) {
+	s, ok := r.Lookup(name)
 	if !ok {
-		names := make([]string, len(specs))
-		for i, s := range specs {
-			names[i] = s.Name
-		}
-		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownGame, name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownGame, name, strings.Join(r.Names(), ", "))
 	}
 	opts, err := tiergame.ParseOptions(option)
 	if err != nil {
@@ -122,3 +176,12 @@ func New(name, option string) (tiergame.Game, error) {
 	}
 	return s.New(opts)
 }
+
+// All returns the bundled games sorted by name: Default().All().
+func All() []Spec { return Default().All() }
+
+// Lookup returns the bundled game called name: Default().Lookup(name).
+func Lookup(name string) (Spec, bool) { return Default().Lookup(name) }
+
+// New returns a variant of a bundled game: Default().New(name, option).
+func New(name, option string) (tiergame.Game, error) { return Default().New(name, option) }

@@ -160,3 +160,58 @@ func FuzzNew(f *testing.F) {
 		}
 	})
 }
+
+func TestRegistryWith(t *testing.T) {
+	ttt, _ := Lookup("tictactoe")
+	mine := Spec{Name: "mine", Summary: "tic-tac-toe under another name", New: ttt.New,
+		Options: []Option{{"k", "1", "a key"}}}
+	reg := Default().With(mine)
+	if want := []string{"bearoff", "connect4", "mine", "quixo", "tictactoe"}; !slices.Equal(reg.Names(), want) {
+		t.Errorf("names %q, want %q", reg.Names(), want)
+	}
+	if _, ok := Lookup("mine"); ok {
+		t.Error("With changed the default registry")
+	}
+	if g, err := reg.New("mine", ""); err != nil || g.Name() != "tictactoe" {
+		t.Errorf("New(mine) = %v, %v", g, err)
+	}
+	if _, err := reg.New("chess", ""); !errors.Is(err, ErrUnknownGame) || !strings.Contains(err.Error(), "mine") {
+		t.Errorf("New(chess) = %v, want ErrUnknownGame listing mine", err)
+	}
+	mine.Options[0].Key = "changed"
+	if s, _ := reg.Lookup("mine"); s.Options[0].Key != "k" {
+		t.Error("the registry shares the caller's option slice")
+	}
+	var empty Registry
+	if len(empty.All()) != 0 || len(new(Registry).With(mine).All()) != 1 {
+		t.Error("the zero registry is not empty")
+	}
+	if _, err := (*Registry)(nil).New("mine", ""); !errors.Is(err, ErrUnknownGame) {
+		t.Errorf("nil registry: %v", err)
+	}
+}
+
+func TestRegistryWithPanics(t *testing.T) {
+	ttt, _ := Lookup("tictactoe")
+	for _, tc := range []struct {
+		name  string
+		specs []Spec
+		want  string
+	}{
+		{"a bundled name", []Spec{ttt}, `"tictactoe" registered twice`},
+		{"twice in one call", []Spec{{Name: "a", New: ttt.New}, {Name: "a", New: ttt.New}}, `"a" registered twice`},
+		{"no name", []Spec{{New: ttt.New}}, "no name"},
+		{"no New", []Spec{{Name: "b"}}, "no New"},
+		{"an underscore", []Spec{{Name: "my_game", New: ttt.New}}, "'_'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, tc.want) {
+					t.Errorf("panic %v, want one containing %q", r, tc.want)
+				}
+			}()
+			Default().With(tc.specs...)
+		})
+	}
+}

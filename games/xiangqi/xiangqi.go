@@ -53,8 +53,8 @@ type Game struct {
 	all       bool     // no material named: every endgame
 	maxPieces int      // of the variant of every endgame
 	option    string
-	mu     sync.Mutex
-	tiers  map[tiergame.Tier]*layout // built on first use
+	mu        sync.Mutex
+	tiers     map[tiergame.Tier]*layout // built on first use
 }
 
 // DefaultMaxPieces is the default of option maxpieces.

@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"encoding/json"
@@ -78,7 +78,7 @@ func TestBearoff(t *testing.T) {
 	}
 
 	// Review a real match: plays with more than 4 checkers are not covered.
-	if match := "../../../shared/corpus/xg/test.xg"; fileExists(match) {
+	if match := "../../shared/corpus/xg/test.xg"; fileExists(match) {
 		code, stdout, stderr = tierd(t, "review", "--db", dir, "--json", match)
 		var rep struct {
 			Decisions []struct{ Lost float64 }

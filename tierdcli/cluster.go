@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"context"
@@ -15,27 +15,26 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster"
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
-func init() {
-	program.Register(&cli.Command{Name: "coordinator", Run: runCoordinator,
+func (p *Program) registerCluster() {
+	p.cli.Register(&cli.Command{Name: "coordinator", Run: p.runCoordinator,
 		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
 		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
-	program.Register(&cli.Command{Name: "worker", Run: runWorker,
+	p.cli.Register(&cli.Command{Name: "worker", Run: p.runWorker,
 		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
 		Summary: "run a cluster worker: lease units of work, run them, upload the results"})
-	program.Register(&cli.Command{Name: "submit", Run: runSubmit,
+	p.cli.Register(&cli.Command{Name: "submit", Run: p.runSubmit,
 		Usage:   "submit --coordinators URLS --token-file F --game NAME [--option K=V,...] [--symmetry]",
 		Summary: "start a solving run on a cluster; prints the run id last"})
-	program.Register(&cli.Command{Name: "status", Run: runStatus,
+	p.cli.Register(&cli.Command{Name: "status", Run: p.runStatus,
 		Usage:   "status --coordinators URLS --token-file F [--json] [RUN]",
 		Summary: "show a cluster's runs, tiers and workers"})
-	program.Register(&cli.Command{Name: "members", Run: runMembers,
+	p.cli.Register(&cli.Command{Name: "members", Run: p.runMembers,
 		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
 		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
-	program.Register(&cli.Command{Name: "fetch", Run: runFetch,
+	p.cli.Register(&cli.Command{Name: "fetch", Run: p.runFetch,
 		Usage:   "fetch --coordinators URLS --token-file F --out DIR RUN",
 		Summary: "download a finished cluster run in the layout of tierd solve"})
 }
@@ -146,8 +145,8 @@ func parseBootstrap(s string) ([]cluster.Member, error) {
 	return out, nil
 }
 
-func runCoordinator(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("coordinator"))
+func (p *Program) runCoordinator(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "coordinator")
 	id := fs.String("node-id", "", "this coordinator's name in the cluster")
 	raftAddr := fs.String("raft-addr", "", "HOST:PORT of the raft transport (a private network: raft traffic is not authenticated)")
 	httpAddr := fs.String("http-addr", "", "HOST:PORT of the HTTP API (workers, clients, other coordinators)")
@@ -190,7 +189,7 @@ func runCoordinator(e *cli.Env, args []string) error {
 		return err
 	}
 	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, DataDir: *data, Token: tok,
-		Bootstrap: members, NewGame: games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace, RepairDelay: *repairDelay,
+		Bootstrap: members, NewGame: p.games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace, RepairDelay: *repairDelay,
 		Workers: *workers, Log: log}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return cli.UsageError("--tls-cert and --tls-key go together")
@@ -221,8 +220,8 @@ func runCoordinator(e *cli.Env, args []string) error {
 	return n.Close()
 }
 
-func runWorker(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("worker"))
+func (p *Program) runWorker(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "worker")
 	cf := newClusterFlags(fs)
 	data := fs.String("data", "", "cache folder (inputs by SHA-256, outputs until accepted); nothing in it matters")
 	threads := fs.Int("threads", 0, "units run at once (default: all cores)")
@@ -258,7 +257,7 @@ func runWorker(e *cli.Env, args []string) error {
 		return err
 	}
 	w, err := cluster.NewWorker(cluster.WorkerConfig{Client: c, ID: *id, Threads: *threads, Dir: *data,
-		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: games.New, Log: log})
+		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), Log: log})
 	if err != nil {
 		return err
 	}
@@ -274,8 +273,8 @@ func runWorker(e *cli.Env, args []string) error {
 	return err
 }
 
-func runSubmit(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("submit"))
+func (p *Program) runSubmit(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "submit")
 	cf := newClusterFlags(fs)
 	game := fs.String("game", "", "game to solve (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
@@ -293,25 +292,35 @@ func runSubmit(e *cli.Env, args []string) error {
 	if *game == "" {
 		return cli.UsageError("--game is required (see tierd games)")
 	}
-	g, err := games.New(*game, *option)
-	if err != nil {
-		return cli.UsageError("%v", err)
+	// A game this program knows is checked here (a bad option is a wrong
+	// command line); one it does not know goes to the coordinators, whose
+	// binary may know it, and which refuse a game they do not know.
+	name, opt := *game, *option
+	if _, known := p.games.Lookup(name); known {
+		g, err := p.games.New(name, opt)
+		if err != nil {
+			return cli.UsageError("%v", err)
+		}
+		name, opt = g.Name(), g.Option()
 	}
 	c, err := cf.client()
 	if err != nil {
 		return err
 	}
-	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: g.Name(), Option: g.Option(),
+	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: name, Option: opt,
 		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "submitted %s (%s): run %s\n", g.Name(), g.Option(), id)
+	if opt == "" {
+		opt = "default"
+	}
+	fmt.Fprintf(e.Stdout, "submitted %s (%s): run %s\n", name, opt, id)
 	return nil
 }
 
-func runStatus(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("status"))
+func (p *Program) runStatus(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "status")
 	cf := newClusterFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -398,6 +407,12 @@ func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
 				time.Since(wk.LastSeen).Round(time.Second))
 		}
 		tw.Flush()
+		for _, wk := range st.Workers {
+			if len(wk.MissingGames) > 0 {
+				fmt.Fprintf(w, "worker %s does not have %s: their runs wait for a worker that runs a tierd with them (it has %s)\n",
+					wk.ID, strings.Join(wk.MissingGames, ", "), strings.Join(wk.Games, ", "))
+			}
+		}
 	}
 }
 
@@ -422,8 +437,8 @@ func unitCount(us []*cluster.Unit) string {
 	return fmt.Sprintf("%d/%d", done, len(us))
 }
 
-func runFetch(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("fetch"))
+func (p *Program) runFetch(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "fetch")
 	cf := newClusterFlags(fs)
 	out := fs.String("out", "", "folder to write the run into (the layout of tierd solve)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, as tierd solve --json")
@@ -439,7 +454,7 @@ func runFetch(e *cli.Env, args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	m, err := c.Fetch(ctx, fs.Arg(0), *out, games.New)
+	m, err := c.Fetch(ctx, fs.Arg(0), *out, p.games.New)
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted: run the same command again to finish (files already fetched are kept)")
 	}
@@ -458,8 +473,8 @@ func runFetch(e *cli.Env, args []string) error {
 	return nil
 }
 
-func runMembers(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("members"))
+func (p *Program) runMembers(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "members")
 	cf := newClusterFlags(fs)
 	add := fs.String("add", "", "add a coordinator, started with an empty --data and no --bootstrap: ID=RAFTADDR=HTTPADDR")
 	remove := fs.String("remove", "", "remove a coordinator (one that is lost, or about to be)")

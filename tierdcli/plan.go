@@ -1,16 +1,15 @@
-package main
+package tierdcli
 
 import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
-func init() {
-	program.Register(&cli.Command{Name: "plan", Run: runPlan,
+func (p *Program) registerPlan() {
+	p.cli.Register(&cli.Command{Name: "plan", Run: p.runPlan,
 		Usage:   "plan --game NAME [--option K=V,...] [--workers N] [--memory SIZE] [--json]",
 		Summary: "estimate a run's memory before running it, and the largest tier that fits"})
 }
@@ -28,8 +27,8 @@ type planJSON struct {
 	LargestFit uint64 `json:"largest_tier_that_fits"`
 }
 
-func runPlan(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("plan"))
+func (p *Program) runPlan(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "plan")
 	game := fs.String("game", "", "game (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
@@ -41,7 +40,7 @@ func runPlan(e *cli.Env, args []string) error {
 	if *game == "" || fs.NArg() > 0 {
 		return cli.UsageError("need --game and no arguments")
 	}
-	g, err := games.New(*game, *option)
+	g, err := p.games.New(*game, *option)
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}

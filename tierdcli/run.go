@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"context"
@@ -22,13 +22,13 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-func init() {
-	program.Register(&cli.Command{Name: "games", Usage: "games [--json]", Run: runGames,
+func (p *Program) registerRun() {
+	p.cli.Register(&cli.Command{Name: "games", Usage: "games [--json]", Run: p.runGames,
 		Summary: "list the bundled games and their options"})
-	program.Register(&cli.Command{Name: "reach", Run: runReach,
+	p.cli.Register(&cli.Command{Name: "reach", Run: p.runReach,
 		Usage:   "reach --game NAME [--option K=V,...] [--symmetry] [--workers N] --out DIR [--json]",
 		Summary: "find every tier's reachable positions and write the level files"})
-	program.Register(&cli.Command{Name: "solve", Run: runSolve,
+	p.cli.Register(&cli.Command{Name: "solve", Run: p.runSolve,
 		Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--from DIR] [--workers N] [--out DIR] [--json]",
 		Summary: "reachability then solving: level files and value databases (resumes a stopped run)"})
 }
@@ -65,10 +65,6 @@ func (j *job) stopped(err error) error {
 	return &cli.ExitError{Code: sig.exitCode(), Err: fmt.Errorf(
 		"%v; every finished tier is recorded in %s: run the same command again to resume", sig, j.run.Dir)}
 }
-
-// newGame builds a game; tests replace it to run the command on a game
-// they control.
-var newGame = games.New
 
 func newJobFlags(fs *flag.FlagSet) *jobFlags {
 	return &jobFlags{
@@ -111,8 +107,8 @@ func startProfile(path string) (stop func(), err error) {
 
 // startJob parses the flags of reach or solve, opens the run, and starts
 // the CPU profile and the signal handling.
-func startJob(e *cli.Env, name string, args []string) (*job, error) {
-	fs := program.FlagSet(e, program.Command(name))
+func (p *Program) startJob(e *cli.Env, name string, args []string) (*job, error) {
+	fs := p.flagSet(e, name)
 	jf := newJobFlags(fs)
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return nil, err
@@ -120,7 +116,7 @@ func startJob(e *cli.Env, name string, args []string) (*job, error) {
 	if fs.NArg() > 0 {
 		return nil, cli.UsageError("unexpected argument %q", fs.Arg(0))
 	}
-	r, err := jf.open(e, name == "solve")
+	r, err := jf.open(e, p.games, name == "solve")
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +130,11 @@ func startJob(e *cli.Env, name string, args []string) (*job, error) {
 }
 
 // open builds the game and opens the run.
-func (jf *jobFlags) open(e *cli.Env, defaultOut bool) (*solver.Run, error) {
+func (jf *jobFlags) open(e *cli.Env, reg *games.Registry, defaultOut bool) (*solver.Run, error) {
 	if *jf.game == "" {
 		return nil, cli.UsageError("--game is required (see tierd games)")
 	}
-	g, err := newGame(*jf.game, *jf.option)
+	g, err := reg.New(*jf.game, *jf.option)
 	if err != nil { // an unknown game or a bad option: the command line is wrong
 		return nil, cli.UsageError("%v", err)
 	}
@@ -181,8 +177,8 @@ func defaultFolder(g tiergame.Game, symmetry bool) string {
 // parseBytes parses a memory size flag: "", "123", "16GiB", "512MB", "2G".
 func parseBytes(s string) (uint64, error) { return memsize.Parse(s) }
 
-func runGames(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("games"))
+func (p *Program) runGames(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "games")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -191,9 +187,9 @@ func runGames(e *cli.Env, args []string) error {
 		return cli.UsageError("unexpected argument %q", fs.Arg(0))
 	}
 	if *asJSON {
-		return json.NewEncoder(e.Stdout).Encode(games.All())
+		return json.NewEncoder(e.Stdout).Encode(p.games.All())
 	}
-	for _, s := range games.All() {
+	for _, s := range p.games.All() {
 		fmt.Fprintf(e.Stdout, "%s\t%s\n", s.Name, s.Summary)
 		for _, o := range s.Options {
 			fmt.Fprintf(e.Stdout, "    --option %s=...  %s (default %s)\n", o.Key, o.Doc, o.Default)
@@ -221,8 +217,8 @@ type reachTier struct {
 	Bytes     int64  `json:"bytes"`
 }
 
-func runReach(e *cli.Env, args []string) error {
-	j, err := startJob(e, "reach", args)
+func (p *Program) runReach(e *cli.Env, args []string) error {
+	j, err := p.startJob(e, "reach", args)
 	if err != nil {
 		return err
 	}
@@ -308,8 +304,8 @@ func startOf(st *solver.StartRecord) *startValue {
 	return sv
 }
 
-func runSolve(e *cli.Env, args []string) error {
-	j, err := startJob(e, "solve", args)
+func (p *Program) runSolve(e *cli.Env, args []string) error {
+	j, err := p.startJob(e, "solve", args)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"encoding/json"
@@ -13,14 +13,14 @@ import (
 	"github.com/tiersolve/tiersolve/solver"
 )
 
-func init() {
-	program.Register(&cli.Command{Name: "review", Run: runReview,
+func (p *Program) registerReview() {
+	p.cli.Register(&cli.Command{Name: "review", Run: p.runReview,
 		Usage:   "review --db DIR [--json] FILE.xg",
 		Summary: "review a match's bearoff plays against a solved bearoff run: best play and equity lost, per player"})
 }
 
-func runReview(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("review"))
+func (p *Program) runReview(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "review")
 	db := fs.String("db", "", "solved bearoff run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -37,7 +37,7 @@ func runReview(e *cli.Env, args []string) error {
 	if m.Game != "bearoff" {
 		return fmt.Errorf("%s holds a run of %s, not of bearoff", *db, m.Game)
 	}
-	tg, err := newGame(m.Game, m.Option)
+	tg, err := p.games.New(m.Game, m.Option)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
@@ -23,7 +24,7 @@ func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log st
 	t.Helper()
 	var out, errb, logb bytes.Buffer
 	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.NewTextHandler(&logb, nil))}
-	code = program.Run(e, args)
+	code = New(games.Default()).Run(e, args)
 	return code, out.String(), errb.String(), logb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"bytes"
@@ -31,7 +31,8 @@ var (
 	buildErr  error
 )
 
-// tierdBinary builds the tierd command once for the package's tests.
+// tierdBinary builds the tierd command (cmd/tierd) once for the
+// package's tests.
 func tierdBinary(t *testing.T) string {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "tierd-bin")
@@ -40,7 +41,7 @@ func tierdBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "tierd")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/tiersolve/tiersolve/cmd/tierd").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -63,7 +64,13 @@ type procCluster struct {
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {
-	c := &procCluster{t: t, bin: tierdBinary(t), dir: t.TempDir(), procs: map[string]*proc{}}
+	return newProcClusterOf(t, tierdBinary(t), n)
+}
+
+// newProcClusterOf is a cluster of n coordinators that runs the binary
+// bin (a tierd, or a program of tierdcli).
+func newProcClusterOf(t *testing.T, bin string, n int) *procCluster {
+	c := &procCluster{t: t, bin: bin, dir: t.TempDir(), procs: map[string]*proc{}}
 	c.token = filepath.Join(c.dir, "token")
 	if err := os.WriteFile(c.token, []byte("cluster-test-token-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -99,11 +106,17 @@ func (c *procCluster) urls() string {
 // start runs a tierd process named name, its output in a log file.
 func (c *procCluster) start(name string, args ...string) {
 	c.t.Helper()
+	c.startBin(name, c.bin, args...)
+}
+
+// startBin runs the binary bin as the process named name.
+func (c *procCluster) startBin(name, bin string, args ...string) {
+	c.t.Helper()
 	log, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	cmd := exec.Command(c.bin, args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)

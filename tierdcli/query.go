@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
-func init() {
-	program.Register(&cli.Command{Name: "query", Run: runQuery,
+func (p *Program) registerQuery() {
+	p.cli.Register(&cli.Command{Name: "query", Run: p.runQuery,
 		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] POSITION",
 		Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll)"})
-	program.Register(&cli.Command{Name: "verify", Run: runVerify,
+	p.cli.Register(&cli.Command{Name: "verify", Run: p.runVerify,
 		Usage:   "verify --db DIR [--workers N]",
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
 }
@@ -44,8 +44,8 @@ type queryResult struct {
 	Moves      []queryMove `json:"moves"`
 }
 
-func runQuery(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("query"))
+func (p *Program) runQuery(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "query")
 	game := fs.String("game", "", "game (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	db := fs.String("db", "", "solved run folder")
@@ -76,11 +76,11 @@ func runQuery(e *cli.Env, args []string) error {
 			*option = m.Option
 		}
 	}
-	g, err := newGame(*game, *option)
+	g, err := p.games.New(*game, *option)
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
-	t, p, err := g.Parse(position)
+	t, pos, err := g.Parse(position)
 	if err != nil {
 		return fmt.Errorf("position %q: %w", position, err)
 	}
@@ -90,24 +90,24 @@ func runQuery(e *cli.Env, args []string) error {
 	}
 	defer o.Close()
 	if cg, ok := g.(tiergame.Chance); ok {
-		return queryChance(e, o, cg, t, p, *roll, *asJSON)
+		return queryChance(e, o, cg, t, pos, *roll, *asJSON)
 	}
 	if *roll != "" {
 		return cli.UsageError("--roll: %s has no dice", g.Name())
 	}
-	rec, err := o.Lookup(t, p)
+	rec, err := o.Lookup(t, pos)
 	if errors.Is(err, solver.ErrUnreachable) {
-		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), p)
+		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), pos)
 	}
 	if err != nil {
 		return err
 	}
-	moves, err := o.Moves(t, p)
+	moves, err := o.Moves(t, pos)
 	if err != nil {
 		return err
 	}
-	res := queryResult{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: []queryMove{}}
-	if c := o.Canonical(t, p); c != p {
+	res := queryResult{Position: g.Format(t, pos), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: []queryMove{}}
+	if c := o.Canonical(t, pos); c != pos {
 		res.Canonical = g.Format(t, c)
 	}
 	for _, m := range moves {
@@ -187,8 +187,8 @@ type fullTier struct {
 	Draw      uint64 `json:"draw"`
 }
 
-func runVerify(e *cli.Env, args []string) error {
-	fs := program.FlagSet(e, program.Command("verify"))
+func (p *Program) runVerify(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "verify")
 	db := fs.String("db", "", "solved run folder")
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
@@ -202,7 +202,7 @@ func runVerify(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := newGame(m.Game, m.Option)
+	g, err := p.games.New(m.Game, m.Option)
 	if err != nil {
 		return err
 	}

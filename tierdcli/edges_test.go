@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"encoding/json"
@@ -110,7 +110,7 @@ func TestMessages(t *testing.T) {
 // With no --out, solve writes to tierd-GAME-OPTIONS in the current folder
 // (which .gitignore lists) and says where, as an absolute path.
 func TestDefaultFolderIsNamed(t *testing.T) {
-	gitignore, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	gitignore, err := os.ReadFile(filepath.Join("..", ".gitignore"))
 	if err != nil || !strings.Contains(string(gitignore), "\n/tierd-*/\n") {
 		t.Errorf(".gitignore does not list the default run folders: %v", err)
 	}

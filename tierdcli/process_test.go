@@ -1,4 +1,4 @@
-package main
+package tierdcli
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 
 // Tests that need tierd as a real process: signals, a killed process, a
 // second process on the same folder. The test binary runs as tierd itself
-// (TIERD_TEST_MAIN=1 runs main), with the game wrapped so that the process
+// (TIERD_TEST_MAIN=1 runs Main), with the game wrapped so that the process
 // stops at a chosen point of the run and waits there: the test knows
 // exactly what was finished when it sends its signal.
 
@@ -34,10 +34,11 @@ const (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envMain) == "1" {
+		reg := games.Default()
 		if spec := os.Getenv(envBlock); spec != "" {
-			installBlock(spec, os.Getenv(envMark))
+			reg = blockingRegistry(spec, os.Getenv(envMark))
 		}
-		main()
+		Main(reg)
 	}
 	os.Exit(m.Run())
 }
@@ -64,19 +65,26 @@ func (g *blockingGame) Moves(t tiergame.Tier, p tiergame.Position, buf []tiergam
 	return g.Game.Moves(t, p, buf)
 }
 
-func installBlock(spec, mark string) {
+// blockingRegistry is the bundled games, each wrapped in a blockingGame.
+func blockingRegistry(spec, mark string) *games.Registry {
 	tier, n, _ := strings.Cut(spec, ":")
 	ti, _ := strconv.ParseUint(tier, 10, 64)
 	ni, _ := strconv.ParseInt(n, 10, 64)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	newGame = func(name, option string) (tiergame.Game, error) {
-		g, err := games.New(name, option)
-		if err != nil {
-			return nil, err
+	var specs []games.Spec
+	for _, s := range games.All() {
+		bundled := s.New
+		s.New = func(o tiergame.Options) (tiergame.Game, error) {
+			g, err := bundled(o)
+			if err != nil {
+				return nil, err
+			}
+			return &blockingGame{Game: g, tier: tiergame.Tier(ti), n: ni, mark: mark, sigs: sigs}, nil
 		}
-		return &blockingGame{Game: g, tier: tiergame.Tier(ti), n: ni, mark: mark, sigs: sigs}, nil
+		specs = append(specs, s)
 	}
+	return new(games.Registry).With(specs...)
 }
 
 // process is tierd running as a child process.

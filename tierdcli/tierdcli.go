@@ -1,0 +1,123 @@
+// Package tierdcli is the tierd command as a library: a program's own
+// main registers its games and gets every command of tierd with them
+// (solve, reach, query, verify, review, plan, games, and the cluster's
+// coordinator, worker, submit, status, fetch and members).
+//
+//	func main() {
+//		tierdcli.Main(games.Default().With(mygame.Spec))
+//	}
+//
+// A cluster runs a game when its coordinators and workers run a binary
+// that registers it: a worker leases only units of the games it has.
+package tierdcli
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/cli"
+)
+
+// Env is what a command may touch: its input, its outputs and its logger
+// (Program.Run's commands never use os.Stdout and the like directly).
+type Env = cli.Env
+
+// Program is tierd with a registry of games.
+type Program struct {
+	games *games.Registry
+	cli   *cli.Program
+}
+
+// New returns tierd with the games of reg (games.Default() for the
+// bundled games).
+func New(reg *games.Registry) *Program {
+	p := &Program{games: reg, cli: &cli.Program{
+		Name:    "tierd",
+		Summary: "solve tier games: reachable positions into level files, values into databases",
+	}}
+	p.registerRun()
+	p.registerPlan()
+	p.registerQuery()
+	p.registerReview()
+	p.registerCluster()
+	return p
+}
+
+// Run runs the command line args (without the program name) and returns
+// the exit code: 0 success, 1 a failure, 2 a wrong command line,
+// 128+signal for a run stopped by SIGINT or SIGTERM.
+func (p *Program) Run(e *Env, args []string) int { return p.cli.Run(e, args) }
+
+// Main runs tierd with the games of reg on the process's command line
+// and exits with its code.
+func Main(reg *games.Registry) {
+	level := slog.LevelInfo
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		level = slog.LevelWarn // the progress line says it all
+	}
+	e := &Env{
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+	}
+	os.Exit(New(reg).Run(e, os.Args[1:]))
+}
+
+// flagSet returns the flag set of the command called name.
+func (p *Program) flagSet(e *cli.Env, name string) *flag.FlagSet {
+	return p.cli.FlagSet(e, p.cli.Command(name))
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, its cause a
+// *stopSignal, so a run stops between batches and records what it
+// finished. A second signal ends the process at once: after the first,
+// the signals get their default action back.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(&stopSignal{s.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// stopSignal is the cause of a context cancelled by a signal.
+type stopSignal struct{ sig syscall.Signal }
+
+func (s *stopSignal) Error() string { return "stopped by " + signalName(s.sig) }
+
+// exitCode is the shell's code for a process ended by the signal.
+func (s *stopSignal) exitCode() int { return 128 + int(s.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}

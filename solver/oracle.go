@@ -109,7 +109,7 @@ var ErrUnreachable = fmt.Errorf("position is not reachable from the start")
 
 // ErrTierNotSolved is returned for a position of a tier the run has not
 // solved (or does not hold).
-var ErrTierNotSolved = fmt.Errorf("tier is not in the solved run")
+var ErrTierNotSolved = fmt.Errorf("tier is not solved in this run (its positions are not reachable, or the run is not finished)")
 
 // Lookup returns the record of a position.
 func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, error) {

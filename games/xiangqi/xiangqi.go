@@ -253,18 +253,18 @@ func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 		return 0, 0, err
 	}
 	if err := b.Check(side); err != nil {
-		return 0, 0, fmt.Errorf("%q: %w", s, err)
+		return 0, 0, err
 	}
 	m := materialOf(&b)
 	if g.all && m.Pieces() > g.maxPieces {
-		return 0, 0, fmt.Errorf("%q: %w", s, &TooManyPieces{m.Pieces(), g.maxPieces})
+		return 0, 0, &TooManyPieces{m.Pieces(), g.maxPieces}
 	}
 	l := g.layout(m.Tier())
 	if l == nil && g.all {
-		return 0, 0, fmt.Errorf("%q: endgame %s is too large to be a tier", s, m)
+		return 0, 0, fmt.Errorf("endgame %s is too large to be a tier", m)
 	}
 	if l == nil {
-		return 0, 0, fmt.Errorf("%q: endgame %s is not part of %s", s, m, g.top)
+		return 0, 0, fmt.Errorf("endgame %s is not part of %s", m, g.top)
 	}
 	return m.Tier(), tiergame.Position(l.encode(&b, side)), nil
 }

@@ -472,7 +472,7 @@ func ParseFEN(fen string) (Board, Side, error) {
 	}
 	rows := strings.Split(fields[0], "/")
 	if len(rows) != Ranks {
-		return b, Red, fmt.Errorf("%w %q: %d ranks, want 10", ErrFEN, fen, len(rows))
+		return b, Red, fmt.Errorf("%w: %d ranks, want 10", ErrFEN, len(rows))
 	}
 	for i, row := range rows {
 		r, f := Ranks-1-i, 0
@@ -484,10 +484,10 @@ func ParseFEN(fen string) (Board, Side, error) {
 			}
 			k, ok := KindOf(c)
 			if !ok {
-				return b, Red, fmt.Errorf("%w %q: unknown piece %q", ErrFEN, fen, c)
+				return b, Red, fmt.Errorf("%w: unknown piece %q", ErrFEN, c)
 			}
 			if f >= Files {
-				return b, Red, fmt.Errorf("%w %q: rank %d has more than 9 points", ErrFEN, fen, r)
+				return b, Red, fmt.Errorf("%w: rank %d has more than 9 points", ErrFEN, r)
 			}
 			side := Red
 			if c >= 'a' {
@@ -497,7 +497,7 @@ func ParseFEN(fen string) (Board, Side, error) {
 			f++
 		}
 		if f != Files {
-			return b, Red, fmt.Errorf("%w %q: rank %d has %d points, want 9", ErrFEN, fen, r, f)
+			return b, Red, fmt.Errorf("%w: rank %d has %d points, want 9", ErrFEN, r, f)
 		}
 	}
 	side := Red
@@ -507,7 +507,7 @@ func ParseFEN(fen string) (Board, Side, error) {
 		case "b", "B":
 			side = Black
 		default:
-			return b, Red, fmt.Errorf("%w %q: side to move %q (want w, r or b)", ErrFEN, fen, fields[1])
+			return b, Red, fmt.Errorf("%w: side to move %q (want w, r or b)", ErrFEN, fields[1])
 		}
 	}
 	return b, side, nil

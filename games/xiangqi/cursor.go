@@ -84,6 +84,14 @@ type cursor struct {
 	// capture of that piece leads to.
 	capture [2][xq.NumKinds]int
 	moves   []xq.Move
+	// The pseudo-moves of position pseudoOf, and what is known of their
+	// legality: the solver asks twice about a position, its moves to
+	// other tiers, then those inside its own.
+	pseudo    []xq.Move
+	legal     []int8 // 1 legal, -1 not, 0 not known
+	guard     xq.Guard
+	pseudoOf  tiergame.Position
+	hasPseudo bool
 }
 
 var (
@@ -137,9 +145,15 @@ func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 	c.w.seek(uint64(p))
 	st := &c.w.st
 	h := uint64(p)
-	c.moves = st.b.PseudoMoves(st.pl.side, c.moves[:0])
+	if !c.hasPseudo || c.pseudoOf != p {
+		c.pseudo = st.b.PseudoMoves(st.pl.side, c.pseudo[:0])
+		c.guard = st.b.Guard(st.pl.side)
+		c.legal = slices.Grow(c.legal[:0], len(c.pseudo))[:len(c.pseudo)]
+		clear(c.legal)
+		c.pseudoOf, c.hasPseudo = p, true
+	}
 	any := false
-	for _, m := range c.moves {
+	for k, m := range c.pseudo {
 		i := c.self
 		if q := st.b.At(m.To); q != xq.NoPiece {
 			i = c.capture[q.Side()][q.Kind()]
@@ -147,7 +161,13 @@ func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		if dst[i] == nil && any {
 			continue
 		}
-		if !st.b.Legal(m) {
+		if c.legal[k] == 0 {
+			c.legal[k] = -1
+			if c.guard.Legal(&st.b, m) {
+				c.legal[k] = 1
+			}
+		}
+		if c.legal[k] < 0 {
 			continue
 		}
 		any = true

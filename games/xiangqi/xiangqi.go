@@ -322,22 +322,10 @@ func (g *Game) child(st *state, h uint64, t tiergame.Tier, m xq.Move) tiergame.C
 }
 
 // moved returns the hash after move m without capture from the position
-// of hash h: the side flips, and the digits of the moved piece's group and
-// of the groups after it (whose free points it changes) are made afresh.
+// of hash h.
 func (st *state) moved(h uint64, m xq.Move) uint64 {
 	p := st.b.At(m.From)
-	i := int(st.l.of[p.Side()][p.Kind()])
-	pl := st.pl
-	pl.side ^= 1
-	sq := &pl.sq[i]
-	for j := range sq {
-		if sq[j] == m.From {
-			sq[j] = m.To
-			break
-		}
-	}
-	st.l.digits(&pl, i)
-	return st.l.hash(&pl)
+	return st.l.moved(&st.pl, &st.b, h, int(st.l.of[p.Side()][p.Kind()]), m.From, m.To)
 }
 
 // MoveNames returns the ICCS names of the moves, in the order of Moves.
@@ -366,15 +354,12 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 	mover := st.pl.side.Other()
 	var buf [128]xq.Move
 	h := uint64(p)
+	guard := st.b.Guard(st.pl.side) // in the parent, st's side is not to move
 	for _, m := range st.b.Unmoves(mover, buf[:0]) {
 		// m leads from the parent to p; the parent's hash is p's with m
 		// taken back, which moved computes from p by playing m backwards.
-		back := xq.Move{From: m.To, To: m.From}
-		st.b.Unplay(m, xq.NoPiece)
-		ok := !st.b.Attacked(st.pl.side) // in the parent, st's side is not to move
-		st.b.Play(m)
-		if ok {
-			dst = append(dst, tiergame.Position(st.moved(h, back)))
+		if guard.SafeBefore(&st.b, m) {
+			dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
 		}
 	}
 	return dst

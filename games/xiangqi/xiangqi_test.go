@@ -232,6 +232,19 @@ func TestMovesCursorsParents(t *testing.T) {
 			if len(names) != len(moves) {
 				t.Fatalf("%s: %d names for %d moves", g.Format(tier, p), len(names), len(moves))
 			}
+			// Each child is the position the named move leads to, hashed
+			// afresh.
+			b, side, _ := xq.ParseFEN(g.Format(tier, p))
+			for k, name := range names {
+				m, _ := xq.ParseMove(name)
+				q := b.Play(m)
+				ct, cp, err := g.Parse(b.FEN(side.Other()))
+				b.Unplay(m, q)
+				if err != nil || ct != moves[k].Tier || cp != moves[k].Pos {
+					t.Fatalf("%s: move %s leads to hash %d of %s, the position after it is %d of %s (%v)", g.Format(tier, p), name,
+						moves[k].Pos, g.TierName(moves[k].Tier), cp, g.TierName(ct), err)
+				}
+			}
 			lists := make([][]tiergame.Position, len(kids))
 			for i := range lists {
 				lists[i] = []tiergame.Position{}
@@ -366,4 +379,43 @@ func BenchmarkLegalWords(b *testing.B) {
 		g.LegalWords(tier, lo, words)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64*len(words)), "ns/hash")
+}
+
+// TestChildHashes checks on sampled positions of endgames with several
+// groups of every kind that a move's child is the position after the
+// move, hashed afresh, and that the parents of a position list it among
+// their children.
+func TestChildHashes(t *testing.T) {
+	for _, mat := range []string{"KRNvKAABB", "KRRvKNA", "KNCPvKCB", "KPPvKPPA", "KAABvKRC"} {
+		g := newGame(t, mat)
+		tier, _ := g.Start()
+		checked := 0
+		forEachHash(g, tier, 1000, func(h uint64) {
+			p := tiergame.Position(h)
+			if !g.Legal(tier, p) {
+				return
+			}
+			checked++
+			_, moves := g.Moves(tier, p, nil)
+			b, side, _ := xq.ParseFEN(g.Format(tier, p))
+			for k, name := range g.MoveNames(tier, p) {
+				m, _ := xq.ParseMove(name)
+				q := b.Play(m)
+				ct, cp, err := g.Parse(b.FEN(side.Other()))
+				b.Unplay(m, q)
+				if err != nil || ct != moves[k].Tier || cp != moves[k].Pos {
+					t.Fatalf("%s: move %s leads to hash %d, the position after it is %d (%v)", g.Format(tier, p), name, moves[k].Pos, cp, err)
+				}
+			}
+			for _, q := range g.Parents(tier, p, tier, nil) {
+				_, kids := g.Moves(tier, q, nil)
+				if !slices.Contains(kids, tiergame.Child{Tier: tier, Pos: p}) {
+					t.Fatalf("%s: parent %s does not move to it", g.Format(tier, p), g.Format(tier, q))
+				}
+			}
+		})
+		if checked < 50 {
+			t.Errorf("%s: only %d legal positions sampled", mat, checked)
+		}
+	}
 }

@@ -247,12 +247,58 @@ func (b *Board) LegalMoves(side Side, dst []Move) []Move {
 	n := len(dst)
 	dst = b.PseudoMoves(side, dst)
 	out := dst[:n]
+	g := b.Guard(side)
 	for _, m := range dst[n:] {
-		if b.Legal(m) {
+		if g.Legal(b, m) {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// CountBelow returns the number of pieces on points below s.
+func (b *Board) CountBelow(s Square) int {
+	m := &below[s]
+	return bits.OnesCount64(b.occ[0]&m[0]) + bits.OnesCount64(b.occ[1]&m[1])
+}
+
+// Guard tells whether moves leave one side's general safe, testing the
+// board only for moves that touch the general's file, rank or diagonal
+// neighbours (or when it is in check already): no other move can open or
+// close a line, a screen or a leg aimed at it.
+type Guard struct {
+	side  Side
+	king  Square
+	check bool
+}
+
+// Guard returns the guard of side's general on b as it stands.
+func (b *Board) Guard(side Side) Guard {
+	return Guard{side: side, king: b.king[side], check: b.Attacked(side)}
+}
+
+// Legal reports whether pseudo-move m of the guard's side leaves its
+// general safe (Board.Legal).
+func (g Guard) Legal(b *Board, m Move) bool {
+	if !g.check && m.From != g.king && !near[g.king].has(m.From) && !near[g.king].has(m.To) {
+		return true
+	}
+	return b.Legal(m)
+}
+
+// SafeBefore reports whether the guard's general, safe or not on b, is
+// safe before un-move m of the other side (Unmoves): with the piece on
+// m.To back on m.From.
+func (g Guard) SafeBefore(b *Board, m Move) bool {
+	k := g.king
+	if !g.check && !near[k].has(m.From) && !near[k].has(m.To) &&
+		!(b.sq[m.To].Kind() == Horse && horseLeg[m.From][k] != NoSquare) {
+		return true // the piece back on m.From attacks k only from near it, or as a horse
+	}
+	b.Unplay(m, NoPiece)
+	ok := !b.Attacked(g.side)
+	b.Play(m)
+	return ok
 }
 
 // Legal reports whether pseudo-move m leaves the mover's general safe.
@@ -267,8 +313,9 @@ func (b *Board) Legal(m Move) bool {
 // HasLegalMove reports whether side has a legal move.
 func (b *Board) HasLegalMove(side Side) bool {
 	var buf [128]Move
+	g := b.Guard(side)
 	for _, m := range b.PseudoMoves(side, buf[:0]) {
-		if b.Legal(m) {
+		if g.Legal(b, m) {
 			return true
 		}
 	}

@@ -17,26 +17,34 @@ func (c *checker) checkCursors(t tiergame.Tier, ps []tiergame.Position, rng *ran
 	if c.cursors == nil {
 		return
 	}
+	// Up to maxShuffled of them in random order.
 	shuffled := slices.Clone(ps)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	for _, order := range [][]tiergame.Position{ps, shuffled} {
+	shuffled = shuffled[:min(len(shuffled), maxShuffled)]
+	for k, order := range [][]tiergame.Position{ps, shuffled} {
 		var cur tiergame.Cursor
 		if !c.guard(t, order[0], "Cursor", func() { cur = c.cursors.Cursor(t) }) {
 			return
 		}
-		c.walkCursor(t, order, cur, false)
+		ascending := k == 0
+		c.walkCursor(t, order, cur, false, ascending)
 		if c.sym == nil {
 			continue
 		}
 		if _, ok := cur.(tiergame.CanonicalCursor); ok {
-			c.walkCursor(t, order, tiergame.NewCanonicalCursor(c.g, t), true)
+			c.walkCursor(t, order, tiergame.NewCanonicalCursor(c.g, t), true, ascending)
 		}
 	}
 }
 
+// maxShuffled is the most positions of a chunk a cursor visits in random
+// order.
+const maxShuffled = 128
+
 // walkCursor compares cur with Moves (canonicalized if canonical) at
-// each of ps in turn, and stops at the first difference.
-func (c *checker) walkCursor(t tiergame.Tier, ps []tiergame.Position, cur tiergame.Cursor, canonical bool) {
+// each of ps in turn, and stops at the first difference. It asks
+// MovesByTier for each list alone too if each.
+func (c *checker) walkCursor(t tiergame.Tier, ps []tiergame.Position, cur tiergame.Cursor, canonical, each bool) {
 	rule, what := ruleCursor, "cursor"
 	if canonical {
 		rule, what = ruleCanonCursor, "canonical cursor"
@@ -74,7 +82,7 @@ func (c *checker) walkCursor(t tiergame.Tier, ps []tiergame.Position, cur tierga
 		if canonical {
 			byRule = ruleCanonCursor
 		}
-		if !c.guard(t, p, what+" MovesByTier", func() { ok = c.checkByTier(t, p, byTier, wv, want, byRule, what) }) || !ok {
+		if !c.guard(t, p, what+" MovesByTier", func() { ok = c.checkByTier(t, p, byTier, wv, want, byRule, what, each) }) || !ok {
 			return
 		}
 	}
@@ -83,8 +91,8 @@ func (c *checker) walkCursor(t tiergame.Tier, ps []tiergame.Position, cur tierga
 // checkByTier checks cur's MovesByTier at p against the value v and the
 // children want of Moves: each child appended to the list of its tier's
 // first index in ChildTiers, after what the list held; nil lists left
-// nil; and each list alone (the others nil) the same.
-func (c *checker) checkByTier(t tiergame.Tier, p tiergame.Position, cur tiergame.ByTierCursor, v tiergame.Value, want []tiergame.Child, rule, what string) bool {
+// nil; and, if each, each list alone (the others nil) the same.
+func (c *checker) checkByTier(t tiergame.Tier, p tiergame.Position, cur tiergame.ByTierCursor, v tiergame.Value, want []tiergame.Child, rule, what string, each bool) bool {
 	tiers := c.graph.info[t].children
 	wantLists := make([][]tiergame.Position, len(tiers))
 	for _, ch := range want {
@@ -130,7 +138,7 @@ func (c *checker) checkByTier(t tiergame.Tier, p tiergame.Position, cur tiergame
 	if !check(lists, cur.MovesByTier(p, lists), -1) {
 		return false
 	}
-	if len(tiers) < 2 {
+	if !each || len(tiers) < 2 {
 		return true
 	}
 	for i := range tiers {

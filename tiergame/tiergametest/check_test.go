@@ -239,6 +239,19 @@ func (ringImagesReversed) Images(t tiergame.Tier, p tiergame.Position, dst []tie
 // position 0 onto 4, which is not.
 func shift(p tiergame.Position) tiergame.Position { return (p + ringSize/2) % ringSize }
 
+// swap12 swaps positions 1 and 2, which is no symmetry either: it keeps
+// primitive values (neither is primitive) but not moves (1 moves to 0, 2
+// does not).
+func swap12(p tiergame.Position) tiergame.Position {
+	switch p {
+	case 1:
+		return 2
+	case 2:
+		return 1
+	}
+	return p
+}
+
 type ringCanonicalParentsTwice struct{ ring }
 
 func (g ringCanonicalParentsTwice) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
@@ -425,6 +438,7 @@ func TestBrokenGames(t *testing.T) {
 		{"Canonical not idempotent", ring{canonical: mirror}, "canonical", "(tier"},
 		{"Images not starting with the identity", ringImagesReversed{}, "images", "(tier"},
 		{"a symmetry that maps a primitive position onto one that is not", ring{image: shift}, "symmetry", "r0.4 (tier 0"},
+		{"a symmetry that does not map moves onto moves", ring{image: swap12}, "symmetry", "r1.1 (tier 1"},
 		{"CanonicalParents listing a parent twice", ringCanonicalParentsTwice{}, "canonical parents", "r1.6 (tier 1"},
 		{"outcomes whose probabilities sum to 0.9", diceMissing{dice{10}}, "chance", "d4 (tier 4"},
 		{"an outcome of weight 0", diceZeroWeight{dice{3}}, "chance", `outcome 1 ("2") has weight 0`},

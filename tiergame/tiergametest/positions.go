@@ -147,7 +147,7 @@ func (c *checker) drawHashes(rng *rand.Rand, set *positionSet) int {
 	for _, t := range c.entered {
 		if size := c.graph.info[t].size; size > 0 {
 			tiers = append(tiers, t)
-			total += min(size, 1<<62) // no overflow
+			total = min(total+min(size, 1<<62), 1<<62) // no overflow
 		}
 	}
 	if len(tiers) == 0 {

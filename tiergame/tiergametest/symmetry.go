@@ -21,8 +21,8 @@ func (c *checker) canonicalized(t tiergame.Tier, cs []tiergame.Child) []tiergame
 
 // checkSymmetry checks the symmetries at p, of value v and children cs:
 // its images start with p and stay in the tier, its canonical position is
-// an image and that of every image, and images (two of them) have the
-// same value and the same children up to symmetry.
+// an image and that of every image, and every image has the same value
+// and (two of them each time) the same children up to symmetry.
 func (c *checker) checkSymmetry(t tiergame.Tier, p tiergame.Position, v tiergame.Value, cs []tiergame.Child) {
 	got := c.sym.Images(t, p, posPrefix(8))
 	if !keptPositions(got) {
@@ -58,15 +58,14 @@ func (c *checker) checkSymmetry(t tiergame.Tier, p tiergame.Position, v tiergame
 			return
 		}
 	}
-	// The moves of images, canonicalized, cost the most: two images a
-	// position, which of them varying from one position to the next,
-	// try every symmetry many times over.
+	// Every image has p's value; the children of two of them,
+	// canonicalized, are p's: those cost the most, and which two varies
+	// from one position to the next, so that every symmetry is tried.
 	want := c.canonicalized(t, cs)
+	first := int(mix(uint64(t)<<40^uint64(p)) % uint64(len(imgs)))
 	var qcs []tiergame.Child
-	first := 1 + int(mix(uint64(t)<<40^uint64(p))%uint64(len(imgs)))
-	for k := range min(2, len(imgs)-1) {
-		q := imgs[1+(first+k)%(len(imgs)-1)]
-		if q == p {
+	for i, q := range imgs {
+		if q == p || slices.Contains(imgs[:i], q) {
 			continue
 		}
 		var qv tiergame.Value
@@ -74,6 +73,9 @@ func (c *checker) checkSymmetry(t tiergame.Tier, p tiergame.Position, v tiergame
 		if qv != v {
 			c.failAt(ruleSymmetry, t, p, "value %v, but its image %s has %v", v, c.child(tiergame.Child{Tier: t, Pos: q}), qv)
 			return
+		}
+		if i != first && i != (first+1)%len(imgs) {
+			continue
 		}
 		if qw := c.canonicalized(t, qcs); !slices.Equal(qw, want) {
 			c.failAt(ruleSymmetry, t, p, "canonical children %s, but its image %s has %s",

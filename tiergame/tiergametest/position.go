@@ -102,16 +102,17 @@ func (c *checker) checkMoves(t tiergame.Tier, p tiergame.Position) (tiergame.Val
 	for i, ch := range cs {
 		if !slices.Contains(ti.children, ch.Tier) {
 			c.failAt(ruleChildTier, t, p, "move %d leads to tier %d, which ChildTiers(%d) = %v does not list", i, ch.Tier, t, ti.children)
-			continue
+			break
 		}
 		if size := c.graph.info[ch.Tier].size; uint64(ch.Pos) >= size {
 			c.failAt(ruleHashRange, t, p, "move %d leads to hash %d of tier %d, whose TierSize is %d", i, ch.Pos, ch.Tier, size)
+			break
 		}
 	}
 	return v, cs
 }
 
-// valid reports whether ch is a child Check can look at further: in a
+// validChild reports whether ch is a child Check can look at further: in a
 // declared tier and inside it.
 func (c *checker) validChild(t tiergame.Tier, ch tiergame.Child) bool {
 	ti := c.graph.info[ch.Tier]

@@ -20,14 +20,15 @@
 //   - CursorGame: a cursor gives the children of Moves (as multisets, and
 //     by tier for a ByTierCursor), on positions in ascending order, as the
 //     solver visits them, and in random order;
-//   - Unmover: Parents is the exact inverse of Moves (every parent has
-//     the position among its children, once each; every child has the
-//     position among its parents);
-//   - Symmetric: Images starts with the position, Canonical is an image,
-//     the same for every image and so idempotent, images have the same
-//     primitive value and the same children up to symmetry; canonical
-//     cursors and CanonicalUnmover agree with canonicalizing the plain
-//     ones;
+//   - Unmover: Parents is the exact inverse of Moves in every parent
+//     tier (every parent is listed once and has the position among its
+//     children; every child has the position among its parents);
+//   - Symmetric: Images starts with the position and stays in the tier,
+//     Canonical is an image, the same for every image and so idempotent;
+//     every image has the same primitive value, and the same children up
+//     to symmetry (two images at each position, which two varying);
+//     canonical cursors and CanonicalUnmover agree with canonicalizing
+//     the plain ones;
 //   - Chance: ChanceMoves gives the value of Moves and one non-empty group
 //     of its children per outcome (so the outcomes' probabilities at
 //     every position sum to one); ChanceMoveNamer names each group's
@@ -48,7 +49,8 @@
 // calls the game from several goroutines at once, as the solver does, so
 // under the race detector it also finds data races in the game.
 //
-// Reach, Walk and Compare help with a game's own tests and benchmarks.
+// CheckPosition checks one position, for a fuzz target of Parse. Reach,
+// Walk and Compare help with a game's own tests and benchmarks.
 package tiergametest
 
 import (
@@ -147,9 +149,9 @@ func Check(t testing.TB, g tiergame.Game, opts Options) {
 		return
 	}
 	opts = c.opts // with the defaults
-	for _, t := range c.graph.tiers {
-		if t == st || opts.Tiers == nil || opts.Tiers(t) {
-			c.entered = append(c.entered, t)
+	for _, u := range c.graph.tiers {
+		if u == st || opts.Tiers == nil || opts.Tiers(u) {
+			c.entered = append(c.entered, u)
 		}
 	}
 	slices.Sort(c.entered)
@@ -294,18 +296,21 @@ func fileNamePart(s string) error {
 	return nil
 }
 
-// checkStart checks the start position: stable and inside its tier.
+// checkStart checks the start position: stable and inside its tier. It
+// returns false when the start is not in its tier.
 func (c *checker) checkStart() (st tiergame.Tier, sp tiergame.Position, ok bool) {
-	ok = c.guardGame("Start or TierSize", func() {
+	inside := false
+	c.guardGame("Start or TierSize", func() {
 		st, sp = c.g.Start()
 		if t2, p2 := c.g.Start(); t2 != st || p2 != sp {
 			c.rep.failf(ruleStart, "Start returns (%d, %d), then (%d, %d)", st, sp, t2, p2)
 		}
-		if size := c.g.TierSize(st); uint64(sp) >= size {
+		size := c.g.TierSize(st)
+		if inside = uint64(sp) < size; !inside {
 			c.rep.failf(ruleStart, "start hash %d outside tier %d of size %d", sp, st, size)
 		}
 	})
-	return st, sp, ok && !c.rep.failed(ruleStart)
+	return st, sp, inside
 }
 
 // checkRebuild builds the game again from its options and compares.
@@ -313,7 +318,7 @@ func (c *checker) checkRebuild() {
 	c.guardGame("Options.New", func() {
 		o, err := tiergame.ParseOptions(c.g.Option())
 		if err != nil {
-			return // reported by checkNames
+			return // reported by checkGameNames
 		}
 		g2, err := c.opts.New(o)
 		if err != nil {
@@ -370,8 +375,8 @@ func (c *checker) checkOutcomes() bool {
 	return !c.rep.failed(ruleChance)
 }
 
-// run checks the positions of set, in chunks of one tier each, on as
-// many goroutines as the machine runs.
+// run checks the positions of set, in chunks of up to 1024 positions of
+// one tier, on as many goroutines as the machine runs.
 func (c *checker) run(rng *rand.Rand, set *positionSet) {
 	const chunk = 1024
 	type job struct {

@@ -21,7 +21,7 @@ func TestConformance(t *testing.T) {
 		{1, 1, tiergametest.Options{Hashes: 1 << 20}},
 		{4, 3, tiergametest.Options{Hashes: 1 << 20}},
 		{2, 6, tiergametest.Options{Hashes: 1 << 20}},
-		{6, 6, tiergametest.Options{MaxPositions: 200, Samples: 50, Hashes: 50}},
+		{6, 6, tiergametest.Options{MaxPositions: 100, Samples: 30, Hashes: 30}},
 	} {
 		g, err := NewGame(v.checkers, v.points)
 		if err != nil {

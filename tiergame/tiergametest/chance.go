@@ -160,7 +160,7 @@ func (c *checker) chanceValue(t tiergame.Tier, p tiergame.Position, vals func(ti
 }
 
 // maxKernelValues bounds the made-up values of child tiers, in all.
-const maxKernelValues = 1 << 16
+const maxKernelValues = 1 << 14
 
 // kernelValues makes up the values of whole tiers for the kernel, once
 // each: random, but ProbOf the value of a primitive position, as a kernel

@@ -66,8 +66,8 @@ import (
 )
 
 // Options say which positions Check visits. The zero Options check up to
-// 10,000 positions reachable from the start and, in a larger game, 1,000
-// positions of random games and 1,000 random hashes.
+// 10,000 positions reachable from the start, 1,000 positions of random
+// games if there are more, and 1,000 hashes drawn at random.
 type Options struct {
 	// MaxPositions caps the breadth-first walk from the start: a game
 	// with at most this many reachable positions (in the tiers entered)
@@ -179,8 +179,8 @@ func Check(t testing.TB, g tiergame.Game, opts Options) {
 		c.rep.prefix, set.n, len(set.byTier), how, hashes, set.n-reached-sampled)
 }
 
-// CheckPosition runs the checks of Check at position p of tier t alone,
-// which the caller knows to be a position of g: in a fuzz target of
+// CheckPosition runs the checks of Check at position p of the given tier
+// alone, which the caller knows to be a position of g: in a fuzz target of
 // Parse, for example, or for a position a bug report names. It checks
 // the game as a whole too.
 func CheckPosition(t testing.TB, g tiergame.Game, tier tiergame.Tier, p tiergame.Position) {

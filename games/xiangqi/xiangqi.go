@@ -340,19 +340,20 @@ func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
 	return out
 }
 
-// Parents appends the legal positions of tier t from which a move without
-// capture leads to p (the un-moves of the side that just moved after which
-// the side not to move is not in check). Only t itself is a parent tier
-// the solver asks about; for another pt, Parents lists nothing.
+// Parents appends the legal positions of tier pt from which a move leads
+// to p: in t itself the un-moves without capture of the side that just
+// moved, in the tier with one more piece of the side to move its
+// un-captures, the taken piece put back; each with the side not to move
+// before the move not in check. (The solver asks about t only.)
 func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
-	if pt != t {
-		return dst
-	}
 	l := g.mustLayout(t)
 	var st state
 	l.load(uint64(p), &st)
 	mover := st.pl.side.Other()
 	var buf [128]xq.Move
+	if pt != t {
+		return g.uncaptures(&st, pt, dst)
+	}
 	h := uint64(p)
 	guard := st.b.Guard(st.pl.side) // in the parent, st's side is not to move
 	for _, m := range st.b.Unmoves(mover, buf[:0]) {
@@ -361,6 +362,44 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 		if guard.SafeBefore(&st.b, m) {
 			dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
 		}
+	}
+	return dst
+}
+
+// uncaptures appends the parents of st in tier pt, which must hold one
+// more piece of the side to move than st's tier.
+func (g *Game) uncaptures(st *state, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	pm, ok := MaterialOf(pt)
+	pl := g.layout(pt)
+	if !ok || pl == nil {
+		return dst
+	}
+	side := st.pl.side
+	taken := xq.NoKind
+	for k := xq.Advisor; k < xq.NumKinds; k++ {
+		switch d := pm[side][k] - st.l.m[side][k]; {
+		case d == 1 && taken == xq.NoKind:
+			taken = k
+		case d != 0:
+			return dst
+		}
+		if pm[side.Other()][k] != st.l.m[side.Other()][k] {
+			return dst
+		}
+	}
+	if taken == xq.NoKind {
+		return dst
+	}
+	var buf [128]xq.Move
+	for _, m := range st.b.Uncaptures(side.Other(), buf[:0]) {
+		if !xq.CanStand(side, taken, m.To) {
+			continue
+		}
+		st.b.Unplay(m, xq.MakePiece(side, taken))
+		if !st.b.Attacked(side) {
+			dst = append(dst, tiergame.Position(pl.encode(&st.b, side.Other())))
+		}
+		st.b.Play(m)
 	}
 	return dst
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
 func newGame(t testing.TB, material string) *Game {
@@ -417,5 +418,24 @@ func TestChildHashes(t *testing.T) {
 		if checked < 50 {
 			t.Errorf("%s: only %d legal positions sampled", mat, checked)
 		}
+	}
+}
+
+// TestConformance runs the project's conformance kit on small endgames
+// whole and on a large one by samples.
+func TestConformance(t *testing.T) {
+	for _, c := range []struct {
+		material string
+		opts     tiergametest.Options
+	}{
+		{"KRvK", tiergametest.Options{MaxPositions: 20000, Hashes: 20000}},
+		{"KPvKA", tiergametest.Options{MaxPositions: 300, Samples: 100, Hashes: 1000}},
+		{"KRNvKAABB", tiergametest.Options{MaxPositions: 500, Samples: 200, Hashes: 2000}},
+		{"KCPPvKNAB", tiergametest.Options{MaxPositions: 500, Samples: 200, Hashes: 2000}},
+	} {
+		t.Run(c.material, func(t *testing.T) {
+			c.opts.New = New
+			tiergametest.Check(t, newGame(t, c.material), c.opts)
+		})
 	}
 }

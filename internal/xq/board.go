@@ -352,6 +352,39 @@ func (b *Board) Unmoves(side Side, dst []Move) []Move {
 	return dst
 }
 
+// Uncaptures appends to dst the capturing moves that side's pieces could
+// have just made to stand where they stand: Move{From: where the piece
+// came from, To: where it stands and took a piece}, by the movement rules
+// with the taken piece back on m.To (a cannon's path holds one screen).
+// Which piece was taken, and whether the position before was legal, is
+// the caller's question.
+func (b *Board) Uncaptures(side Side, dst []Move) []Move {
+	for w := 0; w < 2; w++ {
+		for m := b.side[side][w]; m != 0; m &= m - 1 {
+			t := Square(w*64 + bits.TrailingZeros64(m))
+			if b.sq[t].Kind() != Cannon {
+				dst = b.pieceUnmoves(t, dst) // the same geometry
+				continue
+			}
+			for d := range rays[t] {
+				screen := false
+				for _, a := range rays[t][d] {
+					empty := b.sq[a] == NoPiece
+					if !screen {
+						screen = !empty
+						continue
+					}
+					if !empty {
+						break
+					}
+					dst = append(dst, Move{a, t})
+				}
+			}
+		}
+	}
+	return dst
+}
+
 // pieceUnmoves appends the un-moves of the piece on t.
 func (b *Board) pieceUnmoves(t Square, dst []Move) []Move {
 	p := b.sq[t]

@@ -186,6 +186,8 @@ func (c *checker) valid(t tiergame.Tier, p tiergame.Position) (ok bool) {
 		}
 	}()
 	switch {
+	case c.exhaustive && c.legality != nil:
+		return c.legal(t, p)
 	case c.exhaustive:
 		return true // and Parse(Format(p)) must give it back
 	case c.opts.Valid != nil:
@@ -193,4 +195,21 @@ func (c *checker) valid(t tiergame.Tier, p tiergame.Position) (ok bool) {
 	}
 	pt, pp, err := c.g.Parse(c.g.Format(t, p))
 	return err == nil && pt == t && pp == p
+}
+
+// legal asks the game's LegalWords whether hash p of tier t is legal,
+// and checks that the answer is the text form's: a legal hash's text
+// parses back to it (checkRoundTrip, as every position's), an illegal
+// one's does not.
+func (c *checker) legal(t tiergame.Tier, p tiergame.Position) bool {
+	var w [1]uint64
+	c.legality.LegalWords(t, p&^63, w[:])
+	if w[0]>>(p%64)&1 != 0 {
+		return true
+	}
+	s := c.g.Format(t, p)
+	if pt, pp, err := c.g.Parse(s); err == nil && pt == t && pp == p {
+		c.failAt(ruleLegality, t, p, "LegalWords says hash %d is no position, but its text form %q parses back to it", p, s)
+	}
+	return false
 }

@@ -37,6 +37,7 @@ const (
 	ruleChance      = "chance"            // Chance
 	ruleKernel      = "kernel"            // ChanceKernel
 	ruleExhaustive  = "exhaustive"        // Exhaustive
+	ruleLegality    = "legality"          // Legality: LegalWords and the text form agree
 )
 
 // reporter sends failures to t, at most max per rule, and counts the rest.

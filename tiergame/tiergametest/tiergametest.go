@@ -88,8 +88,9 @@ type Options struct {
 	// Valid reports whether hash p of tier t is a position of the game,
 	// which the solver may meet: one that Parse accepts, as a seed of a
 	// run or a query. nil means every hash whose text form Parse turns
-	// back into it. In an Exhaustive game every hash is a position, and
-	// Valid is not consulted.
+	// back into it. In an Exhaustive game every hash is a position (the
+	// legal ones, if it has tiergame.Legality, whose answers must agree
+	// with the text form), and Valid is not consulted.
 	Valid func(t tiergame.Tier, p tiergame.Position) bool
 	// Tiers, if not nil, limits the tiers entered to those for which it
 	// returns true, and the start's: moves into other tiers are checked
@@ -129,6 +130,7 @@ type checker struct {
 	chanceName tiergame.ChanceMoveNamer
 	kernel     tiergame.ChanceKernel
 	exhaustive bool
+	legality   tiergame.Legality // of an exhaustive game: which hashes are positions
 
 	graph    graph
 	entered  []tiergame.Tier // tiers Check draws positions from, ascending
@@ -224,6 +226,7 @@ func newChecker(t testing.TB, g tiergame.Game, opts Options) *checker {
 	c.chance, _ = g.(tiergame.Chance)
 	c.chanceName, _ = g.(tiergame.ChanceMoveNamer)
 	c.kernel, _ = g.(tiergame.ChanceKernel)
+	c.legality, _ = g.(tiergame.Legality)
 	return c
 }
 

@@ -439,3 +439,46 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParse: whatever parses is a legal position of the variant, which
+// the kit checks there.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"3k5/9/9/9/9/9/9/9/9/R3K4 w", "3k5/4a4/4b4/9/9/9/9/9/4N4/R3K4 b", "2bak4/4a4/4b4/1R7/9/6P2/9/9/4N4/4K4 b",
+		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+	} {
+		f.Add(s)
+	}
+	g := newGame(f, "")
+	f.Fuzz(func(t *testing.T, s string) {
+		tier, p, err := g.Parse(s)
+		if err != nil {
+			return
+		}
+		if uint64(p) >= g.TierSize(tier) || !g.Legal(tier, p) {
+			t.Fatalf("Parse(%q) = hash %d of tier %s, not a legal position", s, p, g.TierName(tier))
+		}
+		m, _ := MaterialOf(tier)
+		tiergametest.CheckPosition(t, newGame(t, m.String()), tier, p)
+	})
+}
+
+// FuzzParseMaterial: an endgame's name round trips, and so does its tier.
+func FuzzParseMaterial(f *testing.F) {
+	for _, s := range []string{"KRvK", "KCAvK", "KRNvKAABB", "KPPPPPvKPPPPP", "kHeVkE", "KvK", "v", "KAAAvK"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMaterial(s)
+		if err != nil {
+			return
+		}
+		m2, err := ParseMaterial(m.String())
+		if err != nil || m2 != m {
+			t.Fatalf("ParseMaterial(%q) = %v; its name gives %v, %v", s, m, m2, err)
+		}
+		if m3, ok := MaterialOf(m.Tier()); !ok || m3 != m {
+			t.Fatalf("%v: tier %d gives %v", m, m.Tier(), m3)
+		}
+	})
+}

@@ -139,3 +139,42 @@ func BenchmarkPerft4(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParseFEN: any text either fails to parse or gives a board whose FEN
+// parses back to the same board and side; moves likewise.
+func FuzzParseFEN(f *testing.F) {
+	for _, s := range []string{
+		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+		"3k5/9/9/9/9/9/9/9/9/R3K4 w", "4k4/4a4/4bh3/9/9/9/9/9/4E4/3K5 r", "9/9/9/9/9/9/9/9/9/9 b", "h2e2", "a0a9",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if m, err := ParseMove(s); err == nil {
+			if m2, err := ParseMove(m.String()); err != nil || m2 != m {
+				t.Fatalf("ParseMove(%q) = %v; its name parses to %v, %v", s, m, m2, err)
+			}
+		}
+		b, side, err := ParseFEN(s)
+		if err != nil {
+			return
+		}
+		b2, side2, err := ParseFEN(b.FEN(side))
+		if err != nil || b2 != b || side2 != side {
+			t.Fatalf("ParseFEN(%q): FEN %q parses to another board (%v)", s, b.FEN(side), err)
+		}
+		if b.Check(side) == nil {
+			// A legal position: its moves and un-moves do not panic, and
+			// every move can be taken back.
+			for _, m := range b.LegalMoves(side, nil) {
+				q := b.Play(m)
+				b.Unplay(m, q)
+			}
+			if b != b2 {
+				t.Fatalf("%s: playing and taking back moves changed the board", s)
+			}
+			b.Unmoves(side.Other(), nil)
+			b.Uncaptures(side.Other(), nil)
+		}
+	})
+}

@@ -50,7 +50,7 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 	if err := checkToken(token); err != nil {
 		return nil, err
 	}
-	c := &Client{token: token, http: peerClient(tlsCfg, false)}
+	c := &Client{token: token, http: peerClient(tlsCfg, nil)}
 	for _, u := range urls {
 		p, err := url.Parse(strings.TrimRight(u, "/"))
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,11 +21,15 @@ import (
 // coordinator then fetches the blobs its state names and it misses
 // (blobLoop), and deletes those no run needs any more.
 
-// peerClient is the HTTP client for the other coordinators.
-func peerClient(cfg *tls.Config, useTLS bool) *http.Client {
+// peerClient is the HTTP client for the other coordinators (and of
+// Client); dial, if not nil, opens its connections.
+func peerClient(cfg *tls.Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	if cfg != nil {
 		t.TLSClientConfig = cfg.Clone() // a transport adds its protocols to it
+	}
+	if dial != nil {
+		t.DialContext = dial
 	}
 	t.MaxIdleConnsPerHost = 16
 	return &http.Client{Transport: t}

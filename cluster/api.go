@@ -272,6 +272,13 @@ func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, errors.New("no leader at the moment; retry"))
 			return
 		}
+		// The request is forwarded for as long as the leader leads: a
+		// leader that is lost (a partition, a crash) would otherwise hold
+		// it for as long as the connection lives.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer context.AfterFunc(n.epoch(), cancel)()
+		defer cancel()
+		r = r.WithContext(ctx)
 		target, _ := url.Parse(n.peerURL(leader))
 		proxy := &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {

@@ -2,9 +2,15 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,4 +203,221 @@ func TestAdvertise(t *testing.T) {
 			t.Errorf("%s: %v, want an error naming %s", tc.name, err, tc.want)
 		}
 	}
+}
+
+// cut partitions coordinator i from the coordinators others (raft and
+// HTTP, both ways), and heal heals every proxy.
+func (pc *proxiedCluster) cut(i int, others ...int) {
+	for _, j := range others {
+		for _, p := range []*faultnet.Proxy{pc.raftPair[i][j], pc.raftPair[j][i], pc.httpPair[i][j], pc.httpPair[j][i]} {
+			if err := p.Cut(); err != nil {
+				pc.t.Fatal(err)
+			}
+		}
+	}
+}
+
+// cutLinks cuts worker id's links to the coordinators js.
+func (pc *proxiedCluster) cutLinks(id string, js ...int) {
+	for _, j := range js {
+		if err := pc.links[id][j].Cut(); err != nil {
+			pc.t.Fatal(err)
+		}
+	}
+}
+
+func (pc *proxiedCluster) healAll() {
+	for _, p := range pc.allProxies() {
+		if err := p.Heal(); err != nil {
+			pc.t.Fatal(err)
+		}
+	}
+}
+
+func (pc *proxiedCluster) allProxies() []*faultnet.Proxy {
+	ps := append(pc.raftFront[:len(pc.raftFront):len(pc.raftFront)], pc.httpFront...)
+	for i := range pc.raftPair {
+		for j := range pc.raftPair[i] {
+			if i != j {
+				ps = append(ps, pc.raftPair[i][j], pc.httpPair[i][j])
+			}
+		}
+	}
+	for _, links := range pc.links {
+		ps = append(ps, links...)
+	}
+	return ps
+}
+
+// watchLeaders samples the nodes' raft states until the test ends and
+// fails it if two nodes lead at once.
+func (pc *proxiedCluster) watchLeaders() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	nodes := slices.Clone(pc.nodes)
+	go func() {
+		defer close(done)
+		for sleep(ctx, time.Millisecond) {
+			var leaders []string
+			for _, n := range nodes {
+				if n.IsLeader() {
+					leaders = append(leaders, fmt.Sprintf("%s (term %d)", n.cfg.ID, n.raft.CurrentTerm()))
+				}
+			}
+			if len(leaders) > 1 {
+				pc.t.Errorf("two leaders at once: %v", leaders)
+				return
+			}
+		}
+	}()
+	pc.t.Cleanup(func() { cancel(); <-done })
+}
+
+// waitFor polls cond every 10 ms until it holds, or fails the test
+// after limit.
+func waitFor(t testing.TB, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s after %v", what, limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// unitOf returns the unit ref names in node n's state.
+func unitOf(n *Node, ref UnitRef) (u Unit) {
+	n.FSM().View(func(s *State, _ uint64) {
+		if _, _, x := s.unit(ref); x != nil {
+			u = *x
+		}
+	})
+	return u
+}
+
+// TestPartitionedLeader: the leader is cut off from both followers (raft
+// and HTTP) for more than twice the election timeout, with a worker that
+// can reach only it, then healed. There is one leader at a time: the old
+// one steps down (its leader lease runs out) before the others elect a
+// new one. A unit the old leader leased cannot be completed through it
+// (fencing: nothing commits without a majority), and once the lease has
+// expired on the majority's side, its late completion is refused there
+// too. After the partition the old leader is a follower of the new one,
+// and the run ends with tierd solve's bytes.
+func TestPartitionedLeader(t *testing.T) {
+	pc := newProxiedCluster(t, 3, 2*time.Second)
+	pc.startAll()
+	pc.watchLeaders()
+	old := pc.waitLeader()
+	var others []int
+	for i := range pc.nodes {
+		if i != old {
+			others = append(others, i)
+		}
+	}
+	ctx := context.Background()
+	admin := pc.clientVia("admin")
+	id, err := admin.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.startWorker("w-old", 1)
+	pc.startWorker("w-new", 2)
+	waitFor(t, "the run under way", time.Minute, func() bool {
+		var reached int
+		pc.nodes[old].FSM().View(func(s *State, _ uint64) { reached = summarize(s.run(id)).Reached })
+		return reached >= 3
+	})
+
+	// A unit leased just before the cut, by a worker that then reaches
+	// only the old leader.
+	stale := pc.clientVia("stale")
+	a, err := stale.Lease(ctx, LeaseRequest{Worker: "stale", Wait: 10})
+	if err != nil || a == nil {
+		t.Fatalf("lease: %v %v", a, err)
+	}
+	if u := unitOf(pc.nodes[old], a.Ref); u.Lease == nil || u.Lease.Token != a.Token {
+		t.Fatalf("the unit leased before the cut is no longer leased with its token: %+v", u.Lease)
+	}
+	term := pc.nodes[old].raft.CurrentTerm()
+	cutAt := time.Now()
+	pc.cut(old, others...)
+	pc.cutLinks("stale", others...)
+	pc.cutLinks("w-old", others...)
+	pc.cutLinks("w-new", old)
+	electionTimeout := 600 * time.Millisecond // fastRaft
+	var leader int
+	waitFor(t, "a new leader on the majority's side", time.Minute, func() bool {
+		for _, i := range others {
+			if pc.nodes[i].Serving() && pc.nodes[i].raft.CurrentTerm() > term {
+				leader = i
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("new leader %s %v after the cut", pc.members[leader].ID, time.Since(cutAt))
+	if pc.nodes[old].IsLeader() {
+		t.Error("the old leader still leads after the others elected a new one")
+	}
+	// Through the old leader alone, the unit cannot be completed.
+	late := []byte("a result nobody may accept")
+	sum := sha256.Sum256(late)
+	lateBlob := Blob{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(late))}
+	path := filepath.Join(t.TempDir(), "late")
+	os.WriteFile(path, late, 0o644)
+	var outs []Output
+	for _, c := range a.Children {
+		outs = append(outs, Output{Tier: c, Blob: lateBlob})
+	}
+	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: "stale", Outputs: outs}
+	func() {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		stale.PutBlob(cctx, path, lateBlob)
+		if err := stale.Complete(cctx, req); err == nil {
+			t.Error("a completion through the partitioned old leader was accepted")
+		}
+	}()
+	// The majority's side goes on with the run: a worker that reached
+	// the old leader first turns to the others.
+	unitsDone := func(i int) (done int) {
+		pc.nodes[i].FSM().View(func(s *State, _ uint64) { done = summarize(s.run(id)).UnitsDone })
+		return done
+	}
+	before := unitsDone(leader)
+	waitFor(t, "units done on the majority's side", 20*time.Second, func() bool { return unitsDone(leader) >= before+3 })
+	t.Logf("%d units done on the majority's side %v after the cut", unitsDone(leader)-before, time.Since(cutAt))
+	// The partition lasts until the lease has expired on the majority's
+	// side, and at least twice the election timeout.
+	waitFor(t, "the stale lease expired on the majority's side", time.Minute, func() bool {
+		u := unitOf(pc.nodes[leader], a.Ref)
+		return u.Lease == nil || u.Lease.Token != a.Token
+	})
+	for time.Since(cutAt) < 2*electionTimeout {
+		time.Sleep(10 * time.Millisecond)
+	}
+	pc.healAll()
+	t.Logf("healed after %v", time.Since(cutAt))
+	waitFor(t, "the old leader following the new one", time.Minute, func() bool {
+		_, id := pc.nodes[old].raft.LeaderWithID()
+		return !pc.nodes[old].IsLeader() && id != "" && string(id) != pc.members[old].ID
+	})
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := stale.Complete(cctx, req); !errors.Is(err, ErrStale) {
+		t.Errorf("the late completion after healing: %v, want it refused as stale", err)
+	}
+	waitRun(t, admin, id, 2*time.Minute)
+	for i, n := range pc.nodes {
+		if u := unitOf(n, a.Ref); u.Done == nil || u.Done.Token == a.Token {
+			t.Errorf("node %d: the unit leased before the cut is %+v", i, u.Done)
+		}
+	}
+	out := t.TempDir()
+	if _, err := admin.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
 }

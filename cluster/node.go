@@ -119,6 +119,15 @@ type Node struct {
 
 	pushTurn atomic.Uint32 // turns the follower that copies go to first
 
+	peerMu     sync.Mutex
+	peerFailed map[string]time.Time // coordinators that did not answer the last request, since when
+
+	// leaderEpoch ends when the leader changes (or is lost): requests
+	// forwarded to a leader end with it.
+	epochMu     sync.Mutex
+	leaderEpoch context.Context
+	endEpoch    context.CancelFunc
+
 	premerge atomic.Pointer[premerger] // the leader's, while it leads
 
 	games *gameCache
@@ -164,7 +173,8 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	n := &Node{cfg: cfg, log: cfg.Log.With("node", cfg.ID), fsm: NewFSM(), leases: newLeaseClock(cfg.LeaseTTL),
-		workers: newWorkerTable(), games: newGameCache(cfg.NewGame)}
+		workers: newWorkerTable(), games: newGameCache(cfg.NewGame), peerFailed: map[string]time.Time{}}
+	n.leaderEpoch, n.endEpoch = context.WithCancel(context.Background())
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.metrics = newMetrics(n)
 	n.peers = peerClient(cfg.PeerTLS, cfg.dial)
@@ -234,6 +244,7 @@ func (n *Node) startRaft() error {
 	if n.raft, err = raft.NewRaft(rc, n.fsm, w, w, snaps, n.transport); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
+	n.watchLeader()
 	if err := n.loadMembers(existing); err != nil {
 		return err
 	}
@@ -438,6 +449,40 @@ func (n *Node) leaderLoop() {
 			lead.tick()
 		}
 	}
+}
+
+// watchLeader ends the leader epoch at every change of leader raft
+// observes (a new one, or none).
+func (n *Node) watchLeader() {
+	ch := make(chan raft.Observation, 16)
+	obs := raft.NewObserver(ch, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.LeaderObservation)
+		return ok
+	})
+	n.raft.RegisterObserver(obs)
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer n.raft.DeregisterObserver(obs)
+		for {
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-ch:
+				n.epochMu.Lock()
+				n.endEpoch()
+				n.leaderEpoch, n.endEpoch = context.WithCancel(context.Background())
+				n.epochMu.Unlock()
+			}
+		}
+	}()
+}
+
+// epoch is the current leader epoch.
+func (n *Node) epoch() context.Context {
+	n.epochMu.Lock()
+	defer n.epochMu.Unlock()
+	return n.leaderEpoch
 }
 
 // hclogWriter turns hashicorp/raft's log lines into slog records.

@@ -162,18 +162,21 @@ func (c *Client) answered(base string) {
 	c.hostOf(base).failed = time.Time{}
 }
 
-// unanswered records that the coordinator at base did not answer: every
-// request in flight to it is given up, and it is tried last for a while.
-// A request given up because another one failed does not count again.
-func (c *Client) unanswered(base string, hctx context.Context) {
+// unanswered records that the coordinator at base did not answer: it is
+// tried last for a while, and if it did not answer in time (timedOut),
+// every request in flight to it is given up. A request given up because
+// another one timed out does not count again.
+func (c *Client) unanswered(base string, hctx context.Context, timedOut bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h := c.hostOf(base)
 	if h.ctx != hctx {
 		return // given up already, since this request started
 	}
-	h.cancel()
-	h.ctx, h.cancel = context.WithCancel(context.Background())
+	if timedOut {
+		h.cancel()
+		h.ctx, h.cancel = context.WithCancel(context.Background())
+	}
 	h.failed = time.Now()
 	if c.leader == base {
 		c.leader = ""
@@ -239,7 +242,11 @@ func (c *Client) try(ctx context.Context, method, path string, body func() (io.R
 			case errors.Is(ctx.Err(), context.Canceled):
 				return ctx.Err() // the caller gave up: say nothing of the coordinator
 			}
-			c.unanswered(base, hctx) // it did not answer in time, or the connection failed
+			// It did not answer in time (every request in flight to it is
+			// given up), or the connection failed (refused, reset: only
+			// this request).
+			timedOut := errors.Is(err, errStalled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)
+			c.unanswered(base, hctx, timedOut)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -454,7 +461,7 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 			return ctx.Err()
 		}
 		if !answered {
-			c.unanswered(base, hctx)
+			c.unanswered(base, hctx, errors.Is(err, errStalled))
 		}
 		errs = append(errs, err)
 	}

@@ -421,3 +421,58 @@ func TestPartitionedLeader(t *testing.T) {
 	}
 	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
 }
+
+// solveThrough submits a run of game through cl, waits for it and checks
+// its bytes against tierd solve's; it returns the run's time from submit
+// to done.
+func solveThrough(t *testing.T, cl *Client, game, option string, set *Settings) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	t0 := time.Now()
+	id, err := cl.Submit(ctx, SubmitRequest{Game: game, Option: option, Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, 3*time.Minute)
+	took := time.Since(t0)
+	out := t.TempDir()
+	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, game, option, false), out)
+	return took
+}
+
+// TestSlowNetwork: a run on a clean network through the proxies, then on
+// a slow one (50 ms ± 20 ms each way and 512 KB/s on every link: between
+// the coordinators, raft and HTTP, and from the workers), then on a slow
+// one whose connections are also reset at random (1% of the chunks of
+// data each carries): each ends with tierd solve's bytes.
+func TestSlowNetwork(t *testing.T) {
+	pc := newProxiedCluster(t, 3, 5*time.Second)
+	pc.startAll()
+	pc.startWorker("w1", 2)
+	pc.startWorker("w2", 1)
+	cl := pc.clientVia("client")
+	game, option := "connect4", "width=4,height=4"
+	if testing.Short() {
+		game, option = "tictactoe", ""
+	}
+	set := &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}
+	clean := solveThrough(t, cl, game, option, set)
+	for _, p := range pc.allProxies() {
+		if err := p.Slow(50*time.Millisecond, 20*time.Millisecond, 512<<10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slow := solveThrough(t, cl, game, option, set)
+	for _, p := range pc.allProxies() {
+		if err := p.ResetRandomly(0.01); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := faultnet.Resets()
+	resets := solveThrough(t, cl, game, option, set)
+	t.Logf("%s %s, 3 coordinators, 2 workers: clean %v, slow %v, slow with resets %v (%d connections reset)", game, option,
+		clean.Round(time.Millisecond), slow.Round(time.Millisecond), resets.Round(time.Millisecond), faultnet.Resets()-before)
+}

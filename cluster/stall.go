@@ -2,12 +2,16 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync/atomic"
 	"time"
 )
+
+// errStalled is a request given up for moving no byte.
+var errStalled = errors.New("stalled")
 
 // sendWatched sends req with hc. With stall > 0 the request is given up
 // when it moves no byte for that long: while its body is sent, while the
@@ -31,7 +35,7 @@ func sendWatched(hc *http.Client, req *http.Request, stall time.Duration) (*http
 		w.timer.Stop()
 		cancel()
 		if w.hit.Load() {
-			err = fmt.Errorf("no byte moved for %v: %w", stall, err)
+			err = fmt.Errorf("no byte moved for %v: %w (%w)", stall, errStalled, err)
 		}
 		return nil, err
 	}
@@ -60,7 +64,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		b.w.timer.Reset(b.w.d)
 	}
 	if err != nil && b.w.hit.Load() {
-		err = fmt.Errorf("no byte moved for %v: %w", b.w.d, err)
+		err = fmt.Errorf("no byte moved for %v: %w (%w)", b.w.d, errStalled, err)
 	}
 	return n, err
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -138,7 +139,15 @@ func (p *Proxy) Heal() error {
 func init() {
 	toxics.Register("faultnet_hold", new(holdToxic))
 	toxics.Register("faultnet_reset", new(resetToxic))
+	zerolog.SetGlobalLevel(zerolog.Disabled) // toxiproxy's toxics log to stderr through the global logger
 }
+
+// resets counts the connections ResetRandomly reset.
+var resets atomic.Int64
+
+// Resets is how many connections ResetRandomly has reset, over all the
+// proxies of the process.
+func Resets() int64 { return resets.Load() }
 
 // holdToxic reads nothing until it is removed: data waits behind it.
 type holdToxic struct{}
@@ -156,7 +165,12 @@ func (t *resetToxic) Pipe(stub *toxics.ToxicStub) {
 		case <-stub.Interrupt:
 			return
 		case c := <-stub.Input:
-			if c == nil || rand.Float64() < t.Probability {
+			if c == nil {
+				stub.Close()
+				return
+			}
+			if rand.Float64() < t.Probability {
+				resets.Add(1)
 				stub.Close()
 				return
 			}

@@ -476,3 +476,102 @@ func TestSlowNetwork(t *testing.T) {
 	t.Logf("%s %s, 3 coordinators, 2 workers: clean %v, slow %v, slow with resets %v (%d connections reset)", game, option,
 		clean.Round(time.Millisecond), slow.Round(time.Millisecond), resets.Round(time.Millisecond), faultnet.Resets()-before)
 }
+
+// partialUploads lists the blobs being written into node n's store (the
+// temporary files of uploads under way) with the bytes each holds.
+func partialUploads(n *Node) map[string]int64 {
+	out := map[string]int64{}
+	filepath.WalkDir(n.store.Path(strings.Repeat("0", 64)+"/../.."), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".") {
+			if info, err := d.Info(); err == nil {
+				out[d.Name()] = info.Size()
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// TestWorkerCutMidUpload: a worker is cut off from every coordinator in
+// the middle of an upload (its links slowed to 1 KB/s so that the
+// leader holds part of the blob), and never comes back. Its lease
+// expires, the unit is redone by another worker, the leader drops the
+// partial upload, every blob the state names is whole on a majority of
+// the coordinators, and the run ends with tierd solve's bytes.
+func TestWorkerCutMidUpload(t *testing.T) {
+	pc := newProxiedCluster(t, 3, 2*time.Second)
+	pc.startAll()
+	leader := pc.nodes[pc.waitLeader()]
+	admin := pc.clientVia("admin")
+	ctx := context.Background()
+	pc.clientVia("w-cut") // its links
+	for _, p := range pc.links["w-cut"] {
+		if err := p.Slow(0, 0, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc.startWorker("w-cut", 1)
+	id, err := admin.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var partial string
+	waitFor(t, "an upload under way on the leader", 2*time.Minute, func() bool {
+		for name, size := range partialUploads(leader) {
+			if size > 0 {
+				partial = name
+				return true
+			}
+		}
+		return false
+	})
+	var held []UnitRef
+	leader.FSM().View(func(s *State, _ uint64) {
+		eachLease(s.run(id), func(ref UnitRef, le *Lease) {
+			if le.Worker == "w-cut" {
+				held = append(held, ref)
+			}
+		})
+	})
+	pc.cutLinks("w-cut", 0, 1, 2)
+	t.Logf("cut w-cut off while it uploads %s, holding %v", partial, held)
+	pc.startWorker("w-good", 2)
+	waitRun(t, admin, id, 2*time.Minute)
+	for _, ref := range held {
+		if u := unitOf(leader, ref); u.Done == nil || u.Done.Worker == "w-cut" {
+			t.Errorf("unit %v: %+v, want it redone by another worker", ref, u.Done)
+		}
+	}
+	waitFor(t, "the partial upload dropped", time.Minute, func() bool {
+		_, ok := partialUploads(leader)[partial]
+		return !ok
+	})
+	// Every blob a completion names is whole on a majority.
+	var named []Blob
+	leader.FSM().View(func(s *State, _ uint64) {
+		for _, tr := range s.run(id).Tiers {
+			for _, u := range append(tr.Reach[:len(tr.Reach):len(tr.Reach)], tr.Solve...) {
+				for _, o := range u.Done.Outputs {
+					named = append(named, o.Blob)
+				}
+			}
+			named = append(named, tr.Level.Blob, tr.DB.Blob)
+		}
+	})
+	for _, b := range named {
+		whole := 0
+		for _, n := range pc.nodes {
+			if size, err := n.store.Stat(b.SHA256); err == nil && size == b.Size {
+				whole++
+			}
+		}
+		if whole < 2 {
+			t.Errorf("blob %s (%d bytes) is whole on %d coordinators", b.SHA256, b.Size, whole)
+		}
+	}
+	out := t.TempDir()
+	if _, err := admin.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+}

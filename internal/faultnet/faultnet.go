@@ -4,6 +4,11 @@
 // a partition (Cut, Heal), latency with jitter, a bandwidth cap, and
 // connections reset at random.
 //
+// Two toxics are its own: a valve (a bandwidth cap that can be closed
+// in the middle of a chunk, and holds what it has until it opens) and a
+// reset at random chunks (toxiproxy's own reset_peer decides once per
+// connection).
+//
 // Only tests import it: toxiproxy is linked into no command.
 package faultnet
 
@@ -18,6 +23,7 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/Shopify/toxiproxy/v2/stream"
 	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/rs/zerolog"
 )
@@ -42,7 +48,15 @@ func (n *Net) Proxy(name, upstream string) (*Proxy, error) {
 	if err := p.Start(); err != nil {
 		return nil, fmt.Errorf("faultnet: proxy %s: %w", name, err)
 	}
-	px := &Proxy{p: p}
+	px := &Proxy{p: p, valve: newValve()}
+	valves.Store(name, px.valve)
+	for _, stream := range []string{"upstream", "downstream"} {
+		b, _ := json.Marshal(map[string]any{"name": "faultnet_valve_" + stream, "type": "faultnet_valve", "stream": stream, "attributes": map[string]string{"valve": name}})
+		if _, err := p.Toxics.AddToxicJson(bytes.NewReader(b)); err != nil {
+			p.Stop()
+			return nil, fmt.Errorf("faultnet: proxy %s: %w", name, err)
+		}
+	}
 	n.mu.Lock()
 	n.proxies = append(n.proxies, px)
 	n.mu.Unlock()
@@ -56,14 +70,17 @@ func (n *Net) Close() {
 	n.proxies = nil
 	n.mu.Unlock()
 	for _, p := range ps {
+		p.valve.set(true, 0)
 		p.p.Stop()
+		valves.Delete(p.p.Name)
 	}
 }
 
 // Proxy is one proxy: every connection to Addr goes on to its upstream
 // through the faults added to it, in both directions.
 type Proxy struct {
-	p *toxiproxy.Proxy
+	p     *toxiproxy.Proxy
+	valve *valve
 
 	mu    sync.Mutex
 	names []string // the toxics in place
@@ -97,16 +114,28 @@ func (p *Proxy) both(typ string, toxicity float32, attrs any) error {
 // and nothing is lost. As on a real network cut, connections stay open
 // (new ones too: the proxy accepts them), writes go into buffers until
 // they are full, then block; Heal lets everything held go through, in
-// order, as TCP retransmits after a partition heals.
-func (p *Proxy) Cut() error { return p.both("faultnet_hold", 1, struct{}{}) }
+// order, as TCP retransmits after a partition heals. On a proxy slowed by
+// Slow, the cut falls where the data is: a chunk half sent stays half
+// sent.
+func (p *Proxy) Cut() error {
+	p.valve.set(false, p.valve.rate.Load())
+	return nil
+}
 
 // Slow delays every chunk of data by latency ± jitter (each direction)
-// and caps each direction at rate bytes per second.
+// and caps each direction of each connection at rate bytes per second
+// (at least 10; 0: no cap).
 func (p *Proxy) Slow(latency, jitter time.Duration, rate int64) error {
-	if err := p.both("latency", 1, map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()}); err != nil {
-		return err
+	if latency > 0 {
+		if err := p.both("latency", 1, map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()}); err != nil {
+			return err
+		}
 	}
-	return p.both("bandwidth", 1, map[string]int64{"rate": max(1, rate/1000)})
+	if rate > 0 {
+		rate = max(10, rate)
+	}
+	p.valve.rate.Store(rate)
+	return nil
 }
 
 // ResetRandomly closes a connection abruptly, mid-stream, with
@@ -125,6 +154,7 @@ func (p *Proxy) ResetRandomly(prob float64) error {
 
 // Heal removes every fault: held data goes through.
 func (p *Proxy) Heal() error {
+	p.valve.set(true, 0)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, name := range p.names {
@@ -137,7 +167,7 @@ func (p *Proxy) Heal() error {
 }
 
 func init() {
-	toxics.Register("faultnet_hold", new(holdToxic))
+	toxics.Register("faultnet_valve", new(valveToxic))
 	toxics.Register("faultnet_reset", new(resetToxic))
 	zerolog.SetGlobalLevel(zerolog.Disabled) // toxiproxy's toxics log to stderr through the global logger
 }
@@ -149,10 +179,106 @@ var resets atomic.Int64
 // proxies of the process.
 func Resets() int64 { return resets.Load() }
 
-// holdToxic reads nothing until it is removed: data waits behind it.
-type holdToxic struct{}
+// A valve is the first toxic of each direction of every proxy: it lets
+// data through at a rate, in pieces of a tenth of a second, or holds it
+// while it is closed, where it is, a chunk half sent included. Its state
+// is shared by the proxy's links and changed in place: toxiproxy's own
+// updates rewrite a toxic's attributes while its links run.
+type valve struct {
+	rate atomic.Int64 // bytes per second; 0: no cap
 
-func (holdToxic) Pipe(stub *toxics.ToxicStub) { <-stub.Interrupt }
+	mu     sync.Mutex
+	opened chan struct{} // closed while the valve is open
+}
+
+var valves sync.Map // proxy name → *valve
+
+func newValve() *valve {
+	v := &valve{opened: make(chan struct{})}
+	close(v.opened)
+	return v
+}
+
+// set opens or closes the valve and sets its rate.
+func (v *valve) set(open bool, rate int64) {
+	v.rate.Store(rate)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	select {
+	case <-v.opened:
+		if !open {
+			v.opened = make(chan struct{})
+		}
+	default:
+		if open {
+			close(v.opened)
+		}
+	}
+}
+
+func (v *valve) open() <-chan struct{} {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.opened
+}
+
+// valveToxic is a proxy's valve in one link.
+type valveToxic struct {
+	Valve string `json:"valve"` // the proxy's name
+}
+
+// valveState holds the part of a chunk not sent yet.
+type valveState struct{ rest *stream.StreamChunk }
+
+func (valveToxic) NewState() any { return new(valveState) }
+
+func (t *valveToxic) Pipe(stub *toxics.ToxicStub) {
+	vv, ok := valves.Load(t.Valve)
+	if !ok {
+		new(toxics.NoopToxic).Pipe(stub)
+		return
+	}
+	v, st := vv.(*valve), stub.State.(*valveState)
+	for {
+		if st.rest == nil {
+			select {
+			case <-stub.Interrupt:
+				return
+			case c := <-stub.Input:
+				if c == nil {
+					stub.Close()
+					return
+				}
+				st.rest = c
+			}
+		}
+		select {
+		case <-v.open():
+		case <-stub.Interrupt:
+			return
+		}
+		n, wait := len(st.rest.Data), time.Duration(0)
+		if rate := v.rate.Load(); rate > 0 {
+			n = min(n, int(rate/10))
+			wait = time.Duration(n) * time.Second / time.Duration(rate)
+		}
+		select {
+		case stub.Output <- &stream.StreamChunk{Data: st.rest.Data[:n], Timestamp: st.rest.Timestamp}:
+		case <-stub.Interrupt:
+			return
+		}
+		if st.rest.Data = st.rest.Data[n:]; len(st.rest.Data) == 0 {
+			st.rest = nil
+		}
+		if wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-stub.Interrupt:
+				return
+			}
+		}
+	}
+}
 
 // resetToxic closes the link at a chunk with its probability.
 type resetToxic struct {

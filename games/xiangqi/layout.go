@@ -245,6 +245,9 @@ type layout struct {
 	groups []group
 	size   uint64
 	pieces int
+	// firstFree is the index of the first free group (len(groups) if
+	// none): the groups whose digits depend on the points of others.
+	firstFree int
 	// of[side][kind] is the index of the group holding that kind's
 	// pieces of that side.
 	of [2][xq.NumKinds]int8
@@ -291,6 +294,10 @@ func newLayout(m Material) *layout {
 					size: binom[xq.NumSquares-placed][n]})
 			}
 		}
+	}
+	l.firstFree = len(l.groups)
+	for i := len(l.groups) - 1; i >= 0 && l.groups[i].kind == freeGroup; i-- {
+		l.firstFree = i
 	}
 	w := uint64(2)
 	for i := range l.groups {
@@ -483,8 +490,8 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 	h ^= 1
 	g := &l.groups[i]
 	var d uint64
-	switch g.kind {
-	case homeGroup:
+	switch {
+	case g.kind == homeGroup:
 		sq := pl.sq[i]
 		for j := range sq[:g.n] {
 			if sq[j] == a {
@@ -492,7 +499,11 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 			}
 		}
 		d = uint64(g.home.rank(g.side, sq[:g.n]))
-	case placeGroup, freeGroup:
+	case g.n == 1 && g.kind == placeGroup:
+		d = uint64(g.place[b])
+	case g.n == 1:
+		d = uint64(int(b) - l.below(pl, bd, i, b))
+	default:
 		var c [maxMembers]int
 		for j := range g.n {
 			c[j] = int(pl.num[i][j])
@@ -506,10 +517,17 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 		}
 		d = rankNumbers(c[:g.n])
 	}
-	h = h + d*g.weight - pl.digits[i]*g.weight
-	for k := i + 1; k < len(l.groups); k++ {
+	h += (d - pl.digits[i]) * g.weight // modulo 2^64, as the new hash fits
+	for k := max(i+1, l.firstFree); k < len(l.groups); k++ {
 		gk := &l.groups[k]
-		if gk.kind != freeGroup {
+		if gk.n == 1 {
+			if s := pl.sq[k][0]; a < s != (b < s) {
+				if a < s {
+					h += gk.weight // a freed below: one more free point below s
+				} else {
+					h -= gk.weight
+				}
+			}
 			continue
 		}
 		var c [maxMembers]int
@@ -527,7 +545,7 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 			}
 		}
 		if shifted {
-			h = h + rankNumbers(c[:gk.n])*gk.weight - pl.digits[k]*gk.weight
+			h += (rankNumbers(c[:gk.n]) - pl.digits[k]) * gk.weight
 		}
 	}
 	return h

@@ -43,7 +43,9 @@ func (w *walker) advance(d uint64) {
 	sum := uint64(pl.side) + d
 	pl.side = xq.Side(sum & 1)
 	carry := sum >> 1
-	for i := 0; carry != 0 && i < len(w.l.groups); i++ {
+	i := len(w.l.groups) // the last group's digit is the lowest
+	for carry != 0 && i > 0 {
+		i--
 		g := &w.l.groups[i]
 		x := pl.digits[i] + carry
 		carry = 0
@@ -52,7 +54,7 @@ func (w *walker) advance(d uint64) {
 		}
 		pl.digits[i] = x
 	}
-	w.l.place(pl, 0)
+	w.l.place(pl, i) // groups before i keep their points
 }
 
 // LegalWords sets the bits of the legal positions among the hashes of

@@ -9,9 +9,10 @@ import (
 
 // The hash of a position in its tier is
 //
-//	side to move + 2 * (d_0 + s_0*(d_1 + s_1*(d_2 + ...)))
+//	side to move + 2 * (d_n + s_n*(d_n-1 + s_n-1*(... + s_1*d_0)))
 //
-// over the tier's groups of pieces, each with s digits, in this order:
+// over the tier's groups of pieces 0 to n, each with s digits (the last
+// group's digit the least significant), in this order:
 //
 //   - red's home group, then black's: the general with the advisors and
 //     elephants, which never leave their side's half: the digit numbers the
@@ -299,14 +300,20 @@ func newLayout(m Material) *layout {
 	for i := len(l.groups) - 1; i >= 0 && l.groups[i].kind == freeGroup; i-- {
 		l.firstFree = i
 	}
+	// The digits' significance is the reverse of the groups' order: the
+	// attackers, which make most of the moves, have the low digits, so a
+	// position's parents and children by their moves lie near it.
 	w := uint64(2)
-	for i := range l.groups {
+	for i := len(l.groups) - 1; i >= 0; i-- {
 		g := &l.groups[i]
 		g.weight = w
 		if hi, lo := bits.Mul64(w, g.size); hi != 0 || lo > maxSize {
 			return nil
 		}
 		w *= g.size
+	}
+	for i := range l.groups {
+		g := &l.groups[i]
 		if g.kind != homeGroup && g.n > 1 && g.size <= unrankTable {
 			m := len(g.places)
 			if g.kind == freeGroup {
@@ -345,11 +352,12 @@ type placement struct {
 	num    [maxGroups][maxMembers]uint8
 }
 
-// decode splits hash h into its digits and sets the points they give.
+// decode splits hash h into its digits, the last group's the lowest, and
+// sets the points they give.
 func (l *layout) decode(h uint64, pl *placement) {
 	pl.side = xq.Side(h & 1)
 	h >>= 1
-	for i := range l.groups {
+	for i := len(l.groups) - 1; i >= 0; i-- {
 		g := &l.groups[i]
 		pl.digits[i] = h % g.size
 		h /= g.size

@@ -299,6 +299,18 @@ func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
 				writeError(w, http.StatusServiceUnavailable, errors.New("a new leader is catching up; retry"))
 				return
 			}
+			// A read is answered from this node's state: first make sure
+			// it still leads (a leader that was paused or partitioned
+			// believes it does until it hears of the next term, and its
+			// state is stale). Writes go through the log, which a deposed
+			// leader cannot commit.
+			if r.Method == http.MethodGet {
+				if err := n.raft.VerifyLeader().Error(); err != nil {
+					w.Header().Set("Retry-After", "1")
+					writeError(w, http.StatusServiceUnavailable, fmt.Errorf("this node no longer leads (%v); retry", err))
+					return
+				}
+			}
 			h(w, r)
 			return
 		}

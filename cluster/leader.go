@@ -22,6 +22,7 @@ import (
 // when it loses the lead.
 type leadership struct {
 	n      *Node
+	term   uint64 // the raft term it leads
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -47,7 +48,7 @@ func (n *Node) elected() *leadership {
 		n.log.Warn("barrier after election failed", "error", err)
 		return nil
 	}
-	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
+	l := &leadership{n: n, term: n.raft.CurrentTerm(), running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
 	l.ctx, l.cancel = context.WithCancel(n.ctx)
 	l.pre = newPremerger(l.ctx, n)
 	n.premerge.Store(l.pre)

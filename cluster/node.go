@@ -437,13 +437,18 @@ func (n *Node) leaderLoop() {
 		case <-tick.C:
 		case <-n.fsm.Changed():
 		}
-		switch leader := n.IsLeader(); {
-		case leader && lead == nil:
-			lead = n.elected()
-		case !leader && lead != nil:
+		leader := n.IsLeader()
+		if lead != nil && (!leader || n.raft.CurrentTerm() != lead.term) {
+			// Lost the lead, or lost it and won it again between two
+			// ticks: a new term is a new leadership (its barrier, its
+			// lease timers: leases granted in between are not on this
+			// node's clock).
 			lead.stop()
 			lead = nil
 			n.log.Info("no longer the leader")
+		}
+		if leader && lead == nil {
+			lead = n.elected()
 		}
 		if lead != nil {
 			lead.tick()

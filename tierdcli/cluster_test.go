@@ -146,11 +146,19 @@ func (c *procCluster) start(name string, args ...string) {
 // startBin runs the binary bin as the process named name.
 func (c *procCluster) startBin(name, bin string, args ...string) {
 	c.t.Helper()
+	c.startEnv(name, bin, nil, args...)
+}
+
+// startEnv runs bin as the process name, with env added to its
+// environment.
+func (c *procCluster) startEnv(name, bin string, env []string, args ...string) {
+	c.t.Helper()
 	log, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)

@@ -374,6 +374,8 @@ func statusFor(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
 		return http.StatusServiceUnavailable // the client retries, finding the new leader
+	case diskFull(err):
+		return http.StatusInsufficientStorage // the client tries another coordinator
 	}
 	return http.StatusInternalServerError
 }
@@ -659,6 +661,9 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := put(r.Context(), sum, size, body); err != nil {
 		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
+		if diskFull(err) {
+			n.diskIsFull(err)
+		}
 		writeError(w, statusFor(err), err)
 		return
 	}

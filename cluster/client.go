@@ -221,7 +221,7 @@ func (c *Client) try(ctx context.Context, method, path string, body func() (io.R
 					c.leader = l
 					c.mu.Unlock()
 				}
-				if resp.StatusCode == http.StatusServiceUnavailable {
+				if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusInsufficientStorage {
 					errs = append(errs, readError(resp))
 					done()
 					continue

@@ -161,6 +161,13 @@ func (l *leadership) run(task leaderTask) {
 	if l.ctx.Err() != nil {
 		return // lost the lead: the next leader redoes it
 	}
+	if diskFull(err) {
+		// Not the task's failure: this node's disk. Another coordinator
+		// leads and redoes it.
+		n.diskIsFull(err)
+		l.retryAt[task] = time.Now().Add(time.Second)
+		return
+	}
 	l.failures[task]++
 	l.retryAt[task] = time.Now().Add(time.Duration(l.failures[task]) * time.Second)
 	n.log.Error("merge failed", "run", task.Run, "task", task.Kind, "tier", task.Tier, "attempt", l.failures[task], "error", err)

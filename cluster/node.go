@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -118,6 +119,8 @@ type Node struct {
 	ready   atomic.Bool // leader, and the state holds every earlier entry
 
 	pushTurn atomic.Uint32 // turns the follower that copies go to first
+
+	lastTransfer atomic.Int64 // when the lead was last handed over (a full disk), unix ns
 
 	peerMu     sync.Mutex
 	peerFailed map[string]time.Time // coordinators that did not answer the last request, since when
@@ -488,6 +491,32 @@ func (n *Node) epoch() context.Context {
 	n.epochMu.Lock()
 	defer n.epochMu.Unlock()
 	return n.leaderEpoch
+}
+
+// diskFull reports whether err is a full disk (or quota).
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// diskIsFull is what a node does when its disk is full: it cannot record
+// the work it is sent, so while it leads it hands the lead to another
+// coordinator (raft's leadership transfer, to the follower most up to
+// date), at most once a second. Uploads to it are refused (507), and
+// clients try another coordinator.
+func (n *Node) diskIsFull(err error) {
+	if !n.IsLeader() {
+		return
+	}
+	now := time.Now().UnixNano()
+	if last := n.lastTransfer.Load(); now-last < int64(time.Second) || !n.lastTransfer.CompareAndSwap(last, now) {
+		return
+	}
+	n.log.Error("this node's disk is full: handing the lead to another coordinator", "error", err)
+	go func() {
+		if err := n.raft.LeadershipTransfer().Error(); err != nil {
+			n.log.Warn("handing the lead over", "error", err)
+		}
+	}()
 }
 
 // hclogWriter turns hashicorp/raft's log lines into slog records.

@@ -320,6 +320,8 @@ func readError(resp *http.Response) error {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		return ErrUnauthorized
+	case http.StatusForbidden:
+		return fmt.Errorf("%w: %s", ErrForbidden, strings.TrimPrefix(e.Error, ErrForbidden.Error()+": "))
 	case http.StatusConflict:
 		if strings.Contains(e.Error, ErrNotRunning.Error()) {
 			return fmt.Errorf("%w: %s", ErrNotRunning, e.Error)

@@ -47,8 +47,11 @@ type NodeConfig struct {
 	RaftAdvertise, HTTPAdvertise string
 	// DataDir holds the raft log and snapshots, and the blob store.
 	DataDir string
-	// Token is the shared secret every HTTP request must carry.
-	Token string
+	// Token is the admin token: every HTTP request may carry it, and the
+	// coordinators use it between themselves. WorkerToken and ReadToken,
+	// if set, are tokens of narrower scopes (auth.go): a worker's, and a
+	// reader's (tierd status, tierd fetch).
+	Token, WorkerToken, ReadToken string
 	// Bootstrap, on the very first start of a cluster, lists every
 	// coordinator (this one included). A node whose data folder holds raft
 	// state ignores it and rejoins from what it stored.
@@ -146,7 +149,7 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	if cfg.ID == "" || cfg.RaftAddr == "" || cfg.HTTPAddr == "" || cfg.DataDir == "" {
 		return nil, errors.New("cluster: a node needs an ID, a raft address, an HTTP address and a data folder")
 	}
-	if err := checkToken(cfg.Token); err != nil {
+	if err := checkTokens(cfg.Token, cfg.WorkerToken, cfg.ReadToken); err != nil {
 		return nil, err
 	}
 	if cfg.NewGame == nil {

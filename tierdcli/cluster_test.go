@@ -66,8 +66,8 @@ type procCluster struct {
 	net   *faultnet.Net
 	// coordArgs are added to every coordinator's command line.
 	coordArgs []string
-	procs map[string]*proc
-	mu    sync.Mutex
+	procs     map[string]*proc
+	mu        sync.Mutex
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {

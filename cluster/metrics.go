@@ -24,6 +24,7 @@ type metrics struct {
 	blobBytesRepaired                 prometheus.Counter
 	blobBytesStored                   prometheus.Gauge
 	forbidden                         *prometheus.CounterVec
+	raftRefused                       prometheus.Counter
 }
 
 func newMetrics(n *Node) *metrics {
@@ -44,6 +45,7 @@ func newMetrics(n *Node) *metrics {
 	m.forbidden = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tierd", Name: "forbidden_requests_total",
 		Help: "HTTP requests refused for their token's scope (403), by the token's scope and the scopes the endpoint needs."}, []string{"token", "needs"})
 	m.reg.MustRegister(m.forbidden)
+	m.raftRefused = counter("raft_refused_connections_total", "Raft connections refused at the TLS handshake (no certificate of the coordinators' CA).")
 	m.elections = counter("elections_won_total", "Times this node became the leader.")
 	m.runsDone = counter("runs_done_total", "Runs this node finished while leader.")
 	m.positions = counter("positions_total", "Positions processed by accepted units (expanded or solved).")

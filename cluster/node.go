@@ -74,9 +74,11 @@ type NodeConfig struct {
 	RepairDelay time.Duration
 	// Workers is the number of goroutines of a merge; 0 means GOMAXPROCS.
 	Workers int
-	// TLS, when set, serves the HTTP API over TLS; PeerTLS is the client
-	// configuration for reaching the other coordinators (nil: plain HTTP
-	// unless TLS is set, then the system's roots).
+	// TLS, when set, serves the HTTP API over TLS, and raft over mutual
+	// TLS with the same certificate; PeerTLS is the client configuration
+	// for reaching the other coordinators, whose RootCAs (the CA of every
+	// coordinator's certificate) raft's mutual TLS also requires of the
+	// peers' certificates.
 	TLS, PeerTLS *tls.Config
 	// Raft adjusts the raft configuration (timeouts, snapshot thresholds)
 	// after the defaults are set; nil keeps hashicorp/raft's defaults.
@@ -154,6 +156,9 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.NewGame == nil {
 		return nil, errors.New("cluster: NodeConfig.NewGame is not set")
+	}
+	if cfg.TLS != nil && (cfg.PeerTLS == nil || cfg.PeerTLS.RootCAs == nil || len(cfg.TLS.Certificates) == 0) {
+		return nil, errors.New("cluster: with TLS, raft runs over mutual TLS: it needs this node's certificate and the CA of every coordinator's (--tls-ca)")
 	}
 	if a := cfg.HTTPAdvertise; strings.Contains(a, "://") {
 		if u, err := url.Parse(a); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
@@ -235,6 +240,12 @@ func (n *Node) startRaft() error {
 	stream, err := newRaftStream(n.cfg.RaftAddr, n.cfg.RaftAdvertise, n.cfg.dial)
 	if err != nil {
 		return fmt.Errorf("cluster: raft transport on %s: %w", n.cfg.RaftAddr, err)
+	}
+	if n.cfg.TLS != nil {
+		stream.mutualTLS(n.cfg.TLS.Certificates, n.cfg.PeerTLS.RootCAs, func(remote string, err error) {
+			n.metrics.raftRefused.Inc()
+			n.log.Warn("refused a raft connection without a certificate of the coordinators' CA", "remote", remote, "error", err)
+		})
 	}
 	n.transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: hl})
 	rc := raft.DefaultConfig()

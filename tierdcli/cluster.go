@@ -165,9 +165,9 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
 	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
 	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
-	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS, and raft over mutual TLS (needs --tls-ca; the certificate is shown to the peers both ways)")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
-	tlsCA := fs.String("tls-ca", "", "PEM CA that signed the other coordinators' certificates")
+	tlsCA := fs.String("tls-ca", "", "PEM CA that signed every coordinator's certificate (required with --tls-cert)")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the coordinator stops")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -215,6 +215,9 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 		Workers: *workers, Log: log}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return cli.UsageError("--tls-cert and --tls-key go together")
+	}
+	if *tlsCert != "" && *tlsCA == "" {
+		return cli.UsageError("--tls-cert needs --tls-ca: raft runs over mutual TLS and accepts only the peers whose certificates that CA signed")
 	}
 	if *tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)

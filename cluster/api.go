@@ -51,6 +51,10 @@ type SubmitRequest struct {
 	Game     string    `json:"game"`
 	Option   string    `json:"option"`
 	Settings *Settings `json:"settings,omitempty"` // nil: DefaultSettings
+	// RequestID, if set, makes the request idempotent: a run submitted
+	// with the same one already is answered instead of a new one (a
+	// client retries a request whose answer a reset connection lost).
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
@@ -467,7 +471,10 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
-	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC()}
+	if len(req.RequestID) > 64 {
+		return "", fmt.Errorf("%w: a request id has at most 64 characters", errBadRequest)
+	}
+	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC(), RequestID: req.RequestID}
 	_, run.Chance = g.(tiergame.Chance)
 	if e, ok := g.(tiergame.Exhaustive); ok {
 		run.Exhaustive = e.Exhaustive()

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
@@ -367,8 +368,14 @@ func (c *Client) callWithin(ctx context.Context, limit time.Duration, method, pa
 	return content, err
 }
 
-// Submit starts a run and returns its id.
+// Submit starts a run and returns its id. It gives the request an id of
+// its own, if it has none, so that its retries start one run.
 func (c *Client) Submit(ctx context.Context, req SubmitRequest) (string, error) {
+	if req.RequestID == "" {
+		b := make([]byte, 16)
+		rand.Read(b)
+		req.RequestID = hex.EncodeToString(b)
+	}
 	var resp SubmitResponse
 	_, err := c.call(ctx, http.MethodPost, "/v1/runs", req, &resp)
 	return resp.ID, err

@@ -44,6 +44,18 @@ func (c *procCluster) pause(name string, stop bool) {
 	if p == nil || p.cmd.Process.Signal(sig) != nil {
 		c.t.Fatalf("cannot signal %s", name)
 	}
+	// The signal is sent, not yet taken: wait until the kernel has
+	// stopped (or resumed) the process, so that nothing the test does
+	// next reaches it before.
+	stat := fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid)
+	poll(c.t, name+" stopped or resumed", 10*time.Second, func() bool {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return false
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		return len(f) > 0 && (f[0] == "T") == stop
+	})
 }
 
 // get asks coordinator i itself (its listening address, not its proxy)

@@ -156,19 +156,32 @@ func (c *testCluster) stop() {
 	}
 }
 
-// leader waits for a leader and returns its index.
+// waitLeader waits for a leader and returns its index.
 func (c *testCluster) waitLeader() int {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	leader := -1
+	waitUntil(c.t, "a leader", func() bool {
 		for i, n := range c.nodes {
 			if n != nil && n.IsLeader() {
-				return i
+				leader = i
+				return true
 			}
+		}
+		return false
+	})
+	return leader
+}
+
+// waitUntil polls cond until it holds, for a minute at most: tests wait
+// for a sign that what they wait for happened, never for a fixed time.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: gave up after a minute", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	c.t.Fatal("no leader")
-	return -1
 }
 
 func (c *testCluster) urls() []string {

@@ -51,6 +51,10 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 		return nil, err
 	}
 	c := &Client{token: token, http: peerClient(tlsCfg, false)}
+	// A blob's GET may be redirected to an object store: the client
+	// follows it itself, without the token (the presigned URL is the
+	// credential; the token is the cluster's secret).
+	c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	for _, u := range urls {
 		p, err := url.Parse(strings.TrimRight(u, "/"))
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
@@ -276,26 +280,56 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 	})
 }
 
+// Uploads asks for presigned PUTs of a leased unit's outputs (a cluster
+// with an object store: Assignment.Direct).
+func (c *Client) Uploads(ctx context.Context, req UploadsRequest) ([]blobstore.Upload, error) {
+	var resp UploadsResponse
+	_, err := c.call(ctx, http.MethodPost, "/v1/uploads", req, &resp)
+	return resp.Uploads, err
+}
+
+// PutDirect stores the file at path, blob b, with a presigned PUT.
+func (c *Client) PutDirect(ctx context.Context, up *blobstore.Upload, path string, b Blob) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return blobstore.PutUpload(ctx, c.http, up, b.Size, f)
+}
+
 // GetBlob downloads blob b into the file dst, from the first coordinator
-// that has it, checking its SHA-256 and size. The file appears whole or
-// not at all, but is not synced: callers that need it durable sync the
-// file system once at the end (atomicfile.SyncFS).
+// that has it (or from the object store it redirects to), checking its
+// SHA-256 and size. The file appears whole or not at all, but is not
+// synced: callers that need it durable sync the file system once at the
+// end (atomicfile.SyncFS). While the object store does not answer, it
+// waits and tries again until ctx is done.
 func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 	if !blobstore.ValidName(b.SHA256) {
 		return fmt.Errorf("cluster: %q: %w", b.SHA256, blobstore.ErrBadName)
 	}
-	var errs []error
-	for _, base := range c.order() {
-		err := c.getFrom(ctx, base, b, dst)
-		if err == nil {
-			return nil
+	for attempt := 0; ; attempt++ {
+		var errs []error
+		unavailable := false
+		for _, base := range c.order() {
+			err := c.getFrom(ctx, base, b, dst)
+			if err == nil {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			errs = append(errs, err)
+			unavailable = unavailable || errors.Is(err, blobstore.ErrUnavailable)
 		}
-		if ctx.Err() != nil {
+		err := fmt.Errorf("cluster: blob %s: %w", b.SHA256, errors.Join(errs...))
+		if !unavailable {
+			return err
+		}
+		if !sleep(ctx, time.Duration(min(attempt+1, 10))*500*time.Millisecond) {
 			return ctx.Err()
 		}
-		errs = append(errs, err)
 	}
-	return fmt.Errorf("cluster: blob %s: %w", b.SHA256, errors.Join(errs...))
 }
 
 func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) error {
@@ -307,6 +341,25 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) e
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
+	}
+	if resp.StatusCode == http.StatusTemporaryRedirect {
+		// To the object store: a new request, without the token.
+		resp.Body.Close()
+		loc, err := resp.Location()
+		if err != nil {
+			return err
+		}
+		if req, err = http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil); err != nil {
+			return err
+		}
+		if resp, err = c.http.Do(req); err != nil {
+			return fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
+		}
+		if resp.StatusCode >= 500 {
+			resp.Body.Close()
+			return fmt.Errorf("%w: %s", blobstore.ErrUnavailable, resp.Status)
+		}
+		base = loc.Scheme + "://" + loc.Host
 	}
 	if resp.StatusCode != http.StatusOK {
 		return readError(resp)
@@ -323,7 +376,7 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) e
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
 	}
 	if n != b.Size || hex.EncodeToString(h.Sum(nil)) != b.SHA256 {
 		return fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)

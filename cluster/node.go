@@ -36,7 +36,9 @@ type NodeConfig struct {
 	// is where its raft transport listens and peers reach it; HTTPAddr
 	// (host:port) is its HTTP API, for workers, clients and peers.
 	ID, RaftAddr, HTTPAddr string
-	// DataDir holds the raft log and snapshots, and the blob store.
+	// DataDir holds the raft log and snapshots, and the blob store (with
+	// Store set, only a cache of the artifacts the node's merges read and
+	// write).
 	DataDir string
 	// Token is the shared secret every HTTP request must carry.
 	Token string
@@ -46,6 +48,14 @@ type NodeConfig struct {
 	Bootstrap []Member
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
+	// Store, when set, keeps every artifact in an S3-compatible bucket
+	// (blobstore.OpenS3): workers read and write it directly through
+	// presigned URLs, the bucket keeps the bytes, and the coordinators
+	// keep only their names, so no artifact passes through them but those
+	// their own merges read and write, and a coordinator that loses its
+	// disk loses nothing. Nil keeps the artifacts on the coordinators'
+	// disks, each on a majority of them.
+	Store *blobstore.S3
 	// LeaseTTL is how long a lease lives without its worker's heartbeat;
 	// 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
@@ -93,7 +103,8 @@ type Node struct {
 	meta      *metadb.BoltMetaDB
 	known     []Member // the bootstrap list, kept in the data folder
 	transport *raft.NetworkTransport
-	store     *blobstore.Dir
+	store     *blobstore.Dir // the artifacts, or with remote a cache of them
+	remote    *blobstore.S3  // the object store (NodeConfig.Store), or nil
 	leases    *leaseClock
 	workers   *workerTable
 	metrics   *metrics
@@ -151,7 +162,13 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	n.metrics = newMetrics(n)
 	n.peers = peerClient(cfg.PeerTLS, cfg.TLS != nil)
 	var err error
-	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, "blobs"), cfg.MaxBlob); err != nil {
+	local := "blobs"
+	if cfg.Store != nil {
+		n.remote = cfg.Store
+		n.remote.MaxSize = cfg.MaxBlob
+		local = "cache"
+	}
+	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, local), cfg.MaxBlob); err != nil {
 		return nil, err
 	}
 	if err := n.startRaft(); err != nil {

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
 func (p *Program) registerCluster() {
 	p.cli.Register(&cli.Command{Name: "coordinator", Run: p.runCoordinator,
-		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
+		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--bootstrap ID=RAFTADDR=HTTPADDR,...] [--store s3://BUCKET/PREFIX?endpoint=URL&region=R]",
 		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
 	p.cli.Register(&cli.Command{Name: "worker", Run: p.runWorker,
 		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
@@ -158,6 +159,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
 	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
 	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
+	store := fs.String("store", "", "keep the artifacts in an S3-compatible bucket, s3://BUCKET/PREFIX?endpoint=http://HOST:PORT&region=REGION, with the credentials of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials (default: on the coordinators' disks, each on a majority)")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
 	tlsCA := fs.String("tls-ca", "", "PEM CA that signed the other coordinators' certificates")
@@ -203,6 +205,18 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	}
 	if cfg.PeerTLS, err = clientTLS(*tlsCA); err != nil {
 		return err
+	}
+	if *store != "" {
+		sc, err := blobstore.ParseS3URL(*store)
+		if err != nil {
+			return cli.UsageError("--store: %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cfg.Store, err = blobstore.OpenS3(ctx, sc)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--store: %w", err)
+		}
 	}
 	stopProfile, err := startProfile(*cpuProfile)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
@@ -36,6 +37,10 @@ type Client struct {
 	// Patience is how long a request keeps trying while no coordinator
 	// answers or there is no leader; 0 means one round over the URLs.
 	Patience time.Duration
+
+	// StoreWaits counts the transfers that found the object store
+	// unavailable, and waited for it.
+	StoreWaits atomic.Uint64
 
 	mu     sync.Mutex
 	leader string // base URL, from the last answer
@@ -326,6 +331,7 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 		if !unavailable {
 			return err
 		}
+		c.StoreWaits.Add(1)
 		if !sleep(ctx, time.Duration(min(attempt+1, 10))*500*time.Millisecond) {
 			return ctx.Err()
 		}

@@ -59,6 +59,8 @@ type testCluster struct {
 	leaseTT time.Duration
 	// serverTLS and clientTLS, when set, serve the API over HTTPS.
 	serverTLS, clientTLS *tls.Config
+	// configure, when set, changes each node's configuration.
+	configure func(*NodeConfig)
 }
 
 func testLog(t testing.TB) *slog.Logger {
@@ -75,8 +77,13 @@ func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
 // startClusterTLS starts a cluster whose API is served with serverTLS and
 // reached with clientTLS (both nil: plain HTTP).
 func startClusterTLS(t testing.TB, n int, leaseTTL time.Duration, serverTLS, clientTLS *tls.Config) *testCluster {
+	return startClusterWith(t, n, &testCluster{leaseTT: leaseTTL, serverTLS: serverTLS, clientTLS: clientTLS})
+}
+
+// startClusterWith starts a cluster of n nodes set up as c says.
+func startClusterWith(t testing.TB, n int, c *testCluster) *testCluster {
 	addrs := freeAddrs(t, 2*n)
-	c := &testCluster{t: t, leaseTT: leaseTTL, serverTLS: serverTLS, clientTLS: clientTLS}
+	c.t = t
 	for i := range n {
 		c.members = append(c.members, Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 		c.dirs = append(c.dirs, t.TempDir())
@@ -106,6 +113,9 @@ func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
 		TLS: c.serverTLS, PeerTLS: c.clientTLS}
 	if bootstrap {
 		cfg.Bootstrap = c.members
+	}
+	if c.configure != nil {
+		c.configure(&cfg)
 	}
 	n, err := StartNode(cfg)
 	if err != nil {

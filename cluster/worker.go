@@ -336,6 +336,9 @@ func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string
 			return nil
 		case errors.Is(err, ErrStale), errors.Is(err, ErrNotRunning), errors.Is(err, ErrBadOutputs), ctx.Err() != nil:
 			return err
+		case errors.Is(err, blobstore.ErrUnavailable):
+			w.client.StoreWaits.Add(1) // and upload again, later
+			only = nil
 		case errors.As(err, &me):
 			only = map[string]bool{}
 			for _, s := range me.Missing {

@@ -61,6 +61,8 @@ type procCluster struct {
 	members []cluster.Member
 	procs   map[string]*proc
 	mu      sync.Mutex
+	// coordArgs are more flags for every coordinator.
+	coordArgs []string
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {
@@ -138,6 +140,7 @@ func (c *procCluster) startCoordinator(i int, bootstrap bool) {
 	m := c.members[i]
 	args := []string{"coordinator", "--node-id", m.ID, "--raft-addr", m.RaftAddr, "--http-addr", m.HTTPAddr,
 		"--data", filepath.Join(c.dir, m.ID), "--token-file", c.token, "--lease", "2s"}
+	args = append(args, c.coordArgs...)
 	if bootstrap {
 		var bs []string
 		for _, m := range c.members {

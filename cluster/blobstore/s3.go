@@ -90,8 +90,9 @@ func ParseS3URL(s string) (S3Config, error) {
 }
 
 // OpenS3 connects to the bucket with the credentials of the environment
-// (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the shared credentials
-// file ~/.aws/credentials and AWS_PROFILE, or the instance's IAM role),
+// (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN if
+// set, or else the shared credentials file, ~/.aws/credentials or
+// AWS_SHARED_CREDENTIALS_FILE, profile AWS_PROFILE),
 // and checks, once, that the bucket exists, that the credentials may
 // write, read and delete in it, and that the store refuses content that
 // does not match its x-amz-checksum-sha256: it stores, reads back and
@@ -105,10 +106,12 @@ func OpenS3(ctx context.Context, cfg S3Config) (*S3, error) {
 		host, secure = e.Host, e.Scheme == "https"
 		lookup = minio.BucketLookupPath
 	}
+	// Only these two: an instance role would be asked of the cloud's
+	// metadata address, which a machine that has none must not be sent
+	// to.
 	creds := credentials.NewChainCredentials([]credentials.Provider{
 		&credentials.EnvAWS{},
 		&credentials.FileAWSCredentials{},
-		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
 	})
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 32

@@ -176,3 +176,26 @@ func TestParseS3URL(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseS3URL: any string is a store or one error, never a panic; a
+// store has a bucket, a prefix that is empty or ends with a slash, and an
+// endpoint that is empty or a bare http(s) base URL.
+func FuzzParseS3URL(f *testing.F) {
+	for _, s := range []string{"s3://b", "s3://b/p/q?region=eu-west-1", "s3://b/p/?endpoint=http://127.0.0.1:9000&region=r",
+		"s3://b?endpoint=https://minio.example:443/", "http://b/p", "s3:///p", "s3://b?endpoint=ftp://x", "s3://b?color=red",
+		"s3://user:pw@b", "s3://b/%2e%2e/x", "s3://b?endpoint=http://[::1]:9000", "s3://b#frag", "s3://b?endpoint="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cfg, err := blobstore.ParseS3URL(s)
+		if err != nil {
+			return
+		}
+		if cfg.Bucket == "" || (cfg.Prefix != "" && !strings.HasSuffix(cfg.Prefix, "/")) {
+			t.Fatalf("%q: %+v", s, cfg)
+		}
+		if cfg.Endpoint != "" && !strings.HasPrefix(cfg.Endpoint, "http://") && !strings.HasPrefix(cfg.Endpoint, "https://") {
+			t.Fatalf("%q: endpoint %q", s, cfg.Endpoint)
+		}
+	})
+}

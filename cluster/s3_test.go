@@ -79,7 +79,7 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 }
 
 // TestClusterS3: a cluster whose artifacts live in a real S3 server on
-// loopback solves Connect Four 5x4 into the bytes of tierd solve, without
+// loopback solves Connect Four 4x4 into the bytes of tierd solve, without
 // an artifact passing through a coordinator from or to a worker; the S3
 // server stopped mid-run and started again, the run waits, then finishes
 // with the same bytes; once the grace period has passed, the bucket holds
@@ -89,9 +89,9 @@ func TestClusterS3(t *testing.T) {
 	w, _ := c.startWorker("w1", 2)
 	cl := c.client()
 	ctx := context.Background()
-	want := embeddedSolve(t, "connect4", "width=5,height=4", false)
+	want := embeddedSolve(t, "connect4", "width=4,height=4", false)
 
-	first, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=5,height=4"})
+	first, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestClusterS3(t *testing.T) {
 		counterValue(t, leader, "tierd_store_bytes_read_total"), counterValue(t, leader, "tierd_store_bytes_written_total"))
 
 	// The store goes away mid-run, and comes back.
-	second, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=5,height=4"})
+	second, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,6 +83,13 @@ func TestS3Store(t *testing.T) {
 	if err := blobstore.PutUpload(ctx, nil, up, int64(len(forged)), bytes.NewReader(forged)); err == nil {
 		t.Fatal("a presigned PUT stored content other than the one it was signed for")
 	}
+	// Without its checksum header, the signature does not hold: the
+	// header is signed.
+	bare := *up
+	bare.Header = http.Header{}
+	if err := blobstore.PutUpload(ctx, nil, &bare, int64(len(forged)), bytes.NewReader(forged)); err == nil {
+		t.Fatal("a presigned PUT without its checksum header stored content")
+	}
 	if _, err := s.Stat(other); !errors.Is(err, blobstore.ErrNotFound) {
 		t.Fatalf("after a refused PUT: %v", err)
 	}

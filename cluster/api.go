@@ -49,7 +49,8 @@ import (
 //	                           ?stage=1: durable only after the next POST /v1/sync;
 //	                           &sync=1: flush it and everything staged, as /v1/sync)
 //	POST /v1/sync              make this node's staged blobs durable
-//	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
+//	GET  /v1/blobs/{sha256}    read a blob (also HEAD); with an object store, a redirect to a
+//	                           presigned GET, or with ?via=coordinator the bytes, read from it
 
 // SubmitRequest asks for a new run.
 type SubmitRequest struct {
@@ -724,7 +725,10 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 
 func (n *Node) handleGetBlob(w http.ResponseWriter, r *http.Request) {
 	sum := r.PathValue("sum")
-	if n.remote != nil {
+	store := blobstore.Store(n.store)
+	if n.remote != nil && r.URL.Query().Get("via") == "coordinator" {
+		store = n.remote // for a reader that cannot reach the store
+	} else if n.remote != nil {
 		// The reader takes it from the object store (and checks it).
 		u, err := n.remote.PresignGet(r.Context(), sum)
 		if err != nil {
@@ -735,7 +739,7 @@ func (n *Node) handleGetBlob(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u, http.StatusTemporaryRedirect)
 		return
 	}
-	rc, size, err := n.store.Open(sum)
+	rc, size, err := store.Open(sum)
 	if err != nil {
 		writeError(w, statusFor(err), err)
 		return

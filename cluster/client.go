@@ -38,6 +38,12 @@ type Client struct {
 	// answers or there is no leader; 0 means one round over the URLs.
 	Patience time.Duration
 
+	// ThroughCoordinators has blobs read through the coordinators even
+	// when the artifacts are in an object store (?via=coordinator): for a
+	// client that cannot reach the store, such as tierd fetch through a
+	// port-forward to a cluster whose store is inside it.
+	ThroughCoordinators bool
+
 	// StoreWaits counts the transfers that found the object store
 	// unavailable, and waited for it.
 	StoreWaits atomic.Uint64
@@ -339,7 +345,11 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 }
 
 func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/blobs/"+b.SHA256, nil)
+	path := "/v1/blobs/" + b.SHA256
+	if c.ThroughCoordinators {
+		path += "?via=coordinator"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if err != nil {
 		return err
 	}

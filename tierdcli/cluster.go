@@ -36,7 +36,7 @@ func (p *Program) registerCluster() {
 		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
 		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
 	p.cli.Register(&cli.Command{Name: "fetch", Run: p.runFetch,
-		Usage:   "fetch --coordinators URLS --token-file F --out DIR RUN",
+		Usage:   "fetch --coordinators URLS --token-file F --out DIR [--through-coordinators] RUN",
 		Summary: "download a finished cluster run in the layout of tierd solve"})
 }
 
@@ -456,6 +456,7 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	cf := newClusterFlags(fs)
 	out := fs.String("out", "", "folder to write the run into (the layout of tierd solve)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, as tierd solve --json")
+	through := fs.Bool("through-coordinators", false, "with an object store (--store), read the files through the coordinators rather than from the store (for a machine that cannot reach the store)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -466,6 +467,7 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.ThroughCoordinators = *through
 	ctx, stop := signalContext()
 	defer stop()
 	m, err := c.Fetch(ctx, fs.Arg(0), *out, p.games.New)

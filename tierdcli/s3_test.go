@@ -17,7 +17,8 @@ import (
 // missing bucket are each one clear line and exit 1 at start; 3
 // coordinators and 2 workers, separate processes, solve Connect Four 5x4
 // into the bytes of tierd solve, and no artifact byte goes through a
-// coordinator to or from a worker (their /metrics).
+// coordinator to or from a worker (their /metrics); fetch
+// --through-coordinators reads the same bytes through them.
 func TestClusterS3Processes(t *testing.T) {
 	srv := s3test.Start(t, "tierd")
 	c := newProcCluster(t, 3)
@@ -63,6 +64,19 @@ func TestClusterS3Processes(t *testing.T) {
 			}
 		}
 		t.Logf("%s: read %v and wrote %v bytes of the object store", m.ID, metrics["tierd_store_bytes_read_total"], metrics["tierd_store_bytes_written_total"])
+	}
+	// A client that cannot reach the store reads through the coordinators.
+	through := filepath.Join(t.TempDir(), "through")
+	if code, _, errs := c.run(c.client("fetch", "--through-coordinators", "--out", through, id)...); code != 0 {
+		t.Fatalf("fetch --through-coordinators: exit %d: %s", code, errs)
+	}
+	sameFolders(t, embedded(t, c4Game, c4Option), through)
+	sent := 0.0
+	for _, m := range c.members {
+		sent += scrape(t, m.HTTPAddr)["tierd_blob_bytes_sent_total"]
+	}
+	if sent == 0 {
+		t.Error("fetch --through-coordinators: no bytes went through a coordinator")
 	}
 }
 

@@ -1,10 +1,13 @@
 package cluster
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/tiersolve/tiersolve/games"
 )
 
 // probe GETs a probe path without a token and returns the status and
@@ -55,5 +58,33 @@ func TestProbes(t *testing.T) {
 	})
 	if code, _ := probe(t, m.HTTPAddr, "/healthz"); code != 200 {
 		t.Errorf("/healthz of a node without a majority: %d", code)
+	}
+}
+
+// TestRestartWithBootstrap: coordinators restarted with the same
+// --bootstrap list as on their first start (as every pod of a
+// StatefulSet is) ignore it, since their data folders hold raft state:
+// they keep their runs and elect a leader.
+func TestRestartWithBootstrap(t *testing.T) {
+	c, cl, id := solvedCluster(t, "tictactoe", "", "w1")
+	for i := range c.nodes {
+		c.stopNode(i)
+	}
+	for i := range c.nodes {
+		c.start(i, true)
+	}
+	c.waitLeader()
+	waitRun(t, cl, id, time.Minute)
+	out := t.TempDir()
+	if _, err := cl.Fetch(context.Background(), id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+	st, err := cl.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Runs) != 1 || len(st.Members) != 3 {
+		t.Errorf("after the restart: %d runs, %d members", len(st.Runs), len(st.Members))
 	}
 }

@@ -30,6 +30,11 @@ var ErrUnauthorized = errors.New("the coordinator refused the token")
 // follower forwards to the leader), and once it knows the leader it talks
 // to the leader directly. Requests that find no coordinator or no leader
 // are retried until Patience runs out.
+//
+// A coordinator that does not answer (a refused or reset connection, or
+// no answer in time: a crashed machine, a network partition) is given up
+// for every request in flight to it, which go on to the others at once,
+// and is tried last for a while.
 type Client struct {
 	urls  []string
 	token string
@@ -48,8 +53,43 @@ type Client struct {
 	// unavailable, and waited for it.
 	StoreWaits atomic.Uint64
 
-	mu     sync.Mutex
-	leader string // base URL, from the last answer
+	mu      sync.Mutex
+	leader  string // base URL, from the last answer
+	timeout time.Duration
+	hosts   map[string]*host // by base URL
+}
+
+// host is what the client knows of one coordinator's URL.
+type host struct {
+	ctx    context.Context // cancelled when the coordinator fails to answer
+	cancel context.CancelFunc
+	failed time.Time // when it last failed to answer; zero: it answers
+}
+
+// DefaultAttemptTimeout bounds each attempt of a request (see
+// Client.SetAttemptTimeout).
+const DefaultAttemptTimeout = 30 * time.Second
+
+// SetAttemptTimeout sets how long one coordinator may take to answer a
+// request (beyond the time a lease request asks it to hold, and ten
+// times this for a completion, which the leader answers once the outputs
+// are on a majority), and how long a blob transfer may stall; then the
+// request goes on to the next coordinator. A worker sets its lease time
+// to live: a coordinator that cannot answer within it has lost the lease
+// anyway.
+func (c *Client) SetAttemptTimeout(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d <= 0 {
+		d = DefaultAttemptTimeout
+	}
+	c.timeout = d
+}
+
+func (c *Client) attemptTimeout() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timeout
 }
 
 // NewClient returns a client of the coordinators at urls (base URLs such
@@ -61,7 +101,7 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 	if err := checkToken(token); err != nil {
 		return nil, err
 	}
-	c := &Client{token: token, http: peerClient(tlsCfg, false)}
+	c := &Client{token: token, http: peerClient(tlsCfg, nil), timeout: DefaultAttemptTimeout, hosts: map[string]*host{}}
 	// A blob's GET may be redirected to an object store: the client
 	// follows it itself, without the token (the presigned URL is the
 	// credential; the token is the cluster's secret).
@@ -76,20 +116,92 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 	return c, nil
 }
 
-// order is the URLs to try: the leader first if known.
+// hostOf returns the state of a base URL, under c.mu.
+func (c *Client) hostOf(base string) *host {
+	h := c.hosts[base]
+	if h == nil {
+		h = &host{}
+		h.ctx, h.cancel = context.WithCancel(context.Background())
+		c.hosts[base] = h
+	}
+	return h
+}
+
+// failedRecently is how long a coordinator that did not answer is tried
+// after the others.
+const failedRecently = time.Minute
+
+// order is the URLs to try: the leader first if known, then the others,
+// those that failed to answer recently last.
 func (c *Client) order() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now()
+	failed := func(u string) bool { h := c.hosts[u]; return h != nil && now.Sub(h.failed) < failedRecently }
 	out := make([]string, 0, len(c.urls)+1)
-	if c.leader != "" {
+	if c.leader != "" && !failed(c.leader) {
 		out = append(out, c.leader)
 	}
-	for _, u := range c.urls {
-		if u != c.leader {
-			out = append(out, u)
+	for _, late := range []bool{false, true} {
+		for _, u := range c.urls {
+			if u != c.leader && failed(u) == late {
+				out = append(out, u)
+			}
 		}
 	}
+	if c.leader != "" && failed(c.leader) {
+		out = append(out, c.leader)
+	}
 	return out
+}
+
+// attempt is one request to one coordinator: its context ends with the
+// caller's, when the coordinator is given up (by this request or another
+// in flight to it), or after limit (if not 0).
+func (c *Client) attempt(ctx context.Context, base string, limit time.Duration) (context.Context, func()) {
+	c.mu.Lock()
+	h := c.hostOf(base)
+	c.mu.Unlock()
+	actx, cancel := context.WithCancel(ctx)
+	if limit > 0 {
+		actx, cancel = context.WithTimeout(ctx, limit)
+	}
+	stop := context.AfterFunc(h.ctx, cancel)
+	return actx, func() { stop(); cancel() }
+}
+
+// answered records that the coordinator at base answered.
+func (c *Client) answered(base string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hostOf(base).failed = time.Time{}
+}
+
+// unanswered records that the coordinator at base did not answer: it is
+// tried last for a while, and if it did not answer in time (timedOut),
+// every request in flight to it is given up. A request given up because
+// another one timed out does not count again.
+func (c *Client) unanswered(base string, hctx context.Context, timedOut bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.hostOf(base)
+	if h.ctx != hctx {
+		return // given up already, since this request started
+	}
+	if timedOut {
+		h.cancel()
+		h.ctx, h.cancel = context.WithCancel(context.Background())
+	}
+	h.failed = time.Now()
+	if c.leader == base {
+		c.leader = ""
+	}
+}
+
+func (c *Client) hostCtx(base string) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hostOf(base).ctx
 }
 
 // HTTPError is an answer with an error status.
@@ -105,55 +217,55 @@ func (e *HTTPError) Error() string {
 // try sends one request to each coordinator in turn until one answers
 // with something other than "no leader", and retries rounds with a
 // backoff until Patience runs out. body, if set, makes a fresh request
-// body for each attempt.
-func (c *Client) try(ctx context.Context, method, path string, body func() (io.Reader, int64, error), handle func(*http.Response) error) error {
+// body for each attempt; limit bounds each attempt (0: none, the caller's
+// context only); stall, if not 0, ends an attempt whose request or
+// answer body moves no byte for that long (blob transfers).
+func (c *Client) try(ctx context.Context, method, path string, body func() (io.Reader, int64, error), limit, stall time.Duration, handle func(*http.Response) error) error {
 	deadline := time.Now().Add(c.Patience)
 	backoff := 100 * time.Millisecond
 	for {
 		var errs []error
 		for _, base := range c.order() {
-			var rd io.Reader
-			size := int64(-1)
-			if body != nil {
-				var err error
-				if rd, size, err = body(); err != nil {
+			hctx := c.hostCtx(base)
+			actx, done := c.attempt(ctx, base, limit)
+			resp, err := c.send(actx, method, base+path, body, stall)
+			if err == nil {
+				c.answered(base)
+				if l := resp.Header.Get(HeaderLeader); l != "" {
+					c.mu.Lock()
+					c.leader = l
+					c.mu.Unlock()
+				}
+				if resp.StatusCode == http.StatusServiceUnavailable {
+					errs = append(errs, readError(resp))
+					done()
+					continue
+				}
+				err = handle(resp)
+				resp.Body.Close()
+				if err == nil || ctx.Err() != nil || actx.Err() == nil {
+					done()
 					return err
 				}
+				// The answer's body stalled or was cut: try another.
 			}
-			req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-			if err != nil {
-				return err
+			done()
+			var be bodyError
+			switch {
+			case errors.As(err, &be):
+				return be.err // reading the request body (a file) failed
+			case errors.Is(ctx.Err(), context.Canceled):
+				return ctx.Err() // the caller gave up: say nothing of the coordinator
 			}
-			if size >= 0 {
-				req.ContentLength = size
+			// It did not answer in time (every request in flight to it is
+			// given up), or the connection failed (refused, reset: only
+			// this request).
+			timedOut := errors.Is(err, errStalled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)
+			c.unanswered(base, hctx, timedOut)
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			req.Header.Set("Authorization", "Bearer "+c.token)
-			if method == http.MethodPost {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			resp, err := c.http.Do(req)
-			if rc, ok := rd.(io.Closer); ok {
-				rc.Close()
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				errs = append(errs, err)
-				continue
-			}
-			if l := resp.Header.Get(HeaderLeader); l != "" {
-				c.mu.Lock()
-				c.leader = l
-				c.mu.Unlock()
-			}
-			if resp.StatusCode == http.StatusServiceUnavailable {
-				errs = append(errs, readError(resp))
-				continue
-			}
-			err = handle(resp)
-			resp.Body.Close()
-			return err
+			errs = append(errs, fmt.Errorf("%s: %w", base, err))
 		}
 		if time.Now().Add(backoff).After(deadline) {
 			return fmt.Errorf("cluster: no coordinator answered %s %s: %w", method, path, errors.Join(errs...))
@@ -165,6 +277,51 @@ func (c *Client) try(ctx context.Context, method, path string, body func() (io.R
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
+}
+
+// bodyError is a failure to read a request body of our own (a file).
+type bodyError struct{ err error }
+
+func (e bodyError) Error() string { return e.err.Error() }
+
+// send sends one request; with stall > 0, the request ends when its body
+// or its answer's body moves no byte for that long (see sendWatched).
+func (c *Client) send(ctx context.Context, method, url string, body func() (io.Reader, int64, error), stall time.Duration) (*http.Response, error) {
+	var rd io.Reader
+	size := int64(-1)
+	if body != nil {
+		var err error
+		if rd, size, err = body(); err != nil {
+			return nil, bodyError{err}
+		}
+		if rc, ok := rd.(io.Closer); ok {
+			defer rc.Close()
+		}
+		rd = bodyReader{rd}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	if size >= 0 {
+		req.ContentLength = size
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return sendWatched(c.http, req, stall)
+}
+
+// bodyReader marks the errors of reading a request body of our own.
+type bodyReader struct{ r io.Reader }
+
+func (b bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = bodyError{err}
+	}
+	return n, err
 }
 
 // readError turns an error answer into an error value (and closes it).
@@ -190,8 +347,14 @@ func readError(resp *http.Response) error {
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not
-// nil). It reports whether the answer had content (204 has none).
+// nil). It reports whether the answer had content (204 has none). Each
+// attempt may take the attempt timeout.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) (bool, error) {
+	return c.callWithin(ctx, c.attemptTimeout(), method, path, in, out)
+}
+
+// callWithin is call with each attempt bounded by limit.
+func (c *Client) callWithin(ctx context.Context, limit time.Duration, method, path string, in, out any) (bool, error) {
 	var body func() (io.Reader, int64, error)
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -201,7 +364,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) (bo
 		body = func() (io.Reader, int64, error) { return bytes.NewReader(b), int64(len(b)), nil }
 	}
 	content := false
-	err := c.try(ctx, method, path, body, func(resp *http.Response) error {
+	err := c.try(ctx, method, path, body, limit, 0, func(resp *http.Response) error {
 		switch {
 		case resp.StatusCode == http.StatusNoContent:
 			return nil
@@ -244,7 +407,8 @@ func (c *Client) Run(ctx context.Context, id string) (*Run, error) {
 // Lease asks for a unit of work; it returns nil when there is none.
 func (c *Client) Lease(ctx context.Context, req LeaseRequest) (*Assignment, error) {
 	var a Assignment
-	ok, err := c.call(ctx, http.MethodPost, "/v1/lease", req, &a)
+	wait := time.Duration(req.Wait * float64(time.Second))
+	ok, err := c.callWithin(ctx, wait+c.attemptTimeout(), http.MethodPost, "/v1/lease", req, &a)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -262,7 +426,7 @@ func (c *Client) Heartbeat(ctx context.Context, req HeartbeatRequest) (*Heartbea
 // with ErrStale if the lease is no longer the worker's, and with a
 // *MissingError naming outputs to upload again.
 func (c *Client) Complete(ctx context.Context, req CompleteRequest) error {
-	_, err := c.call(ctx, http.MethodPost, "/v1/complete", req, nil)
+	_, err := c.callWithin(ctx, 10*c.attemptTimeout(), http.MethodPost, "/v1/complete", req, nil)
 	return err
 }
 
@@ -283,7 +447,7 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 		}
 		return f, b.Size, nil
 	}
-	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", body, func(resp *http.Response) error {
+	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", body, 0, c.attemptTimeout(), func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {
 			return readError(resp)
 		}
@@ -299,14 +463,25 @@ func (c *Client) Uploads(ctx context.Context, req UploadsRequest) ([]blobstore.U
 	return resp.Uploads, err
 }
 
-// PutDirect stores the file at path, blob b, with a presigned PUT.
+// PutDirect stores the file at path, blob b, with a presigned PUT; a
+// transfer that moves no byte for the attempt timeout is given up.
 func (c *Client) PutDirect(ctx context.Context, up *blobstore.Upload, path string, b Blob) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return blobstore.PutUpload(ctx, c.http, up, b.Size, f)
+	return blobstore.PutUpload(ctx, &http.Client{Transport: stallTransport{c.http.Transport, c.attemptTimeout()}}, up, b.Size, f)
+}
+
+// stallTransport sends requests with sendWatched.
+type stallTransport struct {
+	rt    http.RoundTripper
+	stall time.Duration
+}
+
+func (t stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return sendWatched(&http.Client{Transport: t.rt}, req, t.stall)
 }
 
 // GetBlob downloads blob b into the file dst, from the first coordinator
@@ -320,21 +495,8 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 		return fmt.Errorf("cluster: %q: %w", b.SHA256, blobstore.ErrBadName)
 	}
 	for attempt := 0; ; attempt++ {
-		var errs []error
-		unavailable := false
-		for _, base := range c.order() {
-			err := c.getFrom(ctx, base, b, dst)
-			if err == nil {
-				return nil
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			errs = append(errs, err)
-			unavailable = unavailable || errors.Is(err, blobstore.ErrUnavailable)
-		}
-		err := fmt.Errorf("cluster: blob %s: %w", b.SHA256, errors.Join(errs...))
-		if !unavailable {
+		err := c.getBlob(ctx, b, dst)
+		if err == nil || !errors.Is(err, blobstore.ErrUnavailable) || ctx.Err() != nil {
 			return err
 		}
 		c.StoreWaits.Add(1)
@@ -344,60 +506,84 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 	}
 }
 
-func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) error {
+// getBlob is one round of GetBlob over the coordinators.
+func (c *Client) getBlob(ctx context.Context, b Blob, dst string) error {
+	var errs []error
+	for _, base := range c.order() {
+		hctx := c.hostCtx(base)
+		actx, done := c.attempt(ctx, base, 0)
+		answered, err := c.getFrom(actx, base, b, dst)
+		done()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !answered {
+			c.unanswered(base, hctx, errors.Is(err, errStalled))
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("cluster: blob %s: %w", b.SHA256, errors.Join(errs...))
+}
+
+// getFrom downloads blob b from one coordinator; answered says whether
+// it answered (and sent the whole body, if it had the blob).
+func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (answered bool, err error) {
 	path := "/v1/blobs/" + b.SHA256
 	if c.ThroughCoordinators {
 		path += "?via=coordinator"
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	resp, err := c.send(ctx, http.MethodGet, base+path, nil, c.attemptTimeout())
 	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode == http.StatusTemporaryRedirect {
-		// To the object store: a new request, without the token.
-		resp.Body.Close()
-		loc, err := resp.Location()
-		if err != nil {
-			return err
-		}
-		if req, err = http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil); err != nil {
-			return err
-		}
-		if resp, err = c.http.Do(req); err != nil {
-			return fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
-		}
-		if resp.StatusCode >= 500 {
-			resp.Body.Close()
-			return fmt.Errorf("%w: %s", blobstore.ErrUnavailable, resp.Status)
-		}
-		base = loc.Scheme + "://" + loc.Host
-	}
-	if resp.StatusCode != http.StatusOK {
-		return readError(resp)
+		return false, err
 	}
 	defer resp.Body.Close()
+	c.answered(base)
+	store := false
+	if resp.StatusCode == http.StatusTemporaryRedirect {
+		// To the object store: a new request, without the token.
+		loc, err := resp.Location()
+		if err != nil {
+			return true, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil)
+		if err != nil {
+			return true, err
+		}
+		if resp, err = sendWatched(c.http, req, c.attemptTimeout()); err != nil {
+			return true, fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode >= 500 {
+			return true, fmt.Errorf("%w: %s", blobstore.ErrUnavailable, resp.Status)
+		}
+		base, store = loc.Scheme+"://"+loc.Host, true
+	}
+	if resp.StatusCode != http.StatusOK {
+		return true, readError(resp)
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+		return true, err
 	}
 	f, err := atomicfile.Create(dst)
 	if err != nil {
-		return err
+		return true, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
+	if err != nil && store {
+		return true, fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
+	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
+		return false, err
 	}
 	if n != b.Size || hex.EncodeToString(h.Sum(nil)) != b.SHA256 {
-		return fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
+		return true, fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
 	}
-	return f.CommitNoSync()
+	return true, f.CommitNoSync()
 }
 
 // WaitRun polls the status until run id is done, and returns its summary;

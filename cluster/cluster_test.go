@@ -59,8 +59,8 @@ type testCluster struct {
 	leaseTT time.Duration
 	// serverTLS and clientTLS, when set, serve the API over HTTPS.
 	serverTLS, clientTLS *tls.Config
-	// configure, when set, changes each node's configuration.
-	configure func(*NodeConfig)
+	// configure, when set, changes node i's configuration before it starts.
+	configure func(i int, cfg *NodeConfig)
 }
 
 func testLog(t testing.TB) *slog.Logger {
@@ -77,24 +77,32 @@ func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
 // startClusterTLS starts a cluster whose API is served with serverTLS and
 // reached with clientTLS (both nil: plain HTTP).
 func startClusterTLS(t testing.TB, n int, leaseTTL time.Duration, serverTLS, clientTLS *tls.Config) *testCluster {
-	return startClusterWith(t, n, &testCluster{leaseTT: leaseTTL, serverTLS: serverTLS, clientTLS: clientTLS})
+	c := newTestCluster(t, n, leaseTTL)
+	c.serverTLS, c.clientTLS = serverTLS, clientTLS
+	c.startAll()
+	return c
 }
 
-// startClusterWith starts a cluster of n nodes set up as c says.
-func startClusterWith(t testing.TB, n int, c *testCluster) *testCluster {
+// newTestCluster prepares a cluster of n coordinators on free ports, not
+// started yet.
+func newTestCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
 	addrs := freeAddrs(t, 2*n)
-	c.t = t
+	c := &testCluster{t: t, leaseTT: leaseTTL}
 	for i := range n {
 		c.members = append(c.members, Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 		c.dirs = append(c.dirs, t.TempDir())
 	}
 	c.nodes = make([]*Node, n)
-	for i := range n {
+	return c
+}
+
+// startAll bootstraps every node and waits for a leader.
+func (c *testCluster) startAll() {
+	for i := range c.nodes {
 		c.start(i, true)
 	}
-	t.Cleanup(c.stop)
+	c.t.Cleanup(c.stop)
 	c.waitLeader()
-	return c
 }
 
 func (c *testCluster) start(i int, bootstrap bool) {
@@ -115,7 +123,7 @@ func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
 		cfg.Bootstrap = c.members
 	}
 	if c.configure != nil {
-		c.configure(&cfg)
+		c.configure(i, &cfg)
 	}
 	n, err := StartNode(cfg)
 	if err != nil {
@@ -148,19 +156,32 @@ func (c *testCluster) stop() {
 	}
 }
 
-// leader waits for a leader and returns its index.
+// waitLeader waits for a leader and returns its index.
 func (c *testCluster) waitLeader() int {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	leader := -1
+	waitUntil(c.t, "a leader", func() bool {
 		for i, n := range c.nodes {
 			if n != nil && n.IsLeader() {
-				return i
+				leader = i
+				return true
 			}
+		}
+		return false
+	})
+	return leader
+}
+
+// waitUntil polls cond until it holds, for a minute at most: tests wait
+// for a sign that what they wait for happened, never for a fixed time.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: gave up after a minute", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	c.t.Fatal("no leader")
-	return -1
 }
 
 func (c *testCluster) urls() []string {

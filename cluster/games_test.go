@@ -121,17 +121,10 @@ func TestWorkerWithoutTheGame(t *testing.T) {
 // most).
 func waitStatus(t *testing.T, cl *Client, what string, cond func(*StatusResponse) bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	waitUntil(t, what, func() bool {
 		st, err := cl.Status(context.Background())
-		if err == nil && cond(st) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: gave up after a minute (last error %v)", what, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && cond(st)
+	})
 }
 
 // TestWorkerRefusesAGameItLacks: given a unit of a game it does not have

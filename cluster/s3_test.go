@@ -34,10 +34,12 @@ func s3Cluster(t *testing.T, grace time.Duration) (*testCluster, *s3test.Server,
 		return s
 	}
 	view := open()
-	c := startClusterWith(t, 3, &testCluster{leaseTT: 3 * time.Second, configure: func(nc *NodeConfig) {
+	c := newTestCluster(t, 3, 3*time.Second)
+	c.configure = func(_ int, nc *NodeConfig) {
 		nc.Store = open()
 		nc.BlobGrace = grace
-	}})
+	}
+	c.startAll()
 	return c, srv, view
 }
 
@@ -64,18 +66,6 @@ func counterOrGauge(m *dto.Metric) float64 {
 		return m.Counter.GetValue()
 	}
 	return m.Gauge.GetValue()
-}
-
-// waitFor polls cond until it holds, or fails the test after limit.
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: gave up after %v", what, limit)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestClusterS3: a cluster whose artifacts live in a real S3 server on

@@ -130,7 +130,7 @@ func TestSecurity(t *testing.T) {
 	lateBlob := Blob{SHA256: hex.EncodeToString(lsum[:]), Size: int64(len(late))}
 	path := filepath.Join(t.TempDir(), "late")
 	os.WriteFile(path, late, 0o644)
-	time.Sleep(3 * time.Second) // past the 2 s lease
+	waitLeaseEnded(t, cl, a)
 	if err := cl.PutBlob(ctx, path, lateBlob); err != nil {
 		t.Fatal(err)
 	}
@@ -161,4 +161,19 @@ func TestSecurity(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+}
+
+// waitLeaseEnded waits (a minute at most) until the state no longer
+// holds the lease of a: it expired, and the leader released it.
+func waitLeaseEnded(t *testing.T, cl *Client, a *Assignment) {
+	t.Helper()
+	waitUntil(t, "the lease to expire", func() bool {
+		run, err := cl.Run(context.Background(), a.Ref.Run)
+		if err != nil {
+			return false
+		}
+		s := &State{Runs: []*Run{run}}
+		_, _, u := s.unit(a.Ref)
+		return u != nil && (u.Lease == nil || u.Lease.Token != a.Token)
+	})
 }

@@ -71,11 +71,13 @@ var bundled = []Spec{
 	},
 	{
 		Name: "xiangqi",
-		Summary: "xiangqi endgame tablebases: distance to mate in plies, stalemate loses; tier = material; " +
-			"no repetition rules: endless play (perpetual check or chase) is a draw",
+		Summary: "xiangqi endgame tablebases, distance to mate in plies, mate and stalemate lose; tier = material; " +
+			"no repetition rules: play that never ends is a draw, so a side that can only hold by perpetual check or chase, " +
+			"which the rules forbid, still counts as drawing",
 		Options: []Option{
 			{"material", "", "the endgame, red's pieces v black's: KRvK, KRNvKAABB (K A B N R C P; E for B, H for N); " +
-				"unset: every endgame, solved from seeds only (tierd solve --from DIR, see levelctl import)"},
+				"unset: every endgame of at most maxpieces pieces, solved from seeds only (levelctl import, then tierd solve --from DIR)"},
+			{"maxpieces", "6", "without material: the most pieces, generals included, of the endgames the variant holds"},
 		},
 		New: xiangqi.New,
 	},

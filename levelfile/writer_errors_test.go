@@ -36,7 +36,7 @@ func writeWithin(t *testing.T, f func() (Result, error)) (Result, error) {
 	select {
 	case o := <-c:
 		return o.res, o.err
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("the writer hangs after an error")
 		return Result{}, nil
 	}

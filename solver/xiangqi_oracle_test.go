@@ -276,3 +276,87 @@ func TestXiangqiFacts(t *testing.T) {
 		t.Errorf("only %d K+P v K positions checked", checked)
 	}
 }
+
+// felicityFacts are the counts of the Felicity EGTB generator (github
+// nguyenpham/FelicityEgtb at bcdd225, MIT), which has this game's rules
+// (distance to mate in plies, stalemate loses, no repetition rules), read
+// back from the tables it wrote: per side to move, over the whole board;
+// the longest win of red to move and loss of black to move; and the
+// counts of mirror pairs (a position and its mirror image once), which
+// Felicity's own index holds. Red is the side with the attackers.
+var felicityFacts = []struct {
+	material                    string
+	redWin, redDraw, redLoss    int
+	blkWin, blkDraw, blkLoss    int
+	redLongest, blkLongest      int // -1: none
+	pairWin, pairDraw, pairLoss int
+}{
+	{"KRvK", 3834, 0, 0, 0, 108, 4806, 3, 4, 1917, 54, 2430},
+	{"KNvK", 4590, 0, 0, 0, 108, 4806, 13, 14, 2322, 54, 2430},
+	{"KCvK", 0, 4914, 0, 0, 4914, 0, -1, -1, 0, 4968, 0},
+	{"KPvK", 2394, 432, 0, 0, 546, 2469, 19, 20, 1215, 489, 1257},
+	{"KRvKA", 18507, 0, 0, 0, 732, 22074, 9, 10, 9264, 366, 11055},
+	{"KRvKB", 26808, 0, 0, 0, 1530, 32436, 11, 12, 13422, 768, 16236},
+	{"KNvKA", 21366, 60, 0, 0, 816, 21990, 37, 38, 10701, 438, 11013},
+	{"KNvKB", 7668, 24132, 0, 0, 31904, 2062, 31, 30, 3840, 28054, 1031},
+	{"KCvKA", 0, 22314, 0, 0, 22806, 0, -1, -1, 0, 22587, 0},
+	{"KCvKB", 0, 33732, 0, 0, 33966, 0, -1, -1, 0, 33876, 0},
+	{"KPvKA", 1104, 11988, 0, 0, 13536, 363, 13, 12, 555, 12783, 183},
+	{"KPvKB", 684, 18717, 0, 0, 20670, 12, 13, 6, 345, 19719, 6},
+	// Five pieces: with TIERSOLVE_LONG=1.
+	{"KRRvK", 134190, 0, 0, 0, 0, 220383, 3, 4, 67095, 0, 110310},
+	{"KRNvK", 325665, 0, 0, 0, 0, 440766, 5, 14, 162927, 0, 220620},
+	{"KRCvK", 348021, 0, 0, 0, 10026, 430740, 5, 6, 174105, 5046, 215574},
+	{"KRPvK", 199899, 0, 0, 0, 864, 269577, 5, 20, 100014, 432, 134970},
+	{"KCCvK", 217662, 66, 0, 0, 9996, 210387, 13, 14, 108879, 5064, 105279},
+	{"KCNvK", 409311, 0, 0, 0, 10026, 430740, 13, 14, 204822, 5046, 215574},
+	{"KCPvK", 213654, 38679, 0, 0, 49299, 221142, 19, 20, 106914, 44046, 110712},
+	{"KNNvK", 192465, 0, 0, 0, 0, 220383, 13, 14, 96351, 0, 110310},
+	{"KNPvK", 237402, 0, 0, 0, 864, 269577, 13, 20, 118851, 432, 134970},
+	{"KPPvK", 70803, 1566, 0, 0, 2484, 79884, 19, 20, 35445, 2025, 40008},
+	{"KRvKAA", 35166, 0, 0, 0, 1302, 40368, 19, 20, 17583, 654, 20235},
+	{"KRvKAB", 128664, 0, 0, 0, 8700, 148410, 15, 16, 64341, 4350, 74214},
+	{"KRvKBB", 80328, 0, 0, 0, 5640, 94962, 23, 24, 40164, 2826, 47556},
+	{"KNvKAA", 2859, 36501, 0, 0, 41421, 249, 43, 42, 1434, 39060, 129},
+	{"KNvKAB", 13428, 134514, 0, 0, 156138, 972, 43, 42, 6714, 145344, 486},
+	{"KNvKBB", 444, 93972, 0, 0, 100602, 0, 29, -1, 222, 97449, 0},
+	{"KCvKAB", 0, 152988, 0, 0, 157110, 0, -1, -1, 0, 155067, 0},
+}
+
+// TestXiangqiAgainstFelicity compares every endgame of felicityFacts
+// (the four-piece ones in short runs) with a full run, counted by side to
+// move, and with a symmetric run, whose canonical positions are the
+// mirror pairs.
+func TestXiangqiAgainstFelicity(t *testing.T) {
+	for i, f := range felicityFacts {
+		if f.material == "KRRvK" && !longTests() {
+			break
+		}
+		if oracleRace && i >= 4 {
+			break
+		}
+		t.Run(f.material, func(t *testing.T) {
+			r := solveRun(t, "xiangqi", "material="+f.material, Config{Workers: 2})
+			defer r.Close()
+			s := xqTierStats(t, r, f.material)
+			want := xqStats{win: [2]int{f.redWin, f.blkWin}, lose: [2]int{f.redLoss, f.blkLoss}, draw: [2]int{f.redDraw, f.blkDraw}}
+			want.longest = s.longest
+			if f.redLongest >= 0 {
+				want.longest[0] = f.redLongest
+			}
+			if f.blkLongest >= 0 {
+				want.longest[1] = f.blkLongest
+			}
+			if s != want || f.redLongest < 0 && s.win[0] > 0 || f.blkLongest < 0 && s.lose[1] > 0 {
+				t.Errorf("ours: %v\nFelicity: %v", s, want)
+			}
+			sym := solveRun(t, "xiangqi", "material="+f.material, Config{Workers: 2, Symmetry: true})
+			defer sym.Close()
+			m, _ := xiangqi.ParseMaterial(f.material)
+			rec := sym.Manifest.tier(uint64(m.Tier()))
+			if got := [3]uint64{rec.Win, rec.Draw, rec.Lose}; got != [3]uint64{uint64(f.pairWin), uint64(f.pairDraw), uint64(f.pairLoss)} {
+				t.Errorf("symmetric run: win/draw/lose %v, Felicity's mirror pairs %d/%d/%d", got, f.pairWin, f.pairDraw, f.pairLoss)
+			}
+		})
+	}
+}

@@ -70,7 +70,14 @@ func TestQueryDefaultsToTheRun(t *testing.T) {
 		{"query", "--db", ttt, "--json", "---/---/---"},
 		{"query", "--json", "--db", ttt, "---/---/---"},
 		{"query", "--db", ttt, "--", "---/---/---"},
+		{"query", "--", "---/---/---", "--db", ttt}, // an argument, after "--": no --db
 	} {
+		if args[1] == "--" {
+			if code, _, stderr := tierd(t, args...); code != 2 || !strings.Contains(stderr, "need --db and one POSITION") {
+				t.Errorf("tierd %v: exit %d, %q; want exit 2", args, code, stderr)
+			}
+			continue
+		}
 		code, stdout, stderr := tierd(t, args...)
 		if code != 0 || !strings.Contains(stdout, "tie") {
 			t.Errorf("tierd %v: exit %d, %q %q", args, code, stdout, stderr)

@@ -74,13 +74,13 @@ func Start(dir string, n int, cfg Config) (*Cluster, error) {
 		}
 		c.Nodes = append(c.Nodes, node)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for c.Leader() == nil || !c.Leader().Serving() {
 		select {
 		case <-ctx.Done():
 			c.Close()
-			return nil, errors.New("clustertest: no leader serving within 30 s")
+			return nil, errors.New("clustertest: no leader serving within 2 minutes")
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

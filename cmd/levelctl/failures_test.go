@@ -20,12 +20,40 @@ import (
 // naming the file, exit 1, and nothing left behind.
 
 // TestMain lets the test binary run as levelctl itself, for the tests that
-// need a real process (its peak memory).
+// need a real process (its peak memory, signals). With LEVELCTL_TEST_READY
+// set, the process creates that file once its signal handler is in place.
 func TestMain(m *testing.M) {
 	if os.Getenv("LEVELCTL_TEST_MAIN") == "1" {
-		main()
+		os.Exit(runMain(func() {
+			if ready := os.Getenv("LEVELCTL_TEST_READY"); ready != "" {
+				if err := os.WriteFile(ready, nil, 0o644); err != nil {
+					panic(err)
+				}
+			}
+		}))
 	}
 	os.Exit(m.Run())
+}
+
+// waitForFile waits until the file exists (a child process's sign that it
+// is ready), for two minutes at most, or the process ended.
+func waitForFile(t *testing.T, path string, exited <-chan struct{}) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(2 * time.Minute)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-exited:
+			t.Fatalf("the process ended before it created %s", path)
+		case <-deadline:
+			t.Fatalf("%s: not created within two minutes", path)
+		}
+	}
 }
 
 // levelctlWithin is levelctl with a time limit: a command that hangs
@@ -44,7 +72,7 @@ func levelctlWithin(t *testing.T, stdin string, args ...string) (code int, stdou
 	select {
 	case o := <-c:
 		return o.code, o.stdout, o.stderr
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatalf("levelctl %v hangs", args)
 		return
 	}
@@ -277,18 +305,21 @@ func TestSignalStopsLevelctl(t *testing.T) {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "out.dat.gz")
 		os.WriteFile(out, []byte("old"), 0o644)
+		ready := filepath.Join(t.TempDir(), "ready")
 		cmd := exec.Command(os.Args[0], "write", "-o", out)
-		cmd.Env = append(os.Environ(), "LEVELCTL_TEST_MAIN=1")
+		cmd.Env = append(os.Environ(), "LEVELCTL_TEST_MAIN=1", "LEVELCTL_TEST_READY="+ready)
 		stdin, _ := cmd.StdinPipe()
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
 		stdin.Write([]byte("1 2 3 "))
-		time.Sleep(200 * time.Millisecond) // reading its input
+		waitForFile(t, ready, exited) // its handler is in place
 		cmd.Process.Signal(sig)
-		cmd.Wait()
+		<-exited
 		stdin.Close()
 		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if ws.ExitStatus() != 128+int(sig) || !strings.Contains(stderr.String(), "no output file was replaced") {

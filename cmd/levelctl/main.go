@@ -20,7 +20,12 @@ var program = &cli.Program{
 	Summary: "inspect, validate, write, convert and merge level files; decode game formats",
 }
 
-func main() {
+func main() { os.Exit(runMain(func() {})) }
+
+// runMain runs the command line of the process and returns its exit code;
+// ready is called once the signals are handled (tests wait for it before
+// they send one).
+func runMain(ready func()) int {
 	e := &cli.Env{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
@@ -28,7 +33,8 @@ func main() {
 		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	stopOnSignal(e.Stderr)
-	os.Exit(program.Run(e, os.Args[1:]))
+	ready()
+	return program.Run(e, os.Args[1:])
 }
 
 // stopOnSignal makes SIGINT and SIGTERM end the process at once without

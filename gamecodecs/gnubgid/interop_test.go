@@ -131,7 +131,7 @@ func TestGnubgInterop(t *testing.T) {
 	if err := os.WriteFile(script, []byte("ARGS = "+string(argv)+"\n"+interopScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang detector: gnubg takes seconds
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-t", "-q", "-r", "-p", script)
 	cmd.Dir = dir

@@ -9,9 +9,10 @@ import (
 
 // The hash of a position in its tier is
 //
-//	side to move + 2 * (d_0 + s_0*(d_1 + s_1*(d_2 + ...)))
+//	side to move + 2 * (d_n + s_n*(d_n-1 + s_n-1*(... + s_1*d_0)))
 //
-// over the tier's groups of pieces, each with s digits, in this order:
+// over the tier's groups of pieces 0 to n, each with s digits (the last
+// group's digit the least significant), in this order:
 //
 //   - red's home group, then black's: the general with the advisors and
 //     elephants, which never leave their side's half: the digit numbers the
@@ -193,22 +194,34 @@ func rankNumbers(c []int) uint64 {
 	return d
 }
 
-// rank returns the digit of a home placement (general first), or -1.
+// rank returns the digit of a home placement: the general, the advisors,
+// the elephants, in this order; -1 if two share a point.
 func (h *homeTable) rank(side xq.Side, sq []xq.Square) int32 {
-	var a, b [2]int
-	na, nb := 0, 0
-	for _, s := range sq[1:] { // advisors' and elephants' places are apart
-		if xq.CanStand(side, xq.Advisor, s) {
-			a[na] = int(placeNumber[side][xq.Advisor][s])
-			na++
-		} else {
-			b[nb] = int(placeNumber[side][xq.Elephant][s])
-			nb++
-		}
+	num := &placeNumber[side]
+	i := uint64(num[xq.King][sq[0]])
+	var a, b uint64
+	switch h.na {
+	case 1:
+		a = uint64(num[xq.Advisor][sq[1]])
+	case 2:
+		a = pairRank(num[xq.Advisor][sq[1]], num[xq.Advisor][sq[2]])
 	}
-	k := uint64(placeNumber[side][xq.King][sq[0]])
-	i := k + 9*(rankNumbers(a[:na])+binom[5][h.na]*rankNumbers(b[:nb]))
-	return h.index[i]
+	e := sq[1+h.na:]
+	switch h.nb {
+	case 1:
+		b = uint64(num[xq.Elephant][e[0]])
+	case 2:
+		b = pairRank(num[xq.Elephant][e[0]], num[xq.Elephant][e[1]])
+	}
+	return h.index[i+9*(a+binom[5][h.na]*b)]
+}
+
+// pairRank is the colex rank of two distinct numbers.
+func pairRank(x, y int8) uint64 {
+	if x > y {
+		x, y = y, x
+	}
+	return uint64(x) + binom[y][2]
 }
 
 // placeNumber[side][kind][s] is s's number among the kind's places.
@@ -233,6 +246,9 @@ type layout struct {
 	groups []group
 	size   uint64
 	pieces int
+	// firstFree is the index of the first free group (len(groups) if
+	// none): the groups whose digits depend on the points of others.
+	firstFree int
 	// of[side][kind] is the index of the group holding that kind's
 	// pieces of that side.
 	of [2][xq.NumKinds]int8
@@ -280,14 +296,24 @@ func newLayout(m Material) *layout {
 			}
 		}
 	}
+	l.firstFree = len(l.groups)
+	for i := len(l.groups) - 1; i >= 0 && l.groups[i].kind == freeGroup; i-- {
+		l.firstFree = i
+	}
+	// The digits' significance is the reverse of the groups' order: the
+	// attackers, which make most of the moves, have the low digits, so a
+	// position's parents and children by their moves lie near it.
 	w := uint64(2)
-	for i := range l.groups {
+	for i := len(l.groups) - 1; i >= 0; i-- {
 		g := &l.groups[i]
 		g.weight = w
 		if hi, lo := bits.Mul64(w, g.size); hi != 0 || lo > maxSize {
 			return nil
 		}
 		w *= g.size
+	}
+	for i := range l.groups {
+		g := &l.groups[i]
 		if g.kind != homeGroup && g.n > 1 && g.size <= unrankTable {
 			m := len(g.places)
 			if g.kind == freeGroup {
@@ -316,19 +342,22 @@ func (g *group) numbers(d uint64) [maxMembers]uint8 {
 	return unrankNumbers(len(g.places), g.n, d)
 }
 
-// placement is a decoded hash: the side to move, each group's digit and
-// its pieces' points (a home group's general first).
+// placement is a decoded hash: the side to move, each group's digit, its
+// pieces' points (a home group's general first) and, in a rank group,
+// their numbers (among the places, or among the free points).
 type placement struct {
 	side   xq.Side
 	digits [maxGroups]uint64
 	sq     [maxGroups][maxMembers]xq.Square
+	num    [maxGroups][maxMembers]uint8
 }
 
-// decode splits hash h into its digits and sets the points they give.
+// decode splits hash h into its digits, the last group's the lowest, and
+// sets the points they give.
 func (l *layout) decode(h uint64, pl *placement) {
 	pl.side = xq.Side(h & 1)
 	h >>= 1
-	for i := range l.groups {
+	for i := len(l.groups) - 1; i >= 0; i-- {
 		g := &l.groups[i]
 		pl.digits[i] = h % g.size
 		h /= g.size
@@ -349,11 +378,13 @@ func (l *layout) place(pl *placement, from int) {
 				copy(pl.sq[i][:], g.home.squares[d][:g.n])
 			case placeGroup:
 				c := g.numbers(d)
+				pl.num[i] = c
 				for j := range g.n {
 					pl.sq[i][j] = g.places[c[j]]
 				}
 			case freeGroup:
 				c := g.numbers(d)
+				pl.num[i] = c
 				for j := range g.n {
 					pl.sq[i][j] = nthFree(occ[:n], int(c[j]))
 				}
@@ -458,6 +489,91 @@ func freeNumber(occ []xq.Square, s xq.Square) int {
 	return c
 }
 
+// moved returns the hash of the placement pl (of hash h) after its piece
+// of group i moves from a to b without capture, and the side to move
+// flips. Only the digits that change are made afresh: group i's, and
+// those of the later free groups, whose pieces' numbers among the free
+// points shift by one where a or b lies below them.
+func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Square) uint64 {
+	h ^= 1
+	g := &l.groups[i]
+	var d uint64
+	switch {
+	case g.kind == homeGroup:
+		sq := pl.sq[i]
+		for j := range sq[:g.n] {
+			if sq[j] == a {
+				sq[j] = b
+			}
+		}
+		d = uint64(g.home.rank(g.side, sq[:g.n]))
+	case g.n == 1 && g.kind == placeGroup:
+		d = uint64(g.place[b])
+	case g.n == 1:
+		d = uint64(int(b) - l.below(pl, bd, i, b))
+	default:
+		var c [maxMembers]int
+		for j := range g.n {
+			c[j] = int(pl.num[i][j])
+			if pl.sq[i][j] == a {
+				if g.kind == placeGroup {
+					c[j] = int(g.place[b])
+				} else {
+					c[j] = int(b) - l.below(pl, bd, i, b)
+				}
+			}
+		}
+		d = rankNumbers(c[:g.n])
+	}
+	h += (d - pl.digits[i]) * g.weight // modulo 2^64, as the new hash fits
+	for k := max(i+1, l.firstFree); k < len(l.groups); k++ {
+		gk := &l.groups[k]
+		if gk.n == 1 {
+			if s := pl.sq[k][0]; a < s != (b < s) {
+				if a < s {
+					h += gk.weight // a freed below: one more free point below s
+				} else {
+					h -= gk.weight
+				}
+			}
+			continue
+		}
+		var c [maxMembers]int
+		shifted := false
+		for j := range gk.n {
+			s := pl.sq[k][j]
+			c[j] = int(pl.num[k][j])
+			if a < s != (b < s) {
+				shifted = true
+				if a < s {
+					c[j]++
+				} else {
+					c[j]--
+				}
+			}
+		}
+		if shifted {
+			h += (rankNumbers(c[:gk.n]) - pl.digits[k]) * gk.weight
+		}
+	}
+	return h
+}
+
+// below counts the pieces of the groups before free group i that stand
+// on points below s, on bd, the board of pl: all pieces below s but those
+// of group i and the free groups after it.
+func (l *layout) below(pl *placement, bd *xq.Board, i int, s xq.Square) int {
+	n := bd.CountBelow(s)
+	for k := i; k < len(l.groups); k++ {
+		for _, t := range pl.sq[k][:l.groups[k].n] {
+			if t < s {
+				n--
+			}
+		}
+	}
+	return n
+}
+
 // hash returns the hash of the placement's digits.
 func (l *layout) hash(pl *placement) uint64 {
 	h := uint64(pl.side)
@@ -473,15 +589,22 @@ func (l *layout) encode(b *xq.Board, side xq.Side) uint64 {
 	var pl placement
 	var n [maxGroups]int
 	for s := xq.Red; s <= xq.Black; s++ {
-		n[l.of[s][xq.King]] = 1 // the general goes first in its home group
+		// A home group lists the general, the advisors, the elephants.
+		h := l.of[s][xq.King]
+		n[h] = 1 + l.m[s][xq.Advisor]
+		na := 1
 		b.Each(s, func(at xq.Square, p xq.Piece) {
 			i := l.of[s][p.Kind()]
-			if p.Kind() == xq.King {
+			switch p.Kind() {
+			case xq.King:
 				pl.sq[i][0] = at
-				return
+			case xq.Advisor:
+				pl.sq[i][na] = at
+				na++
+			default:
+				pl.sq[i][n[i]] = at
+				n[i]++
 			}
-			pl.sq[i][n[i]] = at
-			n[i]++
 		})
 	}
 	pl.side = side

@@ -253,18 +253,18 @@ func (g *Game) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 		return 0, 0, err
 	}
 	if err := b.Check(side); err != nil {
-		return 0, 0, fmt.Errorf("%q: %w", s, err)
+		return 0, 0, err
 	}
 	m := materialOf(&b)
 	if g.all && m.Pieces() > g.maxPieces {
-		return 0, 0, fmt.Errorf("%q: %w", s, &TooManyPieces{m.Pieces(), g.maxPieces})
+		return 0, 0, &TooManyPieces{m.Pieces(), g.maxPieces}
 	}
 	l := g.layout(m.Tier())
 	if l == nil && g.all {
-		return 0, 0, fmt.Errorf("%q: endgame %s is too large to be a tier", s, m)
+		return 0, 0, fmt.Errorf("endgame %s is too large to be a tier", m)
 	}
 	if l == nil {
-		return 0, 0, fmt.Errorf("%q: endgame %s is not part of %s", s, m, g.top)
+		return 0, 0, fmt.Errorf("endgame %s is not part of %s", m, g.top)
 	}
 	return m.Tier(), tiergame.Position(l.encode(&b, side)), nil
 }
@@ -322,22 +322,10 @@ func (g *Game) child(st *state, h uint64, t tiergame.Tier, m xq.Move) tiergame.C
 }
 
 // moved returns the hash after move m without capture from the position
-// of hash h: the side flips, and the digits of the moved piece's group and
-// of the groups after it (whose free points it changes) are made afresh.
+// of hash h.
 func (st *state) moved(h uint64, m xq.Move) uint64 {
 	p := st.b.At(m.From)
-	i := int(st.l.of[p.Side()][p.Kind()])
-	pl := st.pl
-	pl.side ^= 1
-	sq := &pl.sq[i]
-	for j := range sq {
-		if sq[j] == m.From {
-			sq[j] = m.To
-			break
-		}
-	}
-	st.l.digits(&pl, i)
-	return st.l.hash(&pl)
+	return st.l.moved(&st.pl, &st.b, h, int(st.l.of[p.Side()][p.Kind()]), m.From, m.To)
 }
 
 // MoveNames returns the ICCS names of the moves, in the order of Moves.
@@ -352,30 +340,66 @@ func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
 	return out
 }
 
-// Parents appends the legal positions of tier t from which a move without
-// capture leads to p (the un-moves of the side that just moved after which
-// the side not to move is not in check). Only t itself is a parent tier
-// the solver asks about; for another pt, Parents lists nothing.
+// Parents appends the legal positions of tier pt from which a move leads
+// to p: in t itself the un-moves without capture of the side that just
+// moved, in the tier with one more piece of the side to move its
+// un-captures, the taken piece put back; each with the side not to move
+// before the move not in check. (The solver asks about t only.)
 func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
-	if pt != t {
-		return dst
-	}
 	l := g.mustLayout(t)
 	var st state
 	l.load(uint64(p), &st)
 	mover := st.pl.side.Other()
 	var buf [128]xq.Move
+	if pt != t {
+		return g.uncaptures(&st, pt, dst)
+	}
 	h := uint64(p)
+	guard := st.b.Guard(st.pl.side) // in the parent, st's side is not to move
 	for _, m := range st.b.Unmoves(mover, buf[:0]) {
 		// m leads from the parent to p; the parent's hash is p's with m
 		// taken back, which moved computes from p by playing m backwards.
-		back := xq.Move{From: m.To, To: m.From}
-		st.b.Unplay(m, xq.NoPiece)
-		ok := !st.b.Attacked(st.pl.side) // in the parent, st's side is not to move
-		st.b.Play(m)
-		if ok {
-			dst = append(dst, tiergame.Position(st.moved(h, back)))
+		if guard.SafeBefore(&st.b, m) {
+			dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
 		}
+	}
+	return dst
+}
+
+// uncaptures appends the parents of st in tier pt, which must hold one
+// more piece of the side to move than st's tier.
+func (g *Game) uncaptures(st *state, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	pm, ok := MaterialOf(pt)
+	pl := g.layout(pt)
+	if !ok || pl == nil {
+		return dst
+	}
+	side := st.pl.side
+	taken := xq.NoKind
+	for k := xq.Advisor; k < xq.NumKinds; k++ {
+		switch d := pm[side][k] - st.l.m[side][k]; {
+		case d == 1 && taken == xq.NoKind:
+			taken = k
+		case d != 0:
+			return dst
+		}
+		if pm[side.Other()][k] != st.l.m[side.Other()][k] {
+			return dst
+		}
+	}
+	if taken == xq.NoKind {
+		return dst
+	}
+	var buf [128]xq.Move
+	for _, m := range st.b.Uncaptures(side.Other(), buf[:0]) {
+		if !xq.CanStand(side, taken, m.To) {
+			continue
+		}
+		st.b.Unplay(m, xq.MakePiece(side, taken))
+		if !st.b.Attacked(side) {
+			dst = append(dst, tiergame.Position(pl.encode(&st.b, side.Other())))
+		}
+		st.b.Play(m)
 	}
 	return dst
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
 func newGame(t testing.TB, material string) *Game {
@@ -232,6 +233,19 @@ func TestMovesCursorsParents(t *testing.T) {
 			if len(names) != len(moves) {
 				t.Fatalf("%s: %d names for %d moves", g.Format(tier, p), len(names), len(moves))
 			}
+			// Each child is the position the named move leads to, hashed
+			// afresh.
+			b, side, _ := xq.ParseFEN(g.Format(tier, p))
+			for k, name := range names {
+				m, _ := xq.ParseMove(name)
+				q := b.Play(m)
+				ct, cp, err := g.Parse(b.FEN(side.Other()))
+				b.Unplay(m, q)
+				if err != nil || ct != moves[k].Tier || cp != moves[k].Pos {
+					t.Fatalf("%s: move %s leads to hash %d of %s, the position after it is %d of %s (%v)", g.Format(tier, p), name,
+						moves[k].Pos, g.TierName(moves[k].Tier), cp, g.TierName(ct), err)
+				}
+			}
 			lists := make([][]tiergame.Position, len(kids))
 			for i := range lists {
 				lists[i] = []tiergame.Position{}
@@ -366,4 +380,138 @@ func BenchmarkLegalWords(b *testing.B) {
 		g.LegalWords(tier, lo, words)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64*len(words)), "ns/hash")
+}
+
+// TestChildHashes checks on sampled positions of endgames with several
+// groups of every kind that a move's child is the position after the
+// move, hashed afresh, and that the parents of a position list it among
+// their children.
+func TestChildHashes(t *testing.T) {
+	for _, mat := range []string{"KRNvKAABB", "KRRvKNA", "KNCPvKCB", "KPPvKPPA", "KAABvKRC"} {
+		g := newGame(t, mat)
+		tier, _ := g.Start()
+		checked := 0
+		forEachHash(g, tier, 1000, func(h uint64) {
+			p := tiergame.Position(h)
+			if !g.Legal(tier, p) {
+				return
+			}
+			checked++
+			_, moves := g.Moves(tier, p, nil)
+			b, side, _ := xq.ParseFEN(g.Format(tier, p))
+			for k, name := range g.MoveNames(tier, p) {
+				m, _ := xq.ParseMove(name)
+				q := b.Play(m)
+				ct, cp, err := g.Parse(b.FEN(side.Other()))
+				b.Unplay(m, q)
+				if err != nil || ct != moves[k].Tier || cp != moves[k].Pos {
+					t.Fatalf("%s: move %s leads to hash %d, the position after it is %d (%v)", g.Format(tier, p), name, moves[k].Pos, cp, err)
+				}
+			}
+			for _, q := range g.Parents(tier, p, tier, nil) {
+				_, kids := g.Moves(tier, q, nil)
+				if !slices.Contains(kids, tiergame.Child{Tier: tier, Pos: p}) {
+					t.Fatalf("%s: parent %s does not move to it", g.Format(tier, p), g.Format(tier, q))
+				}
+			}
+		})
+		if checked < 50 {
+			t.Errorf("%s: only %d legal positions sampled", mat, checked)
+		}
+	}
+}
+
+// TestConformance runs the project's conformance kit on small endgames
+// whole and on a large one by samples.
+func TestConformance(t *testing.T) {
+	for _, c := range []struct {
+		material string
+		opts     tiergametest.Options
+	}{
+		{"KRvK", tiergametest.Options{MaxPositions: 20000, Hashes: 20000}},
+		{"KPvKA", tiergametest.Options{MaxPositions: 300, Samples: 100, Hashes: 1000}},
+		{"KRNvKAABB", tiergametest.Options{MaxPositions: 500, Samples: 200, Hashes: 2000}},
+		{"KCPPvKNAB", tiergametest.Options{MaxPositions: 500, Samples: 200, Hashes: 2000}},
+	} {
+		t.Run(c.material, func(t *testing.T) {
+			c.opts.New = New
+			tiergametest.Check(t, newGame(t, c.material), c.opts)
+		})
+	}
+}
+
+// FuzzParse: whatever parses is a legal position of the variant, which
+// the kit checks there.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"3k5/9/9/9/9/9/9/9/9/R3K4 w", "3k5/4a4/4b4/9/9/9/9/9/4N4/R3K4 b", "2bak4/4a4/4b4/1R7/9/6P2/9/9/4N4/4K4 b",
+		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+	} {
+		f.Add(s)
+	}
+	g := newGame(f, "")
+	f.Fuzz(func(t *testing.T, s string) {
+		tier, p, err := g.Parse(s)
+		if err != nil {
+			return
+		}
+		if uint64(p) >= g.TierSize(tier) || !g.Legal(tier, p) {
+			t.Fatalf("Parse(%q) = hash %d of tier %s, not a legal position", s, p, g.TierName(tier))
+		}
+		m, _ := MaterialOf(tier)
+		tiergametest.CheckPosition(t, newGame(t, m.String()), tier, p)
+	})
+}
+
+// FuzzParseMaterial: an endgame's name round trips, and so does its tier.
+func FuzzParseMaterial(f *testing.F) {
+	for _, s := range []string{"KRvK", "KCAvK", "KRNvKAABB", "KPPPPPvKPPPPP", "kHeVkE", "KvK", "v", "KAAAvK"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMaterial(s)
+		if err != nil {
+			return
+		}
+		m2, err := ParseMaterial(m.String())
+		if err != nil || m2 != m {
+			t.Fatalf("ParseMaterial(%q) = %v; its name gives %v, %v", s, m, m2, err)
+		}
+		if m3, ok := MaterialOf(m.Tier()); !ok || m3 != m {
+			t.Fatalf("%v: tier %d gives %v", m, m.Tier(), m3)
+		}
+	})
+}
+
+// TestHashWaste checks that the hash space of every tier of a few
+// endgame families holds at most twice its legal positions, by sampling
+// (the note on the issue gives the exact counts: K+R+N v K+A+A+B+B's 36
+// tiers 1.37x to 1.63x, 1.42x in all).
+func TestHashWaste(t *testing.T) {
+	for _, mat := range []string{"KRNvKAABB", "KCPPvKAB", "KNNPvKP", "KRCvKPPP"} {
+		g := newGame(t, mat)
+		start, _ := g.Start()
+		seen := map[tiergame.Tier]bool{}
+		var walk func(tiergame.Tier)
+		walk = func(tier tiergame.Tier) {
+			if seen[tier] {
+				return
+			}
+			seen[tier] = true
+			legal, n := 0, 0
+			forEachHash(g, tier, 4000, func(h uint64) {
+				n++
+				if g.Legal(tier, tiergame.Position(h)) {
+					legal++
+				}
+			})
+			if ratio := float64(n) / float64(max(legal, 1)); ratio > 1.9 {
+				t.Errorf("%s: %d of %d hashes sampled are legal positions (%.2fx)", g.TierName(tier), legal, n, ratio)
+			}
+			for _, c := range g.ChildTiers(tier) {
+				walk(c)
+			}
+		}
+		walk(start)
+	}
 }

@@ -86,6 +86,20 @@ func (p *Program) Register(c *Command) {
 // Command returns a registered subcommand.
 func (p *Program) Command(name string) *Command { return p.commands[name] }
 
+// Commands returns the registered subcommands, sorted by name.
+func (p *Program) Commands() []*Command {
+	names := make([]string, 0, len(p.commands))
+	for n := range p.commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]*Command, len(names))
+	for i, n := range names {
+		out[i] = p.commands[n]
+	}
+	return out
+}
+
 // FlagSet returns a FlagSet for c whose errors are returned (not printed
 // twice) and whose -h prints the command's usage on stdout.
 func (p *Program) FlagSet(e *Env, c *Command) *flag.FlagSet {
@@ -120,8 +134,34 @@ func (*flagOutput) Write(b []byte) (int, error) { return len(b), nil }
 // ParseFlags parses args into fs, turning flag errors into usage errors;
 // -h or --help prints the usage on stdout and ends the command with
 // ErrHelp (exit 0).
+//
+// Flags may come before, between and after the positional arguments
+// (cmd --out DIR RUN and cmd RUN --out DIR are the same), as with git or
+// kubectl; fs.Args() are the positional arguments in their order. "--"
+// ends the flags: what follows is positional even if it starts with '-'.
+// A flag that takes a value takes the next argument, whatever it is; a
+// boolean flag never does (-json=false sets one false), so no positional
+// argument is ever taken for a flag's value.
 func ParseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			positional = append(positional, args[i+1:]...)
+			i = len(args)
+		case len(a) < 2 || a[0] != '-': // "-" alone is positional (stdin)
+			positional = append(positional, a)
+		default:
+			flags = append(flags, a)
+			if takesValue(fs, a) && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	// flags holds only flags and their values, so fs.Parse reads them all
+	// (or fails on one); then the positional arguments become fs.Args().
+	if err := fs.Parse(flags); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			if o, ok := fs.Output().(*flagOutput); ok {
 				o.usage(o.stdout)
@@ -130,7 +170,24 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		}
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	return nil
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// takesValue reports whether arg is a flag of fs that takes the next
+// argument as its value: a known flag, not boolean, without "=value".
+// The flag package decides the same way, so the two agree on every
+// argument.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false // an unknown flag: fs.Parse reports it
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
 
 // Run dispatches args to a subcommand and returns the exit code.
@@ -173,13 +230,8 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 
 func (p *Program) help(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s\n\ncommands:\n", p.Name, p.Summary)
-	names := make([]string, 0, len(p.commands))
-	for n := range p.commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, p.commands[n].Summary)
+	for _, c := range p.Commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.Name, c.Summary)
 	}
 	fmt.Fprintf(w, "\nrun '%s COMMAND -h' for a command's flags\n", p.Name)
 }

@@ -247,12 +247,58 @@ func (b *Board) LegalMoves(side Side, dst []Move) []Move {
 	n := len(dst)
 	dst = b.PseudoMoves(side, dst)
 	out := dst[:n]
+	g := b.Guard(side)
 	for _, m := range dst[n:] {
-		if b.Legal(m) {
+		if g.Legal(b, m) {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// CountBelow returns the number of pieces on points below s.
+func (b *Board) CountBelow(s Square) int {
+	m := &below[s]
+	return bits.OnesCount64(b.occ[0]&m[0]) + bits.OnesCount64(b.occ[1]&m[1])
+}
+
+// Guard tells whether moves leave one side's general safe, testing the
+// board only for moves that touch the general's file, rank or diagonal
+// neighbours (or when it is in check already): no other move can open or
+// close a line, a screen or a leg aimed at it.
+type Guard struct {
+	side  Side
+	king  Square
+	check bool
+}
+
+// Guard returns the guard of side's general on b as it stands.
+func (b *Board) Guard(side Side) Guard {
+	return Guard{side: side, king: b.king[side], check: b.Attacked(side)}
+}
+
+// Legal reports whether pseudo-move m of the guard's side leaves its
+// general safe (Board.Legal).
+func (g Guard) Legal(b *Board, m Move) bool {
+	if !g.check && m.From != g.king && !near[g.king].has(m.From) && !near[g.king].has(m.To) {
+		return true
+	}
+	return b.Legal(m)
+}
+
+// SafeBefore reports whether the guard's general, safe or not on b, is
+// safe before un-move m of the other side (Unmoves): with the piece on
+// m.To back on m.From.
+func (g Guard) SafeBefore(b *Board, m Move) bool {
+	k := g.king
+	if !g.check && !near[k].has(m.From) && !near[k].has(m.To) &&
+		!(b.sq[m.To].Kind() == Horse && horseLeg[m.From][k] != NoSquare) {
+		return true // the piece back on m.From attacks k only from near it, or as a horse
+	}
+	b.Unplay(m, NoPiece)
+	ok := !b.Attacked(g.side)
+	b.Play(m)
+	return ok
 }
 
 // Legal reports whether pseudo-move m leaves the mover's general safe.
@@ -267,8 +313,9 @@ func (b *Board) Legal(m Move) bool {
 // HasLegalMove reports whether side has a legal move.
 func (b *Board) HasLegalMove(side Side) bool {
 	var buf [128]Move
+	g := b.Guard(side)
 	for _, m := range b.PseudoMoves(side, buf[:0]) {
-		if b.Legal(m) {
+		if g.Legal(b, m) {
 			return true
 		}
 	}
@@ -300,6 +347,39 @@ func (b *Board) Unmoves(side Side, dst []Move) []Move {
 	for w := 0; w < 2; w++ {
 		for m := b.side[side][w]; m != 0; m &= m - 1 {
 			dst = b.pieceUnmoves(Square(w*64+bits.TrailingZeros64(m)), dst)
+		}
+	}
+	return dst
+}
+
+// Uncaptures appends to dst the capturing moves that side's pieces could
+// have just made to stand where they stand: Move{From: where the piece
+// came from, To: where it stands and took a piece}, by the movement rules
+// with the taken piece back on m.To (a cannon's path holds one screen).
+// Which piece was taken, and whether the position before was legal, is
+// the caller's question.
+func (b *Board) Uncaptures(side Side, dst []Move) []Move {
+	for w := 0; w < 2; w++ {
+		for m := b.side[side][w]; m != 0; m &= m - 1 {
+			t := Square(w*64 + bits.TrailingZeros64(m))
+			if b.sq[t].Kind() != Cannon {
+				dst = b.pieceUnmoves(t, dst) // the same geometry
+				continue
+			}
+			for d := range rays[t] {
+				screen := false
+				for _, a := range rays[t][d] {
+					empty := b.sq[a] == NoPiece
+					if !screen {
+						screen = !empty
+						continue
+					}
+					if !empty {
+						break
+					}
+					dst = append(dst, Move{a, t})
+				}
+			}
 		}
 	}
 	return dst
@@ -472,7 +552,7 @@ func ParseFEN(fen string) (Board, Side, error) {
 	}
 	rows := strings.Split(fields[0], "/")
 	if len(rows) != Ranks {
-		return b, Red, fmt.Errorf("%w %q: %d ranks, want 10", ErrFEN, fen, len(rows))
+		return b, Red, fmt.Errorf("%w: %d ranks, want 10", ErrFEN, len(rows))
 	}
 	for i, row := range rows {
 		r, f := Ranks-1-i, 0
@@ -484,10 +564,10 @@ func ParseFEN(fen string) (Board, Side, error) {
 			}
 			k, ok := KindOf(c)
 			if !ok {
-				return b, Red, fmt.Errorf("%w %q: unknown piece %q", ErrFEN, fen, c)
+				return b, Red, fmt.Errorf("%w: unknown piece %q", ErrFEN, c)
 			}
 			if f >= Files {
-				return b, Red, fmt.Errorf("%w %q: rank %d has more than 9 points", ErrFEN, fen, r)
+				return b, Red, fmt.Errorf("%w: rank %d has more than 9 points", ErrFEN, r)
 			}
 			side := Red
 			if c >= 'a' {
@@ -497,7 +577,7 @@ func ParseFEN(fen string) (Board, Side, error) {
 			f++
 		}
 		if f != Files {
-			return b, Red, fmt.Errorf("%w %q: rank %d has %d points, want 9", ErrFEN, fen, r, f)
+			return b, Red, fmt.Errorf("%w: rank %d has %d points, want 9", ErrFEN, r, f)
 		}
 	}
 	side := Red
@@ -507,7 +587,7 @@ func ParseFEN(fen string) (Board, Side, error) {
 		case "b", "B":
 			side = Black
 		default:
-			return b, Red, fmt.Errorf("%w %q: side to move %q (want w, r or b)", ErrFEN, fen, fields[1])
+			return b, Red, fmt.Errorf("%w: side to move %q (want w, r or b)", ErrFEN, fields[1])
 		}
 	}
 	return b, side, nil

@@ -35,6 +35,14 @@ var (
 	// down, left, right), nearest first.
 	rays [NumSquares][4][]Square
 
+	// near[k] holds the points where a piece's arrival or departure can
+	// change whether a general on k is attacked: k's file and rank (lines
+	// of chariots, cannons and generals; soldiers step along them) and
+	// the four points diagonal to k (the legs of horses attacking k).
+	near [NumSquares]squares
+	// below[s] holds the points below s.
+	below [NumSquares]squares
+
 	// places[s][k] is where a piece of kind k and side s can ever stand
 	// in a legal game; placeSet is the same as sets.
 	places   [2][NumKinds][]Square
@@ -96,6 +104,17 @@ func init() {
 		}
 	}
 	orth := [4][2]int{{0, 1}, {0, -1}, {-1, 0}, {1, 0}}
+	for a := Square(0); a < NumSquares; a++ {
+		for b := Square(0); b < NumSquares; b++ {
+			df, dr := b.File()-a.File(), b.Rank()-a.Rank()
+			if df == 0 || dr == 0 || df*df == 1 && dr*dr == 1 {
+				near[a].set(b)
+			}
+			if b < a {
+				below[a].set(b)
+			}
+		}
+	}
 	for a := Square(0); a < NumSquares; a++ {
 		f, r := a.File(), a.Rank()
 		for d, v := range orth {

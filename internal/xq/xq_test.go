@@ -1,6 +1,7 @@
 package xq
 
 import (
+	"math/rand/v2"
 	"testing"
 )
 
@@ -138,4 +139,105 @@ func BenchmarkPerft4(b *testing.B) {
 			b.Fatalf("perft(4) = %d", n)
 		}
 	}
+}
+
+// FuzzParseFEN: any text either fails to parse or gives a board whose FEN
+// parses back to the same board and side; moves likewise.
+func FuzzParseFEN(f *testing.F) {
+	for _, s := range []string{
+		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+		"3k5/9/9/9/9/9/9/9/9/R3K4 w", "4k4/4a4/4bh3/9/9/9/9/9/4E4/3K5 r", "9/9/9/9/9/9/9/9/9/9 b", "h2e2", "a0a9",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if m, err := ParseMove(s); err == nil {
+			if m2, err := ParseMove(m.String()); err != nil || m2 != m {
+				t.Fatalf("ParseMove(%q) = %v; its name parses to %v, %v", s, m, m2, err)
+			}
+		}
+		b, side, err := ParseFEN(s)
+		if err != nil {
+			return
+		}
+		b2, side2, err := ParseFEN(b.FEN(side))
+		if err != nil || b2 != b || side2 != side {
+			t.Fatalf("ParseFEN(%q): FEN %q parses to another board (%v)", s, b.FEN(side), err)
+		}
+		if b.Check(side) == nil {
+			// A legal position: its moves and un-moves do not panic, and
+			// every move can be taken back.
+			for _, m := range b.LegalMoves(side, nil) {
+				q := b.Play(m)
+				b.Unplay(m, q)
+			}
+			if b != b2 {
+				t.Fatalf("%s: playing and taking back moves changed the board", s)
+			}
+			b.Unmoves(side.Other(), nil)
+			b.Uncaptures(side.Other(), nil)
+		}
+	})
+}
+
+// TestGuard compares the guard's answers with playing the move (or
+// taking it back) and asking Attacked, on positions of random playouts
+// from the opening and from random endgame placements.
+func TestGuard(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var boards []Board
+	var sides []Side
+	// Playouts from the opening.
+	for game := 0; game < 60; game++ {
+		b, side := Start(), Red
+		for ply := 0; ply < 150; ply++ {
+			boards, sides = append(boards, b), append(sides, side)
+			moves := b.LegalMoves(side, nil)
+			if len(moves) == 0 {
+				break
+			}
+			b.Play(moves[r.IntN(len(moves))])
+			side = side.Other()
+		}
+	}
+	// Random endgames: two generals and a few pieces anywhere they stand.
+	kinds := []Kind{Advisor, Elephant, Horse, Chariot, Cannon, Soldier}
+	for len(boards) < 40000 {
+		var b Board
+		b.Put(Places(Red, King)[r.IntN(9)], MakePiece(Red, King))
+		b.Put(Places(Black, King)[r.IntN(9)], MakePiece(Black, King))
+		for range 2 + r.IntN(5) {
+			side, k := Side(r.IntN(2)), kinds[r.IntN(len(kinds))]
+			ps := Places(side, k)
+			if s := ps[r.IntN(len(ps))]; b.At(s) == NoPiece {
+				b.Put(s, MakePiece(side, k))
+			}
+		}
+		side := Side(r.IntN(2))
+		if b.Check(side) == nil {
+			boards, sides = append(boards, b), append(sides, side)
+		}
+	}
+	checked := 0
+	for i := range boards {
+		b, side := &boards[i], sides[i]
+		g := b.Guard(side)
+		for _, m := range b.PseudoMoves(side, nil) {
+			if got, want := g.Legal(b, m), b.Legal(m); got != want {
+				t.Fatalf("%s: Guard.Legal(%s) = %v, playing it says %v", b.FEN(side), m, got, want)
+			}
+			checked++
+		}
+		// Un-moves of the side that just moved, guarded for side's general.
+		for _, m := range b.Unmoves(side.Other(), nil) {
+			b.Unplay(m, NoPiece)
+			want := !b.Attacked(side)
+			b.Play(m)
+			if got := g.SafeBefore(b, m); got != want {
+				t.Fatalf("%s: Guard.SafeBefore(%s) = %v, taking it back says %v", b.FEN(side), m, got, want)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d moves and un-moves of %d positions", checked, len(boards))
 }

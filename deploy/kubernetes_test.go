@@ -179,8 +179,19 @@ func TestKubernetesManifests(t *testing.T) {
 	if flags["node-id"] != "$(POD_NAME)" || envField(c, "POD_NAME") != "metadata.name" {
 		t.Errorf("coordinators: --node-id=%s must be the pod's name", flags["node-id"])
 	}
-	if !strings.HasSuffix(flags["raft-addr"], fmt.Sprintf(":%d", raftPort)) || !strings.HasSuffix(flags["http-addr"], fmt.Sprintf(":%d", httpPort)) {
-		t.Errorf("coordinators: --raft-addr=%s --http-addr=%s do not listen on the container's ports", flags["raft-addr"], flags["http-addr"])
+	if flags["raft-addr"] != fmt.Sprintf("0.0.0.0:%d", raftPort) || flags["http-addr"] != fmt.Sprintf("0.0.0.0:%d", httpPort) {
+		t.Errorf("coordinators: --raft-addr=%s --http-addr=%s: want every interface, on the container's ports (kubectl port-forward dials localhost)",
+			flags["raft-addr"], flags["http-addr"])
+	}
+	// tierd refuses to bootstrap a node whose entry is not where it is
+	// reached: each pod's advertised addresses must be its entry.
+	for i, entry := range want {
+		name := fmt.Sprintf("%s-%d", sts.Name, i)
+		got := fmt.Sprintf("%s=%s=%s", name, strings.ReplaceAll(flags["raft-advertise"], "$(POD_NAME)", name),
+			strings.ReplaceAll(flags["http-advertise"], "$(POD_NAME)", name))
+		if got != entry {
+			t.Errorf("coordinators: pod %s advertises %s, but --bootstrap lists it as %s", name, got, entry)
+		}
 	}
 	mountedVolume(t, c, flags["data"], func(name string) bool {
 		return slices.ContainsFunc(sts.Spec.VolumeClaimTemplates, func(p corev1.PersistentVolumeClaim) bool { return p.Name == name })
@@ -310,8 +321,6 @@ func (m *manifests) expand(c *corev1.Container, s string) string {
 			return ref // the kubelet leaves it; tierd will see it
 		case e.ValueFrom == nil:
 			return e.Value
-		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP":
-			return "10.1.2.3"
 		case e.ValueFrom.FieldRef != nil:
 			return "tierd-coordinator-0"
 		case e.ValueFrom.ResourceFieldRef != nil:

@@ -197,6 +197,7 @@ func TestKubernetesManifests(t *testing.T) {
 		return slices.ContainsFunc(sts.Spec.VolumeClaimTemplates, func(p corev1.PersistentVolumeClaim) bool { return p.Name == name })
 	})
 	secretFile(t, "coordinators", sts.Spec.Template.Spec, c, flags["token-file"])
+	secretFile(t, "coordinators", sts.Spec.Template.Spec, c, flags["worker-token-file"])
 	if flags["store"] != "$(TIERD_STORE)" {
 		t.Errorf("coordinators: --store=%s, want it from the ConfigMap", flags["store"])
 	}
@@ -228,6 +229,15 @@ func TestKubernetesManifests(t *testing.T) {
 		return slices.ContainsFunc(dep.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == name && v.EmptyDir != nil })
 	})
 	secretFile(t, "workers", dep.Spec.Template.Spec, w, wflags["token-file"])
+	// The workers hold the worker token, the key the coordinators read as
+	// --worker-token-file, and no other.
+	for _, v := range dep.Spec.Template.Spec.Volumes {
+		if v.Secret != nil && (len(v.Secret.Items) != 1 || v.Secret.Items[0].Key != filepath.Base(flags["worker-token-file"]) ||
+			v.Secret.Items[0].Path != filepath.Base(wflags["token-file"])) {
+			t.Errorf("workers: Secret volume %s must hold only the worker token (key %s) as %s", v.Name,
+				filepath.Base(flags["worker-token-file"]), filepath.Base(wflags["token-file"]))
+		}
+	}
 	if !selects(dep.Spec.Selector.MatchLabels, dep.Spec.Template.Labels) || selects(headless.Spec.Selector, dep.Spec.Template.Labels) {
 		t.Errorf("workers: the Deployment must select its pods, and the coordinators' Service must not")
 	}

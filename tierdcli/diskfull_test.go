@@ -18,7 +18,7 @@ import (
 // own, in a private mount namespace (unshare, where the kernel allows
 // unprivileged user namespaces; skipped elsewhere). Mid-run the leader's
 // tmpfs is filled (a file written into it through /proc/PID/root until
-// ENOSPC). It stops accepting work it cannot record and another
+// ENOSPC) while the workers are paused. It stops accepting work it cannot record and another
 // coordinator takes over; no unit committed before is lost or redone, and
 // the run ends with tierd solve's bytes.
 func TestLeaderDiskFull(t *testing.T) {
@@ -58,6 +58,10 @@ func TestLeaderDiskFull(t *testing.T) {
 		r := runState(st, id)
 		return r != nil && r.Reached >= 6 && st.Leader != ""
 	})
+	// The workers sleep while the disk fills, so that the run cannot end
+	// before the leader has work to record on a full disk.
+	c.pause("w1", true)
+	c.pause("w2", true)
 	before := c.runJSON(id)
 	old := c.index(st.Leader)
 	c.mu.Lock()
@@ -68,6 +72,8 @@ func TestLeaderDiskFull(t *testing.T) {
 		t.Fatalf("filling the leader's disk: %v", err)
 	}
 	t.Logf("filled %s's disk (%d MB more)", st.Leader, filled>>20)
+	c.pause("w1", false)
+	c.pause("w2", false)
 	st = c.waitFor("another leader", 2*time.Minute, func(s *cluster.StatusResponse) bool { return s.Leader != "" && s.Leader != st.Leader })
 	t.Logf("%s leads", st.Leader)
 	c.waitDone(id)

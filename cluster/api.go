@@ -221,7 +221,42 @@ func (n *Node) Handler() http.Handler {
 	mux.HandleFunc("PUT /v1/blobs/{sum}", n.handlePutBlob)
 	mux.HandleFunc("GET /v1/blobs/{sum}", n.handleGetBlob)
 	mux.HandleFunc("POST /v1/sync", n.handleSync)
-	return n.authenticate(mux)
+	return n.authenticate(n.idleBodies(mux))
+}
+
+// idleBodies ends the requests whose bodies move no byte for a lease's
+// time to live: an upload from a worker that was cut off would otherwise
+// hold a goroutine and a temporary file for as long as its connection
+// lives, which on a partition is for good.
+func (n *Node) idleBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			r.Body = &idleBody{ReadCloser: r.Body, rc: rc, d: n.cfg.LeaseTTL}
+			defer rc.SetReadDeadline(time.Time{})
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// idleBody moves the connection's read deadline on at every read, and
+// clears it at the end of the body.
+type idleBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.rc.SetReadDeadline(time.Now().Add(b.d))
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		// The body is read: the handler may take its time (a lease held
+		// open, a completion copied to a follower), and the server's
+		// watch for the client going away must not time out.
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // authenticate refuses requests without the token (constant-time
@@ -272,6 +307,13 @@ func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, errors.New("no leader at the moment; retry"))
 			return
 		}
+		// The request is forwarded for as long as the leader leads: a
+		// leader that is lost (a partition, a crash) would otherwise hold
+		// it for as long as the connection lives.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer context.AfterFunc(n.epoch(), cancel)()
+		defer cancel()
+		r = r.WithContext(ctx)
 		target, _ := url.Parse(n.peerURL(leader))
 		proxy := &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {

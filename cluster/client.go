@@ -29,6 +29,11 @@ var ErrUnauthorized = errors.New("the coordinator refused the token")
 // follower forwards to the leader), and once it knows the leader it talks
 // to the leader directly. Requests that find no coordinator or no leader
 // are retried until Patience runs out.
+//
+// A coordinator that does not answer (a refused or reset connection, or
+// no answer in time: a crashed machine, a network partition) is given up
+// for every request in flight to it, which go on to the others at once,
+// and is tried last for a while.
 type Client struct {
 	urls  []string
 	token string
@@ -37,8 +42,43 @@ type Client struct {
 	// answers or there is no leader; 0 means one round over the URLs.
 	Patience time.Duration
 
-	mu     sync.Mutex
-	leader string // base URL, from the last answer
+	mu      sync.Mutex
+	leader  string // base URL, from the last answer
+	timeout time.Duration
+	hosts   map[string]*host // by base URL
+}
+
+// host is what the client knows of one coordinator's URL.
+type host struct {
+	ctx    context.Context // cancelled when the coordinator fails to answer
+	cancel context.CancelFunc
+	failed time.Time // when it last failed to answer; zero: it answers
+}
+
+// DefaultAttemptTimeout bounds each attempt of a request (see
+// Client.SetAttemptTimeout).
+const DefaultAttemptTimeout = 30 * time.Second
+
+// SetAttemptTimeout sets how long one coordinator may take to answer a
+// request (beyond the time a lease request asks it to hold, and ten
+// times this for a completion, which the leader answers once the outputs
+// are on a majority), and how long a blob transfer may stall; then the
+// request goes on to the next coordinator. A worker sets its lease time
+// to live: a coordinator that cannot answer within it has lost the lease
+// anyway.
+func (c *Client) SetAttemptTimeout(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d <= 0 {
+		d = DefaultAttemptTimeout
+	}
+	c.timeout = d
+}
+
+func (c *Client) attemptTimeout() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timeout
 }
 
 // NewClient returns a client of the coordinators at urls (base URLs such
@@ -50,7 +90,7 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 	if err := checkToken(token); err != nil {
 		return nil, err
 	}
-	c := &Client{token: token, http: peerClient(tlsCfg, false)}
+	c := &Client{token: token, http: peerClient(tlsCfg, nil), timeout: DefaultAttemptTimeout, hosts: map[string]*host{}}
 	for _, u := range urls {
 		p, err := url.Parse(strings.TrimRight(u, "/"))
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
@@ -61,20 +101,92 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 	return c, nil
 }
 
-// order is the URLs to try: the leader first if known.
+// hostOf returns the state of a base URL, under c.mu.
+func (c *Client) hostOf(base string) *host {
+	h := c.hosts[base]
+	if h == nil {
+		h = &host{}
+		h.ctx, h.cancel = context.WithCancel(context.Background())
+		c.hosts[base] = h
+	}
+	return h
+}
+
+// failedRecently is how long a coordinator that did not answer is tried
+// after the others.
+const failedRecently = time.Minute
+
+// order is the URLs to try: the leader first if known, then the others,
+// those that failed to answer recently last.
 func (c *Client) order() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now()
+	failed := func(u string) bool { h := c.hosts[u]; return h != nil && now.Sub(h.failed) < failedRecently }
 	out := make([]string, 0, len(c.urls)+1)
-	if c.leader != "" {
+	if c.leader != "" && !failed(c.leader) {
 		out = append(out, c.leader)
 	}
-	for _, u := range c.urls {
-		if u != c.leader {
-			out = append(out, u)
+	for _, late := range []bool{false, true} {
+		for _, u := range c.urls {
+			if u != c.leader && failed(u) == late {
+				out = append(out, u)
+			}
 		}
 	}
+	if c.leader != "" && failed(c.leader) {
+		out = append(out, c.leader)
+	}
 	return out
+}
+
+// attempt is one request to one coordinator: its context ends with the
+// caller's, when the coordinator is given up (by this request or another
+// in flight to it), or after limit (if not 0).
+func (c *Client) attempt(ctx context.Context, base string, limit time.Duration) (context.Context, func()) {
+	c.mu.Lock()
+	h := c.hostOf(base)
+	c.mu.Unlock()
+	actx, cancel := context.WithCancel(ctx)
+	if limit > 0 {
+		actx, cancel = context.WithTimeout(ctx, limit)
+	}
+	stop := context.AfterFunc(h.ctx, cancel)
+	return actx, func() { stop(); cancel() }
+}
+
+// answered records that the coordinator at base answered.
+func (c *Client) answered(base string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hostOf(base).failed = time.Time{}
+}
+
+// unanswered records that the coordinator at base did not answer: it is
+// tried last for a while, and if it did not answer in time (timedOut),
+// every request in flight to it is given up. A request given up because
+// another one timed out does not count again.
+func (c *Client) unanswered(base string, hctx context.Context, timedOut bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.hostOf(base)
+	if h.ctx != hctx {
+		return // given up already, since this request started
+	}
+	if timedOut {
+		h.cancel()
+		h.ctx, h.cancel = context.WithCancel(context.Background())
+	}
+	h.failed = time.Now()
+	if c.leader == base {
+		c.leader = ""
+	}
+}
+
+func (c *Client) hostCtx(base string) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hostOf(base).ctx
 }
 
 // HTTPError is an answer with an error status.
@@ -90,55 +202,55 @@ func (e *HTTPError) Error() string {
 // try sends one request to each coordinator in turn until one answers
 // with something other than "no leader", and retries rounds with a
 // backoff until Patience runs out. body, if set, makes a fresh request
-// body for each attempt.
-func (c *Client) try(ctx context.Context, method, path string, body func() (io.Reader, int64, error), handle func(*http.Response) error) error {
+// body for each attempt; limit bounds each attempt (0: none, the caller's
+// context only); stall, if not 0, ends an attempt whose request or
+// answer body moves no byte for that long (blob transfers).
+func (c *Client) try(ctx context.Context, method, path string, body func() (io.Reader, int64, error), limit, stall time.Duration, handle func(*http.Response) error) error {
 	deadline := time.Now().Add(c.Patience)
 	backoff := 100 * time.Millisecond
 	for {
 		var errs []error
 		for _, base := range c.order() {
-			var rd io.Reader
-			size := int64(-1)
-			if body != nil {
-				var err error
-				if rd, size, err = body(); err != nil {
+			hctx := c.hostCtx(base)
+			actx, done := c.attempt(ctx, base, limit)
+			resp, err := c.send(actx, method, base+path, body, stall)
+			if err == nil {
+				c.answered(base)
+				if l := resp.Header.Get(HeaderLeader); l != "" {
+					c.mu.Lock()
+					c.leader = l
+					c.mu.Unlock()
+				}
+				if resp.StatusCode == http.StatusServiceUnavailable {
+					errs = append(errs, readError(resp))
+					done()
+					continue
+				}
+				err = handle(resp)
+				resp.Body.Close()
+				if err == nil || ctx.Err() != nil || actx.Err() == nil {
+					done()
 					return err
 				}
+				// The answer's body stalled or was cut: try another.
 			}
-			req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-			if err != nil {
-				return err
+			done()
+			var be bodyError
+			switch {
+			case errors.As(err, &be):
+				return be.err // reading the request body (a file) failed
+			case errors.Is(ctx.Err(), context.Canceled):
+				return ctx.Err() // the caller gave up: say nothing of the coordinator
 			}
-			if size >= 0 {
-				req.ContentLength = size
+			// It did not answer in time (every request in flight to it is
+			// given up), or the connection failed (refused, reset: only
+			// this request).
+			timedOut := errors.Is(err, errStalled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)
+			c.unanswered(base, hctx, timedOut)
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			req.Header.Set("Authorization", "Bearer "+c.token)
-			if method == http.MethodPost {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			resp, err := c.http.Do(req)
-			if rc, ok := rd.(io.Closer); ok {
-				rc.Close()
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				errs = append(errs, err)
-				continue
-			}
-			if l := resp.Header.Get(HeaderLeader); l != "" {
-				c.mu.Lock()
-				c.leader = l
-				c.mu.Unlock()
-			}
-			if resp.StatusCode == http.StatusServiceUnavailable {
-				errs = append(errs, readError(resp))
-				continue
-			}
-			err = handle(resp)
-			resp.Body.Close()
-			return err
+			errs = append(errs, fmt.Errorf("%s: %w", base, err))
 		}
 		if time.Now().Add(backoff).After(deadline) {
 			return fmt.Errorf("cluster: no coordinator answered %s %s: %w", method, path, errors.Join(errs...))
@@ -150,6 +262,51 @@ func (c *Client) try(ctx context.Context, method, path string, body func() (io.R
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
+}
+
+// bodyError is a failure to read a request body of our own (a file).
+type bodyError struct{ err error }
+
+func (e bodyError) Error() string { return e.err.Error() }
+
+// send sends one request; with stall > 0, the request ends when its body
+// or its answer's body moves no byte for that long (see sendWatched).
+func (c *Client) send(ctx context.Context, method, url string, body func() (io.Reader, int64, error), stall time.Duration) (*http.Response, error) {
+	var rd io.Reader
+	size := int64(-1)
+	if body != nil {
+		var err error
+		if rd, size, err = body(); err != nil {
+			return nil, bodyError{err}
+		}
+		if rc, ok := rd.(io.Closer); ok {
+			defer rc.Close()
+		}
+		rd = bodyReader{rd}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	if size >= 0 {
+		req.ContentLength = size
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return sendWatched(c.http, req, stall)
+}
+
+// bodyReader marks the errors of reading a request body of our own.
+type bodyReader struct{ r io.Reader }
+
+func (b bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = bodyError{err}
+	}
+	return n, err
 }
 
 // readError turns an error answer into an error value (and closes it).
@@ -175,8 +332,14 @@ func readError(resp *http.Response) error {
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not
-// nil). It reports whether the answer had content (204 has none).
+// nil). It reports whether the answer had content (204 has none). Each
+// attempt may take the attempt timeout.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) (bool, error) {
+	return c.callWithin(ctx, c.attemptTimeout(), method, path, in, out)
+}
+
+// callWithin is call with each attempt bounded by limit.
+func (c *Client) callWithin(ctx context.Context, limit time.Duration, method, path string, in, out any) (bool, error) {
 	var body func() (io.Reader, int64, error)
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -186,7 +349,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) (bo
 		body = func() (io.Reader, int64, error) { return bytes.NewReader(b), int64(len(b)), nil }
 	}
 	content := false
-	err := c.try(ctx, method, path, body, func(resp *http.Response) error {
+	err := c.try(ctx, method, path, body, limit, 0, func(resp *http.Response) error {
 		switch {
 		case resp.StatusCode == http.StatusNoContent:
 			return nil
@@ -229,7 +392,8 @@ func (c *Client) Run(ctx context.Context, id string) (*Run, error) {
 // Lease asks for a unit of work; it returns nil when there is none.
 func (c *Client) Lease(ctx context.Context, req LeaseRequest) (*Assignment, error) {
 	var a Assignment
-	ok, err := c.call(ctx, http.MethodPost, "/v1/lease", req, &a)
+	wait := time.Duration(req.Wait * float64(time.Second))
+	ok, err := c.callWithin(ctx, wait+c.attemptTimeout(), http.MethodPost, "/v1/lease", req, &a)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -247,7 +411,7 @@ func (c *Client) Heartbeat(ctx context.Context, req HeartbeatRequest) (*Heartbea
 // with ErrStale if the lease is no longer the worker's, and with a
 // *MissingError naming outputs to upload again.
 func (c *Client) Complete(ctx context.Context, req CompleteRequest) error {
-	_, err := c.call(ctx, http.MethodPost, "/v1/complete", req, nil)
+	_, err := c.callWithin(ctx, 10*c.attemptTimeout(), http.MethodPost, "/v1/complete", req, nil)
 	return err
 }
 
@@ -268,7 +432,7 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 		}
 		return f, b.Size, nil
 	}
-	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", body, func(resp *http.Response) error {
+	return c.try(ctx, http.MethodPut, "/v1/blobs/"+b.SHA256+"?stage=1", body, 0, c.attemptTimeout(), func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {
 			return readError(resp)
 		}
@@ -286,49 +450,53 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 	}
 	var errs []error
 	for _, base := range c.order() {
-		err := c.getFrom(ctx, base, b, dst)
+		hctx := c.hostCtx(base)
+		actx, done := c.attempt(ctx, base, 0)
+		answered, err := c.getFrom(actx, base, b, dst)
+		done()
 		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if !answered {
+			c.unanswered(base, hctx, errors.Is(err, errStalled))
+		}
 		errs = append(errs, err)
 	}
 	return fmt.Errorf("cluster: blob %s: %w", b.SHA256, errors.Join(errs...))
 }
 
-func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/blobs/"+b.SHA256, nil)
+// getFrom downloads blob b from one coordinator; answered says whether
+// it answered (and sent the whole body, if it had the blob).
+func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (answered bool, err error) {
+	resp, err := c.send(ctx, http.MethodGet, base+"/v1/blobs/"+b.SHA256, nil, c.attemptTimeout())
 	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return readError(resp)
+		return false, err
 	}
 	defer resp.Body.Close()
+	c.answered(base)
+	if resp.StatusCode != http.StatusOK {
+		return true, readError(resp)
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+		return true, err
 	}
 	f, err := atomicfile.Create(dst)
 	if err != nil {
-		return err
+		return true, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if n != b.Size || hex.EncodeToString(h.Sum(nil)) != b.SHA256 {
-		return fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
+		return true, fmt.Errorf("%s sent %d bytes that do not match blob %s (%d bytes): %w", base, n, b.SHA256, b.Size, blobstore.ErrMismatch)
 	}
-	return f.CommitNoSync()
+	return true, f.CommitNoSync()
 }
 
 // WaitRun polls the status until run id is done, and returns its summary;

@@ -59,6 +59,8 @@ type testCluster struct {
 	leaseTT time.Duration
 	// serverTLS and clientTLS, when set, serve the API over HTTPS.
 	serverTLS, clientTLS *tls.Config
+	// configure, when set, changes node i's configuration before it starts.
+	configure func(i int, cfg *NodeConfig)
 }
 
 func testLog(t testing.TB) *slog.Logger {
@@ -75,19 +77,32 @@ func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
 // startClusterTLS starts a cluster whose API is served with serverTLS and
 // reached with clientTLS (both nil: plain HTTP).
 func startClusterTLS(t testing.TB, n int, leaseTTL time.Duration, serverTLS, clientTLS *tls.Config) *testCluster {
+	c := newTestCluster(t, n, leaseTTL)
+	c.serverTLS, c.clientTLS = serverTLS, clientTLS
+	c.startAll()
+	return c
+}
+
+// newTestCluster prepares a cluster of n coordinators on free ports, not
+// started yet.
+func newTestCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
 	addrs := freeAddrs(t, 2*n)
-	c := &testCluster{t: t, leaseTT: leaseTTL, serverTLS: serverTLS, clientTLS: clientTLS}
+	c := &testCluster{t: t, leaseTT: leaseTTL}
 	for i := range n {
 		c.members = append(c.members, Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 		c.dirs = append(c.dirs, t.TempDir())
 	}
 	c.nodes = make([]*Node, n)
-	for i := range n {
+	return c
+}
+
+// startAll bootstraps every node and waits for a leader.
+func (c *testCluster) startAll() {
+	for i := range c.nodes {
 		c.start(i, true)
 	}
-	t.Cleanup(c.stop)
+	c.t.Cleanup(c.stop)
 	c.waitLeader()
-	return c
 }
 
 func (c *testCluster) start(i int, bootstrap bool) {
@@ -106,6 +121,9 @@ func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
 		TLS: c.serverTLS, PeerTLS: c.clientTLS}
 	if bootstrap {
 		cfg.Bootstrap = c.members
+	}
+	if c.configure != nil {
+		c.configure(i, &cfg)
 	}
 	n, err := StartNode(cfg)
 	if err != nil {

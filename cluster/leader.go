@@ -239,7 +239,9 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	}
 	switch {
 	case in.run.Exhaustive:
-		set = solver.FullTier(g, t)
+		if set, err = solver.FullTier(ctx, g, t, n.cfg.Workers); err != nil {
+			return err
+		}
 	case set != nil:
 		if err := levelfile.MergeInto(ctx, set, paths, &levelfile.MergeOptions{Workers: n.cfg.Workers}); err != nil {
 			return fmt.Errorf("tier %d: %w", t, err)

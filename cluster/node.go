@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,9 +34,16 @@ import (
 // NodeConfig configures a coordinator.
 type NodeConfig struct {
 	// ID names the node in the raft configuration; RaftAddr (host:port)
-	// is where its raft transport listens and peers reach it; HTTPAddr
-	// (host:port) is its HTTP API, for workers, clients and peers.
+	// is where its raft transport listens; HTTPAddr (host:port) is where
+	// its HTTP API listens, for workers, clients and peers.
 	ID, RaftAddr, HTTPAddr string
+	// RaftAdvertise (host:port) and HTTPAdvertise (a base URL, or
+	// host:port) are where the others reach it, when that is not where it
+	// listens (a proxy, a NAT, a Kubernetes service in front of it); empty:
+	// the listening addresses. They are this node's entry in Bootstrap and
+	// in the members: raft tells the advertised address to the other
+	// coordinators, and clients are sent to the leader's HTTPAdvertise.
+	RaftAdvertise, HTTPAdvertise string
 	// DataDir holds the raft log and snapshots, and the blob store.
 	DataDir string
 	// Token is the shared secret every HTTP request must carry.
@@ -71,6 +79,11 @@ type NodeConfig struct {
 	Raft func(*raft.Config)
 	// Log receives the node's records (nil: discarded).
 	Log *slog.Logger
+
+	// dial, in tests, opens this node's connections to the other
+	// coordinators (raft and HTTP), to route each pair through a proxy of
+	// its own; nil: plain TCP.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Defaults of NodeConfig.
@@ -106,6 +119,15 @@ type Node struct {
 
 	pushTurn atomic.Uint32 // turns the follower that copies go to first
 
+	peerMu     sync.Mutex
+	peerFailed map[string]time.Time // coordinators that did not answer the last request, since when
+
+	// leaderEpoch ends when the leader changes (or is lost): requests
+	// forwarded to a leader end with it.
+	epochMu     sync.Mutex
+	leaderEpoch context.Context
+	endEpoch    context.CancelFunc
+
 	premerge atomic.Pointer[premerger] // the leader's, while it leads
 
 	games *gameCache
@@ -127,6 +149,11 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	if cfg.NewGame == nil {
 		return nil, errors.New("cluster: NodeConfig.NewGame is not set")
 	}
+	if a := cfg.HTTPAdvertise; strings.Contains(a, "://") {
+		if u, err := url.Parse(a); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return nil, fmt.Errorf("cluster: HTTP advertise address %q: want http://HOST:PORT, https://HOST:PORT or HOST:PORT", a)
+		}
+	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
 	}
@@ -146,10 +173,11 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	n := &Node{cfg: cfg, log: cfg.Log.With("node", cfg.ID), fsm: NewFSM(), leases: newLeaseClock(cfg.LeaseTTL),
-		workers: newWorkerTable(), games: newGameCache(cfg.NewGame)}
+		workers: newWorkerTable(), games: newGameCache(cfg.NewGame), peerFailed: map[string]time.Time{}}
+	n.leaderEpoch, n.endEpoch = context.WithCancel(context.Background())
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.metrics = newMetrics(n)
-	n.peers = peerClient(cfg.PeerTLS, cfg.TLS != nil)
+	n.peers = peerClient(cfg.PeerTLS, cfg.dial)
 	var err error
 	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, "blobs"), cfg.MaxBlob); err != nil {
 		return nil, err
@@ -198,14 +226,11 @@ func (n *Node) startRaft() error {
 	if err != nil {
 		return fmt.Errorf("cluster: raft snapshots: %w", err)
 	}
-	addr, err := net.ResolveTCPAddr("tcp", n.cfg.RaftAddr)
-	if err != nil {
-		return fmt.Errorf("cluster: raft address: %w", err)
-	}
-	n.transport, err = raft.NewTCPTransportWithLogger(n.cfg.RaftAddr, addr, 3, 10*time.Second, hl)
+	stream, err := newRaftStream(n.cfg.RaftAddr, n.cfg.RaftAdvertise, n.cfg.dial)
 	if err != nil {
 		return fmt.Errorf("cluster: raft transport on %s: %w", n.cfg.RaftAddr, err)
 	}
+	n.transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: hl})
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(n.cfg.ID)
 	rc.Logger = hl
@@ -219,6 +244,7 @@ func (n *Node) startRaft() error {
 	if n.raft, err = raft.NewRaft(rc, n.fsm, w, w, snaps, n.transport); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
+	n.watchLeader()
 	if err := n.loadMembers(existing); err != nil {
 		return err
 	}
@@ -227,8 +253,13 @@ func (n *Node) startRaft() error {
 		for _, m := range n.cfg.Bootstrap {
 			servers = append(servers, raft.Server{ID: raft.ServerID(m.ID), Address: raft.ServerAddress(m.RaftAddr)})
 		}
-		if !slices.ContainsFunc(n.cfg.Bootstrap, func(m Member) bool { return m.ID == n.cfg.ID }) {
+		i := slices.IndexFunc(n.cfg.Bootstrap, func(m Member) bool { return m.ID == n.cfg.ID })
+		if i < 0 {
 			return fmt.Errorf("cluster: --bootstrap does not list this node (%s)", n.cfg.ID)
+		}
+		if self := n.self(); n.cfg.Bootstrap[i].RaftAddr != self.RaftAddr || n.peerURL(n.cfg.Bootstrap[i]) != n.peerURL(self) {
+			return fmt.Errorf("cluster: --bootstrap lists %s at %s and %s, but it is reached at %s and %s (--raft-advertise, --http-advertise)",
+				n.cfg.ID, n.cfg.Bootstrap[i].RaftAddr, n.peerURL(n.cfg.Bootstrap[i]), self.RaftAddr, n.peerURL(self))
 		}
 		if err := n.raft.BootstrapCluster(raft.Configuration{Servers: servers}).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
 			return fmt.Errorf("cluster: bootstrap: %w", err)
@@ -253,7 +284,8 @@ func (n *Node) serve() error {
 	n.server = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
 	go n.server.Serve(l)
-	n.log.Info("coordinator started", "raft", n.cfg.RaftAddr, "http", n.cfg.HTTPAddr)
+	self := n.self()
+	n.log.Info("coordinator started", "raft", n.cfg.RaftAddr, "http", n.cfg.HTTPAddr, "raft_advertise", self.RaftAddr, "http_advertise", n.peerURL(self))
 	return nil
 }
 
@@ -345,8 +377,25 @@ func (n *Node) members() []Member {
 	return ms
 }
 
-// peerURL is the base URL of a coordinator's HTTP API.
+// self is this node as the others reach it: its advertised addresses.
+func (n *Node) self() Member {
+	m := Member{ID: n.cfg.ID, RaftAddr: n.cfg.RaftAdvertise, HTTPAddr: n.cfg.HTTPAdvertise}
+	if m.RaftAddr == "" {
+		m.RaftAddr = n.cfg.RaftAddr
+	}
+	if m.HTTPAddr == "" {
+		m.HTTPAddr = n.cfg.HTTPAddr
+	}
+	return m
+}
+
+// peerURL is the base URL of a coordinator's HTTP API: its address if it
+// is a URL, else http:// or https:// (when this node serves TLS, so do
+// the others) and its host:port.
 func (n *Node) peerURL(m Member) string {
+	if strings.Contains(m.HTTPAddr, "://") {
+		return strings.TrimRight(m.HTTPAddr, "/")
+	}
 	if n.cfg.TLS != nil {
 		return "https://" + m.HTTPAddr
 	}
@@ -400,6 +449,40 @@ func (n *Node) leaderLoop() {
 			lead.tick()
 		}
 	}
+}
+
+// watchLeader ends the leader epoch at every change of leader raft
+// observes (a new one, or none).
+func (n *Node) watchLeader() {
+	ch := make(chan raft.Observation, 16)
+	obs := raft.NewObserver(ch, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.LeaderObservation)
+		return ok
+	})
+	n.raft.RegisterObserver(obs)
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer n.raft.DeregisterObserver(obs)
+		for {
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-ch:
+				n.epochMu.Lock()
+				n.endEpoch()
+				n.leaderEpoch, n.endEpoch = context.WithCancel(context.Background())
+				n.epochMu.Unlock()
+			}
+		}
+	}()
+}
+
+// epoch is the current leader epoch.
+func (n *Node) epoch() context.Context {
+	n.epochMu.Lock()
+	defer n.epochMu.Unlock()
+	return n.leaderEpoch
 }
 
 // hclogWriter turns hashicorp/raft's log lines into slog records.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,11 +21,15 @@ import (
 // coordinator then fetches the blobs its state names and it misses
 // (blobLoop), and deletes those no run needs any more.
 
-// peerClient is the HTTP client for the other coordinators.
-func peerClient(cfg *tls.Config, useTLS bool) *http.Client {
+// peerClient is the HTTP client for the other coordinators (and of
+// Client); dial, if not nil, opens its connections.
+func peerClient(cfg *tls.Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	if cfg != nil {
 		t.TLSClientConfig = cfg.Clone() // a transport adds its protocols to it
+	}
+	if dial != nil {
+		t.DialContext = dial
 	}
 	t.MaxIdleConnsPerHost = 16
 	return &http.Client{Transport: t}
@@ -40,7 +45,42 @@ func (n *Node) peerRequest(ctx context.Context, m Member, method, path string, b
 	if body != nil {
 		req.ContentLength = size
 	}
-	return n.peers.Do(req)
+	// A coordinator that moves no byte for a lease's time to live is
+	// given up (another one is asked): a partitioned peer would otherwise
+	// hold a copy, and the completion waiting for it, for as long as the
+	// connection lives.
+	resp, err := sendWatched(n.peers, req, n.cfg.LeaseTTL)
+	n.peerAnswered(m.ID, err == nil)
+	return resp, err
+}
+
+// peerAnswered records whether a coordinator answered this node's last
+// request: copies go first to the followers that answer.
+func (n *Node) peerAnswered(id string, ok bool) {
+	n.peerMu.Lock()
+	defer n.peerMu.Unlock()
+	if ok {
+		delete(n.peerFailed, id)
+	} else {
+		n.peerFailed[id] = time.Now()
+	}
+}
+
+// byHealth orders coordinators: those that answered this node's last
+// request (or that it has not asked for a while) first, in their order.
+func (n *Node) byHealth(ms []Member) []Member {
+	n.peerMu.Lock()
+	defer n.peerMu.Unlock()
+	failed := func(m Member) bool { t, ok := n.peerFailed[m.ID]; return ok && time.Since(t) < failedRecently }
+	out := make([]Member, 0, len(ms))
+	for _, late := range []bool{false, true} {
+		for _, m := range ms {
+			if failed(m) == late {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // followers is every member but this node.
@@ -61,7 +101,7 @@ func (n *Node) ensureLocal(ctx context.Context, b Blob) error {
 		return nil
 	}
 	var errs []error
-	for _, m := range n.followers() {
+	for _, m := range n.byHealth(n.followers()) {
 		err := n.fetchFrom(ctx, m, b)
 		if err == nil {
 			return nil
@@ -194,11 +234,14 @@ func (n *Node) replicateOut(ctx context.Context, blobs []Blob) error {
 	if len(followers) < need {
 		return fmt.Errorf("%d followers' addresses known, %d needed for a majority of %d coordinators", len(followers), need, voters)
 	}
-	results := make(chan error, len(followers))
+	// The followers in turn from one call to the next, those that did
+	// not answer the last request last.
 	off := int(n.pushTurn.Add(1))
+	followers = n.byHealth(append(followers[off%len(followers):], followers[:off%len(followers)]...))
+	results := make(chan error, len(followers))
 	next, inflight := 0, 0
 	start := func() {
-		m := followers[(off+next)%len(followers)]
+		m := followers[next]
 		next++
 		inflight++
 		go func() {

@@ -175,8 +175,11 @@ func (w *Worker) Run(ctx context.Context) error {
 		au := &activeUnit{cancel: cancel}
 		w.mu.Lock()
 		w.active[a.Token] = au
-		if a.LeaseTTL > 0 {
+		if a.LeaseTTL > 0 && time.Duration(a.LeaseTTL*float64(time.Second)) != w.ttl {
+			// A coordinator that cannot answer within a lease's time to
+			// live has lost the lease anyway: try the others.
 			w.ttl = time.Duration(a.LeaseTTL * float64(time.Second))
+			w.client.SetAttemptTimeout(w.ttl)
 		}
 		w.mu.Unlock()
 		running.Add(1)

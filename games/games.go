@@ -1,6 +1,6 @@
 // Package games holds registries of tier games by name: the bundled games
-// (bearoff, connect4, quixo and tictactoe) in Default, and a program's own
-// games added to it with With.
+// (bearoff, connect4, quixo, tictactoe and xiangqi) in Default, and a
+// program's own games added to it with With.
 //
 //	reg := games.Default().With(games.Spec{Name: "nim", Summary: "...", New: nim.New})
 //	g, err := reg.New("nim", "heaps=3")
@@ -16,6 +16,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/connect4"
 	"github.com/tiersolve/tiersolve/games/quixo"
 	"github.com/tiersolve/tiersolve/games/tictactoe"
+	"github.com/tiersolve/tiersolve/games/xiangqi"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -67,6 +68,18 @@ var bundled = []Spec{
 			{"size", "4", "board side, 3 to 5"},
 		},
 		New: quixo.New,
+	},
+	{
+		Name: "xiangqi",
+		Summary: "xiangqi endgame tablebases, distance to mate in plies, mate and stalemate lose; tier = material; " +
+			"no repetition rules: play that never ends is a draw, so a side that can only hold by perpetual check or chase, " +
+			"which the rules forbid, still counts as drawing",
+		Options: []Option{
+			{"material", "", "the endgame, red's pieces v black's: KRvK, KRNvKAABB (K A B N R C P; E for B, H for N); " +
+				"unset: every endgame of at most maxpieces pieces, solved from seeds only (levelctl import, then tierd solve --from DIR)"},
+			{"maxpieces", "6", "without material: the most pieces, generals included, of the endgames the variant holds"},
+		},
+		New: xiangqi.New,
 	},
 	{
 		Name:    "tictactoe",

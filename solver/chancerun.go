@@ -58,11 +58,14 @@ func (r *Run) solveChance(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ct, err := r.loadChance(r.Graph.Start, cache)
-	if err != nil {
-		return err
+	r.Manifest.Start = nil // a run from seeds need not hold the start tier
+	if r.Graph.Has(r.Graph.Start) {
+		ct, err := r.loadChance(r.Graph.Start, cache)
+		if err != nil {
+			return err
+		}
+		r.Manifest.Start = ChanceStartRecord(g, ct)
 	}
-	r.Manifest.Start = ChanceStartRecord(g, ct)
 	r.Manifest.Solved = true
 	r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
 	return r.checkpoint(true)

@@ -3,6 +3,8 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/tiersolve/tiersolve/internal/memsize"
@@ -88,7 +90,21 @@ func Plan(cfg Config) (*Run, error) {
 		return nil, err
 	}
 	cfg.Game = g
-	gr, err := NewGraph(cfg.Game)
+	var roots []tiergame.Tier
+	seeds := cfg.Seeds
+	if _, err := os.Stat(filepath.Join(cfg.Dir, seedsDir)); seeds == "" && cfg.Dir != "" && err == nil {
+		seeds = filepath.Join(cfg.Dir, seedsDir) // a run from seeds, resumed
+	}
+	if seeds != "" {
+		if roots, err = seedTiers(g, seeds); err != nil {
+			return nil, err
+		}
+	} else if so, ok := g.(tiergame.SeedsOnly); ok {
+		if err := so.NeedsSeeds(); err != nil {
+			return nil, err
+		}
+	}
+	gr, err := NewGraph(cfg.Game, roots...)
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func (o *Oracle) tier(t tiergame.Tier) (*oracleTier, error) {
 func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 	rec := o.run.Manifest.tier(uint64(t))
 	if rec == nil || !rec.Solved {
-		return fmt.Errorf("tier %s is not in the solved run", o.Game.TierName(t))
+		return fmt.Errorf("tier %s: %w", o.Game.TierName(t), ErrTierNotSolved)
 	}
 	var err error
 	ot.set, ot.db, err = openSolved(o.Game, t, o.run.levelPath(t), o.run.dbPath(t))
@@ -106,6 +106,10 @@ func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 // ErrUnreachable is returned for a position that is not reachable from the
 // start, so not in the database.
 var ErrUnreachable = fmt.Errorf("position is not reachable from the start")
+
+// ErrTierNotSolved is returned for a position of a tier the run has not
+// solved (or does not hold).
+var ErrTierNotSolved = fmt.Errorf("tier is not solved in this run (its positions are not reachable, or the run is not finished)")
 
 // Lookup returns the record of a position.
 func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, error) {

@@ -261,7 +261,8 @@ func (r *Run) partialDir(c, p tiergame.Tier) string {
 // reachable and nothing is expanded.
 func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
 	if rc.exhaustive() { // nothing to merge or close: the tier is full
-		return FullTier(rc.Game, t), nil
+		defer rc.clock(t, "reach").phase("legal", true)()
+		return FullTier(ctx, rc.Game, t, rc.Workers)
 	}
 	var files []string
 	seeded := len(rc.Manifest.Seeds) > 0

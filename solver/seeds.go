@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,17 +16,41 @@ import (
 // A run normally starts from the game's start position. It can start from
 // seeds instead: a folder of full level files, one per tier, named as a
 // run names them (levelctl import writes them from matches and position
-// lists). Then only what the seeds reach is solved. An exhaustive game
-// (tiergame.Exhaustive) without seeds has every position reachable.
+// lists). Then the run's tiers are those of the seeds and the tiers below
+// them, and only what the seeds reach is solved. An exhaustive game
+// (tiergame.Exhaustive) without seeds has every position reachable, and so
+// has an exhaustive game of whole tiers (tiergame.WholeTiers, the xiangqi
+// endgames) with seeds.
 
 // seedsDir is where a run keeps its copies of the seeds.
 const seedsDir = "seeds"
 
 // exhaustive reports whether every position of every tier is reachable:
-// the game says so and the run has no seeds.
+// the game says so and the run has no seeds, or its seeds name whole tiers.
 func (r *Run) exhaustive() bool {
-	e, ok := r.Game.(tiergame.Exhaustive)
-	return ok && e.Exhaustive() && len(r.Manifest.Seeds) == 0
+	return tiergame.IsExhaustive(r.Game) && (len(r.Manifest.Seeds) == 0 || tiergame.HasWholeTiers(r.Game))
+}
+
+// seedTiers returns the tiers of g that have a level file in the seeds
+// folder dir, in increasing order.
+func seedTiers(g tiergame.Game, dir string) ([]tiergame.Tier, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("seeds: %w", err)
+	}
+	var tiers []tiergame.Tier
+	for _, e := range entries {
+		n, err := levelfile.ParseName(e.Name())
+		if err != nil || e.Name() != levelfile.FullName(g.Name(), g.Option(), n.Tier) {
+			continue // not a level file of this game: copySeeds does not take it either
+		}
+		tiers = append(tiers, tiergame.Tier(n.Tier))
+	}
+	if len(tiers) == 0 {
+		return nil, fmt.Errorf("seeds %s: no level files of %s (%s)", dir, g.Name(), g.Option())
+	}
+	slices.Sort(tiers)
+	return tiers, nil
 }
 
 // seedFile returns the run's seed level file of tier t, if it has one.
@@ -82,14 +107,34 @@ func (r *Run) copySeeds(m *Manifest) ([]*FileInfo, error) {
 	return infos, nil
 }
 
-// FullTier is the set of every position of tier t: an exhaustive game's
-// tier (tiergame.Exhaustive), in a run without seeds.
-func FullTier(g tiergame.Game, t tiergame.Tier) *bitarray.Set {
-	set := bitarray.New(0, g.TierSize(t))
-	if n := set.Len(); n > 0 {
-		set.AddRange(0, n-1)
+// FullTier is the set of every position of tier t of an exhaustive game
+// (tiergame.Exhaustive): every hash, or the legal ones of a game with
+// tiergame.Legality, which it asks on the workers.
+func FullTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, workers int) (*bitarray.Set, error) {
+	lg, ok := g.(tiergame.Legality)
+	if !ok {
+		set := bitarray.New(0, g.TierSize(t))
+		if n := set.Len(); n > 0 {
+			set.AddRange(0, n-1)
+		}
+		return set, nil
 	}
-	return set
+	n := g.TierSize(t)
+	words := make([]uint64, (n+63)/64)
+	const chunk = 1 << 12 // words a task: 2^18 positions
+	tasks := (len(words) + chunk - 1) / chunk
+	err := forEach(ctx, workers, tasks, func(_ context.Context, i int) error {
+		lo := i * chunk
+		lg.LegalWords(t, tiergame.Position(64*lo), words[lo:min(lo+chunk, len(words))])
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n%64 != 0 {
+		words[len(words)-1] &= 1<<(n%64) - 1 // the game's promise, kept
+	}
+	return bitarray.FromWords(0, n, words), nil
 }
 
 // SeedFile is a level file WriteSeeds wrote.

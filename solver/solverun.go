@@ -108,6 +108,11 @@ func (r *Run) Solve(ctx context.Context) error {
 	if err := r.settleDB(w, r.clock(order[len(order)-1], "solve")); err != nil {
 		return r.stopped(err)
 	}
+	if !r.Graph.Has(r.Graph.Start) { // a run from seeds below the start tier
+		r.Manifest.Start, r.Manifest.Solved = nil, true
+		r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
+		return r.checkpoint(true)
+	}
 	st, err := r.loadSolved(r.Graph.Start, cache)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -65,6 +66,7 @@ type quotient struct {
 var (
 	_ tiergame.CursorGame = (*quotient)(nil)
 	_ tiergame.Symmetric  = (*quotient)(nil)
+	_ tiergame.Legality   = (*quotient)(nil)
 	_ tiergame.Unmover    = (*unmovingQuotient)(nil)
 )
 
@@ -99,6 +101,48 @@ func (q *quotient) Images(t tiergame.Tier, p tiergame.Position, dst []tiergame.P
 // Canonical is the game's.
 func (q *quotient) Canonical(t tiergame.Tier, p tiergame.Position) tiergame.Position {
 	return q.sym.Canonical(t, p)
+}
+
+// Exhaustive is the game's: the quotient of an exhaustive game has every
+// canonical position reachable (LegalWords says which).
+func (q *quotient) Exhaustive() bool { return tiergame.IsExhaustive(q.Game) }
+
+// WholeTiers is the game's.
+func (q *quotient) WholeTiers() bool { return tiergame.HasWholeTiers(q.Game) }
+
+// NeedsSeeds is the game's.
+func (q *quotient) NeedsSeeds() error {
+	if so, ok := q.Game.(tiergame.SeedsOnly); ok {
+		return so.NeedsSeeds()
+	}
+	return nil
+}
+
+// LegalWords keeps the game's legal positions (every hash if it has no
+// tiergame.Legality) that are canonical.
+func (q *quotient) LegalWords(t tiergame.Tier, lo tiergame.Position, words []uint64) {
+	if lg, ok := q.Game.(tiergame.Legality); ok {
+		lg.LegalWords(t, lo, words)
+	} else {
+		n := q.Game.TierSize(t)
+		for i := range words {
+			words[i] = ^uint64(0)
+			if end := uint64(lo) + 64*uint64(i+1); end > n {
+				words[i] = 0
+				if start := uint64(lo) + 64*uint64(i); start < n {
+					words[i] = 1<<(n-start) - 1
+				}
+			}
+		}
+	}
+	for i, w := range words {
+		for ; w != 0; w &= w - 1 {
+			p := lo + tiergame.Position(64*i+bits.TrailingZeros64(w))
+			if q.sym.Canonical(t, p) != p {
+				words[i] &^= 1 << (p % 64)
+			}
+		}
+	}
 }
 
 // unmovingQuotient is the quotient of a game with un-moves.

@@ -20,10 +20,10 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-// Graph is the tier graph of a game: the tiers reachable from the start
-// tier through ChildTiers.
+// Graph is the tier graph of a game: the tiers reachable from its roots
+// (the start tier, or the tiers of a run's seeds) through ChildTiers.
 type Graph struct {
-	Start    tiergame.Tier
+	Start    tiergame.Tier   // the game's start tier, which need not be in Tiers
 	Tiers    []tiergame.Tier // parents before children (reachability order)
 	Children map[tiergame.Tier][]tiergame.Tier
 	Parents  map[tiergame.Tier][]tiergame.Tier
@@ -33,13 +33,20 @@ type Graph struct {
 // maxTiers bounds the tier graph, so a buggy game cannot run away.
 const maxTiers = 1 << 20
 
-// NewGraph discovers the tiers of g and orders them.
-func NewGraph(g tiergame.Game) (*Graph, error) {
+// NewGraph discovers the tiers of g below roots (by default, the start
+// tier) and orders them.
+func NewGraph(g tiergame.Game, roots ...tiergame.Tier) (*Graph, error) {
 	start, _ := g.Start()
+	if len(roots) == 0 {
+		roots = []tiergame.Tier{start}
+	}
 	gr := &Graph{Start: start, Children: map[tiergame.Tier][]tiergame.Tier{},
 		Parents: map[tiergame.Tier][]tiergame.Tier{}, Loopy: map[tiergame.Tier]bool{}}
-	stack := []tiergame.Tier{start}
-	seen := map[tiergame.Tier]bool{start: true}
+	stack := slices.Clone(roots)
+	seen := map[tiergame.Tier]bool{}
+	for _, t := range roots {
+		seen[t] = true
+	}
 	for len(stack) > 0 {
 		t := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -65,10 +72,13 @@ func NewGraph(g tiergame.Game) (*Graph, error) {
 	// Kahn's algorithm, smallest tier number first among the ready ones,
 	// so the order is deterministic.
 	indeg := map[tiergame.Tier]int{}
+	var ready []tiergame.Tier
 	for t := range seen {
 		indeg[t] = len(gr.Parents[t])
+		if indeg[t] == 0 {
+			ready = append(ready, t)
+		}
 	}
-	ready := []tiergame.Tier{start}
 	for len(ready) > 0 {
 		slices.Sort(ready)
 		t := ready[0]
@@ -88,6 +98,12 @@ func NewGraph(g tiergame.Game) (*Graph, error) {
 		slices.Sort(gr.Parents[t])
 	}
 	return gr, nil
+}
+
+// Has reports whether t is one of the graph's tiers.
+func (gr *Graph) Has(t tiergame.Tier) bool {
+	_, ok := gr.Parents[t]
+	return ok || slices.Contains(gr.Tiers, t)
 }
 
 // SolveOrder returns the tiers children first.

@@ -20,7 +20,7 @@ import (
 
 func (p *Program) registerCluster() {
 	p.cli.Register(&cli.Command{Name: "coordinator", Run: p.runCoordinator,
-		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
+		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
 		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
 	p.cli.Register(&cli.Command{Name: "worker", Run: p.runWorker,
 		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
@@ -150,9 +150,11 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	id := fs.String("node-id", "", "this coordinator's name in the cluster")
 	raftAddr := fs.String("raft-addr", "", "HOST:PORT of the raft transport (a private network: raft traffic is not authenticated)")
 	httpAddr := fs.String("http-addr", "", "HOST:PORT of the HTTP API (workers, clients, other coordinators)")
+	raftAdvertise := fs.String("raft-advertise", "", "HOST:PORT the other coordinators dial for raft, if not --raft-addr (a proxy, NAT or service in front of it)")
+	httpAdvertise := fs.String("http-advertise", "", "URL (or HOST:PORT) the others reach the HTTP API at, if not --http-addr; clients are sent to the leader's")
 	data := fs.String("data", "", "data folder: raft log, snapshots, artifact store")
 	tokenFile := fs.String("token-file", "", "file holding the cluster's shared token")
-	bootstrap := fs.String("bootstrap", "", "first start of a new cluster only: every coordinator as ID=RAFTADDR=HTTPADDR,...")
+	bootstrap := fs.String("bootstrap", "", "first start of a new cluster only: every coordinator as ID=RAFTADDR=HTTPADDR,... (the addresses the others dial: advertised)")
 	lease := fs.Duration("lease", cluster.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
 	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
@@ -188,7 +190,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, DataDir: *data, Token: tok,
+	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, RaftAdvertise: *raftAdvertise, HTTPAdvertise: *httpAdvertise, DataDir: *data, Token: tok,
 		Bootstrap: members, NewGame: p.games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace, RepairDelay: *repairDelay,
 		Workers: *workers, Log: log}
 	if (*tlsCert == "") != (*tlsKey == "") {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/internal/faultnet"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -59,8 +60,12 @@ type procCluster struct {
 	dir     string
 	token   string // the token file
 	members []cluster.Member
-	procs   map[string]*proc
-	mu      sync.Mutex
+	// binds, when set, are where the coordinators listen; members are
+	// then the proxies in front of them, which they advertise.
+	binds []cluster.Member
+	net   *faultnet.Net
+	procs map[string]*proc
+	mu    sync.Mutex
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {
@@ -95,12 +100,41 @@ func newProcClusterOf(t *testing.T, bin string, n int) *procCluster {
 	return c
 }
 
+// proxied puts a proxy (internal/faultnet) in front of each coordinator's
+// raft and HTTP addresses, which the coordinators advertise
+// (--raft-advertise, --http-advertise) and everyone else dials.
+func (c *procCluster) proxied() {
+	c.net = faultnet.New()
+	c.t.Cleanup(c.net.Close)
+	c.binds = c.members
+	c.members = nil
+	for _, b := range c.binds {
+		r, err := c.net.Proxy(b.ID+"-raft", b.RaftAddr)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		h, err := c.net.Proxy(b.ID+"-http", b.HTTPAddr)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.members = append(c.members, cluster.Member{ID: b.ID, RaftAddr: r.Addr(), HTTPAddr: "http://" + h.Addr()})
+	}
+}
+
 func (c *procCluster) urls() string {
 	var us []string
 	for _, m := range c.members {
-		us = append(us, "http://"+m.HTTPAddr)
+		us = append(us, httpURL(m))
 	}
 	return strings.Join(us, ",")
+}
+
+// httpURL is a member's HTTP base URL.
+func httpURL(m cluster.Member) string {
+	if strings.Contains(m.HTTPAddr, "://") {
+		return m.HTTPAddr
+	}
+	return "http://" + m.HTTPAddr
 }
 
 // start runs a tierd process named name, its output in a log file.
@@ -138,6 +172,12 @@ func (c *procCluster) startCoordinator(i int, bootstrap bool) {
 	m := c.members[i]
 	args := []string{"coordinator", "--node-id", m.ID, "--raft-addr", m.RaftAddr, "--http-addr", m.HTTPAddr,
 		"--data", filepath.Join(c.dir, m.ID), "--token-file", c.token, "--lease", "2s"}
+	if c.binds != nil {
+		b := c.binds[i]
+		args = []string{"coordinator", "--node-id", m.ID, "--raft-addr", b.RaftAddr, "--http-addr", b.HTTPAddr,
+			"--raft-advertise", m.RaftAddr, "--http-advertise", m.HTTPAddr,
+			"--data", filepath.Join(c.dir, m.ID), "--token-file", c.token, "--lease", "2s"}
+	}
 	if bootstrap {
 		var bs []string
 		for _, m := range c.members {
@@ -385,6 +425,52 @@ func TestClusterSolve(t *testing.T) {
 	}
 }
 
+// TestClusterAdvertise: coordinators that listen on addresses of their
+// own and advertise proxies in front of them (--raft-advertise,
+// --http-advertise) are reached through the proxies: the leader is named
+// by its proxy, and a run through them ends with tierd solve's bytes.
+func TestClusterAdvertise(t *testing.T) {
+	c := newProcCluster(t, 3)
+	c.proxied()
+	st := func() *cluster.StatusResponse {
+		c.startAll(true)
+		c.startWorker("w1", 2)
+		id := c.submit("tictactoe", "")
+		c.waitDone(id)
+		sameFolders(t, embedded(t, "tictactoe", ""), c.fetch(id))
+		st, err := c.status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}()
+	code, out, errs := c.run(c.client("members")...)
+	if code != 0 {
+		t.Fatalf("members: exit %d: %s", code, errs)
+	}
+	for _, m := range c.members {
+		if !strings.Contains(out, m.RaftAddr) || !strings.Contains(out, m.HTTPAddr) {
+			t.Errorf("tierd members does not list %s at its advertised addresses %s %s:\n%s", m.ID, m.RaftAddr, m.HTTPAddr, out)
+		}
+	}
+	for _, m := range c.members {
+		if m.ID != st.Leader {
+			continue
+		}
+		req, _ := http.NewRequest("GET", "http://"+c.binds[0].HTTPAddr+"/v1/status", nil)
+		tok, _ := os.ReadFile(c.token)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get(cluster.HeaderLeader); got != m.HTTPAddr {
+			t.Errorf("clients are sent to %q, want the leader's advertised %s", got, m.HTTPAddr)
+		}
+	}
+}
+
 // TestClusterFaults: the leader is SIGKILLed mid-run and a worker
 // SIGKILLed while it holds a lease; the run completes with the embedded
 // run's bytes.
@@ -434,7 +520,7 @@ func (c *procCluster) runJSON(id string) *cluster.Run {
 	c.t.Helper()
 	tok, _ := os.ReadFile(c.token)
 	for _, m := range c.members {
-		req, _ := http.NewRequest("GET", "http://"+m.HTTPAddr+"/v1/runs/"+id, nil)
+		req, _ := http.NewRequest("GET", httpURL(m)+"/v1/runs/"+id, nil)
 		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

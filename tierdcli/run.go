@@ -192,7 +192,11 @@ func (p *Program) runGames(e *cli.Env, args []string) error {
 	for _, s := range p.games.All() {
 		fmt.Fprintf(e.Stdout, "%s\t%s\n", s.Name, s.Summary)
 		for _, o := range s.Options {
-			fmt.Fprintf(e.Stdout, "    --option %s=...  %s (default %s)\n", o.Key, o.Doc, o.Default)
+			if o.Default == "" {
+				fmt.Fprintf(e.Stdout, "    --option %s=...  %s\n", o.Key, o.Doc)
+			} else {
+				fmt.Fprintf(e.Stdout, "    --option %s=...  %s (default %s)\n", o.Key, o.Doc, o.Default)
+			}
 		}
 	}
 	return nil

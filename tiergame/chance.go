@@ -90,11 +90,3 @@ type ChanceKernel interface {
 	// tier of t indexed by position.
 	SolveChance(t Tier, lo, hi Position, vals func(Tier) []Prob, out []Prob) error
 }
-
-// Exhaustive is implemented by games whose every hash is a position to
-// solve: without seeds, a run marks every position of every tier reachable
-// instead of exploring from Start (a bearoff database covers every pair of
-// sides, reachable in play or not).
-type Exhaustive interface {
-	Exhaustive() bool
-}

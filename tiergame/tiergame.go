@@ -20,6 +20,9 @@
 //   - Chance (with ChanceKernel and ChanceMoveNamer): chance games.
 //   - Exhaustive: every hash is a position to solve.
 //   - MoveNamer: names for moves.
+//
+// Package tiergametest checks that a game keeps the rules these
+// interfaces state; every game's tests should call tiergametest.Check.
 package tiergame
 
 import (

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/tiersolve/tiersolve/gamecodecs/egf"
 	"github.com/tiersolve/tiersolve/gamecodecs/gnubgid"
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
 	"github.com/tiersolve/tiersolve/games"
@@ -22,7 +23,7 @@ func init() {
 	program.Register(&cli.Command{
 		Name:    "import",
 		Usage:   "import --game NAME [--option K=V,...] --out DIR [--json] SOURCE...",
-		Summary: "turn the positions of .xg matches and gnubg Position ID lists into level files a run can start from (tierd solve --from)",
+		Summary: "turn the positions of .xg matches, gnubg Position ID lists and EGF xiangqi games into level files a run can start from (tierd solve --from)",
 		Run:     runImport,
 	})
 }
@@ -116,9 +117,10 @@ func runImport(e *cli.Env, args []string) error {
 	return nil
 }
 
-// readSource returns the gnubg Position IDs of a source: the position
-// before every decision of an eXtreme Gammon match, or the entries of a
-// text list.
+// readSource returns the positions of a source in text form: the gnubg
+// Position ID of the position before every decision of an eXtreme Gammon
+// match, the entries of a text list of Position IDs, or the FEN of every
+// position of an EGF xiangqi game (the start and after each move).
 func readSource(name string) ([]string, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -145,6 +147,21 @@ func readSource(name string) ([]string, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
+	if bytes.HasPrefix(head[:n], egfMagic) {
+		g, err := egf.Decode(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		ps, err := g.Positions()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		fens := make([]string, len(ps))
+		for i := range ps {
+			fens[i] = ps[i].FEN()
+		}
+		return fens, nil
+	}
 	es, err := gnubgid.ReadList(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -155,6 +172,9 @@ func readSource(name string) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// egfMagic opens every EGF file.
+var egfMagic = []byte{7, 13}
 
 // holdsLevels reports whether dir has level files of g's variant.
 func holdsLevels(dir string, g tiergame.Game) bool {

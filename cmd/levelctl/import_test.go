@@ -74,3 +74,24 @@ func fileExistsTest(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// TestImportEGF imports a xiangqi game of our own (testdata/egf): its 11
+// positions, of which the first three have more pieces than maxpieces=3.
+func TestImportEGF(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "seeds")
+	code, stdout, stderr := runLevelctl("import", "--game", "xiangqi", "--option", "maxpieces=3", "--out", out, "--json", "../../testdata/egf/endgame.egf")
+	if code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	var sum importSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Seen != 11 || sum.Kept != 8 || sum.Skipped["more than 3 pieces (option maxpieces)"] != 3 || len(sum.Files) != 2 {
+		t.Fatalf("import summary %+v", sum)
+	}
+	names := []string{sum.Files[0].Name, sum.Files[1].Name}
+	if names[0] != "KvK" || names[1] != "KRvK" || sum.Files[1].Positions != 5 || sum.Files[0].Positions != 3 {
+		t.Fatalf("files %+v", sum.Files)
+	}
+}

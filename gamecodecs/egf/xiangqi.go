@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tiersolve/tiersolve/internal/xq"
 )
 
 // Square is a point of the xiangqi board, stored as EGF's location id:
@@ -242,9 +244,9 @@ func StartBoard() Board {
 
 // checkMove reports why moving from -> to on b breaks the movement rules
 // of xiangqi, or "" if it does not. It checks the piece's own geometry
-// (palace, river, blocked horse legs and elephant eyes, cannon screens),
-// not whether the mover's king is left in check. Red is assumed to start
-// on ranks 1..5.
+// (palace, river, blocked horse legs and elephant eyes, cannon screens)
+// with the project's one move generator (internal/xq), not whether the
+// mover's king is left in check. Red is assumed to start on ranks 1..5.
 func checkMove(b *Board, from, to Square) string {
 	p, q := b.At(from), b.At(to)
 	if !p.Valid() {
@@ -253,54 +255,27 @@ func checkMove(b *Board, from, to Square) string {
 	if q != 0 && q.Side() == p.Side() {
 		return "captures own piece"
 	}
-	df, dr := to.File()-from.File(), to.Rank()-from.Rank()
-	adf, adr := abs(df), abs(dr)
-	red := p.Side() == Red
-	switch p.Kind() {
-	case King, Advisor:
-		if !inPalace(to, red) {
-			return "leaves the palace"
-		}
-		if p.Kind() == King && adf+adr != 1 || p.Kind() == Advisor && (adf != 1 || adr != 1) {
-			return "not a " + kindName[p.Kind()] + " move"
-		}
-	case Elephant:
-		if adf != 2 || adr != 2 {
-			return "not an elephant move"
-		}
-		if red && to.Rank() > 5 || !red && to.Rank() < 6 {
-			return "elephant crosses the river"
-		}
-		if b.At(SquareAt(from.File()+df/2, from.Rank()+dr/2)) != 0 {
-			return "elephant's eye blocked"
-		}
-	case Horse:
-		if !(adf == 1 && adr == 2 || adf == 2 && adr == 1) {
-			return "not a horse move"
-		}
-		leg := SquareAt(from.File()+df/2, from.Rank()+dr/2) // df/2 is 0 on the short side
-		if b.At(leg) != 0 {
-			return "horse's leg blocked"
-		}
-	case Chariot, Cannon:
-		if df != 0 && dr != 0 || df == 0 && dr == 0 {
-			return "not a straight move"
-		}
-		n := between(b, from, to)
-		if p.Kind() == Chariot && n != 0 || p.Kind() == Cannon && (q == 0 && n != 0 || q != 0 && n != 1) {
-			return "path blocked or no screen"
-		}
-	case Soldier:
-		fwd := dr
-		if !red {
-			fwd = -dr
-		}
-		crossed := red && from.Rank() > 5 || !red && from.Rank() < 6
-		if !(fwd == 1 && df == 0 || crossed && dr == 0 && adf == 1) {
-			return "not a soldier move"
-		}
+	rb := b.rules()
+	if !rb.IsPseudoMove(xq.Move{From: from.rules(), To: to.rules()}) {
+		return "breaks the " + p.Kind().String() + "'s movement rules"
 	}
 	return ""
+}
+
+// rules returns the square in the numbering of the rules package,
+// file + 9*(rank-1), which is also its index in a Board.
+func (s Square) rules() xq.Square { return xq.Square(s.index()) }
+
+// rules returns the board as the rules package sees it: kinds and sides,
+// without the codes that tell two advisors apart.
+func (b *Board) rules() xq.Board {
+	var rb xq.Board
+	for i, p := range b {
+		if p.Valid() {
+			rb.Put(xq.Square(i), xq.MakePiece(xq.Side(p.Side()), xq.Kind(p.Kind())))
+		}
+	}
+	return rb
 }
 
 var kindName = [...]string{"none", "king", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"}
@@ -311,43 +286,4 @@ func (k Kind) String() string {
 		return kindName[k]
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
-func inPalace(s Square, red bool) bool {
-	if s.File() < 3 || s.File() > 5 {
-		return false
-	}
-	if red {
-		return s.Rank() <= 3
-	}
-	return s.Rank() >= 8
-}
-
-// between counts the pieces strictly between two squares on a line.
-func between(b *Board, from, to Square) int {
-	df, dr := sign(to.File()-from.File()), sign(to.Rank()-from.Rank())
-	n := 0
-	for f, r := from.File()+df, from.Rank()+dr; f != to.File() || r != to.Rank(); f, r = f+df, r+dr {
-		if b.At(SquareAt(f, r)) != 0 {
-			n++
-		}
-	}
-	return n
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func sign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
-	"github.com/tiersolve/tiersolve/games/internal/gametest"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
 // vectors is the shared test-vector folder, read in place.
@@ -44,11 +44,34 @@ func maxTier(full, short int) int {
 	return full
 }
 
+// TestConformance checks Connect Four with the kit: every position of
+// small boards (4x4 but under -short and the race detector) and random
+// ones of larger boards.
+func TestConformance(t *testing.T) {
+	whole := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20}
+	some := tiergametest.Options{MaxPositions: samples(3000, 1000), Samples: samples(1000, 300), Hashes: samples(1000, 300)}
+	mid := whole // 4x4: 161,029 reachable positions
+	if testing.Short() || raceEnabled {
+		mid = some
+	}
+	for _, tc := range []struct {
+		w, h int
+		opts tiergametest.Options
+	}{
+		{1, 6, whole}, {7, 1, whole}, {3, 3, whole}, {4, 3, whole}, {3, 4, whole},
+		{4, 4, mid},
+		{5, 4, some}, {6, 5, some}, {7, 6, some},
+	} {
+		tc.opts.New = New
+		tiergametest.Check(t, mustNew(t, tc.w, tc.h), tc.opts)
+	}
+}
+
 func TestReachable7x6(t *testing.T) {
 	// OEIS A212693.
 	want := []uint64{1, 7, 49, 238, 1120, 4263, 16422, 54859}
 	g := mustNew(t, 7, 6)
-	got := gametest.Reach(t, g, upTo(len(want)-1), nil)
+	got := tiergametest.Reach(t, g, upTo(len(want)-1), nil)
 	for n, w := range want {
 		if got[tiergame.Tier(n)] != w {
 			t.Errorf("tier %d: %d positions, want %d", n, got[tiergame.Tier(n)], w)
@@ -76,7 +99,7 @@ func TestReachable6x5(t *testing.T) {
 	}
 	g := mustNew(t, 6, 5)
 	last := maxTier(11, 8)
-	got := gametest.Reach(t, g, upTo(last), nil)
+	got := tiergametest.Reach(t, g, upTo(last), nil)
 	for n := 0; n <= last; n++ {
 		if got[tiergame.Tier(n)] != v.Reachable[n] {
 			t.Errorf("tier %d: %d positions, want %d", n, got[tiergame.Tier(n)], v.Reachable[n])
@@ -111,7 +134,7 @@ func TestReachable5x5(t *testing.T) {
 	}
 	g := mustNew(t, 5, 5)
 	last := maxTier(12, 9)
-	got := gametest.Reach(t, g, upTo(last), nil)
+	got := tiergametest.Reach(t, g, upTo(last), nil)
 	for n := 0; n <= last; n++ {
 		if got[tiergame.Tier(n)] != want[n] {
 			t.Errorf("tier %d: %d positions, want %d", n, got[tiergame.Tier(n)], want[n])
@@ -182,7 +205,7 @@ func TestReachableSmall(t *testing.T) {
 			g := mustNew(t, w, h)
 			want := refReach(w, h)
 			var values [5]int
-			got := gametest.Reach(t, g, upTo(w*h), func(_ tiergame.Tier, _ tiergame.Position, v tiergame.Value, _ []tiergame.Child) {
+			got := tiergametest.Reach(t, g, upTo(w*h), func(_ tiergame.Tier, _ tiergame.Position, v tiergame.Value, _ []tiergame.Child) {
 				values[v]++
 			})
 			for n := range want {
@@ -363,16 +386,6 @@ func TestTierSize7x6(t *testing.T) {
 	}
 }
 
-func TestRoundTripReachable(t *testing.T) {
-	g := mustNew(t, 5, 4)
-	rng := rand.New(rand.NewPCG(3, 4))
-	gametest.Reach(t, g, upTo(maxTier(12, 9)), func(tier tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
-		if rng.IntN(20) == 0 {
-			gametest.CheckPosition(t, g, tier, p)
-		}
-	})
-}
-
 func TestPrimitive(t *testing.T) {
 	g := mustNew(t, 7, 6)
 	tests := []struct {
@@ -524,7 +537,7 @@ func FuzzParse(f *testing.F) {
 		if uint64(p) >= g.TierSize(tier) {
 			t.Fatalf("Parse(%q) = (%d, %d) outside the tier", s, tier, p)
 		}
-		gametest.CheckPosition(t, g, tier, p)
+		tiergametest.CheckPosition(t, g, tier, p)
 	})
 }
 

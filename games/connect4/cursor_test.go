@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tiersolve/tiersolve/games/internal/gametest"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
 // TestCursorAgainstOld checks that a cursor and Moves return what the old
@@ -24,7 +24,7 @@ func TestCursorAgainstOld(t *testing.T) {
 		g := mustNew(t, size[0], size[1])
 		for n := 0; n <= g.cells; n++ {
 			tier := tiergame.Tier(n)
-			gametest.CheckCursor(t, g, tier, gametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
+			checkAgainstOld(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count))
 		}
 	}
 }
@@ -40,7 +40,7 @@ func TestCursorEveryPosition(t *testing.T) {
 			for i := range ps {
 				ps[i] = tiergame.Position(i)
 			}
-			gametest.CheckCursor(t, g, tier, ps, g.oldMoves)
+			checkAgainstOld(t, g, tier, ps)
 		}
 	}
 }
@@ -63,7 +63,7 @@ func ascending(g *Game, n, count int) []tiergame.Position {
 // reachableTier returns the reachable positions of tier n, ascending.
 func reachableTier(b *testing.B, g *Game, n int) []tiergame.Position {
 	var ps []tiergame.Position
-	gametest.Reach(b, g, upTo(n), func(t tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
+	tiergametest.Reach(b, g, upTo(n), func(t tiergame.Tier, p tiergame.Position, _ tiergame.Value, _ []tiergame.Child) {
 		if int(t) == n {
 			ps = append(ps, p)
 		}
@@ -73,22 +73,22 @@ func reachableTier(b *testing.B, g *Game, n int) []tiergame.Position {
 }
 
 // benchSequence compares the old Moves, Moves and a cursor over the same
-// positions, taking turns (see gametest.Compare).
+// positions, taking turns (see tiergametest.Compare).
 func benchSequence(b *testing.B, g *Game, n int, ps []tiergame.Position) {
 	tier := tiergame.Tier(n)
 	children := make([]tiergame.Child, 0, MaxWidth)
-	gametest.Compare(b, len(ps),
-		gametest.Variant{Name: "old", Run: func(int) {
+	tiergametest.Compare(b, len(ps),
+		tiergametest.Variant{Name: "old", Run: func(int) {
 			for _, p := range ps {
 				_, children = g.oldMoves(tier, p, children[:0])
 			}
 		}},
-		gametest.Variant{Name: "Moves", Run: func(int) {
+		tiergametest.Variant{Name: "Moves", Run: func(int) {
 			for _, p := range ps {
 				_, children = g.Moves(tier, p, children[:0])
 			}
 		}},
-		gametest.Variant{Name: "Cursor", Run: func(int) {
+		tiergametest.Variant{Name: "Cursor", Run: func(int) {
 			cur := g.Cursor(tier)
 			for _, p := range ps {
 				_, children = cur.Moves(p, children[:0])
@@ -109,5 +109,42 @@ func BenchmarkAscending(b *testing.B) {
 			g := mustNew(b, tc.w, tc.h)
 			benchSequence(b, g, tc.n, ascending(g, tc.n, 1<<16))
 		})
+	}
+}
+
+// checkAgainstOld checks that Moves and a cursor visiting ps in turn give
+// what the old Moves gives, in its order, and that the cursor's
+// MovesByTier gives its children by tier.
+func checkAgainstOld(t *testing.T, g *Game, tier tiergame.Tier, ps []tiergame.Position) {
+	t.Helper()
+	cur := g.Cursor(tier).(*Cursor)
+	tiers := g.ChildTiers(tier)
+	lists := make([][]tiergame.Position, len(tiers))
+	for i := range lists {
+		lists[i] = make([]tiergame.Position, 0, MaxWidth) // nil is not wanted
+	}
+	var got, one, want []tiergame.Child
+	for _, p := range ps {
+		var gv, ov, wv tiergame.Value
+		gv, got = cur.Moves(p, got[:0])
+		ov, one = g.Moves(tier, p, one[:0])
+		wv, want = g.oldMoves(tier, p, want[:0])
+		if gv != wv || ov != wv || !slices.Equal(got, want) || !slices.Equal(one, want) {
+			t.Fatalf("%dx%d %s: cursor %v %v, Moves %v %v, old Moves %v %v", g.w, g.h, g.Format(tier, p), gv, got, ov, one, wv, want)
+		}
+		for i := range lists {
+			lists[i] = lists[i][:0]
+		}
+		bv := cur.MovesByTier(p, lists)
+		byTier := make([][]tiergame.Position, len(tiers))
+		for _, c := range want {
+			i := slices.Index(tiers, c.Tier)
+			byTier[i] = append(byTier[i], c.Pos)
+		}
+		for i := range lists {
+			if bv != wv || !slices.Equal(slices.Sorted(slices.Values(lists[i])), slices.Sorted(slices.Values(byTier[i]))) {
+				t.Fatalf("%dx%d %s: MovesByTier %v %v for tier %d, old Moves %v %v", g.w, g.h, g.Format(tier, p), bv, lists[i], tiers[i], wv, byTier[i])
+			}
+		}
 	}
 }

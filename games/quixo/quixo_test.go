@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tiersolve/tiersolve/games/internal/gametest"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
 // samples returns how many random positions a test checks: fewer under
@@ -18,6 +18,24 @@ func samples(full, short int) int {
 		return short
 	}
 	return full
+}
+
+// TestConformance checks Quixo with the kit: every hash of 3x3 (every
+// board is a position), or under -short and the race detector the first
+// reachable ones and random ones; and random positions of 4x4 and 5x5.
+func TestConformance(t *testing.T) {
+	small := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20}
+	if testing.Short() || raceEnabled {
+		small = tiergametest.Options{MaxPositions: 3000, Samples: 500, Hashes: 1000}
+	}
+	large := tiergametest.Options{MaxPositions: samples(2000, 300), Samples: samples(1000, 100), Hashes: samples(1000, 100)}
+	for n, opts := range []tiergametest.Options{3: small, 4: large, 5: large} {
+		if n < MinSize {
+			continue
+		}
+		opts.New = New
+		tiergametest.Check(t, mustNew(t, n), opts)
+	}
 }
 
 func mustNew(t testing.TB, n int) *Game {
@@ -169,7 +187,7 @@ func TestReachable3x3(t *testing.T) {
 		}
 	}
 	g := mustNew(t, n)
-	got := gametest.Reach(t, g, func(tiergame.Tier) bool { return true }, nil)
+	got := tiergametest.Reach(t, g, nil, nil)
 	if len(got) != len(want) {
 		t.Errorf("%d tiers reached, want %d", len(got), len(want))
 	}
@@ -336,46 +354,6 @@ func TestParents3x3(t *testing.T) {
 	}
 }
 
-// TestParentsRandom checks the same equivalence on random positions of 4x4
-// and 5x5, in both directions.
-func TestParentsRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{4, 5} {
-		g := mustNew(t, n)
-		tiers := allTiers(g)
-		samples := samples(4000, 500) / (n - 3)
-		var children []tiergame.Child
-		var parents []tiergame.Position
-		for range samples {
-			tier := tiers[rng.IntN(len(tiers))]
-			p := tiergame.Position(rng.Uint64N(g.TierSize(tier)))
-			// Every child of p lists p among its parents in p's tier.
-			var v tiergame.Value
-			if v, children = g.Moves(tier, p, children[:0]); v == tiergame.Undecided {
-				for _, c := range children {
-					if parents = g.Parents(c.Tier, c.Pos, tier, parents[:0]); !slices.Contains(parents, p) {
-						t.Fatalf("%s -> %s, but Parents(child, %s) = %v lacks it", g.Format(tier, p), g.Format(c.Tier, c.Pos), g.TierName(tier), parents)
-					}
-				}
-			}
-			// Every parent of p is non-primitive, has p among its children
-			// and is listed once.
-			for _, pt := range parentTiers(g, tier) {
-				parents = g.Parents(tier, p, pt, parents[:0])
-				for i, q := range parents {
-					v, children = g.Moves(pt, q, children[:0])
-					if v != tiergame.Undecided || !slices.Contains(children, tiergame.Child{Tier: tier, Pos: p}) {
-						t.Fatalf("Parents(%s, %s) lists %s, which has no move to it", g.Format(tier, p), g.TierName(pt), g.Format(pt, q))
-					}
-					if slices.Contains(parents[:i], q) {
-						t.Fatalf("Parents(%s, %s) lists %s twice", g.Format(tier, p), g.TierName(pt), g.Format(pt, q))
-					}
-				}
-			}
-		}
-	}
-}
-
 func TestPrimitive(t *testing.T) {
 	g := mustNew(t, 4)
 	tests := []struct {
@@ -425,27 +403,11 @@ func TestMoveNames(t *testing.T) {
 	if names := g.MoveNames(tier, p); len(names) != 24 || slices.ContainsFunc(names, func(s string) bool { return strings.HasPrefix(s, "a1") }) {
 		t.Errorf("moves with o in the corners: %q", names)
 	}
-	// From a 3x3 position, every name matches a move and sampled positions
-	// round-trip.
-	g3 := mustNew(t, 3)
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, tier := range allTiers(g3) {
-		for range 20 {
-			gametest.CheckPosition(t, g3, tier, tiergame.Position(rng.Uint64N(g3.TierSize(tier))))
-		}
-	}
 }
 
+// TestFormatParse checks the text form on examples and bad input
+// (TestConformance checks that positions of every size round-trip).
 func TestFormatParse(t *testing.T) {
-	for n := MinSize; n <= MaxSize; n++ {
-		g := mustNew(t, n)
-		rng := rand.New(rand.NewPCG(uint64(n), 9))
-		for _, tier := range allTiers(g) {
-			for range 10 {
-				gametest.CheckPosition(t, g, tier, tiergame.Position(rng.Uint64N(g.TierSize(tier))))
-			}
-		}
-	}
 	g := mustNew(t, 4)
 	tier, p, err := g.Parse("o:x.../..../..../....")
 	if err != nil || g.TierName(tier) != "x1o0" || p&1 != 1 {

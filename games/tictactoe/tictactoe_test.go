@@ -5,19 +5,22 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tiersolve/tiersolve/games/internal/gametest"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
-func all(tiergame.Tier) bool { return true }
+// TestConformance checks every reachable position and every hash of
+// every tier (those Parse accepts are the reachable ones) with the kit.
+func TestConformance(t *testing.T) {
+	tiergametest.Check(t, Game{}, tiergametest.Options{Hashes: 1 << 20, New: New})
+}
 
 func TestReachableCounts(t *testing.T) {
 	g := Game{}
 	want := []uint64{1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78}
 	values := map[tiergame.Value]int{}
-	counts := gametest.Reach(t, g, all, func(tier tiergame.Tier, p tiergame.Position, v tiergame.Value, _ []tiergame.Child) {
+	counts := tiergametest.Reach(t, g, nil, func(tier tiergame.Tier, p tiergame.Position, v tiergame.Value, _ []tiergame.Child) {
 		values[v]++
-		gametest.CheckPosition(t, g, tier, p)
 	})
 	for n, w := range want {
 		if got := counts[tiergame.Tier(n)]; got != w {

@@ -45,6 +45,11 @@ var gameSizes = []gameSize{
 		tier: 150 * time.Second},
 	{game: "quixo", option: "size=3", name: "quixo-3x3", level: harness.Quick, tier: 500 * time.Millisecond},
 	{game: "quixo", option: "size=4", name: "quixo-4x4", level: harness.Full, tier: 30 * time.Second},
+	// Xiangqi endgames, each with its sub-endgames; Felicity EGTB's
+	// generator is the peer (--peer felicity@games/xiangqi-KRNvKAABB=...).
+	{game: "xiangqi", option: "material=KRvKAB", name: "xiangqi-KRvKAB", level: harness.Quick, tier: 300 * time.Millisecond},
+	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", level: harness.Full, tier: 5 * time.Second},
+	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", level: harness.Explicit, tier: 4 * time.Minute},
 }
 
 // Games is the reach-and-solve suite: every bundled game and size, solved

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,34 +21,40 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-// The HTTP API. Every endpoint needs the shared token, as
-// "Authorization: Bearer TOKEN" (or HTTP basic auth with the token as the
-// password, for a browser). Blob endpoints are served by each coordinator
-// from its own store; the others are the leader's, and a follower
-// forwards them to it.
+// The HTTP API. Every endpoint needs a token, as "Authorization: Bearer
+// TOKEN" (or HTTP basic auth with the token as the password, for a
+// browser), of a scope it allows (auth.go): the admin token opens
+// everything, the worker token what workers do, the read token what
+// tierd status and tierd fetch read. Blob endpoints are served by each
+// coordinator from its own store; the others are the leader's, and a
+// follower forwards them to it.
 //
-//	GET  /                     status page (HTML)
-//	GET  /healthz              this node's raft state
-//	GET  /metrics              Prometheus metrics
-//	GET  /v1/status            runs and workers (StatusResponse)
-//	POST /v1/runs              submit a run (SubmitRequest → SubmitResponse)
-//	GET  /v1/runs/{id}         a run's whole state (Run)
-//	POST /v1/lease             lease a unit (LeaseRequest → Assignment, or 204: no work)
-//	POST /v1/heartbeat         keep leases alive (HeartbeatRequest → HeartbeatResponse)
-//	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing blobs)
-//	POST /v1/release           give a lease up (ReleaseRequest)
-//	POST /v1/members           add or remove a coordinator (MembersRequest → MembersResponse)
-//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against its name;
-//	                           ?stage=1: durable only after the next POST /v1/sync;
-//	                           &sync=1: flush it and everything staged, as /v1/sync)
-//	POST /v1/sync              make this node's staged blobs durable
-//	GET  /v1/blobs/{sha256}    read a blob (also HEAD)
+//	GET  /                     status page (HTML)                                        read
+//	GET  /healthz              this node's raft state                                    read
+//	GET  /metrics              Prometheus metrics                                        read
+//	GET  /v1/status            runs and workers (StatusResponse)                         read
+//	POST /v1/runs              submit a run (SubmitRequest → SubmitResponse)             admin
+//	GET  /v1/runs/{id}         a run's whole state (Run)                                 read
+//	POST /v1/lease             lease a unit (LeaseRequest → Assignment, or 204: no work) worker
+//	POST /v1/heartbeat         keep leases alive (HeartbeatRequest → HeartbeatResponse)  worker
+//	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing) worker
+//	POST /v1/release           give a lease up (ReleaseRequest)                          worker
+//	POST /v1/members           add or remove a coordinator (MembersRequest → ...)        admin
+//	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against    worker
+//	                           its name; ?stage=1: durable only after the next
+//	                           POST /v1/sync; &sync=1: flush it and everything staged)
+//	POST /v1/sync              make this node's staged blobs durable (coordinators)      admin
+//	GET  /v1/blobs/{sha256}    read a blob (also HEAD)                                   read, worker
 
 // SubmitRequest asks for a new run.
 type SubmitRequest struct {
 	Game     string    `json:"game"`
 	Option   string    `json:"option"`
 	Settings *Settings `json:"settings,omitempty"` // nil: DefaultSettings
+	// RequestID, if set, makes the request idempotent: a run submitted
+	// with the same one already is answered instead of a new one (a
+	// client retries a request whose answer a reset connection lost).
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
@@ -207,20 +212,23 @@ var runIDPattern = regexp.MustCompile(`^r[0-9]{1,20}$`)
 // Handler is the node's HTTP API.
 func (n *Node) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", n.handleStatusPage)
-	mux.HandleFunc("GET /healthz", n.handleHealth)
-	mux.Handle("GET /metrics", n.metrics.handler())
-	mux.HandleFunc("GET /v1/status", n.leaderOnly(n.handleStatus))
-	mux.HandleFunc("POST /v1/runs", n.leaderOnly(n.handleSubmit))
-	mux.HandleFunc("GET /v1/runs/{id}", n.leaderOnly(n.handleRun))
-	mux.HandleFunc("POST /v1/lease", n.leaderOnly(n.handleLease))
-	mux.HandleFunc("POST /v1/heartbeat", n.leaderOnly(n.handleHeartbeat))
-	mux.HandleFunc("POST /v1/complete", n.leaderOnly(n.handleComplete))
-	mux.HandleFunc("POST /v1/release", n.leaderOnly(n.handleRelease))
-	mux.HandleFunc("POST /v1/members", n.leaderOnly(n.handleMembers))
-	mux.HandleFunc("PUT /v1/blobs/{sum}", n.handlePutBlob)
-	mux.HandleFunc("GET /v1/blobs/{sum}", n.handleGetBlob)
-	mux.HandleFunc("POST /v1/sync", n.handleSync)
+	read, worker, admin := []scope{scopeRead}, []scope{scopeWorker}, []scope{scopeAdmin}
+	fetch := []scope{scopeRead, scopeWorker}
+	route := func(pattern string, needs []scope, h http.HandlerFunc) { mux.Handle(pattern, n.allow(needs, h)) }
+	route("GET /{$}", read, n.handleStatusPage)
+	route("GET /healthz", read, n.handleHealth)
+	route("GET /metrics", read, n.metrics.handler().ServeHTTP)
+	route("GET /v1/status", read, n.leaderOnly(n.handleStatus))
+	route("POST /v1/runs", admin, n.leaderOnly(n.handleSubmit))
+	route("GET /v1/runs/{id}", read, n.leaderOnly(n.handleRun))
+	route("POST /v1/lease", worker, n.leaderOnly(n.handleLease))
+	route("POST /v1/heartbeat", worker, n.leaderOnly(n.handleHeartbeat))
+	route("POST /v1/complete", worker, n.leaderOnly(n.handleComplete))
+	route("POST /v1/release", worker, n.leaderOnly(n.handleRelease))
+	route("POST /v1/members", admin, n.leaderOnly(n.handleMembers))
+	route("PUT /v1/blobs/{sum}", worker, n.handlePutBlob)
+	route("GET /v1/blobs/{sum}", fetch, n.handleGetBlob)
+	route("POST /v1/sync", admin, n.handleSync)
 	return n.authenticate(n.idleBodies(mux))
 }
 
@@ -259,28 +267,6 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// authenticate refuses requests without the token (constant-time
-// compare), with 401 and a log line.
-func (n *Node) authenticate(h http.Handler) http.Handler {
-	want := []byte(n.cfg.Token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := ""
-		if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-			got = v
-		} else if _, pw, ok := r.BasicAuth(); ok {
-			got = pw
-		}
-		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			n.metrics.unauthorized.Inc()
-			n.log.Warn("refused a request without the right token", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
-			w.Header().Set("WWW-Authenticate", `Basic realm="tierd"`)
-			writeError(w, http.StatusUnauthorized, errors.New("missing or wrong token"))
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 // leaderOnly serves h on the leader; a follower forwards the request to
 // the leader (once), and answers 503 when no leader is known.
 func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
@@ -298,6 +284,18 @@ func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
 				w.Header().Set("Retry-After", "1")
 				writeError(w, http.StatusServiceUnavailable, errors.New("a new leader is catching up; retry"))
 				return
+			}
+			// A read is answered from this node's state: first make sure
+			// it still leads (a leader that was paused or partitioned
+			// believes it does until it hears of the next term, and its
+			// state is stale). Writes go through the log, which a deposed
+			// leader cannot commit.
+			if r.Method == http.MethodGet {
+				if err := n.raft.VerifyLeader().Error(); err != nil {
+					w.Header().Set("Retry-After", "1")
+					writeError(w, http.StatusServiceUnavailable, fmt.Errorf("this node no longer leads (%v); retry", err))
+					return
+				}
 			}
 			h(w, r)
 			return
@@ -362,6 +360,8 @@ func statusFor(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
 		return http.StatusServiceUnavailable // the client retries, finding the new leader
+	case diskFull(err):
+		return http.StatusInsufficientStorage // the client tries another coordinator
 	}
 	return http.StatusInternalServerError
 }
@@ -471,7 +471,10 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
-	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC()}
+	if len(req.RequestID) > 64 {
+		return "", fmt.Errorf("%w: a request id has at most 64 characters", errBadRequest)
+	}
+	run := &Run{Game: g.Name(), Option: g.Option(), Settings: set, Created: time.Now().UTC(), RequestID: req.RequestID}
 	_, run.Chance = g.(tiergame.Chance)
 	if e, ok := g.(tiergame.Exhaustive); ok {
 		run.Exhaustive = e.Exhaustive()
@@ -647,6 +650,9 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := put(r.Context(), sum, size, body); err != nil {
 		n.log.Warn("refused a blob", "sha256", sum, "remote", r.RemoteAddr, "error", err)
+		if diskFull(err) {
+			n.diskIsFull(err)
+		}
 		writeError(w, statusFor(err), err)
 		return
 	}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
@@ -219,7 +220,7 @@ func (c *Client) try(ctx context.Context, method, path string, body func() (io.R
 					c.leader = l
 					c.mu.Unlock()
 				}
-				if resp.StatusCode == http.StatusServiceUnavailable {
+				if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusInsufficientStorage {
 					errs = append(errs, readError(resp))
 					done()
 					continue
@@ -318,6 +319,8 @@ func readError(resp *http.Response) error {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		return ErrUnauthorized
+	case http.StatusForbidden:
+		return fmt.Errorf("%w: %s", ErrForbidden, strings.TrimPrefix(e.Error, ErrForbidden.Error()+": "))
 	case http.StatusConflict:
 		if strings.Contains(e.Error, ErrNotRunning.Error()) {
 			return fmt.Errorf("%w: %s", ErrNotRunning, e.Error)
@@ -363,8 +366,14 @@ func (c *Client) callWithin(ctx context.Context, limit time.Duration, method, pa
 	return content, err
 }
 
-// Submit starts a run and returns its id.
+// Submit starts a run and returns its id. It gives the request an id of
+// its own, if it has none, so that its retries start one run.
 func (c *Client) Submit(ctx context.Context, req SubmitRequest) (string, error) {
+	if req.RequestID == "" {
+		b := make([]byte, 16)
+		rand.Read(b)
+		req.RequestID = hex.EncodeToString(b)
+	}
 	var resp SubmitResponse
 	_, err := c.call(ctx, http.MethodPost, "/v1/runs", req, &resp)
 	return resp.ID, err

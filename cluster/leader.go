@@ -22,6 +22,7 @@ import (
 // when it loses the lead.
 type leadership struct {
 	n      *Node
+	term   uint64 // the raft term it leads
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -47,7 +48,7 @@ func (n *Node) elected() *leadership {
 		n.log.Warn("barrier after election failed", "error", err)
 		return nil
 	}
-	l := &leadership{n: n, running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
+	l := &leadership{n: n, term: n.raft.CurrentTerm(), running: map[leaderTask]bool{}, failures: map[leaderTask]int{}, retryAt: map[leaderTask]time.Time{}}
 	l.ctx, l.cancel = context.WithCancel(n.ctx)
 	l.pre = newPremerger(l.ctx, n)
 	n.premerge.Store(l.pre)
@@ -159,6 +160,13 @@ func (l *leadership) run(task leaderTask) {
 	}
 	if l.ctx.Err() != nil {
 		return // lost the lead: the next leader redoes it
+	}
+	if diskFull(err) {
+		// Not the task's failure: this node's disk. Another coordinator
+		// leads and redoes it.
+		n.diskIsFull(err)
+		l.retryAt[task] = time.Now().Add(time.Second)
+		return
 	}
 	l.failures[task]++
 	l.retryAt[task] = time.Now().Add(time.Duration(l.failures[task]) * time.Second)

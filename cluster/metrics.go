@@ -23,6 +23,8 @@ type metrics struct {
 	blobBytesReplicated               prometheus.Counter
 	blobBytesRepaired                 prometheus.Counter
 	blobBytesStored                   prometheus.Gauge
+	forbidden                         *prometheus.CounterVec
+	raftRefused                       prometheus.Counter
 }
 
 func newMetrics(n *Node) *metrics {
@@ -39,7 +41,11 @@ func newMetrics(n *Node) *metrics {
 	m.leasesExpired = counter("leases_expired_total", "Leases this node expired while leader.")
 	m.completions = counter("completions_total", "Unit results accepted by this node while leader.")
 	m.completionsRefused = counter("completions_refused_total", "Unit results refused for a stale fencing token.")
-	m.unauthorized = counter("unauthorized_requests_total", "HTTP requests refused for a missing or wrong token.")
+	m.unauthorized = counter("unauthorized_requests_total", "HTTP requests refused for a missing or wrong token (401).")
+	m.forbidden = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tierd", Name: "forbidden_requests_total",
+		Help: "HTTP requests refused for their token's scope (403), by the token's scope and the scopes the endpoint needs."}, []string{"token", "needs"})
+	m.reg.MustRegister(m.forbidden)
+	m.raftRefused = counter("raft_refused_connections_total", "Raft connections refused at the TLS handshake (no certificate of the coordinators' CA).")
 	m.elections = counter("elections_won_total", "Times this node became the leader.")
 	m.runsDone = counter("runs_done_total", "Runs this node finished while leader.")
 	m.positions = counter("positions_total", "Positions processed by accepted units (expanded or solved).")

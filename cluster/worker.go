@@ -131,7 +131,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		}
 		a, held, err := w.lease(ctx)
-		if errors.Is(err, ErrUnauthorized) {
+		if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) {
 			w.sem.Release(held)
 			<-pending
 			return err

@@ -17,7 +17,8 @@ type tierMoves struct {
 	tiers  []tiergame.Tier // ChildTiers(t)
 	self   int             // the index of t in tiers, or -1
 	cur    tiergame.Cursor
-	native tiergame.ByTierCursor // cur, if it lists by tier itself
+	native tiergame.ByTierCursor   // cur, if it lists by tier itself
+	counts tiergame.CountingCursor // cur, if it counts by tier
 	moves  []tiergame.Child
 	lists  [][]tiergame.Position
 	// others is lists with t's list nil (not wanted), own is t's list
@@ -31,6 +32,7 @@ func newTierMoves(g tiergame.Game, t tiergame.Tier) *tierMoves {
 	m := newApart[tierMoves]() // written for every position, as are the lists' headers
 	*m = tierMoves{g: g, t: t, tiers: g.ChildTiers(t), cur: tiergame.NewCursor(g, t)}
 	m.native, _ = m.cur.(tiergame.ByTierCursor)
+	m.counts, _ = m.cur.(tiergame.CountingCursor)
 	m.self = slices.Index(m.tiers, t)
 	m.lists = makeApart[[]tiergame.Position](len(m.tiers))
 	m.others = makeApart[[]tiergame.Position](len(m.tiers))
@@ -71,6 +73,16 @@ func (m *tierMoves) within(p uint64) []tiergame.Position {
 	m.native.MovesByTier(tiergame.Position(p), m.own)
 	m.inside = m.own[m.self]
 	return m.inside
+}
+
+// countWithin returns the number of distinct children in the tier itself
+// of p, the position of the last call of elsewhere, which must not have
+// been primitive; seen is within's deduplication table.
+func (m *tierMoves) countWithin(p uint64, seen *dedupTable) int {
+	if m.counts != nil && m.self >= 0 {
+		return m.counts.CountInTier(tiergame.Position(p), m.self)
+	}
+	return len(dedup(m.within(p), seen))
 }
 
 // list fills lists, whose nil entries are not wanted.

@@ -332,17 +332,22 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				}
 			}
 			// A move elsewhere that does not lose decides the counter
-			// (blocked): the moves inside the tier need no counting.
+			// (blocked): the moves inside the tier need no counting, and
+			// without a reverse index to build, no listing.
 			var inTier []tiergame.Position
-			if canLose || s.useIdx {
-				inTier = tm.within(p)
-				if len(inTier) == 0 && count(lists) == 0 {
-					return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
-				}
+			n := 0
+			switch {
+			case s.useIdx:
+				inTier = dedup(tm.within(p), &seen)
+				n = len(inTier)
+			case canLose:
+				n = tm.countWithin(p, &seen)
 			}
-			inTier = dedup(inTier, &seen)
-			if len(inTier) > maxCounter {
-				return fmt.Errorf("%s: tier %d position %d has %d moves inside its tier, more than %d", g.Name(), t, p, len(inTier), maxCounter)
+			if (canLose || s.useIdx) && n == 0 && count(lists) == 0 {
+				return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
+			}
+			if n > maxCounter {
+				return fmt.Errorf("%s: tier %d position %d has %d moves inside its tier, more than %d", g.Name(), t, p, n, maxCounter)
 			}
 			if s.useIdx {
 				for _, c := range inTier {
@@ -353,7 +358,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 					edges = append(edges, ci<<32|i)
 				}
 			}
-			counter := uint32(len(inTier))
+			counter := uint32(n)
 			if !canLose {
 				counter = blocked
 			}

@@ -50,3 +50,16 @@ type ByTierCursor interface {
 	// children. A list's order need not be that of Moves.
 	MovesByTier(p Position, dst [][]Position) Value
 }
+
+// CountingCursor is a ByTierCursor that can count a position's children
+// in one tier without listing them. The first pass over a loopy tier needs
+// only how many distinct moves of a position stay in its tier (its child
+// counter), and for a game whose children's hashes cost more than telling
+// a move legal, counting is much cheaper than listing.
+type CountingCursor interface {
+	ByTierCursor
+	// CountInTier returns the number of distinct children of p in tier
+	// ChildTiers(t)[i] of the cursor's tier t: what deduplicating the
+	// list MovesByTier gives would count. p is not primitive.
+	CountInTier(p Position, i int) int
+}

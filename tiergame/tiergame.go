@@ -12,7 +12,8 @@
 // speed-up or a capability the solver finds by type assertion:
 //   - CursorGame: a Cursor decodes consecutive positions incrementally;
 //     a ByTierCursor also lists children grouped by tier, which the hot
-//     loops of reachability and loopy solving prefer.
+//     loops of reachability and loopy solving prefer, and a
+//     CountingCursor counts them without listing them.
 //   - Unmover: Parents, which loopy tiers need (else the solver builds a
 //     reverse index of the tier's moves).
 //   - Symmetric: canonical positions for --symmetry runs; CanonicalCursor,

@@ -43,7 +43,9 @@ func (w *walker) advance(d uint64) {
 	sum := uint64(pl.side) + d
 	pl.side = xq.Side(sum & 1)
 	carry := sum >> 1
-	for i := 0; carry != 0 && i < len(w.l.groups); i++ {
+	i := len(w.l.groups) // the last group's digit is the lowest
+	for carry != 0 && i > 0 {
+		i--
 		g := &w.l.groups[i]
 		x := pl.digits[i] + carry
 		carry = 0
@@ -52,7 +54,7 @@ func (w *walker) advance(d uint64) {
 		}
 		pl.digits[i] = x
 	}
-	w.l.place(pl, 0)
+	w.l.place(pl, i) // groups before i keep their points
 }
 
 // LegalWords sets the bits of the legal positions among the hashes of
@@ -95,14 +97,15 @@ type cursor struct {
 }
 
 var (
-	_ tiergame.CursorGame   = (*Game)(nil)
-	_ tiergame.ByTierCursor = (*cursor)(nil)
-	_ tiergame.Unmover      = (*Game)(nil)
-	_ tiergame.Symmetric    = (*Game)(nil)
-	_ tiergame.Legality     = (*Game)(nil)
-	_ tiergame.SeedsOnly    = (*Game)(nil)
-	_ tiergame.WholeTiers   = (*Game)(nil)
-	_ tiergame.MoveNamer    = (*Game)(nil)
+	_ tiergame.CursorGame     = (*Game)(nil)
+	_ tiergame.ByTierCursor   = (*cursor)(nil)
+	_ tiergame.CountingCursor = (*cursor)(nil)
+	_ tiergame.Unmover        = (*Game)(nil)
+	_ tiergame.Symmetric      = (*Game)(nil)
+	_ tiergame.Legality       = (*Game)(nil)
+	_ tiergame.SeedsOnly      = (*Game)(nil)
+	_ tiergame.WholeTiers     = (*Game)(nil)
+	_ tiergame.MoveNamer      = (*Game)(nil)
 )
 
 // Cursor returns a cursor over tier t.
@@ -138,13 +141,11 @@ func (c *cursor) Moves(p tiergame.Position, dst []tiergame.Child) (tiergame.Valu
 	return tiergame.Undecided, dst
 }
 
-// MovesByTier is Moves with the children grouped by tier; the moves whose
-// list is nil are only tested for legality while no legal move is known,
-// to tell a position without moves.
-func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+// prepare decodes p and lists its pseudo-moves, unless they are p's
+// already.
+func (c *cursor) prepare(p tiergame.Position) *state {
 	c.w.seek(uint64(p))
 	st := &c.w.st
-	h := uint64(p)
 	if !c.hasPseudo || c.pseudoOf != p {
 		c.pseudo = st.b.PseudoMoves(st.pl.side, c.pseudo[:0])
 		c.guard = st.b.Guard(st.pl.side)
@@ -152,6 +153,27 @@ func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		clear(c.legal)
 		c.pseudoOf, c.hasPseudo = p, true
 	}
+	return st
+}
+
+// isLegal reports whether pseudo-move k, m, of the prepared position is
+// legal, asking the guard once.
+func (c *cursor) isLegal(k int, m xq.Move) bool {
+	if c.legal[k] == 0 {
+		c.legal[k] = -1
+		if c.guard.Legal(&c.w.st.b, m) {
+			c.legal[k] = 1
+		}
+	}
+	return c.legal[k] > 0
+}
+
+// MovesByTier is Moves with the children grouped by tier; the moves whose
+// list is nil are only tested for legality while no legal move is known,
+// to tell a position without moves.
+func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	st := c.prepare(p)
+	h := uint64(p)
 	any := false
 	for k, m := range c.pseudo {
 		i := c.self
@@ -161,13 +183,7 @@ func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		if dst[i] == nil && any {
 			continue
 		}
-		if c.legal[k] == 0 {
-			c.legal[k] = -1
-			if c.guard.Legal(&st.b, m) {
-				c.legal[k] = 1
-			}
-		}
-		if c.legal[k] < 0 {
+		if !c.isLegal(k, m) {
 			continue
 		}
 		any = true
@@ -179,4 +195,22 @@ func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		return tiergame.Lose
 	}
 	return tiergame.Undecided
+}
+
+// CountInTier counts the legal moves into tier ChildTiers(t)[i]: those
+// without capture for t itself, the captures of one kind of piece for a
+// tier below. Distinct moves lead to distinct positions.
+func (c *cursor) CountInTier(p tiergame.Position, i int) int {
+	st := c.prepare(p)
+	n := 0
+	for k, m := range c.pseudo {
+		j := c.self
+		if q := st.b.At(m.To); q != xq.NoPiece {
+			j = c.capture[q.Side()][q.Kind()]
+		}
+		if j == i && c.isLegal(k, m) {
+			n++
+		}
+	}
+	return n
 }

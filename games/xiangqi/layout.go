@@ -9,9 +9,10 @@ import (
 
 // The hash of a position in its tier is
 //
-//	side to move + 2 * (d_0 + s_0*(d_1 + s_1*(d_2 + ...)))
+//	side to move + 2 * (d_n + s_n*(d_n-1 + s_n-1*(... + s_1*d_0)))
 //
-// over the tier's groups of pieces, each with s digits, in this order:
+// over the tier's groups of pieces 0 to n, each with s digits (the last
+// group's digit the least significant), in this order:
 //
 //   - red's home group, then black's: the general with the advisors and
 //     elephants, which never leave their side's half: the digit numbers the
@@ -245,6 +246,9 @@ type layout struct {
 	groups []group
 	size   uint64
 	pieces int
+	// firstFree is the index of the first free group (len(groups) if
+	// none): the groups whose digits depend on the points of others.
+	firstFree int
 	// of[side][kind] is the index of the group holding that kind's
 	// pieces of that side.
 	of [2][xq.NumKinds]int8
@@ -292,14 +296,24 @@ func newLayout(m Material) *layout {
 			}
 		}
 	}
+	l.firstFree = len(l.groups)
+	for i := len(l.groups) - 1; i >= 0 && l.groups[i].kind == freeGroup; i-- {
+		l.firstFree = i
+	}
+	// The digits' significance is the reverse of the groups' order: the
+	// attackers, which make most of the moves, have the low digits, so a
+	// position's parents and children by their moves lie near it.
 	w := uint64(2)
-	for i := range l.groups {
+	for i := len(l.groups) - 1; i >= 0; i-- {
 		g := &l.groups[i]
 		g.weight = w
 		if hi, lo := bits.Mul64(w, g.size); hi != 0 || lo > maxSize {
 			return nil
 		}
 		w *= g.size
+	}
+	for i := range l.groups {
+		g := &l.groups[i]
 		if g.kind != homeGroup && g.n > 1 && g.size <= unrankTable {
 			m := len(g.places)
 			if g.kind == freeGroup {
@@ -338,11 +352,12 @@ type placement struct {
 	num    [maxGroups][maxMembers]uint8
 }
 
-// decode splits hash h into its digits and sets the points they give.
+// decode splits hash h into its digits, the last group's the lowest, and
+// sets the points they give.
 func (l *layout) decode(h uint64, pl *placement) {
 	pl.side = xq.Side(h & 1)
 	h >>= 1
-	for i := range l.groups {
+	for i := len(l.groups) - 1; i >= 0; i-- {
 		g := &l.groups[i]
 		pl.digits[i] = h % g.size
 		h /= g.size
@@ -483,8 +498,8 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 	h ^= 1
 	g := &l.groups[i]
 	var d uint64
-	switch g.kind {
-	case homeGroup:
+	switch {
+	case g.kind == homeGroup:
 		sq := pl.sq[i]
 		for j := range sq[:g.n] {
 			if sq[j] == a {
@@ -492,7 +507,11 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 			}
 		}
 		d = uint64(g.home.rank(g.side, sq[:g.n]))
-	case placeGroup, freeGroup:
+	case g.n == 1 && g.kind == placeGroup:
+		d = uint64(g.place[b])
+	case g.n == 1:
+		d = uint64(int(b) - l.below(pl, bd, i, b))
+	default:
 		var c [maxMembers]int
 		for j := range g.n {
 			c[j] = int(pl.num[i][j])
@@ -506,10 +525,17 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 		}
 		d = rankNumbers(c[:g.n])
 	}
-	h = h + d*g.weight - pl.digits[i]*g.weight
-	for k := i + 1; k < len(l.groups); k++ {
+	h += (d - pl.digits[i]) * g.weight // modulo 2^64, as the new hash fits
+	for k := max(i+1, l.firstFree); k < len(l.groups); k++ {
 		gk := &l.groups[k]
-		if gk.kind != freeGroup {
+		if gk.n == 1 {
+			if s := pl.sq[k][0]; a < s != (b < s) {
+				if a < s {
+					h += gk.weight // a freed below: one more free point below s
+				} else {
+					h -= gk.weight
+				}
+			}
 			continue
 		}
 		var c [maxMembers]int
@@ -527,7 +553,7 @@ func (l *layout) moved(pl *placement, bd *xq.Board, h uint64, i int, a, b xq.Squ
 			}
 		}
 		if shifted {
-			h = h + rankNumbers(c[:gk.n])*gk.weight - pl.digits[k]*gk.weight
+			h += (rankNumbers(c[:gk.n]) - pl.digits[k]) * gk.weight
 		}
 	}
 	return h

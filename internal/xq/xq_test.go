@@ -1,6 +1,7 @@
 package xq
 
 import (
+	"math/rand/v2"
 	"testing"
 )
 
@@ -177,4 +178,66 @@ func FuzzParseFEN(f *testing.F) {
 			b.Uncaptures(side.Other(), nil)
 		}
 	})
+}
+
+// TestGuard compares the guard's answers with playing the move (or
+// taking it back) and asking Attacked, on positions of random playouts
+// from the opening and from random endgame placements.
+func TestGuard(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var boards []Board
+	var sides []Side
+	// Playouts from the opening.
+	for game := 0; game < 60; game++ {
+		b, side := Start(), Red
+		for ply := 0; ply < 150; ply++ {
+			boards, sides = append(boards, b), append(sides, side)
+			moves := b.LegalMoves(side, nil)
+			if len(moves) == 0 {
+				break
+			}
+			b.Play(moves[r.IntN(len(moves))])
+			side = side.Other()
+		}
+	}
+	// Random endgames: two generals and a few pieces anywhere they stand.
+	kinds := []Kind{Advisor, Elephant, Horse, Chariot, Cannon, Soldier}
+	for len(boards) < 40000 {
+		var b Board
+		b.Put(Places(Red, King)[r.IntN(9)], MakePiece(Red, King))
+		b.Put(Places(Black, King)[r.IntN(9)], MakePiece(Black, King))
+		for range 2 + r.IntN(5) {
+			side, k := Side(r.IntN(2)), kinds[r.IntN(len(kinds))]
+			ps := Places(side, k)
+			if s := ps[r.IntN(len(ps))]; b.At(s) == NoPiece {
+				b.Put(s, MakePiece(side, k))
+			}
+		}
+		side := Side(r.IntN(2))
+		if b.Check(side) == nil {
+			boards, sides = append(boards, b), append(sides, side)
+		}
+	}
+	checked := 0
+	for i := range boards {
+		b, side := &boards[i], sides[i]
+		g := b.Guard(side)
+		for _, m := range b.PseudoMoves(side, nil) {
+			if got, want := g.Legal(b, m), b.Legal(m); got != want {
+				t.Fatalf("%s: Guard.Legal(%s) = %v, playing it says %v", b.FEN(side), m, got, want)
+			}
+			checked++
+		}
+		// Un-moves of the side that just moved, guarded for side's general.
+		for _, m := range b.Unmoves(side.Other(), nil) {
+			b.Unplay(m, NoPiece)
+			want := !b.Attacked(side)
+			b.Play(m)
+			if got := g.SafeBefore(b, m); got != want {
+				t.Fatalf("%s: Guard.SafeBefore(%s) = %v, taking it back says %v", b.FEN(side), m, got, want)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d moves and un-moves of %d positions", checked, len(boards))
 }

@@ -219,6 +219,20 @@ func (c *fillsNil) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) t
 	return v
 }
 
+// miscount counts one child too many in tier 1's own list at position 3.
+type miscount struct{ ringCursor }
+
+func (c *miscount) CountInTier(p tiergame.Position, i int) int {
+	lists := make([][]tiergame.Position, len(c.g.ChildTiers(c.t)))
+	lists[i] = []tiergame.Position{}
+	c.ringCursor.MovesByTier(p, lists)
+	n := len(slices.Compact(slices.Sorted(slices.Values(lists[i]))))
+	if c.t == 1 && p == 3 && c.g.ChildTiers(c.t)[i] == c.t {
+		n++
+	}
+	return n
+}
+
 // notCanonical gives a child that is not canonical at position 5 of tier 2.
 type notCanonical struct{ ringCursor }
 
@@ -433,6 +447,7 @@ func TestBrokenGames(t *testing.T) {
 		{"a cursor that cannot go back", ringCursors{cursor: func(t tiergame.Tier) tiergame.Cursor { return &stale{ringCursor: ringCursor{t: t}} }}, "cursor", "(tier"},
 		{"MovesByTier in the wrong list", ringCursors{cursor: func(t tiergame.Tier) tiergame.Cursor { return &oneList{ringCursor{t: t}} }}, "by tier", "(tier 0"},
 		{"MovesByTier filling a nil list", ringCursors{cursor: func(t tiergame.Tier) tiergame.Cursor { return &fillsNil{ringCursor{t: t}} }}, "by tier", "r1.2 (tier 1"},
+		{"CountInTier counting one child too many", ringCursors{cursor: func(t tiergame.Tier) tiergame.Cursor { return &miscount{ringCursor{t: t}} }}, "by tier", "r1.3 (tier 1"},
 		{"a canonical cursor giving a position that is not canonical", ringCursors{cursor: func(t tiergame.Tier) tiergame.Cursor { return &notCanonical{ringCursor{t: t}} }}, "canonical cursor", "r2.5 (tier 2"},
 		{"Canonical not idempotent", ring{canonical: mirror}, "canonical", "(tier"},
 		{"Images not starting with the identity", ringImagesReversed{}, "images", "(tier"},

@@ -138,6 +138,14 @@ func (c *checker) checkByTier(t tiergame.Tier, p tiergame.Position, cur tiergame
 	if !check(lists, cur.MovesByTier(p, lists), -1) {
 		return false
 	}
+	if cc, ok := cur.(tiergame.CountingCursor); ok && v == tiergame.Undecided {
+		for i := range tiers {
+			if n, want := cc.CountInTier(p, i), len(slices.Compact(slices.Clone(wantLists[i]))); n != want {
+				c.failAt(rule, t, p, "the %s's CountInTier gives %d children in tier %d, Moves %d distinct ones", what, n, tiers[i], want)
+				return false
+			}
+		}
+	}
 	if !each || len(tiers) < 2 {
 		return true
 	}

@@ -157,17 +157,15 @@ func (c *Client) order() []string {
 }
 
 // attempt is one request to one coordinator: its context ends with the
-// caller's, when the coordinator is given up (by this request or another
-// in flight to it), or after limit (if not 0).
-func (c *Client) attempt(ctx context.Context, base string, limit time.Duration) (context.Context, func()) {
-	c.mu.Lock()
-	h := c.hostOf(base)
-	c.mu.Unlock()
+// caller's, when the coordinator is given up (hctx, its context from
+// hostCtx, ends: by this request or another in flight to it), or after
+// limit (if not 0).
+func (c *Client) attempt(ctx, hctx context.Context, limit time.Duration) (context.Context, func()) {
 	actx, cancel := context.WithCancel(ctx)
 	if limit > 0 {
 		actx, cancel = context.WithTimeout(ctx, limit)
 	}
-	stop := context.AfterFunc(h.ctx, cancel)
+	stop := context.AfterFunc(hctx, cancel)
 	return actx, func() { stop(); cancel() }
 }
 
@@ -228,7 +226,7 @@ func (c *Client) try(ctx context.Context, method, path string, body func() (io.R
 		var errs []error
 		for _, base := range c.order() {
 			hctx := c.hostCtx(base)
-			actx, done := c.attempt(ctx, base, limit)
+			actx, done := c.attempt(ctx, hctx, limit)
 			resp, err := c.send(actx, method, base+path, body, stall)
 			if err == nil {
 				c.answered(base)
@@ -520,7 +518,7 @@ func (c *Client) getBlob(ctx context.Context, b Blob, dst string) error {
 	var errs []error
 	for _, base := range c.order() {
 		hctx := c.hostCtx(base)
-		actx, done := c.attempt(ctx, base, 0)
+		actx, done := c.attempt(ctx, hctx, 0)
 		answered, err := c.getFrom(actx, base, b, dst)
 		done()
 		if err == nil {

@@ -387,7 +387,7 @@ func TestPartitionedLeader(t *testing.T) {
 		return done
 	}
 	before := unitsDone(leader)
-	waitFor(t, "units done on the majority's side", 20*time.Second, func() bool { return unitsDone(leader) >= before+3 })
+	waitFor(t, "units done on the majority's side", 2*time.Minute, func() bool { return unitsDone(leader) >= before+3 })
 	t.Logf("%d units done on the majority's side %v after the cut", unitsDone(leader)-before, time.Since(cutAt))
 	// The partition lasts until the lease has expired on the majority's
 	// side, and at least twice the election timeout.

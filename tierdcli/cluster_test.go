@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster"
 	"github.com/tiersolve/tiersolve/internal/faultnet"
+	"github.com/tiersolve/tiersolve/internal/freeport"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -82,21 +82,12 @@ func newProcClusterOf(t *testing.T, bin string, n int) *procCluster {
 	if err := os.WriteFile(c.token, []byte("cluster-test-token-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var ls []net.Listener
-	for i := range n {
-		var addrs []string
-		for range 2 {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ls = append(ls, l)
-			addrs = append(addrs, l.Addr().String())
-		}
-		c.members = append(c.members, cluster.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[0], HTTPAddr: addrs[1]})
+	addrs, err := freeport.Addrs(2 * n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, l := range ls {
-		l.Close()
+	for i := range n {
+		c.members = append(c.members, cluster.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 	}
 	t.Cleanup(c.killAll)
 	return c

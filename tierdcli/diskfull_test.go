@@ -43,14 +43,21 @@ func TestLeaderDiskFull(t *testing.T) {
 	c.mu.Lock()
 	first := c.procs["c1"]
 	c.mu.Unlock()
-	select {
-	case <-first.exited:
-		if first.cmd.ProcessState.ExitCode() == 99 || first.cmd.ProcessState.ExitCode() == 1 {
-			log, _ := os.ReadFile(filepath.Join(c.dir, "c1.log"))
-			t.Skipf("no tmpfs in a user namespace here: %s", log)
+	// A sign either way: c1 ends (no tmpfs in a user namespace here), or
+	// the coordinators elect a leader on their tmpfs.
+	poll(t, "c1 to end or a leader", 2*time.Minute, func() bool {
+		select {
+		case <-first.exited:
+			if code := first.cmd.ProcessState.ExitCode(); code == 99 || code == 1 {
+				log, _ := os.ReadFile(filepath.Join(c.dir, "c1.log"))
+				t.Skipf("no tmpfs in a user namespace here: %s", log)
+			}
+			t.Fatalf("c1 ended with exit %d", first.cmd.ProcessState.ExitCode())
+		default:
 		}
-	case <-time.After(500 * time.Millisecond):
-	}
+		st, err := c.status()
+		return err == nil && st.Leader != ""
+	})
 	c.startWorker("w1", 1)
 	c.startWorker("w2", 1)
 	id := c.submitSmall()

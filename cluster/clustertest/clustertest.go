@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/internal/freeport"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -57,7 +57,7 @@ func Start(dir string, n int, cfg Config) (*Cluster, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Cluster{cfg: cfg, dir: dir}
-	addrs, err := freeAddrs(2 * n)
+	addrs, err := freeport.Addrs(2 * n)
 	if err != nil {
 		return nil, err
 	}
@@ -93,20 +93,6 @@ func loopbackRaft(rc *raft.Config) {
 	rc.ElectionTimeout = 500 * time.Millisecond
 	rc.LeaderLeaseTimeout = 250 * time.Millisecond
 	rc.CommitTimeout = 5 * time.Millisecond
-}
-
-// freeAddrs finds n free loopback ports.
-func freeAddrs(n int) ([]string, error) {
-	var out []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		out = append(out, l.Addr().String())
-	}
-	return out, nil
 }
 
 // Leader is the leading coordinator, or nil.

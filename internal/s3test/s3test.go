@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tiersolve/tiersolve/internal/freeport"
 )
 
 // The credentials of the servers Start runs.
@@ -67,12 +69,14 @@ func Start(t testing.TB, buckets ...string) *Server {
 		}
 		t.Skipf("versitygw not found (set TIERD_VERSITYGW, or install it: %s): skipping the tests against a real S3 server", Install)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// A port below the ephemeral range: the server is stopped and
+	// started again on it (Restart), and an outgoing connection must not
+	// take it meanwhile.
+	addrs, err := freeport.Addrs(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := addrs[0]
 	s := &Server{t: t, bin: bin, Dir: t.TempDir(), Addr: addr}
 	for _, b := range buckets {
 		if err := os.MkdirAll(filepath.Join(s.Dir, b), 0o755); err != nil {

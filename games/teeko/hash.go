@@ -1,0 +1,120 @@
+package teeko
+
+import "math/bits"
+
+// How positions are hashed.
+//
+// A board is two sets of cells, xs and os (bit i for cell i). A set of k
+// cells has a colex rank: sum over its cells c_0 < c_1 < ... of
+// C(c_j, j+1). The colex order of the k-subsets of {0..n-1} is the start
+// of that of {0..N-1} for N > n, so one table ranks and unranks subsets of
+// any universe of up to 25 cells.
+//
+// Within a tier of x X and o O, a board's index is rank(xs)*C(25-x, o) +
+// rank(cos), where cos is os compressed into the 25-x cells X leaves
+// empty (bit j for the j-th such cell). In the moving tier the hash is
+// 2*index plus 1 when O is to move; in the drop tiers the side to move is
+// the tier's and the hash is the index. Every hash of a tier is a board,
+// so the level files waste nothing.
+
+// binom[n][k] = C(n, k) for n <= cells and k <= pieces.
+var binom = func() (b [cells + 1][pieces + 1]uint32) {
+	for n := range b {
+		b[n][0] = 1
+		for k := 1; k <= pieces && k <= n; k++ {
+			b[n][k] = b[n-1][k-1] + b[n-1][k]
+		}
+	}
+	return b
+}()
+
+// The colex rank of a set of up to 4 cells in three table lookups: its
+// cells 0-8, 9-16 and 17-24 (and above). Each entry packs a rank and, for
+// the first two, the number of cells counted so far: rank | count<<16.
+var (
+	rankA [1 << 9]uint32
+	rankB [16][1 << 8]uint32 // by the cells below 9
+	rankC [16][1 << 8]uint16 // by the cells below 17
+)
+
+// unrank[k][r] is the set of k cells of colex rank r.
+var unrank [pieces + 1][]uint32
+
+func init() {
+	// The rank of the set of bits m of a chunk starting at cell base when
+	// n cells below it are in the set: the sum of C(base+c, n+j+1).
+	chunk := func(m uint32, base, n int) (rank uint32, count int) {
+		for ; m != 0; m &= m - 1 {
+			c := base + bits.TrailingZeros32(m)
+			if n+count+1 <= pieces && c <= cells {
+				rank += binom[c][n+count+1]
+			}
+			count++
+		}
+		return rank, count
+	}
+	for m := range rankA {
+		r, k := chunk(uint32(m), 0, 0)
+		rankA[m] = r | uint32(k)<<16
+	}
+	for n := range rankB {
+		for m := range rankB[n] {
+			r, k := chunk(uint32(m), 9, n)
+			rankB[n][m] = r | uint32(min(n+k, 15))<<16
+			r, _ = chunk(uint32(m), 17, n)
+			rankC[n][m] = uint16(r)
+		}
+	}
+	for k := range unrank {
+		unrank[k] = make([]uint32, binom[cells][k])
+	}
+	var each func(m uint32, from, k int)
+	each = func(m uint32, from, k int) {
+		unrank[k][colex(m)] = m
+		for c := from; c < cells && k < pieces; c++ {
+			each(m|1<<c, c+1, k+1)
+		}
+	}
+	each(0, 0, 0)
+}
+
+// colex returns the colex rank of a set of at most 4 cells (any bits of
+// m above the 25 cells count as cells 25 and up, which no caller passes).
+func colex(m uint32) uint32 {
+	a := rankA[m&(1<<9-1)]
+	b := rankB[a>>16&15][m>>9&0xff]
+	c := rankC[b>>16&15][m>>17&0xff]
+	return a&0xffff + b&0xffff + uint32(c)
+}
+
+// compress returns os as a set of the cells not in xs: bit j for the j-th
+// cell (counting up from cell 0) that xs leaves out.
+func compress(os, xs uint32) uint32 {
+	var c uint32
+	for m := os; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		c |= 1 << (i - bits.OnesCount32(xs&(1<<i-1)))
+	}
+	return c
+}
+
+// expand is the inverse of compress: the cells of xs's complement that
+// the bits of c number.
+func expand(c, xs uint32) uint32 {
+	var os uint32
+	free := ^xs & full
+	for j := 0; free != 0; j++ {
+		low := free & -free
+		if c>>j&1 != 0 {
+			os |= low
+		}
+		free &^= low
+	}
+	return os
+}
+
+// index returns the index of board (xs, os) in a tier whose boards have
+// mulO compressed O sets per X set.
+func index(xs, os uint32, mulO uint64) uint64 {
+	return uint64(colex(xs))*mulO + uint64(colex(compress(os, xs)))
+}

@@ -39,7 +39,7 @@ func Patterns() []uint32 {
 	}
 	for r := 0; r+pieces <= side; r++ {
 		for c := 0; c+pieces <= side; c++ {
-			line(r, c, 1, 1)        // down and right
+			line(r, c, 1, 1)         // down and right
 			line(r, side-1-c, 1, -1) // down and left
 		}
 	}

@@ -41,9 +41,9 @@ import (
 
 // The board.
 const (
-	side   = 5          // points a row
+	side   = 5           // points a row
 	cells  = side * side // points on the board
-	pieces = 4          // pieces a side
+	pieces = 4           // pieces a side
 	full   = 1<<cells - 1
 
 	// MovingTier is the tier of the moving phase, with all pieces on the
@@ -70,7 +70,7 @@ func New(opts tiergame.Options) (tiergame.Game, error) {
 
 // tierInfo describes one tier's boards and hashes.
 type tierInfo struct {
-	x, o int    // pieces of X and O on the board
+	x, o  int    // pieces of X and O on the board
 	mover uint32 // the side to move in the drop phase: 0 for X, 1 for O
 	// mulO is the number of O sets for one X set, C(25-x, o): a board's
 	// index is colex(xs)*mulO + colex(compressed os).

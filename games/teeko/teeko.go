@@ -14,8 +14,10 @@
 // Tiers 0 to 7 are the drop phase, numbered by the pieces on the board
 // (tier t has (t+1)/2 X and t/2 O, and the side to move is X when t is
 // even); tier 8 holds the positions with all eight pieces, either side to
-// move, and is loopy: every move stays in it. The hash is dense: see
-// hash.go.
+// move, and is loopy: every move stays in it. The hash is dense, every
+// hash a board: the colex rank of the X points times C(25-x, o), plus the
+// colex rank of the O points among the 25-x points X leaves empty; in the
+// moving tier, twice that, plus 1 when O is to move.
 //
 // Text form: the side to move, "x:" or "o:", then the rows from top to
 // bottom separated by '/', points '.', 'x' and 'o', e.g.

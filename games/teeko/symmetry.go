@@ -173,16 +173,76 @@ func canonicalChildren(t tiergame.Tier, b *board, im *[8]uint64, mover uint32, d
 	return dst
 }
 
-// CanonicalParents appends the canonical positions of the parents that
-// Parents lists, once each.
-func (g Game) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
-	n := len(dst)
-	dst = g.Parents(t, p, pt, dst)
-	for i := n; i < len(dst); i++ {
-		dst[i] = g.Canonical(pt, dst[i])
+// unmoveEdits lists the un-moves of board b of tier t with mover to move
+// that lead to the parents in tier pt that Parents lists, and returns
+// their side to move (0 for X).
+func unmoveEdits(t tiergame.Tier, b *board, mover uint32, pt tiergame.Tier, e *edits) uint32 {
+	switch {
+	case t == MovingTier && pt == MovingTier:
+		last, own, opp := mover^1, b.os, b.xs // the side that moved last
+		if last == 0 {
+			own, opp = b.xs, b.os
+		}
+		if hasPattern(opp) {
+			return last
+		}
+		empty := full &^ (b.xs | b.os)
+		for m := own; m != 0; m &= m - 1 {
+			a := bits.TrailingZeros32(m)
+			for n := neighbours[a&31] & empty; n != 0; n &= n - 1 {
+				c := bits.TrailingZeros32(n)
+				if !hasPattern(own ^ (1<<a | 1<<c)) {
+					e.add(a, c, uint8(32*last))
+				}
+			}
+		}
+		return last
+	case t == MovingTier && pt == MovingTier-1 && mover == 0:
+		if !hasPattern(b.xs) {
+			for m := b.os; m != 0; m &= m - 1 {
+				e.add(bits.TrailingZeros32(m), cells, 32)
+			}
+		}
+	case t < MovingTier && pt+1 == t:
+		own := b.xs
+		if tiers[pt&15].mover == 1 {
+			own = b.os
+		}
+		for m := own; m != 0; m &= m - 1 {
+			e.add(bits.TrailingZeros32(m), cells, uint8(32*tiers[pt&15].mover))
+		}
 	}
-	slices.Sort(dst[n:])
-	return append(dst[:n], slices.Compact(dst[n:])...)
+	return tiers[pt&15].mover
+}
+
+// CanonicalParents appends the canonical positions of the parents that
+// Parents lists, once each: it takes the un-moves back on the images of
+// the board of p and keeps the smallest image of each parent.
+func (Game) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	ti, pti := tierOf(t), tierOf(pt)
+	if ti == nil || pti == nil || uint64(p) >= ti.size {
+		return dst
+	}
+	xs, os, mover := decode(ti, uint64(p))
+	var b board
+	b.xs, b.os = xs, os // all that unmoveEdits needs
+	var e edits
+	pmover := unmoveEdits(t, &b, mover, pt, &e)
+	if e.n == 0 {
+		return dst
+	}
+	im := images(pack(xs, os))
+	var buf [maxMoves]uint64
+	vs := canonicalEach(&im, &e, &buf)
+	slices.Sort(vs)
+	side := uint64(pmover) & uint64(pti.shift)
+	for i, v := range vs {
+		if i == 0 || v != vs[i-1] {
+			xs, os := unpack(v)
+			dst = append(dst, tiergame.Position(index(xs, os, pti.mulO)<<pti.shift|side))
+		}
+	}
+	return dst
 }
 
 // images returns the images of the cursor's board, computing them once

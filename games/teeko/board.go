@@ -116,18 +116,19 @@ func (b *board) setO(os, cos uint32) {
 }
 
 // moveX returns the X set and compressed O set after the X on cell a
-// moves to the empty cell b.
-func (bd *board) moveX(a, b int) (xs, cos uint32) {
-	xs = bd.xs ^ (1<<a | 1<<b)
-	ka, kb := bd.k[a&31], bd.k[b&31]
-	// The O between a and b change index by one: a leaves the X cells
-	// and b joins them.
+// moves to the empty cell b. The O between a and b change index by one,
+// as a leaves the X cells and b joins them: those of indexes [ka, kb)
+// go up one when a < b (cos + cos&m doubles them; index kb is b's, free
+// of O), those of [kb+1, ka) down one when a > b.
+func (bd *board) moveX(a, b uint) (xs, cos uint32) {
+	a, b = a&31, b&31
+	ka, kb := uint(bd.k[a])&31, uint(bd.k[b])&31
 	if a < b {
-		m := lowBits(kb) &^ lowBits(ka)
-		return xs, bd.cos&^m | (bd.cos&m)<<1
+		m := uint32(1)<<kb - uint32(1)<<ka
+		return bd.xs ^ (1<<a | 1<<b), bd.cos + bd.cos&m
 	}
-	m := lowBits(ka) &^ lowBits(kb+1)
-	return xs, bd.cos&^m | (bd.cos&m)>>1
+	m := uint32(1)<<ka - uint32(2)<<kb
+	return bd.xs ^ (1<<a | 1<<b), bd.cos - (bd.cos&m)>>1
 }
 
 // dropX returns the X set and compressed O set after X drops on cell b.

@@ -29,14 +29,15 @@ var binom = func() (b [cells + 1][pieces + 1]uint32) {
 }()
 
 // The colex rank of a set of up to 4 cells in three table lookups: its
-// cells 0-8, 9-16 and 17-24 (and above). Each entry packs a rank and, for
-// the first two, the number of cells counted so far: rank | count<<16.
+// cells 0-8, 9-16 and 17-24. An entry of rankA and rankB packs the rank
+// of its chunk's cells in the low 16 bits and, above, the offset in the
+// next table of the row for the number of cells counted so far
+// (count*256); the ranks add up without carrying into the offsets.
 var (
 	rankA [1 << 9]uint32
-	rankB [16][1 << 8]uint32 // by the cells below 9
-	rankC [16][1 << 8]uint16 // by the cells below 17
+	rankB [16 << 8]uint32 // row: the cells below 9
+	rankC [16 << 8]uint16 // row: the cells below 17
 )
-
 // unrank[k][r] is the set of k cells of colex rank r.
 var unrank [pieces + 1][]uint32
 
@@ -55,14 +56,14 @@ func init() {
 	}
 	for m := range rankA {
 		r, k := chunk(uint32(m), 0, 0)
-		rankA[m] = r | uint32(k)<<16
+		rankA[m] = r | uint32(k)<<24
 	}
-	for n := range rankB {
-		for m := range rankB[n] {
+	for n := range 16 {
+		for m := range 256 {
 			r, k := chunk(uint32(m), 9, n)
-			rankB[n][m] = r | uint32(min(n+k, 15))<<16
+			rankB[n<<8|m] = r | uint32(min(n+k, 15))<<24
 			r, _ = chunk(uint32(m), 17, n)
-			rankC[n][m] = uint16(r)
+			rankC[n<<8|m] = uint16(r)
 		}
 	}
 	for k := range unrank {
@@ -82,9 +83,9 @@ func init() {
 // m above the 25 cells count as cells 25 and up, which no caller passes).
 func colex(m uint32) uint32 {
 	a := rankA[m&(1<<9-1)]
-	b := rankB[a>>16&15][m>>9&0xff]
-	c := rankC[b>>16&15][m>>17&0xff]
-	return a&0xffff + b&0xffff + uint32(c)
+	b := rankB[(a>>16|m>>9&0xff)&(16<<8-1)]
+	c := rankC[(b>>16|m>>17&0xff)&(16<<8-1)]
+	return (a + b + uint32(c)) & 0xffff
 }
 
 // compress returns os as a set of the cells not in xs: bit j for the j-th

@@ -113,7 +113,7 @@ func TestBoardEdits(t *testing.T) {
 			}
 			for n := empty; n != 0; n &= n - 1 {
 				c := bits.TrailingZeros32(n)
-				if x2, cos := b.moveX(a, c); x2 != xs^(1<<a|1<<c) || cos != compress(os, x2) {
+				if x2, cos := b.moveX(uint(a), uint(c)); x2 != xs^(1<<a|1<<c) || cos != compress(os, x2) {
 					t.Fatalf("moveX(%d, %d) on %s", a, c, formatBoard(xs, os, 0))
 				}
 			}

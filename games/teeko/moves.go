@@ -42,7 +42,7 @@ func children(t tiergame.Tier, b *board, mover uint32, dst []tiergame.Position) 
 		for m := b.xs; m != 0; m &= m - 1 {
 			a := bits.TrailingZeros32(m)
 			for n := neighbours[a&31] & empty; n != 0; n &= n - 1 {
-				xs, cos := b.moveX(a, bits.TrailingZeros32(n))
+				xs, cos := b.moveX(uint(a), uint(bits.TrailingZeros32(n)))
 				out[k&(maxMoves-1)] = tiergame.Position((uint64(colex(xs))*mulO+uint64(colex(cos)))<<1 | 1)
 				k++
 			}
@@ -105,13 +105,14 @@ type Cursor struct {
 	t  tiergame.Tier
 	ti *tierInfo
 	// The board decoded last: its index in the tier (hash >> ti.shift,
-	// noBoard before the first), the rank of its compressed O set, and
-	// the cells X leaves empty, by their index in compressed sets.
-	i    uint64
-	rO   uint64
-	b    board
-	free [cells]uint8
-	buf  [maxMoves]tiergame.Position
+	// noBoard before the first) and the rank of its compressed O set.
+	i  uint64
+	rO uint64
+	b  board
+	// expand[k][m] is the set of cells that bits m of a compressed O set,
+	// shifted down by 8k, stand for, with the board's X cells.
+	expand [3][256]uint32
+	buf    [maxMoves]tiergame.Position
 	// im holds the images of the board of index imagesOf (see images).
 	im       [8]uint64
 	imagesOf uint64
@@ -135,19 +136,37 @@ func (c *Cursor) seek(i uint64) {
 		c.i, c.rO = i, i%ti.mulO
 		if xs := unrank[ti.x][i/ti.mulO]; first || xs != c.b.xs {
 			c.b.setX(xs)
-			n := 0
-			for m := full &^ xs; m != 0; m &= m - 1 {
-				c.free[n] = uint8(bits.TrailingZeros32(m))
-				n++
-			}
+			c.setExpand(xs)
 		}
 	}
 	cos := unrank[ti.o][c.rO]
-	var os uint32
-	for m := cos; m != 0; m &= m - 1 {
-		os |= 1 << (c.free[bits.TrailingZeros32(m)%cells] & 31)
-	}
+	os := c.expand[0][cos&0xff] | c.expand[1][cos>>8&0xff] | c.expand[2][cos>>16&0xff]
 	c.b.setO(os, cos)
+}
+
+// setExpand fills c.expand for the X cells xs (once per X set: the
+// cursor visits the boards of one X set in a row).
+func (c *Cursor) setExpand(xs uint32) {
+	free := full &^ xs
+	for k := range c.expand {
+		t := &c.expand[k]
+		for m := 1; m < len(t); m++ {
+			// The cell of the lowest bit of m, added to the others'.
+			cell := uint32(0)
+			if j := 8*k + bits.TrailingZeros(uint(m)); j < bits.OnesCount32(free) {
+				cell = nthBit(free, j)
+			}
+			t[m] = t[m&(m-1)] | cell
+		}
+	}
+}
+
+// nthBit returns the j-th lowest set bit of m, alone.
+func nthBit(m uint32, j int) uint32 {
+	for range j {
+		m &= m - 1
+	}
+	return m & -m
 }
 
 // mover returns the side to move of position p of the cursor's tier and

@@ -38,6 +38,7 @@ var (
 	rankB [16 << 8]uint32 // row: the cells below 9
 	rankC [16 << 8]uint16 // row: the cells below 17
 )
+
 // unrank[k][r] is the set of k cells of colex rank r.
 var unrank [pieces + 1][]uint32
 

@@ -40,7 +40,7 @@ func parents(t tiergame.Tier, b *board, mover uint32, pt tiergame.Tier, dst []ti
 		for m := b.xs; m != 0; m &= m - 1 {
 			a := bits.TrailingZeros32(m)
 			for n := neighbours[a&31] & empty; n != 0; n &= n - 1 {
-				xs, cos := b.moveX(a, bits.TrailingZeros32(n))
+				xs, cos := b.moveX(uint(a), uint(bits.TrailingZeros32(n)))
 				if !hasPattern(xs) {
 					dst = append(dst, tiergame.Position((uint64(colex(xs))*pti.mulO+uint64(colex(cos)))<<1))
 				}

@@ -76,11 +76,12 @@ func canonical(v uint64) uint64 {
 	return min(im[0], im[1], im[2], im[3], im[4], im[5], im[6], im[7])
 }
 
-// symCells[c][s] is cell c alone, packed as an X, under symmetry s; the
-// row of cell 25 is all zero (no cell).
-var symCells = func() (t [cells + 1][8]uint64) {
+// symCells[h][c][s] is cell c alone, as an X (h = 0) or an O (h = 1) of
+// a packed board, under symmetry s; cells 25 to 31 are none (zero).
+var symCells = func() (t [2][32][8]uint64) {
 	for c := range cells {
-		t[c] = images(1 << c)
+		t[0][c] = images(1 << c)
+		t[1][c] = images(1 << (32 + c))
 	}
 	return t
 }()
@@ -106,54 +107,48 @@ func (Game) Canonical(t tiergame.Tier, p tiergame.Position) tiergame.Position {
 	return encode(ti, xs, os, mover)
 }
 
-// edits lists the changes the moves or un-moves of one position make to
-// its board, each as the two cells whose contents change (cells 25 when
-// only one does) and the side (0 or 32: the half of the packed board).
-type edits struct {
-	n     int
-	a, b  [maxMoves]uint8
-	shift [maxMoves]uint8
+// The canonical boards a board's moves and un-moves lead to come from its
+// images: a move changes one or two cells, and the images of the result
+// are the board's images with the images of those cells flipped.
+
+// minXor returns the smallest of im[s] ^ d[s]: the canonical image of the
+// board whose images are im with the cells whose images are d flipped.
+func minXor(im, d *[8]uint64) uint64 {
+	return min(im[0]^d[0], im[1]^d[1], im[2]^d[2], im[3]^d[3], im[4]^d[4], im[5]^d[5], im[6]^d[6], im[7]^d[7])
 }
 
-func (e *edits) add(a, b int, shift uint8) {
-	i := e.n & (maxMoves - 1)
-	e.a[i], e.b[i], e.shift[i] = uint8(a), uint8(b), shift
-	e.n++
+// flips lists canonical packed boards.
+type flips struct {
+	n int
+	v [maxMoves]uint64
 }
 
-// canonicalEach returns, for each edit of e, the canonical packed board it
-// makes of the board whose images are im, in dst.
-func canonicalEach(im *[8]uint64, e *edits, dst *[maxMoves]uint64) []uint64 {
-	for i := range e.n {
-		ta, tb, sh := &symCells[e.a[i]%(cells+1)], &symCells[e.b[i]%(cells+1)], e.shift[i]&63
-		m := ^uint64(0)
-		for s := range 8 {
-			m = min(m, im[s]^(ta[s]|tb[s])<<sh)
-		}
-		dst[i] = m
+// one adds the canonical board of flipping each cell of cs, one at a time,
+// on the board whose images are im; tab is symCells of the side whose
+// cells they are.
+func (f *flips) one(im *[8]uint64, tab *[32][8]uint64, cs uint32) {
+	for m := cs; m != 0; m &= m - 1 {
+		f.v[f.n&(maxMoves-1)] = minXor(im, &tab[bits.TrailingZeros32(m)&31])
+		f.n++
 	}
-	return dst[:e.n]
 }
 
-// moveEdits lists the moves of board b of tier t with mover to move, in
-// the order of children.
-func moveEdits(t tiergame.Tier, b *board, mover uint32, e *edits) {
-	empty := full &^ (b.xs | b.os)
-	sh := uint8(32 * mover)
-	if t < MovingTier {
-		for m := empty; m != 0; m &= m - 1 {
-			e.add(bits.TrailingZeros32(m), cells, sh)
-		}
-		return
-	}
-	own := b.xs
-	if mover == 1 {
-		own = b.os
-	}
+// steps adds the canonical board of each step of a piece of own to an
+// empty neighbour, on the board whose images are im; tab is symCells of
+// own's side. If noPattern is set, it leaves out the steps after which
+// own forms a pattern.
+func (f *flips) steps(im *[8]uint64, tab *[32][8]uint64, own, empty uint32, noPattern bool) {
 	for m := own; m != 0; m &= m - 1 {
-		a := bits.TrailingZeros32(m)
-		for n := neighbours[a&31] & empty; n != 0; n &= n - 1 {
-			e.add(a, bits.TrailingZeros32(n), sh)
+		a := bits.TrailingZeros32(m) & 31
+		ta := &tab[a]
+		base := [8]uint64{im[0] ^ ta[0], im[1] ^ ta[1], im[2] ^ ta[2], im[3] ^ ta[3], im[4] ^ ta[4], im[5] ^ ta[5], im[6] ^ ta[6], im[7] ^ ta[7]}
+		for n := neighbours[a] & empty; n != 0; n &= n - 1 {
+			c := bits.TrailingZeros32(n) & 31
+			if noPattern && hasPattern(own^(1<<a|1<<c)) {
+				continue
+			}
+			f.v[f.n&(maxMoves-1)] = minXor(&base, &tab[c])
+			f.n++
 		}
 	}
 }
@@ -161,79 +156,60 @@ func moveEdits(t tiergame.Tier, b *board, mover uint32, e *edits) {
 // canonicalChildren appends the canonical children of board b (not
 // primitive) of tier t with mover to move, whose images are im.
 func canonicalChildren(t tiergame.Tier, b *board, im *[8]uint64, mover uint32, dst []tiergame.Position) []tiergame.Position {
-	var e edits
-	moveEdits(t, b, mover, &e)
-	var buf [maxMoves]uint64
+	var f flips
+	tab := &symCells[mover&1]
+	empty := full &^ (b.xs | b.os)
+	switch {
+	case t < MovingTier:
+		f.one(im, tab, empty)
+	case mover == 0:
+		f.steps(im, tab, b.xs, empty, false)
+	default:
+		f.steps(im, tab, b.os, empty, false)
+	}
 	ci := &tiers[childTier(t)&15]
 	next := uint64(mover^1) & uint64(ci.shift)
-	for _, v := range canonicalEach(im, &e, &buf) {
+	for _, v := range f.v[:f.n] {
 		xs, os := unpack(v)
 		dst = append(dst, tiergame.Position(index(xs, os, ci.mulO)<<ci.shift|next))
 	}
 	return dst
 }
 
-// unmoveEdits lists the un-moves of board b of tier t with mover to move
-// that lead to the parents in tier pt that Parents lists, and returns
-// their side to move (0 for X).
-func unmoveEdits(t tiergame.Tier, b *board, mover uint32, pt tiergame.Tier, e *edits) uint32 {
-	switch {
-	case t == MovingTier && pt == MovingTier:
-		last, own, opp := mover^1, b.os, b.xs // the side that moved last
-		if last == 0 {
-			own, opp = b.xs, b.os
-		}
-		if hasPattern(opp) {
-			return last
-		}
-		empty := full &^ (b.xs | b.os)
-		for m := own; m != 0; m &= m - 1 {
-			a := bits.TrailingZeros32(m)
-			for n := neighbours[a&31] & empty; n != 0; n &= n - 1 {
-				c := bits.TrailingZeros32(n)
-				if !hasPattern(own ^ (1<<a | 1<<c)) {
-					e.add(a, c, uint8(32*last))
-				}
-			}
-		}
-		return last
-	case t == MovingTier && pt == MovingTier-1 && mover == 0:
-		if !hasPattern(b.xs) {
-			for m := b.os; m != 0; m &= m - 1 {
-				e.add(bits.TrailingZeros32(m), cells, 32)
-			}
-		}
-	case t < MovingTier && pt+1 == t:
-		own := b.xs
-		if tiers[pt&15].mover == 1 {
-			own = b.os
-		}
-		for m := own; m != 0; m &= m - 1 {
-			e.add(bits.TrailingZeros32(m), cells, uint8(32*tiers[pt&15].mover))
-		}
-	}
-	return tiers[pt&15].mover
-}
-
 // CanonicalParents appends the canonical positions of the parents that
 // Parents lists, once each: it takes the un-moves back on the images of
-// the board of p and keeps the smallest image of each parent.
+// the board of p (see Parents) and keeps the smallest image of each
+// parent.
 func (Game) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
 	ti, pti := tierOf(t), tierOf(pt)
 	if ti == nil || pti == nil || uint64(p) >= ti.size {
 		return dst
 	}
 	xs, os, mover := decode(ti, uint64(p))
-	var b board
-	b.xs, b.os = xs, os // all that unmoveEdits needs
-	var e edits
-	pmover := unmoveEdits(t, &b, mover, pt, &e)
-	if e.n == 0 {
-		return dst
-	}
 	im := images(pack(xs, os))
-	var buf [maxMoves]uint64
-	vs := canonicalEach(&im, &e, &buf)
+	empty := full &^ (xs | os)
+	var f flips
+	pmover := pti.mover
+	switch {
+	case t == MovingTier && pt == MovingTier:
+		pmover = mover ^ 1 // the side that moved last
+		own, opp := xs, os
+		if pmover == 1 {
+			own, opp = os, xs
+		}
+		if !hasPattern(opp) {
+			f.steps(&im, &symCells[pmover], own, empty, true)
+		}
+	case t == MovingTier && pt == MovingTier-1 && mover == 0:
+		if !hasPattern(xs) {
+			f.one(&im, &symCells[1], os)
+		}
+	case t < MovingTier && pt+1 == t && pmover == 0:
+		f.one(&im, &symCells[0], xs)
+	case t < MovingTier && pt+1 == t:
+		f.one(&im, &symCells[1], os)
+	}
+	vs := f.v[:f.n]
 	slices.Sort(vs)
 	side := uint64(pmover) & uint64(pti.shift)
 	for i, v := range vs {

@@ -1,5 +1,7 @@
 package teeko
 
+import "encoding/binary"
+
 // Cells are numbered row by row from the top left, cell r*5+c at row r,
 // column c, and a set of cells is a bit mask.
 
@@ -102,12 +104,27 @@ type board struct {
 // setX sets the X cells of b (then setO sets the O).
 func (b *board) setX(xs uint32) {
 	b.xs, b.rx = xs, colex(xs)
-	n := uint8(0)
-	for c := range cells {
-		b.k[c] = n
-		n += uint8(xs>>c&1 ^ 1)
+	// A row at a time: rowK[x] holds, byte i, the cells of row x below
+	// cell i that are not X; eight bytes are written and the next row's
+	// overwrite the last three.
+	var n uint64
+	for r := 0; r < cells; r += side {
+		x := xs >> r & 31
+		binary.LittleEndian.PutUint64(b.k[r:r+8], rowK[x]+n*0x0101010101)
+		n += uint64(rowFree[x])
 	}
 }
+
+var rowK = func() (t [1 << side]uint64) {
+	for x := range t {
+		n := uint64(0)
+		for i := range side {
+			t[x] |= n << (8 * i)
+			n += uint64(x>>i&1 ^ 1)
+		}
+	}
+	return t
+}()
 
 // setO sets the O cells of b, given compressed (cos) and not (os).
 func (b *board) setO(os, cos uint32) {

@@ -128,19 +128,38 @@ var rowCompress = func() (t [1 << (2 * side)]uint8) {
 }()
 
 // expand is the inverse of compress: the cells of xs's complement that
-// the bits of c number.
+// the bits of c number. Row by row, rowExpand[x | m<<5] spreads the low
+// bits m of c over the cells the row's X leave; they take as many bits as
+// there are such cells (rowFree[x]).
 func expand(c, xs uint32) uint32 {
-	var os uint32
-	free := ^xs & full
-	for j := 0; free != 0; j++ {
-		low := free & -free
-		if c>>j&1 != 0 {
-			os |= low
-		}
-		free &^= low
-	}
-	return os
+	x0, x1, x2, x3, x4 := xs&31, xs>>5&31, xs>>10&31, xs>>15&31, xs>>20&31
+	os := uint32(rowExpand[(x0|c<<5)&1023])
+	c >>= rowFree[x0] & 31
+	os |= uint32(rowExpand[(x1|c<<5)&1023]) << 5
+	c >>= rowFree[x1] & 31
+	os |= uint32(rowExpand[(x2|c<<5)&1023]) << 10
+	c >>= rowFree[x2] & 31
+	os |= uint32(rowExpand[(x3|c<<5)&1023]) << 15
+	c >>= rowFree[x3] & 31
+	return os | uint32(rowExpand[(x4|c<<5)&1023])<<20
 }
+
+var rowExpand, rowFree = func() (t [1 << (2 * side)]uint8, free [1 << side]uint8) {
+	for x := range 1 << side {
+		free[x] = uint8(side - bits.OnesCount8(uint8(x)))
+		for m := range 1 << side {
+			var o, j uint8
+			for i := range side {
+				if x>>i&1 == 0 {
+					o |= uint8(m>>j&1) << i
+					j++
+				}
+			}
+			t[x|m<<side] = o
+		}
+	}
+	return t, free
+}()
 
 // index returns the index of board (xs, os) in a tier whose boards have
 // mulO compressed O sets per X set.

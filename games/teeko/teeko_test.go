@@ -224,3 +224,31 @@ func TestTiers(t *testing.T) {
 		t.Errorf("New with an option: %v", err)
 	}
 }
+
+// FuzzParse checks that every text Parse accepts is a position of the
+// game, written back the same way, and keeps the kit's rules
+// (tiergametest.CheckPosition).
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"x:...../...../...../...../.....",
+		"o:x..../...../..x../...../....o",
+		"o:xxxx./ooo../...../...../.....",
+		"o:xx.../.oo../.o..x/...o./x....",
+		"x:xx.../.oo../.oo.x/...../x....",
+		"x:xxxx./oooo./...../...../.....",
+		"o:xxxxx/...../...../...../.....",
+	} {
+		f.Add(s)
+	}
+	g := teeko.Game{}
+	f.Fuzz(func(t *testing.T, s string) {
+		tier, p, err := g.Parse(s)
+		if err != nil {
+			return
+		}
+		if got := g.Format(tier, p); got != s {
+			t.Fatalf("Format(Parse(%q)) = %q", s, got)
+		}
+		tiergametest.CheckPosition(t, g, tier, p)
+	})
+}

@@ -1,5 +1,5 @@
 // Package games holds registries of tier games by name: the bundled games
-// (bearoff, connect4, quixo, tictactoe and xiangqi) in Default, and a
+// (bearoff, connect4, quixo, teeko, tictactoe and xiangqi) in Default, and a
 // program's own games added to it with With.
 //
 //	reg := games.Default().With(games.Spec{Name: "nim", Summary: "...", New: nim.New})
@@ -15,6 +15,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/games/connect4"
 	"github.com/tiersolve/tiersolve/games/quixo"
+	"github.com/tiersolve/tiersolve/games/teeko"
 	"github.com/tiersolve/tiersolve/games/tictactoe"
 	"github.com/tiersolve/tiersolve/games/xiangqi"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -68,6 +69,11 @@ var bundled = []Spec{
 			{"size", "4", "board side, 3 to 5"},
 		},
 		New: quixo.New,
+	},
+	{
+		Name:    "teeko",
+		Summary: "Teeko as GamesmanOne plays it: 5x5, four pieces a side dropped then moved to a neighbouring point, four in a line or a 2x2 square wins; tier = pieces dropped, then one loopy tier",
+		New:     teeko.New,
 	},
 	{
 		Name: "xiangqi",

@@ -160,6 +160,10 @@ func (r *Runner) runCommand(ctx context.Context, argv []string) sampleOf {
 	t0 := time.Now()
 	err = cmd.Run()
 	s := sampleOf{Sample: Sample{Seconds: time.Since(t0).Seconds()}, rss: rssOf(cmd)}
+	if ps := cmd.ProcessState; ps != nil {
+		// The CPU time of the program and of the children it waited for.
+		s.Metrics = map[string]float64{"cpu_s": (ps.UserTime() + ps.SystemTime()).Seconds()}
+	}
 	if err != nil {
 		s.err = withOutput(fmt.Errorf("%s: %w", strings.Join(argv, " "), err), out)
 	}

@@ -23,7 +23,11 @@ type gameSize struct {
 	name         string // in the group ID: "connect4-5x4"
 	level        harness.Level
 	// memo: also time the memoized Connect Four baseline (width, height).
-	memo          bool
+	memo bool
+	// symmetry: also time tiersolve with --symmetry (one position per
+	// symmetry class) in the group's rounds, as "tiersolve-symmetry", for
+	// peers that solve canonical positions only.
+	symmetry      bool
 	width, height int
 	// estimate of tiersolve's reach+solve with 2 workers, and of the
 	// memo baseline, on the reference machine (measured 2026-11-23, after
@@ -50,6 +54,10 @@ var gameSizes = []gameSize{
 	{game: "xiangqi", option: "material=KRvKAB", name: "xiangqi-KRvKAB", level: harness.Quick, tier: 300 * time.Millisecond},
 	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", level: harness.Full, tier: 5 * time.Second},
 	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", level: harness.Explicit, tier: 4 * time.Minute},
+	// Teeko, in full and with --symmetry; GamesmanOne 1.3.0 is the peer
+	// (--peer 'gamesmanone@games/teeko=gamesman --force solve teeko 0'),
+	// which always solves canonical positions only.
+	{game: "teeko", name: "teeko", level: harness.Explicit, symmetry: true, tier: 70 * time.Second},
 }
 
 // Games is the reach-and-solve suite: every bundled game and size, solved
@@ -68,6 +76,12 @@ func Games() harness.Suite {
 						Params: map[string]float64{"workers": float64(cfg.Cores)},
 						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores})}},
 					Estimate: childStart + s.tier}
+				if s.symmetry {
+					g.Variants = append(g.Variants, harness.Variant{Name: "tiersolve-symmetry", Kind: results.KindSubject,
+						Params: map[string]float64{"workers": float64(cfg.Cores)},
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: true})})
+					g.Estimate += childStart + s.tier/2
+				}
 				if s.memo {
 					g.Variants = append(g.Variants, harness.Variant{Name: "memo", Kind: results.KindBaseline,
 						Params: map[string]float64{"workers": 1},
@@ -84,6 +98,7 @@ func Games() harness.Suite {
 			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
 			{Key: "positions", Header: "positions", Format: "%.0f"},
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+			{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
 			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
 			{Key: "fact:start", Header: "start"},
 		},

@@ -1,0 +1,5 @@
+//go:build !race
+
+package teeko_test
+
+const raceEnabled = false

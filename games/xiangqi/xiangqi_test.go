@@ -314,11 +314,20 @@ func TestMovesCursorsParents(t *testing.T) {
 }
 
 func TestMirror(t *testing.T) {
-	g := newGame(t, "KRNvKAB")
+	for _, m := range []string{"KRNvKAB", "KPPvKAABB", "KCPvKP"} {
+		t.Run(m, func(t *testing.T) { testMirror(t, m) })
+	}
+}
+
+func testMirror(t *testing.T, material string) {
+	g := newGame(t, material)
 	tier, _ := g.Start()
 	forEachHash(g, tier, 20000, func(h uint64) {
 		p := tiergame.Position(h)
 		if !g.Legal(tier, p) {
+			if g.Canonical(tier, g.mirror(tier, p)) != g.Canonical(tier, p) {
+				t.Fatalf("hash %d (no legal position): canonical %d, of its mirror %d", p, g.Canonical(tier, p), g.Canonical(tier, g.mirror(tier, p)))
+			}
 			return
 		}
 		im := g.Images(tier, p, nil)

@@ -21,7 +21,7 @@ func TestAll(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, ok)
 		}
 	}
-	if want := []string{"bearoff", "connect4", "quixo", "tictactoe"}; !slices.Equal(names, want) {
+	if want := []string{"bearoff", "connect4", "dshogi", "quixo", "tictactoe", "xiangqi"}; !slices.Equal(names, want) {
 		t.Errorf("All() names %q, want %q", names, want)
 	}
 	if _, ok := Lookup("chess"); ok {
@@ -58,6 +58,9 @@ func TestNew(t *testing.T) {
 		{"quixo", "", "size=4"},
 		{"quixo", "size=3", "size=3"},
 		{"quixo", "size=5", "size=5"},
+		{"dshogi", "", "default"},
+		{"dshogi", "pieces=LGEC", "default"},
+		{"dshogi", "pieces=CL", "pieces=LC"},
 		{"bearoff", "", "checkers=15,points=6"},
 		{"bearoff", "points=4,checkers=6", "checkers=6,points=4"},
 		{"bearoff", "checkers=1,points=1", "checkers=1,points=1"},
@@ -166,7 +169,7 @@ func TestRegistryWith(t *testing.T) {
 	mine := Spec{Name: "mine", Summary: "tic-tac-toe under another name", New: ttt.New,
 		Options: []Option{{"k", "1", "a key"}}}
 	reg := Default().With(mine)
-	if want := []string{"bearoff", "connect4", "mine", "quixo", "tictactoe"}; !slices.Equal(reg.Names(), want) {
+	if want := []string{"bearoff", "connect4", "dshogi", "mine", "quixo", "tictactoe", "xiangqi"}; !slices.Equal(reg.Names(), want) {
 		t.Errorf("names %q, want %q", reg.Names(), want)
 	}
 	if _, ok := Lookup("mine"); ok {

@@ -26,3 +26,28 @@ func TestConformanceFull(t *testing.T) {
 	}
 	tiergametest.Check(t, g, tiergametest.Options{MaxPositions: 20000, Samples: 2000, Hashes: 20000, New: dshogi.New})
 }
+
+// TestHashSpace ties the hash to GamesmanOne's: its hash holds every board
+// with at least one lion and every forest hand, both sides to move,
+// 2*(132*R(10) + 24*R(11)) = 4,234,908,456 positions, of which the legal
+// ones are exactly this package's hashes: 150*R(10) in play, 48*R(10) in
+// try, 24*R(11) in capture.
+func TestHashSpace(t *testing.T) {
+	g := mustGame(t, "LGEC")
+	play, try, capture := g.TierSize(0), g.TierSize(1), g.TierSize(2)
+	r10, r11 := play/150, capture/24
+	if play != 150*r10 || try != 48*r10 || capture != 24*r11 {
+		t.Fatalf("tier sizes %d %d %d are not 150, 48 and 24 times R(10) and R(11)", play, try, capture)
+	}
+	if r10 != 11878227 || r11 != 22897011 {
+		t.Errorf("R(10) = %d, R(11) = %d", r10, r11)
+	}
+	if gm := 2 * (132*r10 + 24*r11); gm != 4234908456 {
+		t.Errorf("GamesmanOne's hash space from R: %d, want 4234908456", gm)
+	}
+	legal := play + try + capture
+	t.Logf("legal positions %d (every hash), %.1f%% of GamesmanOne's hash space", legal, 100*float64(legal)/4234908456)
+	if g.TierSize(3) != 0 {
+		t.Error("a fourth tier")
+	}
+}

@@ -72,6 +72,9 @@ type Run struct {
 	worked bool     // a step was done in this session
 	phases phaseLog // this session's phase times
 	busy   busyMeter
+	// canonical caches the bounds count uses for the canonical positions
+	// of a symmetric run's tiers before reachability.
+	canonical map[tiergame.Tier]uint64
 }
 
 // Close releases the run folder for other processes.

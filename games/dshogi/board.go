@@ -137,12 +137,19 @@ type pos struct {
 	occ  [2]uint16        // squares of each side's pieces
 	hand [2][numTypes]uint8
 	turn int
+	// count holds the number of pieces of each kind on the board, two
+	// bits each, kind 0 lowest: the class of the hash without counting.
+	count uint32
 }
+
+// kindBit is what a piece of code adds to pos.count (0 for a lion).
+var kindBit = [numCodes]uint32{0, 0, 0, 1 << 0, 1 << 2, 1 << 4, 1 << 6, 1 << 8, 1 << 10, 1 << 12, 1 << 14}
 
 func (p *pos) put(s int, code uint8) {
 	p.sq[s] = code
 	p.set[code] |= 1 << s
 	p.occ[sideOf(code)] |= 1 << s
+	p.count += kindBit[code]
 }
 
 func (p *pos) remove(s int) uint8 {
@@ -150,6 +157,7 @@ func (p *pos) remove(s int) uint8 {
 	p.sq[s] = empty
 	p.set[code] &^= 1 << s
 	p.occ[sideOf(code)] &^= 1 << s
+	p.count -= kindBit[code]
 	return code
 }
 

@@ -2,6 +2,7 @@ package dshogi
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -94,10 +95,10 @@ type class struct {
 type layout struct {
 	total   [numTypes]int // pieces of each type in the game
 	classes []class
-	// tuple[typ] indexes the type's tuples of counts (see tupleKey); the
-	// class index is the mixed-radix number of its three tuples' indexes.
-	tuple  [numTypes][]int16
-	ntuple [numTypes]int
+	// The class index is the mixed-radix number of the indexes of its
+	// three types' tuples of counts; tuple[typ][tupleKey] is the index of
+	// the tuple times its weight in that number (-1 for no tuple).
+	tuple [numTypes][]int32
 	// off[n-10][c] is the number of arrangements of the classes before c
 	// on n free squares; off[n-10][len(classes)] is R(n).
 	off [2][]uint64
@@ -114,15 +115,17 @@ func init() {
 	}
 }
 
-// tupleKey is the index into layout.tuple of a type's counts: on the
-// board by kind (G g for giraffes; E e; C c H h for chicks) and in the
-// forest's hand, each 0..2, in base 3.
-func tupleKey(counts ...uint8) int {
-	k := 0
-	for _, c := range counts {
-		k = 3*k + int(c)
+// A type's tuple key packs its board counts by kind (G g for giraffes; E
+// e; C c H h for chicks) two bits each as in pos.count, and above them its
+// count in the forest's hand.
+func tupleKey(count uint32, typ int, hand uint8) int {
+	switch typ {
+	case giraffe:
+		return int(count&0xf) | int(hand)<<4
+	case elephant:
+		return int(count>>4&0xf) | int(hand)<<4
 	}
-	return k
+	return int(count>>8&0xff) | int(hand)<<8
 }
 
 func newLayout(total [numTypes]int) *layout {
@@ -132,25 +135,36 @@ func newLayout(total [numTypes]int) *layout {
 	width := [numTypes]int{3, 3, 5}
 	var tuples [numTypes][][]uint8
 	for typ := range numTypes {
-		n := 1
-		for range width[typ] {
-			n *= 3
-		}
-		l.tuple[typ] = make([]int16, n)
-		for key := range n {
-			digits := make([]uint8, width[typ])
-			sum := 0
-			for i, k := width[typ]-1, key; i >= 0; i, k = i-1, k/3 {
-				digits[i] = uint8(k % 3)
-				sum += k % 3
+		var each func(prefix []uint8, left int)
+		each = func(prefix []uint8, left int) {
+			if len(prefix) == width[typ] {
+				tuples[typ] = append(tuples[typ], prefix)
+				return
 			}
-			l.tuple[typ][key] = -1
-			if sum <= total[typ] {
-				l.tuple[typ][key] = int16(len(tuples[typ]))
-				tuples[typ] = append(tuples[typ], digits)
+			for c := range min(left, 2) + 1 {
+				each(append(slices.Clip(prefix), uint8(c)), left-c)
 			}
 		}
-		l.ntuple[typ] = len(tuples[typ])
+		each(nil, total[typ])
+	}
+	weight := [numTypes]int{len(tuples[elephant]) * len(tuples[chick]), len(tuples[chick]), 1}
+	for typ := range numTypes {
+		l.tuple[typ] = make([]int32, 1<<(2*width[typ]))
+		for i := range l.tuple[typ] {
+			l.tuple[typ][i] = -1
+		}
+		for i, tu := range tuples[typ] {
+			var count uint32
+			for k, c := range tu[:width[typ]-1] {
+				count |= uint32(c) << (2 * k)
+			}
+			if typ == elephant {
+				count <<= 4
+			} else if typ == chick {
+				count <<= 8
+			}
+			l.tuple[typ][tupleKey(count, typ, tu[width[typ]-1])] = int32(i * weight[typ])
+		}
 	}
 	for _, g := range tuples[giraffe] {
 		for _, e := range tuples[elephant] {
@@ -210,12 +224,10 @@ func (l *layout) tierSize(t tiergame.Tier) uint64 {
 
 // classIndex returns the index of p's class.
 func (l *layout) classIndex(p *pos) int {
-	cnt := func(code uint8) uint8 { return uint8(bits.OnesCount16(p.set[code])) }
 	h := &p.hand[forest]
-	g := l.tuple[giraffe][tupleKey(cnt(giraffeF), cnt(giraffeS), h[giraffe])]
-	e := l.tuple[elephant][tupleKey(cnt(elephantF), cnt(elephantS), h[elephant])]
-	c := l.tuple[chick][tupleKey(cnt(chickF), cnt(chickS), cnt(henF), cnt(henS), h[chick])]
-	return (int(g)*l.ntuple[elephant]+int(e))*l.ntuple[chick] + int(c)
+	return int(l.tuple[giraffe][tupleKey(p.count, giraffe, h[giraffe])] +
+		l.tuple[elephant][tupleKey(p.count, elephant, h[elephant])] +
+		l.tuple[chick][tupleKey(p.count, chick, h[chick])])
 }
 
 // encode returns the tier and hash of p, or of its mirror image when

@@ -1,6 +1,10 @@
 package dshogi
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
 
 // The board: 3 columns by 4 rows, squares 0..11 row by row from the top
 // left. Row 0 is the sky's home row and the forest's far rank; row 3 the
@@ -254,14 +258,26 @@ func (p *pos) play(m move) {
 	p.turn ^= 1
 }
 
-// unmoves calls f with every position q, made from p, in which the side
-// that just moved is to move again and one of its moves leads to p: the
-// moved piece steps back (un-promoting a hen on the far rank to the chick
-// it was, and un-capturing a piece of its hand, a chick as a chick or a
-// hen, or the missing lion), or returns to the hand. q may be a position
-// no move starts from (a try, say): the caller filters by tier. p is
-// restored before each call and after the last.
-func (p *pos) unmoves(f func(q *pos)) {
+// parents appends the hash of every position q of play (its canonical
+// hash if canonical is set) from which a move leads to p: the side that
+// just moved is to move again in q, and its moved piece steps back
+// (un-promoting a hen on the far rank to the chick it was, and
+// un-capturing a piece of its hand, a chick as a chick or a hen, or the
+// missing lion), or returns to the hand. A q of another tier (or of none)
+// is no parent: its moves are not played. p is changed and restored.
+func (l *layout) parents(p *pos, canonical bool, dst []tiergame.Position) []tiergame.Position {
+	f := func(q *pos) {
+		var t tiergame.Tier
+		var h tiergame.Position
+		if canonical {
+			t, h = l.encodeCanonical(q)
+		} else {
+			t, h = l.encode(q, false)
+		}
+		if t == play {
+			dst = append(dst, h)
+		}
+	}
 	mover := p.turn ^ 1
 	victim := p.turn
 	lionTaken := p.set[lionF+victim] == 0
@@ -324,4 +340,5 @@ func (p *pos) unmoves(f func(q *pos)) {
 		}
 	}
 	p.turn = victim
+	return dst
 }

@@ -287,10 +287,5 @@ func (g *Game) Parents(t tiergame.Tier, h tiergame.Position, pt tiergame.Tier, d
 	}
 	var p pos
 	g.l.decode(t, uint64(h), &p, nil)
-	p.unmoves(func(q *pos) {
-		if qt, qh := g.l.encode(q, false); qt == play {
-			dst = append(dst, qh)
-		}
-	})
-	return dst
+	return g.l.parents(&p, false, dst)
 }

@@ -38,16 +38,17 @@ type lions struct {
 }
 
 // lionIndex[turn][fl][sl] packs a triple's tier (bits 8-9) and its index
-// in that tier (bits 0-7), or is -1 when no tier holds it.
+// in that tier (bits 0-7), or is -1 when no tier holds it. (16 squares a
+// side lets the hot paths index it without bounds checks.)
 var (
-	lionIndex  [2][squares + 1][squares + 1]int16
+	lionIndex  [2][16][16]int16
 	lionTriple [numTiers][]lions
 )
 
 func init() {
 	for turn := range 2 {
-		for fl := range squares + 1 {
-			for sl := range squares + 1 {
+		for fl := range 16 {
+			for sl := range 16 {
 				lionIndex[turn][fl][sl] = -1
 			}
 		}
@@ -84,11 +85,13 @@ func init() {
 type class struct {
 	count [numKinds]uint8
 	hand  [numTypes]uint8
-	// The kinds on the board in the order they are placed, with the
-	// radix of each one's digit for 10 and 11 free squares.
-	kinds  []uint8
-	radix  [2][]uint64
-	pieces int // on the board
+	// The nk kinds on the board in the order they are placed (at most 6
+	// pieces, so at most 6 kinds), with the radix of each one's digit,
+	// and the class's offset, for 10 and 11 free squares.
+	nk    int
+	kinds [6]uint8
+	radix [2][6]uint64
+	off   [2]uint64
 }
 
 // layout is the hash of one variant.
@@ -100,8 +103,9 @@ type layout struct {
 	// the tuple times its weight in that number (-1 for no tuple).
 	tuple [numTypes][]int32
 	// off[n-10][c] is the number of arrangements of the classes before c
-	// on n free squares; off[n-10][len(classes)] is R(n).
+	// on n free squares; off[n-10][len(classes)] is R(n), also per[n-10].
 	off [2][]uint64
+	per [2]uint64
 }
 
 // binom[n][k] for k <= 2.
@@ -185,30 +189,29 @@ func newLayout(total [numTypes]int) *layout {
 		cl := &l.classes[i]
 		for k, c := range cl.count {
 			if c > 0 {
-				cl.kinds = append(cl.kinds, uint8(k))
+				cl.kinds[cl.nk] = uint8(k)
+				cl.nk++
 			}
 		}
 		for n := range 2 {
 			free := 10 + n
 			size := uint64(1)
-			for _, k := range cl.kinds {
+			for j, k := range cl.kinds[:cl.nk] {
 				r := binom[free][cl.count[k]]
-				cl.radix[n] = append(cl.radix[n], r)
+				cl.radix[n][j] = r
 				size *= r
 				free -= int(cl.count[k])
 			}
+			cl.off[n] = l.off[n][i]
 			l.off[n][i+1] = l.off[n][i] + size
 		}
-		cl.pieces = 0
-		for _, c := range cl.count {
-			cl.pieces += int(c)
-		}
 	}
+	l.per = [2]uint64{l.off[0][len(l.classes)], l.off[1][len(l.classes)]}
 	return l
 }
 
 // arrangements returns R(n) for n free squares.
-func (l *layout) arrangements(n int) uint64 { return l.off[n-10][len(l.classes)] }
+func (l *layout) arrangements(n int) uint64 { return l.per[n-10] }
 
 func freeOf(t tiergame.Tier) int {
 	if t == capture {
@@ -219,7 +222,7 @@ func freeOf(t tiergame.Tier) int {
 
 // tierSize is the size of tier t's hash space.
 func (l *layout) tierSize(t tiergame.Tier) uint64 {
-	return uint64(len(lionTriple[t])) * l.off[freeOf(t)][len(l.classes)]
+	return uint64(len(lionTriple[t])) * l.per[freeOf(t)]
 }
 
 // classIndex returns the index of p's class.
@@ -237,31 +240,28 @@ func (l *layout) classIndex(p *pos) int {
 // pieces must be those of the variant.
 func (l *layout) encode(p *pos, mirror bool) (tiergame.Tier, tiergame.Position) {
 	fl, sl := p.lion(forest), p.lion(sky)
+	lionSet := p.set[lionF] | p.set[lionS]
 	if mirror {
-		fl, sl = int(mirrorSq[fl]), int(mirrorSq[sl])
+		fl, sl, lionSet = int(mirrorSq[fl]), int(mirrorSq[sl]), mirrorMask[lionSet]
 	}
-	li := lionIndex[p.turn][fl][sl]
+	li := lionIndex[p.turn&1][fl&15][sl&15]
 	if li < 0 {
 		return numTiers, 0 // no position of the game
 	}
 	t := tiergame.Tier(li >> 8)
-	n := freeOf(t)
-	ci := l.classIndex(p)
-	cl := &l.classes[ci]
-	rem := allSq &^ (p.set[lionF] | p.set[lionS])
-	if mirror {
-		rem = mirrorMask[rem]
-	}
+	n := freeOf(t) & 1
+	cl := &l.classes[l.classIndex(p)]
+	rem := allSq &^ lionSet
 	var r uint64
-	for j, k := range cl.kinds {
-		m := p.set[giraffeF+k]
+	for j, k := range cl.kinds[:cl.nk] {
+		m := p.set[(giraffeF+k)&15]
 		if mirror {
-			m = mirrorMask[m]
+			m = mirrorMask[m&allSq]
 		}
 		r = r*cl.radix[n][j] + comboRank(rem, m)
 		rem &^= m
 	}
-	return t, tiergame.Position(uint64(li&0xff)*l.off[n][len(l.classes)] + l.off[n][ci] + r)
+	return t, tiergame.Position(uint64(li&0xff)*l.per[n] + cl.off[n] + r)
 }
 
 // comboRank ranks the one or two squares of m among the squares of rem
@@ -306,7 +306,7 @@ func (l *layout) decode(t tiergame.Tier, h uint64, p *pos, d *decoded) {
 	if d != nil && d.t == t && h >= d.lo && h < d.hi {
 		li, ci, base = d.li, d.ci, d.lo
 	} else {
-		per := l.off[n][len(l.classes)]
+		per := l.per[n]
 		li = int(h / per)
 		rest := h - uint64(li)*per
 		off := l.off[n]
@@ -327,13 +327,13 @@ func (l *layout) decode(t tiergame.Tier, h uint64, p *pos, d *decoded) {
 		p.put(int(lt.sl), lionS)
 	}
 	var digit [numKinds]uint64
-	radix := cl.radix[n]
-	for j := len(cl.kinds) - 1; j >= 0; j-- {
+	radix := &cl.radix[n]
+	for j := cl.nk - 1; j >= 0; j-- {
 		digit[j] = r % radix[j]
 		r /= radix[j]
 	}
 	rem := allSq &^ (p.set[lionF] | p.set[lionS])
-	for j, k := range cl.kinds {
+	for j, k := range cl.kinds[:cl.nk] {
 		code := giraffeF + k
 		c := digit[j]
 		if cl.count[k] == 1 {
@@ -363,7 +363,7 @@ var typeCodes = [numTypes][]uint8{{giraffeF, giraffeS}, {elephantF, elephantS}, 
 
 // lionOf returns the index of the lion triple of hash h of tier t.
 func (l *layout) lionOf(t tiergame.Tier, h uint64) int {
-	return int(h / l.off[freeOf(t)][len(l.classes)])
+	return int(h / l.per[freeOf(t)])
 }
 
 // mirroredLion is the index of the mirror image of lion triple li of tier t.

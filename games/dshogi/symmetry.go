@@ -40,8 +40,8 @@ func (g *Game) Canonical(t tiergame.Tier, h tiergame.Position) tiergame.Position
 // if p is no position).
 func (l *layout) encodeCanonical(p *pos) (tiergame.Tier, tiergame.Position) {
 	fl, sl := p.lion(forest), p.lion(sky)
-	li := lionIndex[p.turn][fl][sl]
-	mi := lionIndex[p.turn][mirrorSq[fl]][mirrorSq[sl]]
+	li := lionIndex[p.turn&1][fl&15][sl&15]
+	mi := lionIndex[p.turn&1][mirrorSq[fl]&15][mirrorSq[sl]&15]
 	switch {
 	case li < 0:
 		return numTiers, 0
@@ -63,11 +63,7 @@ func (g *Game) CanonicalParents(t tiergame.Tier, h tiergame.Position, pt tiergam
 	var p pos
 	g.l.decode(t, uint64(h), &p, nil)
 	n := len(dst)
-	p.unmoves(func(q *pos) {
-		if qt, qh := g.l.encodeCanonical(q); qt == play {
-			dst = append(dst, qh)
-		}
-	})
+	dst = g.l.parents(&p, true, dst)
 	slices.Sort(dst[n:])
 	return append(dst[:n], slices.Compact(dst[n:])...)
 }

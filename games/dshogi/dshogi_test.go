@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/dshogi"
+	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
@@ -49,5 +50,25 @@ func TestHashSpace(t *testing.T) {
 	t.Logf("legal positions %d (every hash), %.1f%% of GamesmanOne's hash space", legal, 100*float64(legal)/4234908456)
 	if g.TierSize(3) != 0 {
 		t.Error("a fourth tier")
+	}
+}
+
+// TestHashesStable pins a few hashes: level files and databases are
+// indexed by them, so a change would make every solved run unreadable.
+func TestHashesStable(t *testing.T) {
+	g := mustGame(t, "LGEC")
+	for _, tc := range []struct {
+		pos  string
+		tier tiergame.Tier
+		hash tiergame.Position
+	}{
+		{"F:gle/.c./.C./ELG:-", 0, 697887879},
+		{"S:gle/.C./.../ELG:C", 0, 1588312204},
+		{"S:gle/.c./LC./E.G:-", 0, 1196773198},
+	} {
+		tier, h, err := g.Parse(tc.pos)
+		if err != nil || tier != tc.tier || h != tc.hash {
+			t.Errorf("%s: tier %d hash %d, %v; want tier %d hash %d", tc.pos, tier, h, err, tc.tier, tc.hash)
+		}
 	}
 }

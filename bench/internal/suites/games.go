@@ -22,6 +22,9 @@ type gameSize struct {
 	game, option string
 	name         string // in the group ID: "connect4-5x4"
 	level        harness.Level
+	// symmetry: solve with one position per symmetry class (the game
+	// does not fit this machine in full).
+	symmetry bool
 	// memo: also time the memoized Connect Four baseline (width, height).
 	memo          bool
 	width, height int
@@ -50,6 +53,13 @@ var gameSizes = []gameSize{
 	{game: "xiangqi", option: "material=KRvKAB", name: "xiangqi-KRvKAB", level: harness.Quick, tier: 300 * time.Millisecond},
 	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", level: harness.Full, tier: 5 * time.Second},
 	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", level: harness.Explicit, tier: 4 * time.Minute},
+	// Dōbutsu shōgi: smaller variants, and the full game with --symmetry
+	// (about 14 GiB; in full it needs about 30); GamesmanOne 1.3.0 is its
+	// peer (--peer 'gamesmanone@games/dshogi=gamesman --force solve dshogi 0',
+	// value iteration over every legal hash: a day or more here).
+	{game: "dshogi", option: "pieces=LC", name: "dshogi-LC", level: harness.Quick, tier: 200 * time.Millisecond},
+	{game: "dshogi", option: "pieces=LGE", name: "dshogi-LGE", level: harness.Full, tier: 4 * time.Second},
+	{game: "dshogi", name: "dshogi", level: harness.Explicit, symmetry: true, tier: 2 * time.Hour},
 }
 
 // Games is the reach-and-solve suite: every bundled game and size, solved
@@ -62,11 +72,15 @@ func Games() harness.Suite {
 		Groups: func(cfg harness.Config) []harness.Group {
 			var gs []harness.Group
 			for _, s := range gameSizes {
-				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: strings.TrimSpace(s.game + " " + s.option),
+				title := strings.TrimSpace(s.game + " " + s.option)
+				if s.symmetry {
+					title += " --symmetry"
+				}
+				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
 					Level: s.level, Reference: "tiersolve",
 					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
 						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores})}},
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: s.symmetry})}},
 					Estimate: childStart + s.tier}
 				if s.memo {
 					g.Variants = append(g.Variants, harness.Variant{Name: "memo", Kind: results.KindBaseline,

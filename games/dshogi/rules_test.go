@@ -121,3 +121,28 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("pieces=CEL: %v, %v", g, err)
 	}
 }
+
+// TestMirrorOfStartIsReachable plays a line from the start to its mirror
+// image (found by a search from both ends). So the positions reachable
+// from the start are closed under the mirror: those reachable from the
+// mirrored start are among them. A symmetric run's classes then stand
+// for exactly the reachable positions (tierd verify's counts of the full
+// game), and each class holds one canonical reachable position however
+// canonical is chosen: its counts are GamesmanOne's analyzer's
+// "canonical" counts.
+func TestMirrorOfStartIsReachable(t *testing.T) {
+	g := mustGame(t, "LGEC")
+	tier, h := g.Start()
+	for _, name := range []string{"Gc4-c3", "ga1-a2", "Gc3-c2", "ga2-a3", "Gc2xc1", "lb1xc1", "E*c4",
+		"ga3xa4", "Lb4xa4", "lc1-b1", "La4-b4", "g*c1", "G*a4", "e*a1"} {
+		_, cs := g.Moves(tier, h, nil)
+		i := slices.Index(g.MoveNames(tier, h), name)
+		if i < 0 {
+			t.Fatalf("%s: no move %s", g.Format(tier, h), name)
+		}
+		tier, h = cs[i].Tier, cs[i].Pos
+	}
+	if got := g.Format(tier, h); got != "F:elg/.c./.C./GLE:-" {
+		t.Errorf("the line ends at %s", got)
+	}
+}

@@ -152,6 +152,13 @@ func (s *State) apply(c *command, index, size uint64) any {
 		if err := r.check(); err != nil {
 			return err
 		}
+		if r.RequestID != "" {
+			for _, x := range s.Runs {
+				if x.RequestID == r.RequestID {
+					return x.ID // a retried submission
+				}
+			}
+		}
 		r.ID = fmt.Sprintf("r%d", index)
 		r.State = Running
 		r.LogBytes, r.Commands = size, 1

@@ -487,3 +487,24 @@ func FuzzApply(f *testing.F) {
 		restored(t, h.fsm)
 	})
 }
+
+// TestFSMSubmitIdempotent: a submission retried with its request id (its
+// first answer lost to a reset connection) names the run it created
+// instead of creating another; other ids, or none, create runs.
+func TestFSMSubmitIdempotent(t *testing.T) {
+	h := newHarness(t)
+	with := func(id string) *Run { r := chainRun(); r.RequestID = id; return r }
+	first := h.apply(&command{Op: opCreate, Run: with("req-1")}).(string)
+	if again := h.apply(&command{Op: opCreate, Run: with("req-1")}).(string); again != first {
+		t.Errorf("a retried submission created run %s besides %s", again, first)
+	}
+	other := h.apply(&command{Op: opCreate, Run: with("req-2")}).(string)
+	plain := h.apply(&command{Op: opCreate, Run: with("")}).(string)
+	plain2 := h.apply(&command{Op: opCreate, Run: with("")}).(string)
+	if other == first || plain == other || plain2 == plain {
+		t.Errorf("runs %s %s %s %s: want distinct runs for distinct submissions", first, other, plain, plain2)
+	}
+	if n := len(h.state().Runs); n != 4 {
+		t.Errorf("%d runs, want 4", n)
+	}
+}

@@ -22,7 +22,10 @@ type metrics struct {
 	blobBytesIn, blobBytesOut         prometheus.Counter
 	blobBytesReplicated               prometheus.Counter
 	blobBytesRepaired                 prometheus.Counter
+	storeBytesRead, storeBytesWritten prometheus.Counter
 	blobBytesStored                   prometheus.Gauge
+	forbidden                         *prometheus.CounterVec
+	raftRefused                       prometheus.Counter
 }
 
 func newMetrics(n *Node) *metrics {
@@ -39,7 +42,11 @@ func newMetrics(n *Node) *metrics {
 	m.leasesExpired = counter("leases_expired_total", "Leases this node expired while leader.")
 	m.completions = counter("completions_total", "Unit results accepted by this node while leader.")
 	m.completionsRefused = counter("completions_refused_total", "Unit results refused for a stale fencing token.")
-	m.unauthorized = counter("unauthorized_requests_total", "HTTP requests refused for a missing or wrong token.")
+	m.unauthorized = counter("unauthorized_requests_total", "HTTP requests refused for a missing or wrong token (401).")
+	m.forbidden = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tierd", Name: "forbidden_requests_total",
+		Help: "HTTP requests refused for their token's scope (403), by the token's scope and the scopes the endpoint needs."}, []string{"token", "needs"})
+	m.reg.MustRegister(m.forbidden)
+	m.raftRefused = counter("raft_refused_connections_total", "Raft connections refused at the TLS handshake (no certificate of the coordinators' CA).")
 	m.elections = counter("elections_won_total", "Times this node became the leader.")
 	m.runsDone = counter("runs_done_total", "Runs this node finished while leader.")
 	m.positions = counter("positions_total", "Positions processed by accepted units (expanded or solved).")
@@ -48,7 +55,9 @@ func newMetrics(n *Node) *metrics {
 	m.blobBytesOut = counter("blob_bytes_sent_total", "Blob bytes downloaded from this node.")
 	m.blobBytesReplicated = counter("blob_bytes_replicated_total", "Blob bytes this node copied to other coordinators.")
 	m.blobBytesRepaired = counter("blob_bytes_repaired_total", "Blob bytes this node fetched from other coordinators.")
-	m.blobBytesStored = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "tierd", Name: "blob_bytes_stored", Help: "Bytes in this node's blob store (at the last sweep)."})
+	m.storeBytesRead = counter("store_bytes_read_total", "Blob bytes this node read from the object store (--store), for its merges.")
+	m.storeBytesWritten = counter("store_bytes_written_total", "Blob bytes this node wrote to the object store (--store): its merges' level files and databases.")
+	m.blobBytesStored = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "tierd", Name: "blob_bytes_stored", Help: "Bytes in this node's blob store, or in the object store (at the last sweep)."})
 	m.reg.MustRegister(m.blobBytesStored)
 	gaugeFunc("raft_leader", "1 if this node is the raft leader.", func() float64 {
 		if n.raft != nil && n.raft.State() == raft.Leader {

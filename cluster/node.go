@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,16 +45,29 @@ type NodeConfig struct {
 	// in the members: raft tells the advertised address to the other
 	// coordinators, and clients are sent to the leader's HTTPAdvertise.
 	RaftAdvertise, HTTPAdvertise string
-	// DataDir holds the raft log and snapshots, and the blob store.
+	// DataDir holds the raft log and snapshots, and the blob store (with
+	// Store set, only a cache of the artifacts the node's merges read and
+	// write).
 	DataDir string
-	// Token is the shared secret every HTTP request must carry.
-	Token string
+	// Token is the admin token: every HTTP request may carry it, and the
+	// coordinators use it between themselves. WorkerToken and ReadToken,
+	// if set, are tokens of narrower scopes (auth.go): a worker's, and a
+	// reader's (tierd status, tierd fetch).
+	Token, WorkerToken, ReadToken string
 	// Bootstrap, on the very first start of a cluster, lists every
 	// coordinator (this one included). A node whose data folder holds raft
 	// state ignores it and rejoins from what it stored.
 	Bootstrap []Member
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
+	// Store, when set, keeps every artifact in an S3-compatible bucket
+	// (blobstore.OpenS3): workers read and write it directly through
+	// presigned URLs, the bucket keeps the bytes, and the coordinators
+	// keep only their names, so no artifact passes through them but those
+	// their own merges read and write, and a coordinator that loses its
+	// disk loses nothing. Nil keeps the artifacts on the coordinators'
+	// disks, each on a majority of them.
+	Store *blobstore.S3
 	// LeaseTTL is how long a lease lives without its worker's heartbeat;
 	// 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
@@ -70,9 +84,11 @@ type NodeConfig struct {
 	RepairDelay time.Duration
 	// Workers is the number of goroutines of a merge; 0 means GOMAXPROCS.
 	Workers int
-	// TLS, when set, serves the HTTP API over TLS; PeerTLS is the client
-	// configuration for reaching the other coordinators (nil: plain HTTP
-	// unless TLS is set, then the system's roots).
+	// TLS, when set, serves the HTTP API over TLS, and raft over mutual
+	// TLS with the same certificate; PeerTLS is the client configuration
+	// for reaching the other coordinators, whose RootCAs (the CA of every
+	// coordinator's certificate) raft's mutual TLS also requires of the
+	// peers' certificates.
 	TLS, PeerTLS *tls.Config
 	// Raft adjusts the raft configuration (timeouts, snapshot thresholds)
 	// after the defaults are set; nil keeps hashicorp/raft's defaults.
@@ -106,7 +122,8 @@ type Node struct {
 	meta      *metadb.BoltMetaDB
 	known     []Member // the bootstrap list, kept in the data folder
 	transport *raft.NetworkTransport
-	store     *blobstore.Dir
+	store     *blobstore.Dir // the artifacts, or with remote a cache of them
+	remote    *blobstore.S3  // the object store (NodeConfig.Store), or nil
 	leases    *leaseClock
 	workers   *workerTable
 	metrics   *metrics
@@ -118,6 +135,8 @@ type Node struct {
 	ready   atomic.Bool // leader, and the state holds every earlier entry
 
 	pushTurn atomic.Uint32 // turns the follower that copies go to first
+
+	lastTransfer atomic.Int64 // when the lead was last handed over (a full disk), unix ns
 
 	peerMu     sync.Mutex
 	peerFailed map[string]time.Time // coordinators that did not answer the last request, since when
@@ -143,11 +162,14 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	if cfg.ID == "" || cfg.RaftAddr == "" || cfg.HTTPAddr == "" || cfg.DataDir == "" {
 		return nil, errors.New("cluster: a node needs an ID, a raft address, an HTTP address and a data folder")
 	}
-	if err := checkToken(cfg.Token); err != nil {
+	if err := checkTokens(cfg.Token, cfg.WorkerToken, cfg.ReadToken); err != nil {
 		return nil, err
 	}
 	if cfg.NewGame == nil {
 		return nil, errors.New("cluster: NodeConfig.NewGame is not set")
+	}
+	if cfg.TLS != nil && (cfg.PeerTLS == nil || cfg.PeerTLS.RootCAs == nil || len(cfg.TLS.Certificates) == 0) {
+		return nil, errors.New("cluster: with TLS, raft runs over mutual TLS: it needs this node's certificate and the CA of every coordinator's (--tls-ca)")
 	}
 	if a := cfg.HTTPAdvertise; strings.Contains(a, "://") {
 		if u, err := url.Parse(a); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
@@ -179,7 +201,13 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	n.metrics = newMetrics(n)
 	n.peers = peerClient(cfg.PeerTLS, cfg.dial)
 	var err error
-	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, "blobs"), cfg.MaxBlob); err != nil {
+	local := "blobs"
+	if cfg.Store != nil {
+		n.remote = cfg.Store
+		n.remote.MaxSize = cfg.MaxBlob
+		local = "cache"
+	}
+	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, local), cfg.MaxBlob); err != nil {
 		return nil, err
 	}
 	if err := n.startRaft(); err != nil {
@@ -229,6 +257,12 @@ func (n *Node) startRaft() error {
 	stream, err := newRaftStream(n.cfg.RaftAddr, n.cfg.RaftAdvertise, n.cfg.dial)
 	if err != nil {
 		return fmt.Errorf("cluster: raft transport on %s: %w", n.cfg.RaftAddr, err)
+	}
+	if n.cfg.TLS != nil {
+		stream.mutualTLS(n.cfg.TLS.Certificates, n.cfg.PeerTLS.RootCAs, func(remote string, err error) {
+			n.metrics.raftRefused.Inc()
+			n.log.Warn("refused a raft connection without a certificate of the coordinators' CA", "remote", remote, "error", err)
+		})
 	}
 	n.transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: hl})
 	rc := raft.DefaultConfig()
@@ -437,13 +471,18 @@ func (n *Node) leaderLoop() {
 		case <-tick.C:
 		case <-n.fsm.Changed():
 		}
-		switch leader := n.IsLeader(); {
-		case leader && lead == nil:
-			lead = n.elected()
-		case !leader && lead != nil:
+		leader := n.IsLeader()
+		if lead != nil && (!leader || n.raft.CurrentTerm() != lead.term) {
+			// Lost the lead, or lost it and won it again between two
+			// ticks: a new term is a new leadership (its barrier, its
+			// lease timers: leases granted in between are not on this
+			// node's clock).
 			lead.stop()
 			lead = nil
 			n.log.Info("no longer the leader")
+		}
+		if leader && lead == nil {
+			lead = n.elected()
 		}
 		if lead != nil {
 			lead.tick()
@@ -483,6 +522,32 @@ func (n *Node) epoch() context.Context {
 	n.epochMu.Lock()
 	defer n.epochMu.Unlock()
 	return n.leaderEpoch
+}
+
+// diskFull reports whether err is a full disk (or quota).
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// diskIsFull is what a node does when its disk is full: it cannot record
+// the work it is sent, so while it leads it hands the lead to another
+// coordinator (raft's leadership transfer, to the follower most up to
+// date), at most once a second. Uploads to it are refused (507), and
+// clients try another coordinator.
+func (n *Node) diskIsFull(err error) {
+	if !n.IsLeader() {
+		return
+	}
+	now := time.Now().UnixNano()
+	if last := n.lastTransfer.Load(); now-last < int64(time.Second) || !n.lastTransfer.CompareAndSwap(last, now) {
+		return
+	}
+	n.log.Error("this node's disk is full: handing the lead to another coordinator", "error", err)
+	go func() {
+		if err := n.raft.LeadershipTransfer().Error(); err != nil {
+			n.log.Warn("handing the lead over", "error", err)
+		}
+	}()
 }
 
 // hclogWriter turns hashicorp/raft's log lines into slog records.

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,10 +49,11 @@ func TestSecurity(t *testing.T) {
 
 	// Every endpoint needs the token.
 	for _, ep := range []struct{ method, path string }{
-		{"GET", "/"}, {"GET", "/healthz"}, {"GET", "/metrics"}, {"GET", "/v1/status"}, {"POST", "/v1/runs"},
+		{"GET", "/"}, {"GET", "/v1/health"}, {"GET", "/metrics"}, {"GET", "/v1/status"}, {"POST", "/v1/runs"},
 		{"GET", "/v1/runs/r1"}, {"POST", "/v1/lease"}, {"POST", "/v1/heartbeat"}, {"POST", "/v1/complete"},
 		{"POST", "/v1/release"}, {"PUT", "/v1/blobs/" + strings.Repeat("a", 64)}, {"GET", "/v1/blobs/" + strings.Repeat("a", 64)},
-		{"HEAD", "/v1/blobs/" + strings.Repeat("a", 64)}, {"POST", "/v1/sync"}, {"POST", "/v1/members"},
+		{"HEAD", "/v1/blobs/" + strings.Repeat("a", 64)}, {"POST", "/v1/sync"}, {"POST", "/v1/members"}, {"POST", "/v1/uploads"},
+		{"GET", "/healthz/x"}, {"POST", "/healthz"}, {"GET", "/nothing"},
 	} {
 		for _, tok := range []string{"", "wrong-token-0123456789", testToken + "x"} {
 			if resp := request(t, ep.method, base+ep.path, tok, nil); resp.StatusCode != http.StatusUnauthorized {
@@ -58,10 +61,10 @@ func TestSecurity(t *testing.T) {
 			}
 		}
 	}
-	if resp := request(t, "GET", base+"/healthz", testToken, nil); resp.StatusCode != http.StatusOK {
-		t.Fatalf("healthz with the token: %s", resp.Status)
+	if resp := request(t, "GET", base+"/v1/health", testToken, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("/v1/health with the token: %s", resp.Status)
 	}
-	req, _ := http.NewRequest("GET", base+"/healthz", nil)
+	req, _ := http.NewRequest("GET", base+"/v1/health", nil)
 	req.SetBasicAuth("anyone", testToken)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("basic auth with the token as password: %v %v", err, resp)
@@ -160,6 +163,129 @@ func TestSecurity(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+}
+
+// Tokens of the scoped-token tests.
+const (
+	workerToken = "worker-token-0123456789abcdef"
+	readToken   = "read-token-0123456789abcdef"
+)
+
+// TestScopedTokens: with a worker token and a read token besides the
+// admin token, each endpoint serves the tokens of its scope (and the
+// admin token), refuses the others with 403 (counted by scope in
+// /metrics) and unknown tokens with 401; a worker with the worker token
+// solves a run the admin token submitted, the read token fetches it
+// (tierd solve's bytes), a worker with the read token is refused at its
+// first lease, and the worker token cannot submit.
+func TestScopedTokens(t *testing.T) {
+	c := newTestCluster(t, 3, 5*time.Second)
+	c.configure = func(i int, cfg *NodeConfig) { cfg.WorkerToken, cfg.ReadToken = workerToken, readToken }
+	c.startAll()
+	base := "http://" + c.members[0].HTTPAddr
+	blob := "/v1/blobs/" + strings.Repeat("a", 64)
+	tokens := []string{testToken, workerToken, readToken, "", "unknown-token-0123456789"}
+	for _, ep := range []struct {
+		method, path string
+		allowed      []string
+	}{
+		{"GET", "/", []string{testToken, readToken}},
+		{"GET", "/metrics", []string{testToken, readToken}},
+		{"GET", "/v1/health", []string{testToken, readToken}},
+		{"GET", "/v1/status", []string{testToken, readToken}},
+		{"GET", "/v1/runs/r1", []string{testToken, readToken}},
+		{"POST", "/v1/runs", []string{testToken}},
+		{"POST", "/v1/members", []string{testToken}},
+		{"POST", "/v1/sync", []string{testToken}},
+		{"POST", "/v1/lease", []string{testToken, workerToken}},
+		{"POST", "/v1/heartbeat", []string{testToken, workerToken}},
+		{"POST", "/v1/complete", []string{testToken, workerToken}},
+		{"POST", "/v1/release", []string{testToken, workerToken}},
+		{"POST", "/v1/uploads", []string{testToken, workerToken}},
+		{"PUT", blob, []string{testToken, workerToken}},
+		{"GET", blob, []string{testToken, workerToken, readToken}},
+		{"HEAD", blob, []string{testToken, workerToken, readToken}},
+	} {
+		for _, tok := range tokens {
+			code := request(t, ep.method, base+ep.path, tok, nil).StatusCode
+			switch {
+			case tok == testToken || tok == workerToken || tok == readToken:
+				if allowed := slices.Contains(ep.allowed, tok); allowed != (code != http.StatusForbidden) || code == http.StatusUnauthorized {
+					t.Errorf("%s %s with the %s token: %d (allowed: %v)", ep.method, ep.path, strings.SplitN(tok, "-", 2)[0], code, allowed)
+				}
+			case code != http.StatusUnauthorized:
+				t.Errorf("%s %s with token %q: %d, want 401", ep.method, ep.path, tok, code)
+			}
+		}
+	}
+	// Refusals are counted by the token's scope and the endpoint's.
+	forbidden := map[string]float64{}
+	mfs, _ := c.nodes[0].Metrics().Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "tierd_forbidden_requests_total" {
+			for _, m := range mf.GetMetric() {
+				var token, needs string
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "token" {
+						token = l.GetValue()
+					} else {
+						needs = l.GetValue()
+					}
+				}
+				forbidden[token+" for "+needs] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	want := map[string]float64{"worker for read": 5, "worker for admin": 3, "read for admin": 3, "read for worker": 6}
+	if !maps.Equal(forbidden, want) {
+		t.Errorf("tierd_forbidden_requests_total: %v, want %v", forbidden, want)
+	}
+
+	ctx := context.Background()
+	client := func(tok string) *Client {
+		cl, err := NewClient(c.urls(), tok, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl.Patience = 30 * time.Second
+		return cl
+	}
+	if _, err := client(workerToken).Submit(ctx, SubmitRequest{Game: "tictactoe"}); !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "needs the admin token, not the worker token") {
+		t.Errorf("submit with the worker token: %v", err)
+	}
+	id, err := client(testToken).Submit(ctx, SubmitRequest{Game: "tictactoe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader, err := NewWorker(WorkerConfig{Client: client(readToken), ID: "reader", Threads: 1, Dir: t.TempDir(), NewGame: games.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.Run(ctx); !errors.Is(err, ErrForbidden) || reader.Units.Load() != 0 {
+		t.Errorf("a worker with the read token: %v, %d units", err, reader.Units.Load())
+	}
+	w, err := NewWorker(WorkerConfig{Client: client(workerToken), ID: "w", Threads: 2, Dir: t.TempDir(), NewGame: games.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(wctx) }()
+	defer func() { stop(); <-done }()
+	rd := client(readToken)
+	waitRun(t, rd, id, time.Minute)
+	out := t.TempDir()
+	if _, err := rd.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+
+	// Tokens too short, or one token for two scopes, are refused.
+	for _, cfg := range []struct{ worker, read string }{{"short", ""}, {testToken, ""}, {"", testToken}, {workerToken, workerToken}} {
+		if err := checkTokens(testToken, cfg.worker, cfg.read); err == nil {
+			t.Errorf("tokens %q %q accepted", cfg.worker, cfg.read)
+		}
+	}
 }
 
 // waitLeaseEnded waits (a minute at most) until the state no longer

@@ -61,6 +61,8 @@ type Run struct {
 	// start tier.
 	Tiers []*Tier             `json:"tiers"`
 	Start *solver.StartRecord `json:"start,omitempty"`
+	// RequestID is the submitter's idempotency key (SubmitRequest).
+	RequestID string `json:"request_id,omitempty"`
 	// LogBytes counts the raft log bytes of the run's commands.
 	LogBytes uint64 `json:"log_bytes"`
 	// Commands counts them.

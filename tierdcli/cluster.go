@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
 func (p *Program) registerCluster() {
 	p.cli.Register(&cli.Command{Name: "coordinator", Run: p.runCoordinator,
-		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
+		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--worker-token-file F] [--read-token-file F] [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...] [--store s3://BUCKET/PREFIX?endpoint=URL&region=R]",
 		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
 	p.cli.Register(&cli.Command{Name: "worker", Run: p.runWorker,
 		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
@@ -35,7 +36,7 @@ func (p *Program) registerCluster() {
 		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
 		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
 	p.cli.Register(&cli.Command{Name: "fetch", Run: p.runFetch,
-		Usage:   "fetch --coordinators URLS --token-file F --out DIR RUN",
+		Usage:   "fetch --coordinators URLS --token-file F --out DIR [--through-coordinators] RUN",
 		Summary: "download a finished cluster run in the layout of tierd solve"})
 }
 
@@ -48,7 +49,7 @@ type clusterFlags struct {
 func newClusterFlags(fs *flag.FlagSet) *clusterFlags {
 	return &clusterFlags{
 		coordinators: fs.String("coordinators", "", "comma-separated coordinator URLs, e.g. http://10.0.0.1:7070,http://10.0.0.2:7070"),
-		tokenFile:    fs.String("token-file", "", "file holding the cluster's shared token"),
+		tokenFile:    fs.String("token-file", "", "file holding a token of the cluster: the admin token, or the worker token (tierd worker) or the read token (tierd status, tierd fetch)"),
 		tlsCA:        fs.String("tls-ca", "", "PEM file of the CA that signed the coordinators' certificates (for https URLs)"),
 		timeout:      fs.Duration("timeout", 30*time.Second, "how long to keep trying while no coordinator or leader answers"),
 	}
@@ -75,15 +76,18 @@ func (cf *clusterFlags) client() (*cluster.Client, error) {
 	return c, nil
 }
 
-// readToken reads the shared token from its file.
-func readToken(path string) (string, error) {
+// readToken reads the token of --token-file.
+func readToken(path string) (string, error) { return readTokenFlag("--token-file", path) }
+
+// readTokenFlag reads a token from the file of a flag.
+func readTokenFlag(flag, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("--token-file: %w", err)
+		return "", fmt.Errorf("%s: %w", flag, err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < 16 {
-		return "", fmt.Errorf("--token-file %s: the token must be at least 16 characters (e.g. openssl rand -hex 32 > %s)", path, path)
+		return "", fmt.Errorf("%s %s: the token must be at least 16 characters (e.g. openssl rand -hex 32 > %s)", flag, path, path)
 	}
 	return tok, nil
 }
@@ -153,16 +157,19 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	raftAdvertise := fs.String("raft-advertise", "", "HOST:PORT the other coordinators dial for raft, if not --raft-addr (a proxy, NAT or service in front of it)")
 	httpAdvertise := fs.String("http-advertise", "", "URL (or HOST:PORT) the others reach the HTTP API at, if not --http-addr; clients are sent to the leader's")
 	data := fs.String("data", "", "data folder: raft log, snapshots, artifact store")
-	tokenFile := fs.String("token-file", "", "file holding the cluster's shared token")
+	tokenFile := fs.String("token-file", "", "file holding the admin token (everything; the coordinators use it between themselves)")
+	workerTokenFile := fs.String("worker-token-file", "", "file holding the worker token: lease, heartbeat, complete, release, blob upload and download")
+	readTokenFile := fs.String("read-token-file", "", "file holding the read token: status page, /v1/status, runs, /metrics, blob download (tierd status, tierd fetch)")
 	bootstrap := fs.String("bootstrap", "", "first start of a new cluster only: every coordinator as ID=RAFTADDR=HTTPADDR,... (the addresses the others dial: advertised)")
 	lease := fs.Duration("lease", cluster.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
 	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
 	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
 	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
-	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS")
+	store := fs.String("store", "", "keep the artifacts in an S3-compatible bucket, s3://BUCKET/PREFIX?endpoint=http://HOST:PORT&region=REGION, with the credentials of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials (default: on the coordinators' disks, each on a majority)")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS, and raft over mutual TLS (needs --tls-ca; the certificate is shown to the peers both ways)")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
-	tlsCA := fs.String("tls-ca", "", "PEM CA that signed the other coordinators' certificates")
+	tlsCA := fs.String("tls-ca", "", "PEM CA that signed every coordinator's certificate (required with --tls-cert)")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the coordinator stops")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -186,15 +193,33 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var workerTok, readTok string
+	if *workerTokenFile != "" {
+		if workerTok, err = readTokenFlag("--worker-token-file", *workerTokenFile); err != nil {
+			return err
+		}
+	}
+	if *readTokenFile != "" {
+		if readTok, err = readTokenFlag("--read-token-file", *readTokenFile); err != nil {
+			return err
+		}
+	}
+	if workerTok != "" && (workerTok == tok || workerTok == readTok) || readTok != "" && readTok == tok {
+		return cli.UsageError("--token-file, --worker-token-file and --read-token-file must hold different tokens")
+	}
 	log, err := newLogger(e, *level, *format)
 	if err != nil {
 		return err
 	}
-	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, RaftAdvertise: *raftAdvertise, HTTPAdvertise: *httpAdvertise, DataDir: *data, Token: tok,
+	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, RaftAdvertise: *raftAdvertise, HTTPAdvertise: *httpAdvertise, DataDir: *data,
+		Token: tok, WorkerToken: workerTok, ReadToken: readTok,
 		Bootstrap: members, NewGame: p.games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace, RepairDelay: *repairDelay,
 		Workers: *workers, Log: log}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return cli.UsageError("--tls-cert and --tls-key go together")
+	}
+	if *tlsCert != "" && *tlsCA == "" {
+		return cli.UsageError("--tls-cert needs --tls-ca: raft runs over mutual TLS and accepts only the peers whose certificates that CA signed")
 	}
 	if *tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
@@ -205,6 +230,18 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	}
 	if cfg.PeerTLS, err = clientTLS(*tlsCA); err != nil {
 		return err
+	}
+	if *store != "" {
+		sc, err := blobstore.ParseS3URL(*store)
+		if err != nil {
+			return cli.UsageError("--store: %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cfg.Store, err = blobstore.OpenS3(ctx, sc)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--store: %w", err)
+		}
 	}
 	stopProfile, err := startProfile(*cpuProfile)
 	if err != nil {
@@ -444,6 +481,7 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	cf := newClusterFlags(fs)
 	out := fs.String("out", "", "folder to write the run into (the layout of tierd solve)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, as tierd solve --json")
+	through := fs.Bool("through-coordinators", false, "with an object store (--store), read the files through the coordinators rather than from the store (for a machine that cannot reach the store)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -454,6 +492,7 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.ThroughCoordinators = *through
 	ctx, stop := signalContext()
 	defer stop()
 	m, err := c.Fetch(ctx, fs.Arg(0), *out, p.games.New)

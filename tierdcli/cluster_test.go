@@ -64,8 +64,10 @@ type procCluster struct {
 	// then the proxies in front of them, which they advertise.
 	binds []cluster.Member
 	net   *faultnet.Net
-	procs map[string]*proc
-	mu    sync.Mutex
+	// coordArgs are added to every coordinator's command line.
+	coordArgs []string
+	procs     map[string]*proc
+	mu        sync.Mutex
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {
@@ -146,11 +148,19 @@ func (c *procCluster) start(name string, args ...string) {
 // startBin runs the binary bin as the process named name.
 func (c *procCluster) startBin(name, bin string, args ...string) {
 	c.t.Helper()
+	c.startEnv(name, bin, nil, args...)
+}
+
+// startEnv runs bin as the process name, with env added to its
+// environment.
+func (c *procCluster) startEnv(name, bin string, env []string, args ...string) {
+	c.t.Helper()
 	log, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
@@ -178,6 +188,7 @@ func (c *procCluster) startCoordinator(i int, bootstrap bool) {
 			"--raft-advertise", m.RaftAddr, "--http-advertise", m.HTTPAddr,
 			"--data", filepath.Join(c.dir, m.ID), "--token-file", c.token, "--lease", "2s"}
 	}
+	args = append(args, c.coordArgs...)
 	if bootstrap {
 		var bs []string
 		for _, m := range c.members {
@@ -185,7 +196,7 @@ func (c *procCluster) startCoordinator(i int, bootstrap bool) {
 		}
 		args = append(args, "--bootstrap", strings.Join(bs, ","))
 	}
-	c.start(m.ID, args...)
+	c.start(m.ID, append(args, c.coordArgs...)...)
 }
 
 func (c *procCluster) startWorker(name string, threads int) {
@@ -468,6 +479,64 @@ func TestClusterAdvertise(t *testing.T) {
 		if got := resp.Header.Get(cluster.HeaderLeader); got != m.HTTPAddr {
 			t.Errorf("clients are sent to %q, want the leader's advertised %s", got, m.HTTPAddr)
 		}
+	}
+}
+
+// TestClusterScopedTokens: coordinators with a worker token and a read
+// token besides the admin token. tierd submit with the worker token and
+// tierd worker with the read token exit 1 saying which token the request
+// needs; a worker with the worker token solves the run the admin token
+// submitted; tierd status and tierd fetch work with the read token (the
+// fetched run is tierd solve's bytes); the refusals are in /metrics by
+// scope.
+func TestClusterScopedTokens(t *testing.T) {
+	c := newProcCluster(t, 3)
+	workerTok, readTok := filepath.Join(c.dir, "worker-token"), filepath.Join(c.dir, "read-token")
+	os.WriteFile(workerTok, []byte("worker-token-0123456789abcdef\n"), 0o600)
+	os.WriteFile(readTok, []byte("read-token-0123456789abcdef\n"), 0o600)
+	c.coordArgs = []string{"--worker-token-file", workerTok, "--read-token-file", readTok}
+	c.startAll(true)
+	with := func(tok, cmd string, args ...string) []string {
+		return append([]string{cmd, "--coordinators", c.urls(), "--token-file", tok}, args...)
+	}
+	code, _, errs := c.run(with(workerTok, "submit", "--game", "tictactoe")...)
+	if code != 1 || !strings.Contains(errs, "POST /v1/runs needs the admin token, not the worker token") {
+		t.Errorf("submit with the worker token: exit %d: %q", code, errs)
+	}
+	code, _, errs = c.run(with(readTok, "worker", "--data", t.TempDir(), "--threads", "1")...)
+	if code != 1 || !strings.Contains(errs, "POST /v1/lease needs the worker token (or the admin token), not the read token") {
+		t.Errorf("worker with the read token: exit %d: %q", code, errs)
+	}
+	id := c.submit("tictactoe", "")
+	c.start("w1", with(workerTok, "worker", "--data", filepath.Join(c.dir, "w1"), "--threads", "2", "--id", "w1")...)
+	c.waitDone(id)
+	if code, out, errs := c.run(with(readTok, "status", id)...); code != 0 || !strings.Contains(out, "done") {
+		t.Errorf("status with the read token: exit %d: %s %s", code, out, errs)
+	}
+	out := filepath.Join(t.TempDir(), "fetched")
+	if code, _, errs := c.run(with(readTok, "fetch", "--out", out, id)...); code != 0 {
+		t.Fatalf("fetch with the read token: exit %d: %s", code, errs)
+	}
+	sameFolders(t, embedded(t, "tictactoe", ""), out)
+	var refused []string
+	for _, m := range c.members {
+		req, _ := http.NewRequest("GET", httpURL(m)+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer read-token-0123456789abcdef")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "tierd_forbidden_requests_total{") {
+				refused = append(refused, m.ID+" "+l)
+			}
+		}
+	}
+	joined := strings.Join(refused, "\n")
+	if !strings.Contains(joined, `needs="admin",token="worker"`) || !strings.Contains(joined, `needs="worker",token="read"`) {
+		t.Errorf("refusals in /metrics:\n%s", joined)
 	}
 }
 

@@ -44,7 +44,8 @@ func TestMain(m *testing.M) {
 }
 
 // blockingGame waits in its n-th Moves call on tier until the process gets
-// SIGINT or SIGTERM (or for a minute), having created the mark file.
+// SIGINT, SIGTERM or SIGUSR1 (or for a minute), having created the mark
+// file.
 type blockingGame struct {
 	tiergame.Game
 	tier  tiergame.Tier
@@ -71,7 +72,7 @@ func blockingRegistry(spec, mark string) *games.Registry {
 	ti, _ := strconv.ParseUint(tier, 10, 64)
 	ni, _ := strconv.ParseInt(n, 10, 64)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1) // SIGUSR1: go on, without stopping
 	var specs []games.Spec
 	for _, s := range games.All() {
 		bundled := s.New

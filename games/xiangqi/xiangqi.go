@@ -53,8 +53,7 @@ type Game struct {
 	all       bool     // no material named: every endgame
 	maxPieces int      // of the variant of every endgame
 	option    string
-	mu        sync.Mutex
-	tiers     map[tiergame.Tier]*layout // built on first use
+	tiers     sync.Map // tiergame.Tier -> *layout (nil: no tier), built on first use
 }
 
 // DefaultMaxPieces is the default of option maxpieces.
@@ -67,7 +66,7 @@ func New(opts tiergame.Options) (tiergame.Game, error) {
 	if err := opts.Check("material", "maxpieces"); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	g := &Game{tiers: map[tiergame.Tier]*layout{}}
+	g := &Game{}
 	s, ok := opts["material"]
 	if !ok {
 		n, err := opts.Int("maxpieces", DefaultMaxPieces, 2, 32)
@@ -126,18 +125,15 @@ func (g *Game) WholeTiers() bool { return true }
 
 // layout returns tier t's hash space, or nil if t is no tier of g.
 func (g *Game) layout(t tiergame.Tier) *layout {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if l, ok := g.tiers[t]; ok {
-		return l
+	if l, ok := g.tiers.Load(t); ok { // without a lock: un-moves ask it for every position
+		return l.(*layout)
 	}
-	m, ok := MaterialOf(t)
-	if !ok || !m.within(g.top) || g.all && m.Pieces() > g.maxPieces {
-		return nil
+	var l *layout // nil if t is none of the variant's tiers, or too large: remembered too
+	if m, ok := MaterialOf(t); ok && m.within(g.top) && !(g.all && m.Pieces() > g.maxPieces) {
+		l = newLayout(m)
 	}
-	l := newLayout(m) // nil if too large: remembered too
-	g.tiers[t] = l
-	return l
+	v, _ := g.tiers.LoadOrStore(t, l)
+	return v.(*layout)
 }
 
 // mustLayout is layout for the tiers the solver asks about, which are

@@ -162,9 +162,13 @@ func TestHashes(t *testing.T) {
 	for _, mat := range []string{"KRvK", "KPPvKAB", "KCNvKAABB", "KRNvKAABB", "KPPPvKPP"} {
 		g := newGame(t, mat)
 		start, _ := g.Start()
+		sample := 20000
+		if raceEnabled {
+			sample = 1000
+		}
 		for _, tier := range g.ChildTiers(start) {
 			l := g.layout(tier)
-			forEachHash(g, tier, 20000, func(h uint64) {
+			forEachHash(g, tier, sample, func(h uint64) {
 				var st state
 				if !l.load(h, &st) {
 					return
@@ -216,7 +220,11 @@ func legalPositions(g *Game, t tiergame.Tier) []tiergame.Position {
 // inverse of the moves without capture, that MoveNames names Moves, and
 // that children are legal positions of the declared tiers.
 func TestMovesCursorsParents(t *testing.T) {
-	for _, mat := range []string{"KRvKA", "KNvKB", "KPvKA"} {
+	endgames := []string{"KRvKA", "KNvKB", "KPvKA"}
+	if raceEnabled {
+		endgames = []string{"KRvK", "KPvK"}
+	}
+	for _, mat := range endgames {
 		g := newGame(t, mat)
 		tier, _ := g.Start()
 		kids := g.ChildTiers(tier)
@@ -428,12 +436,15 @@ func TestConformance(t *testing.T) {
 		material string
 		opts     tiergametest.Options
 	}{
-		{"KRvK", tiergametest.Options{MaxPositions: 20000, Hashes: 20000}},
+		{"KRvK", tiergametest.Options{MaxPositions: 20000, Samples: 50, Hashes: 20000}}, // 2,000 each with -race
 		{"KPvKA", tiergametest.Options{MaxPositions: 300, Samples: 100, Hashes: 1000}},
-		{"KRNvKAABB", tiergametest.Options{MaxPositions: 500, Samples: 200, Hashes: 2000}},
-		{"KCPPvKNAB", tiergametest.Options{MaxPositions: 500, Samples: 200, Hashes: 2000}},
+		{"KRNvKAABB", tiergametest.Options{MaxPositions: 500, Samples: 50, Hashes: 1000}},
+		{"KCPPvKNAB", tiergametest.Options{MaxPositions: 500, Samples: 50, Hashes: 1000}},
 	} {
 		t.Run(c.material, func(t *testing.T) {
+			if raceEnabled {
+				c.opts.MaxPositions, c.opts.Hashes = min(c.opts.MaxPositions, 2000), min(c.opts.Hashes, 2000)
+			}
 			c.opts.New = New
 			tiergametest.Check(t, newGame(t, c.material), c.opts)
 		})

@@ -1,0 +1,107 @@
+package tierdcli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster"
+)
+
+// TestLeaderDiskFull: every coordinator keeps its data on a tmpfs of its
+// own, in a private mount namespace (unshare, where the kernel allows
+// unprivileged user namespaces; skipped elsewhere). Mid-run the leader's
+// tmpfs is filled (a file written into it through /proc/PID/root until
+// ENOSPC). It stops accepting work it cannot record and another
+// coordinator takes over; no unit committed before is lost or redone, and
+// the run ends with tierd solve's bytes.
+func TestLeaderDiskFull(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	c := newPausingCluster(t, 3)
+	mnts := make([]string, len(c.members))
+	var bs []string
+	for _, m := range c.members {
+		bs = append(bs, m.ID+"="+m.RaftAddr+"="+m.HTTPAddr)
+	}
+	for i, m := range c.members {
+		mnts[i] = t.TempDir()
+		b := c.binds[i]
+		script := `mount -t tmpfs -o size=64m tmpfs "$1" || exit 99; shift; exec "$@"`
+		c.startEnv(m.ID, "unshare", nil, "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh", mnts[i], c.bin,
+			"coordinator", "--node-id", m.ID, "--raft-addr", b.RaftAddr, "--http-addr", b.HTTPAddr,
+			"--raft-advertise", m.RaftAddr, "--http-advertise", m.HTTPAddr, "--data", filepath.Join(mnts[i], "data"),
+			"--token-file", c.token, "--lease", "2s", "--bootstrap", strings.Join(bs, ","))
+	}
+	c.mu.Lock()
+	first := c.procs["c1"]
+	c.mu.Unlock()
+	select {
+	case <-first.exited:
+		if first.cmd.ProcessState.ExitCode() == 99 || first.cmd.ProcessState.ExitCode() == 1 {
+			log, _ := os.ReadFile(filepath.Join(c.dir, "c1.log"))
+			t.Skipf("no tmpfs in a user namespace here: %s", log)
+		}
+	case <-time.After(500 * time.Millisecond):
+	}
+	c.startWorker("w1", 1)
+	c.startWorker("w2", 1)
+	id := c.submitSmall()
+	st := c.waitFor("the run under way", 2*time.Minute, func(st *cluster.StatusResponse) bool {
+		r := runState(st, id)
+		return r != nil && r.Reached >= 6 && st.Leader != ""
+	})
+	before := c.runJSON(id)
+	old := c.index(st.Leader)
+	c.mu.Lock()
+	pid := c.procs[st.Leader].cmd.Process.Pid
+	c.mu.Unlock()
+	filled, err := fill(fmt.Sprintf("/proc/%d/root%s/filler", pid, mnts[old]))
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the leader's disk: %v", err)
+	}
+	t.Logf("filled %s's disk (%d MB more)", st.Leader, filled>>20)
+	st = c.waitFor("another leader", 2*time.Minute, func(s *cluster.StatusResponse) bool { return s.Leader != "" && s.Leader != st.Leader })
+	t.Logf("%s leads", st.Leader)
+	c.waitDone(id)
+	after := c.runJSON(id)
+	for i, tr := range before.Tiers {
+		for j, u := range tr.Reach {
+			if u.Done != nil && after.Tiers[i].Reach[j].Done.Token != u.Done.Token {
+				t.Errorf("tier %d reach unit %d was committed before the disk filled and redone after", tr.Tier, j)
+			}
+		}
+		for j, u := range tr.Solve {
+			if u.Done != nil && after.Tiers[i].Solve[j].Done.Token != u.Done.Token {
+				t.Errorf("tier %d solve unit %d was committed before the disk filled and redone after", tr.Tier, j)
+			}
+		}
+	}
+	sameFolders(t, embedded(t, c4Game, "width=4,height=4"), c.fetch(id))
+}
+
+// fill writes zeros to path until the write fails, and returns how many
+// bytes it wrote and the error.
+func fill(path string) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		k, err := f.Write(buf)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+}

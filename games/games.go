@@ -1,5 +1,5 @@
 // Package games holds registries of tier games by name: the bundled games
-// (bearoff, connect4, quixo, teeko, tictactoe and xiangqi) in Default, and a
+// (bearoff, connect4, dshogi, quixo, teeko, tictactoe and xiangqi) in Default, and a
 // program's own games added to it with With.
 //
 //	reg := games.Default().With(games.Spec{Name: "nim", Summary: "...", New: nim.New})
@@ -14,6 +14,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/games/connect4"
+	"github.com/tiersolve/tiersolve/games/dshogi"
 	"github.com/tiersolve/tiersolve/games/quixo"
 	"github.com/tiersolve/tiersolve/games/teeko"
 	"github.com/tiersolve/tiersolve/games/tictactoe"
@@ -61,6 +62,15 @@ var bundled = []Spec{
 			{"height", "6", "rows, 1 to 6"},
 		},
 		New: connect4.New,
+	},
+	{
+		Name: "dshogi",
+		Summary: "Dōbutsu shōgi (animal shogi, 3x4), scored as GamesmanOne 1.3.0 does: a lion on its far rank wins or loses at once, " +
+			"a side without a move draws; tier = play (loopy), try, capture",
+		Options: []Option{
+			{"pieces", dshogi.DefaultPieces, "the piece types in play, lions (L) always: a subset of LGEC (giraffes, elephants, chicks)"},
+		},
+		New: dshogi.New,
 	},
 	{
 		Name:    "quixo",

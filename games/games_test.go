@@ -21,7 +21,7 @@ func TestAll(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, ok)
 		}
 	}
-	if want := []string{"bearoff", "connect4", "quixo", "teeko", "tictactoe", "xiangqi"}; !slices.Equal(names, want) {
+	if want := []string{"bearoff", "connect4", "dshogi", "quixo", "teeko", "tictactoe", "xiangqi"}; !slices.Equal(names, want) {
 		t.Errorf("All() names %q, want %q", names, want)
 	}
 	if _, ok := Lookup("chess"); ok {
@@ -59,6 +59,9 @@ func TestNew(t *testing.T) {
 		{"quixo", "size=3", "size=3"},
 		{"quixo", "size=5", "size=5"},
 		{"teeko", "", "default"},
+		{"dshogi", "", "default"},
+		{"dshogi", "pieces=LGEC", "default"},
+		{"dshogi", "pieces=CL", "pieces=LC"},
 		{"bearoff", "", "checkers=15,points=6"},
 		{"bearoff", "points=4,checkers=6", "checkers=6,points=4"},
 		{"bearoff", "checkers=1,points=1", "checkers=1,points=1"},
@@ -167,7 +170,7 @@ func TestRegistryWith(t *testing.T) {
 	mine := Spec{Name: "mine", Summary: "tic-tac-toe under another name", New: ttt.New,
 		Options: []Option{{"k", "1", "a key"}}}
 	reg := Default().With(mine)
-	if want := []string{"bearoff", "connect4", "mine", "quixo", "teeko", "tictactoe", "xiangqi"}; !slices.Equal(reg.Names(), want) {
+	if want := []string{"bearoff", "connect4", "mine", "dshogi", "quixo", "teeko", "tictactoe", "xiangqi"}; !slices.Equal(reg.Names(), want) {
 		t.Errorf("names %q, want %q", reg.Names(), want)
 	}
 	if _, ok := Lookup("mine"); ok {

@@ -209,6 +209,10 @@ type loopySolver struct {
 // indexed by position whatever its reachable count.
 const denseLimit = 1 << 24
 
+// loopyDense reports whether the work words of a loopy tier with hash
+// space size and n reachable positions are indexed by position.
+func loopyDense(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
+
 // slot returns the index of position p's work word, and whether p is a
 // reachable position of the tier.
 func (s *loopySolver) slot(p uint64) (uint64, bool) {
@@ -224,7 +228,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges,
 		done: done}
 	size := g.TierSize(t)
-	s.dense = size <= denseLimit || size/2 <= n
+	s.dense = loopyDense(size, n)
 	if s.dense {
 		s.state = make([]uint32, size) // all absent
 	} else {

@@ -3,6 +3,8 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,6 +38,66 @@ func (r *Run) reachBytes(t tiergame.Tier) uint64 {
 		children += bitsetBytes(g.TierSize(c))
 	}
 	return n + uint64(r.Workers)*children + writerSlack
+}
+
+// count is the number of positions of tier t a step holds: the reachable
+// ones once the manifest knows them; before, the most there can be: the
+// tier's hash space, or in a symmetric run the canonical positions among
+// its hashes, from a sample (see canonicalBound).
+func (r *Run) count(t tiergame.Tier) uint64 {
+	if r.Manifest != nil {
+		if rec := r.Manifest.tier(uint64(t)); rec != nil && rec.Reached {
+			return rec.Reachable
+		}
+	}
+	size := r.Game.TierSize(t)
+	if !r.Symmetry {
+		return size
+	}
+	if n, ok := r.canonical[t]; ok {
+		return n
+	}
+	if r.canonical == nil {
+		r.canonical = map[tiergame.Tier]uint64{}
+	}
+	n := canonicalBound(r.Game.(tiergame.Symmetric), t, size)
+	r.canonical[t] = n
+	return n
+}
+
+// canonicalSamples is how many hashes canonicalBound draws from a tier.
+const canonicalSamples = 1024
+
+// canonicalBound returns a bound on the canonical positions among the
+// hashes of tier t of size size: all of them counted in a small tier;
+// else, from canonicalSamples hashes drawn at random (seeded by the tier,
+// so a plan is repeatable), the fraction found canonical plus three
+// standard deviations, times size. A symmetric game without symmetric
+// positions keeps about 1/k of its hashes under k symmetries.
+func canonicalBound(s tiergame.Symmetric, t tiergame.Tier, size uint64) uint64 {
+	if size <= canonicalSamples {
+		var n uint64
+		for p := range size {
+			if s.Canonical(t, tiergame.Position(p)) == tiergame.Position(p) {
+				n++
+			}
+		}
+		return n
+	}
+	rng := rand.New(rand.NewPCG(uint64(t), 0x63616e6f6e))
+	hits := 0
+	for range canonicalSamples {
+		p := tiergame.Position(rng.Uint64N(size))
+		if s.Canonical(t, p) == p {
+			hits++
+		}
+	}
+	f := float64(hits) / canonicalSamples
+	f += 3*math.Sqrt(f*(1-f)/canonicalSamples) + 3.0/canonicalSamples
+	if f >= 1 {
+		return size
+	}
+	return uint64(math.Ceil(f * float64(size)))
 }
 
 // Estimate is the memory a run needs, before anything is computed.
@@ -130,15 +192,15 @@ func BytesString(n uint64) string { return bytesString(n) }
 // LargestTier is the largest tier hash space whose steps fit in memory with
 // the given workers, for a tier with one child tier of the same size
 // (Connect Four's shape): reaching needs its set plus one child set per
-// worker; solving needs two tiers' sets and values (estimated at every
-// position reachable, the worst case).
+// worker; solving needs two tiers' sets, the tier's records and the
+// child's (estimated at every position reachable, the worst case).
 func LargestTier(memory uint64, workers int) uint64 {
 	if memory <= writerSlack {
 		return 0
 	}
 	m := float64(memory - writerSlack)
 	reach := m / ((1 + float64(workers)) * (1.0 / 8 * 65 / 64))
-	solve := m / (2 * (1.0/8*65/64 + valueBytes))
+	solve := m / (2*(1.0/8*65/64) + recordBytes + valueBytes)
 	return uint64(min(reach, solve))
 }
 

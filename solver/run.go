@@ -72,6 +72,9 @@ type Run struct {
 	worked bool     // a step was done in this session
 	phases phaseLog // this session's phase times
 	busy   busyMeter
+	// canonical caches the bounds count uses for the canonical positions
+	// of a symmetric run's tiers before reachability.
+	canonical map[tiergame.Tier]uint64
 }
 
 // Close releases the run folder for other processes.
@@ -126,7 +129,15 @@ func Open(cfg Config) (*Run, error) {
 		return nil, err
 	}
 	g, gr := r.Game, r.Graph
-	if err := r.checkMemory(); err != nil {
+	// A run is refused before anything is written; a resumed one is
+	// estimated from the reachable counts its manifest records (read
+	// here without the lock: an estimate needs no more).
+	if m, err := loadManifest(cfg.Dir); err == nil && m != nil && m.Game == g.Name() && m.Option == g.Option() && m.Symmetry == cfg.Symmetry {
+		r.Manifest = m
+	}
+	err = r.checkMemory()
+	r.Manifest = nil
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {

@@ -25,10 +25,14 @@ import (
 //
 // So a player prefers Win, then Tie, then Draw, then Lose.
 
-// valueBytes is the memory per reachable position of a tier's records
-// (2 by rank, and up to 4 more by position for tiers that are mostly
-// reachable: see NewSolvedTier).
-const valueBytes = 6
+// valueBytes is the memory per reachable position of a solved tier's
+// records (recordBytes by rank, and up to 4 more by position for tiers
+// that are mostly reachable: see NewSolvedTier), recordBytes that of the
+// records a tier's solving makes.
+const (
+	valueBytes  = 6
+	recordBytes = 2
+)
 
 // SolvedTier is a solved tier in memory, for lookups by its parents.
 type SolvedTier struct {

@@ -280,25 +280,23 @@ func setSolved(rec *TierRecord, fi *FileInfo, h valuedb.Header) {
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 }
 
-// solveBytes estimates the peak memory of solving tier t: its set, records
-// (and for a loopy tier its work words and queues), and each child tier's
-// set and records. Counts are the reachable ones once known, else the hash
-// space.
+// solveBytes estimates the peak memory of solving tier t: its set and
+// records (2 bytes a position, by rank), for a loopy tier its work words
+// (by position when the solver indexes them so: see solveLoopy) and queued
+// entries, and each child tier's set and records (valueBytes: by rank and
+// by position). Counts are from Run.count.
 func (r *Run) solveBytes(t tiergame.Tier) uint64 {
-	count := func(t tiergame.Tier) uint64 {
-		if r.Manifest != nil {
-			if rec := r.Manifest.tier(uint64(t)); rec != nil && rec.Reached {
-				return rec.Reachable
-			}
-		}
-		return r.Game.TierSize(t)
-	}
-	n := bitsetBytes(r.Game.TierSize(t)) + count(t)*valueBytes
+	size, count := r.Game.TierSize(t), r.count(t)
+	n := bitsetBytes(size) + count*recordBytes
 	if r.Graph.Loopy[t] {
-		n += count(t) * (4 + 8) // work words, queued entries
+		words := count
+		if loopyDense(size, count) {
+			words = size
+		}
+		n += words*4 + count*8 // work words, queued entries
 	}
 	for _, c := range r.Graph.Children[t] {
-		n += bitsetBytes(r.Game.TierSize(c)) + count(c)*valueBytes
+		n += bitsetBytes(r.Game.TierSize(c)) + r.count(c)*valueBytes
 	}
 	return n
 }

@@ -10,13 +10,14 @@ import (
 
 func (p *Program) registerPlan() {
 	p.cli.Register(&cli.Command{Name: "plan", Run: p.runPlan,
-		Usage:   "plan --game NAME [--option K=V,...] [--workers N] [--memory SIZE] [--json]",
+		Usage:   "plan --game NAME [--option K=V,...] [--symmetry] [--workers N] [--memory SIZE] [--json]",
 		Summary: "estimate a run's memory before running it, and the largest tier that fits"})
 }
 
 type planJSON struct {
 	Game       string `json:"game"`
 	Option     string `json:"option"`
+	Symmetry   bool   `json:"symmetry,omitempty"`
 	Tiers      int    `json:"tiers"`
 	HashSpace  uint64 `json:"hash_space"`
 	Largest    uint64 `json:"largest_tier_hash_space"`
@@ -31,6 +32,7 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "plan")
 	game := fs.String("game", "", "game (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
+	symmetry := fs.Bool("symmetry", false, "a run that keeps one position per symmetry class (as solve --symmetry)")
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
 	memory := fs.String("memory", "", "memory budget, e.g. 16GiB (default: 80% of the machine)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -48,7 +50,7 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	if err != nil {
 		return cli.UsageError("--memory %q: %v", *memory, err)
 	}
-	r, err := solver.Plan(solver.Config{Game: g, Workers: *workers, Memory: mem})
+	r, err := solver.Plan(solver.Config{Game: g, Workers: *workers, Memory: mem, Symmetry: *symmetry})
 	if err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 		return cli.ErrSilent
 	}
 	if *asJSON {
-		if err := json.NewEncoder(e.Stdout).Encode(planJSON{Game: g.Name(), Option: g.Option(), Tiers: est.Tiers,
+		if err := json.NewEncoder(e.Stdout).Encode(planJSON{Game: g.Name(), Option: g.Option(), Symmetry: *symmetry, Tiers: est.Tiers,
 			HashSpace: est.HashSpace, Largest: est.Largest, NeedBytes: est.Need, NeedTier: uint64(est.Tier),
 			Budget: est.Budget, Fits: est.Fits, LargestFit: est.LargestFit}); err != nil {
 			return err
@@ -72,8 +74,12 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	if !est.Fits {
 		verdict = "does NOT fit"
 	}
-	fmt.Fprintf(e.Stdout, "%s (%s): %d tiers, hash space %d positions (largest tier %d)\n",
-		g.Name(), g.Option(), est.Tiers, est.HashSpace, est.Largest)
+	kind := ""
+	if *symmetry {
+		kind = ", one position per symmetry class"
+	}
+	fmt.Fprintf(e.Stdout, "%s (%s%s): %d tiers, hash space %d positions (largest tier %d)\n",
+		g.Name(), g.Option(), kind, est.Tiers, est.HashSpace, est.Largest)
 	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s; budget %s with %d workers: %s\n",
 		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(est.Budget), r.Workers, verdict)
 	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)

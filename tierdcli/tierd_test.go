@@ -135,4 +135,13 @@ func TestPlan(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "does NOT fit") {
 		t.Fatalf("plan 7x6 should not fit: %s", stdout)
 	}
+	// Dōbutsu shōgi fits 22 GiB with one position per symmetry class
+	// (about half of them), and not without.
+	code, stdout, _ = tierd(t, "plan", "--game", "dshogi", "--symmetry", "--memory", "22GiB")
+	if code != 0 || !strings.Contains(stdout, "one position per symmetry class") {
+		t.Errorf("plan dshogi --symmetry: exit %d %s", code, stdout)
+	}
+	if code, stdout, _ = tierd(t, "plan", "--game", "dshogi", "--memory", "22GiB"); code != 1 {
+		t.Errorf("plan dshogi: exit %d %s", code, stdout)
+	}
 }

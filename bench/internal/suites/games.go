@@ -22,6 +22,9 @@ type gameSize struct {
 	game, option string
 	name         string // in the group ID: "connect4-5x4"
 	level        harness.Level
+	// onlySymmetry: solve with one position per symmetry class only
+	// (the game does not fit this machine in full).
+	onlySymmetry bool
 	// memo: also time the memoized Connect Four baseline (width, height).
 	memo bool
 	// symmetry: also time tiersolve with --symmetry (one position per
@@ -58,6 +61,13 @@ var gameSizes = []gameSize{
 	// (--peer 'gamesmanone@games/teeko=gamesman --force solve teeko 0'),
 	// which always solves canonical positions only.
 	{game: "teeko", name: "teeko", level: harness.Explicit, symmetry: true, tier: 70 * time.Second},
+	// Dōbutsu shōgi: smaller variants, and the full game with --symmetry
+	// (about 14 GiB; in full it needs about 30); GamesmanOne 1.3.0 is its
+	// peer (--peer 'gamesmanone@games/dshogi=gamesman --force solve dshogi 0',
+	// value iteration over every legal hash: a day or more here).
+	{game: "dshogi", option: "pieces=LC", name: "dshogi-LC", level: harness.Full, tier: 200 * time.Millisecond},
+	{game: "dshogi", option: "pieces=LGE", name: "dshogi-LGE", level: harness.Full, tier: 4 * time.Second},
+	{game: "dshogi", name: "dshogi", level: harness.Explicit, onlySymmetry: true, tier: 2 * time.Hour},
 }
 
 // Games is the reach-and-solve suite: every bundled game and size, solved
@@ -70,11 +80,15 @@ func Games() harness.Suite {
 		Groups: func(cfg harness.Config) []harness.Group {
 			var gs []harness.Group
 			for _, s := range gameSizes {
-				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: strings.TrimSpace(s.game + " " + s.option),
+				title := strings.TrimSpace(s.game + " " + s.option)
+				if s.onlySymmetry {
+					title += " --symmetry"
+				}
+				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
 					Level: s.level, Reference: "tiersolve",
 					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
 						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores})}},
+						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: s.onlySymmetry})}},
 					Estimate: childStart + s.tier}
 				if s.symmetry {
 					g.Variants = append(g.Variants, harness.Variant{Name: "tiersolve-symmetry", Kind: results.KindSubject,

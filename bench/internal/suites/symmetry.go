@@ -9,7 +9,7 @@ import (
 
 // symmetryGames are the game sizes the symmetry suite solves both ways;
 // the level of each is its games-suite level.
-var symmetryGames = []string{"tictactoe", "connect4-5x4", "quixo-3x3", "connect4-5x5", "connect4-6x4", "quixo-4x4", "connect4-6x5"}
+var symmetryGames = []string{"tictactoe", "connect4-5x4", "quixo-3x3", "connect4-5x5", "connect4-6x4", "quixo-4x4", "connect4-6x5", "dshogi-LGE"}
 
 // Symmetry is the suite of symmetric runs: every game that declares
 // symmetries solved with all cores, in full and with one position per

@@ -14,7 +14,8 @@
 // opponent must always leave them a move. Cars can shuffle sideways for
 // ever: play that never ends is a draw. The 3x3 game is a win for the
 // first player (Winning Ways); the 4x4 and 5x5 games are draws (des
-// Jardins, 1996).
+// Jardins, 1996). Solved here: 3x3 (1,963 positions) a win for Blue in
+// 19, 4x4 (393,900) and 5x5 (164,308,067) draws.
 //
 // Tiers are the cars on the board, Blue's and Red's: tier 10*b + r holds
 // the positions with b Blue and r Red cars. A move on the board stays in

@@ -33,7 +33,9 @@ func Example() {
 	}
 	m := run.Manifest
 	fmt.Printf("%d positions; the start %s is a %s in %d\n", m.Total, m.Start.Position, m.Start.Value, m.Start.Remoteness)
-	run.Close()
+	if err := run.Close(); err != nil { // releases the folder's lock
+		log.Fatal(err)
+	}
 
 	// The run folder answers queries, as tierd query --db DIR does.
 	oracle, err := solver.OpenOracle(dir, g)

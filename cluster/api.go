@@ -21,16 +21,20 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-// The HTTP API. Every endpoint needs a token, as "Authorization: Bearer
-// TOKEN" (or HTTP basic auth with the token as the password, for a
-// browser), of a scope it allows (auth.go): the admin token opens
-// everything, the worker token what workers do, the read token what
-// tierd status and tierd fetch read. Blob endpoints are served by each
-// coordinator from its own store; the others are the leader's, and a
-// follower forwards them to it.
+// The HTTP API. Every endpoint but the two probes needs a token, as
+// "Authorization: Bearer TOKEN" (or HTTP basic auth with the token as the
+// password, for a browser), of a scope it allows (auth.go): the admin
+// token opens everything, the worker token what workers do, the read
+// token what tierd status and tierd fetch read. Blob endpoints are served
+// by each coordinator from its own store (with an object store, GET
+// redirects to it and PUT is refused: workers ask /v1/uploads); the
+// others are the leader's, and a follower forwards them to it.
 //
+//	GET  /healthz              200 "ok" while the process serves (liveness)              none
+//	GET  /readyz               200 "ready" once this node knows a leader and has         none
+//	                           applied what it knows committed, else 503 (readiness)
 //	GET  /                     status page (HTML)                                        read
-//	GET  /healthz              this node's raft state                                    read
+//	GET  /v1/health            this node's raft state, the leader, the applied index     read
 //	GET  /metrics              Prometheus metrics                                        read
 //	GET  /v1/status            runs and workers (StatusResponse)                         read
 //	POST /v1/runs              submit a run (SubmitRequest → SubmitResponse)             admin
@@ -39,12 +43,16 @@ import (
 //	POST /v1/heartbeat         keep leases alive (HeartbeatRequest → HeartbeatResponse)  worker
 //	POST /v1/complete          a unit's result (CompleteRequest; 409 stale, 412 missing) worker
 //	POST /v1/release           give a lease up (ReleaseRequest)                          worker
+//	POST /v1/uploads           presigned PUTs of a leased unit's outputs, with an        worker
+//	                           object store (UploadsRequest → UploadsResponse)
 //	POST /v1/members           add or remove a coordinator (MembersRequest → ...)        admin
 //	PUT  /v1/blobs/{sha256}    store a blob (Content-Length required; checked against    worker
 //	                           its name; ?stage=1: durable only after the next
 //	                           POST /v1/sync; &sync=1: flush it and everything staged)
 //	POST /v1/sync              make this node's staged blobs durable (coordinators)      admin
-//	GET  /v1/blobs/{sha256}    read a blob (also HEAD)                                   read, worker
+//	GET  /v1/blobs/{sha256}    read a blob (also HEAD); with an object store, a          read, worker
+//	                           redirect to a presigned GET, or with ?via=coordinator
+//	                           the bytes, read from it
 
 // SubmitRequest asks for a new run.
 type SubmitRequest struct {
@@ -140,6 +148,25 @@ type Assignment struct {
 	// keeps a set it loaded under this name.
 	Set      string  `json:"set"`
 	LeaseTTL float64 `json:"lease_ttl"` // seconds
+	// Direct says the cluster keeps its artifacts in an object store: the
+	// worker stores its outputs there, with the presigned PUTs of
+	// /v1/uploads, rather than on a coordinator.
+	Direct bool `json:"direct,omitempty"`
+}
+
+// UploadsRequest asks, for a leased unit, how to store its outputs in
+// the object store.
+type UploadsRequest struct {
+	Ref     UnitRef `json:"ref"`
+	Token   uint64  `json:"token"`
+	Worker  string  `json:"worker"`
+	Outputs []Blob  `json:"outputs"`
+}
+
+// UploadsResponse holds a presigned PUT for each output: the request,
+// sent as it is without credentials, stores that content and no other.
+type UploadsResponse struct {
+	Uploads []blobstore.Upload `json:"uploads"`
 }
 
 // KidInput is a solved child tier: its level file, and its records: the
@@ -216,7 +243,7 @@ func (n *Node) Handler() http.Handler {
 	fetch := []scope{scopeRead, scopeWorker}
 	route := func(pattern string, needs []scope, h http.HandlerFunc) { mux.Handle(pattern, n.allow(needs, h)) }
 	route("GET /{$}", read, n.handleStatusPage)
-	route("GET /healthz", read, n.handleHealth)
+	route("GET /v1/health", read, n.handleHealth)
 	route("GET /metrics", read, n.metrics.handler().ServeHTTP)
 	route("GET /v1/status", read, n.leaderOnly(n.handleStatus))
 	route("POST /v1/runs", admin, n.leaderOnly(n.handleSubmit))
@@ -225,11 +252,48 @@ func (n *Node) Handler() http.Handler {
 	route("POST /v1/heartbeat", worker, n.leaderOnly(n.handleHeartbeat))
 	route("POST /v1/complete", worker, n.leaderOnly(n.handleComplete))
 	route("POST /v1/release", worker, n.leaderOnly(n.handleRelease))
+	route("POST /v1/uploads", worker, n.leaderOnly(n.handleUploads))
 	route("POST /v1/members", admin, n.leaderOnly(n.handleMembers))
 	route("PUT /v1/blobs/{sum}", worker, n.handlePutBlob)
 	route("GET /v1/blobs/{sum}", fetch, n.handleGetBlob)
 	route("POST /v1/sync", admin, n.handleSync)
-	return n.authenticate(n.idleBodies(mux))
+	// The probes answer without a token (Kubernetes and load balancers
+	// cannot send one) and say nothing but yes or no.
+	probes := http.NewServeMux()
+	probes.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, true, "ok") })
+	probes.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, n.Ready(), "ready") })
+	probes.Handle("/", n.authenticate(n.idleBodies(mux)))
+	return probes
+}
+
+// probeAnswer is a probe's whole answer: 200 and word, or 503.
+func probeAnswer(w http.ResponseWriter, ok bool, word string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "not ready\n")
+		return
+	}
+	io.WriteString(w, word+"\n")
+}
+
+// readyLag is how many committed entries a node may not have applied yet
+// and still be ready.
+const readyLag = 64
+
+// Ready reports whether this node serves: it knows a leader (itself, once
+// it has applied every entry of earlier terms), and has applied all but
+// readyLag of the entries it knows committed; a follower that lost the
+// leader for an election timeout knows none.
+func (n *Node) Ready() bool {
+	if n.IsLeader() {
+		return n.ready.Load()
+	}
+	if _, id := n.raft.LeaderWithID(); id == "" {
+		return false
+	}
+	return n.raft.AppliedIndex()+readyLag >= n.raft.CommitIndex()
 }
 
 // idleBodies ends the requests whose bodies move no byte for a lease's
@@ -358,7 +422,8 @@ func statusFor(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress),
+		errors.Is(err, blobstore.ErrUnavailable):
 		return http.StatusServiceUnavailable // the client retries, finding the new leader
 	case diskFull(err):
 		return http.StatusInsufficientStorage // the client tries another coordinator
@@ -626,10 +691,51 @@ func (n *Node) handleRelease(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct{}{})
 }
 
+// handleUploads answers the holder of a unit's lease with a presigned
+// PUT for each of its outputs: only the current lease may write, and
+// each PUT only the content it names.
+func (n *Node) handleUploads(w http.ResponseWriter, r *http.Request) {
+	var req UploadsRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if n.remote == nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: this cluster keeps its artifacts on the coordinators: PUT /v1/blobs", errBadRequest))
+		return
+	}
+	current := false
+	n.fsm.View(func(s *State, _ uint64) {
+		_, _, u := s.unit(req.Ref)
+		current = u != nil && u.Lease != nil && u.Lease.Token == req.Token
+	})
+	if !current {
+		writeError(w, http.StatusConflict, fmt.Errorf("%v token %d: %w", req.Ref, req.Token, ErrStale))
+		return
+	}
+	if len(req.Outputs) > 1<<12 {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: %d outputs", errBadRequest, len(req.Outputs)))
+		return
+	}
+	resp := UploadsResponse{Uploads: []blobstore.Upload{}}
+	for _, b := range req.Outputs {
+		up, err := n.remote.PresignPut(r.Context(), b.SHA256, b.Size)
+		if err != nil {
+			writeError(w, statusFor(err), err)
+			return
+		}
+		resp.Uploads = append(resp.Uploads, *up)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
 func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 	sum := r.PathValue("sum")
 	if !blobstore.ValidName(sum) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("%q: %w", sum, blobstore.ErrBadName))
+		return
+	}
+	if n.remote != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: this cluster keeps its artifacts in an object store: POST /v1/uploads for a presigned PUT", errBadRequest))
 		return
 	}
 	size := r.ContentLength
@@ -668,7 +774,21 @@ func (n *Node) handlePutBlob(w http.ResponseWriter, r *http.Request) {
 
 func (n *Node) handleGetBlob(w http.ResponseWriter, r *http.Request) {
 	sum := r.PathValue("sum")
-	rc, size, err := n.store.Open(sum)
+	store := blobstore.Store(n.store)
+	if n.remote != nil && r.URL.Query().Get("via") == "coordinator" {
+		store = n.remote // for a reader that cannot reach the store
+	} else if n.remote != nil {
+		// The reader takes it from the object store (and checks it).
+		u, err := n.remote.PresignGet(r.Context(), sum)
+		if err != nil {
+			writeError(w, statusFor(err), err)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, u, http.StatusTemporaryRedirect)
+		return
+	}
+	rc, size, err := store.Open(sum)
 	if err != nil {
 		writeError(w, statusFor(err), err)
 		return

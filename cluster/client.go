@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
@@ -42,6 +43,16 @@ type Client struct {
 	// Patience is how long a request keeps trying while no coordinator
 	// answers or there is no leader; 0 means one round over the URLs.
 	Patience time.Duration
+
+	// ThroughCoordinators has blobs read through the coordinators even
+	// when the artifacts are in an object store (?via=coordinator): for a
+	// client that cannot reach the store, such as tierd fetch through a
+	// port-forward to a cluster whose store is inside it.
+	ThroughCoordinators bool
+
+	// StoreWaits counts the transfers that found the object store
+	// unavailable, and waited for it.
+	StoreWaits atomic.Uint64
 
 	mu      sync.Mutex
 	leader  string // base URL, from the last answer
@@ -92,6 +103,10 @@ func NewClient(urls []string, token string, tlsCfg *tls.Config) (*Client, error)
 		return nil, err
 	}
 	c := &Client{token: token, http: peerClient(tlsCfg, nil), timeout: DefaultAttemptTimeout, hosts: map[string]*host{}}
+	// A blob's GET may be redirected to an object store: the client
+	// follows it itself, without the token (the presigned URL is the
+	// credential; the token is the cluster's secret).
+	c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	for _, u := range urls {
 		p, err := url.Parse(strings.TrimRight(u, "/"))
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
@@ -449,14 +464,59 @@ func (c *Client) PutBlob(ctx context.Context, path string, b Blob) error {
 	})
 }
 
+// Uploads asks for presigned PUTs of a leased unit's outputs (a cluster
+// with an object store: Assignment.Direct).
+func (c *Client) Uploads(ctx context.Context, req UploadsRequest) ([]blobstore.Upload, error) {
+	var resp UploadsResponse
+	_, err := c.call(ctx, http.MethodPost, "/v1/uploads", req, &resp)
+	return resp.Uploads, err
+}
+
+// PutDirect stores the file at path, blob b, with a presigned PUT; a
+// transfer that moves no byte for the attempt timeout is given up.
+func (c *Client) PutDirect(ctx context.Context, up *blobstore.Upload, path string, b Blob) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return blobstore.PutUpload(ctx, &http.Client{Transport: stallTransport{c.http.Transport, c.attemptTimeout()}}, up, b.Size, f)
+}
+
+// stallTransport sends requests with sendWatched.
+type stallTransport struct {
+	rt    http.RoundTripper
+	stall time.Duration
+}
+
+func (t stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return sendWatched(&http.Client{Transport: t.rt}, req, t.stall)
+}
+
 // GetBlob downloads blob b into the file dst, from the first coordinator
-// that has it, checking its SHA-256 and size. The file appears whole or
-// not at all, but is not synced: callers that need it durable sync the
-// file system once at the end (atomicfile.SyncFS).
+// that has it (or from the object store it redirects to), checking its
+// SHA-256 and size. The file appears whole or not at all, but is not
+// synced: callers that need it durable sync the file system once at the
+// end (atomicfile.SyncFS). While the object store does not answer, it
+// waits and tries again until ctx is done.
 func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 	if !blobstore.ValidName(b.SHA256) {
 		return fmt.Errorf("cluster: %q: %w", b.SHA256, blobstore.ErrBadName)
 	}
+	for attempt := 0; ; attempt++ {
+		err := c.getBlob(ctx, b, dst)
+		if err == nil || !errors.Is(err, blobstore.ErrUnavailable) || ctx.Err() != nil {
+			return err
+		}
+		c.StoreWaits.Add(1)
+		if !sleep(ctx, time.Duration(min(attempt+1, 10))*500*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+}
+
+// getBlob is one round of GetBlob over the coordinators.
+func (c *Client) getBlob(ctx context.Context, b Blob, dst string) error {
 	var errs []error
 	for _, base := range c.order() {
 		hctx := c.hostCtx(base)
@@ -480,12 +540,36 @@ func (c *Client) GetBlob(ctx context.Context, b Blob, dst string) error {
 // getFrom downloads blob b from one coordinator; answered says whether
 // it answered (and sent the whole body, if it had the blob).
 func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (answered bool, err error) {
-	resp, err := c.send(ctx, http.MethodGet, base+"/v1/blobs/"+b.SHA256, nil, c.attemptTimeout())
+	path := "/v1/blobs/" + b.SHA256
+	if c.ThroughCoordinators {
+		path += "?via=coordinator"
+	}
+	resp, err := c.send(ctx, http.MethodGet, base+path, nil, c.attemptTimeout())
 	if err != nil {
 		return false, err
 	}
 	defer resp.Body.Close()
 	c.answered(base)
+	store := false
+	if resp.StatusCode == http.StatusTemporaryRedirect {
+		// To the object store: a new request, without the token.
+		loc, err := resp.Location()
+		if err != nil {
+			return true, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil)
+		if err != nil {
+			return true, err
+		}
+		if resp, err = sendWatched(c.http, req, c.attemptTimeout()); err != nil {
+			return true, fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode >= 500 {
+			return true, fmt.Errorf("%w: %s", blobstore.ErrUnavailable, resp.Status)
+		}
+		base, store = loc.Scheme+"://"+loc.Host, true
+	}
 	if resp.StatusCode != http.StatusOK {
 		return true, readError(resp)
 	}
@@ -499,6 +583,9 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
+	if err != nil && store {
+		return true, fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
+	}
 	if err != nil {
 		return false, err
 	}

@@ -161,6 +161,12 @@ func (l *leadership) run(task leaderTask) {
 	if l.ctx.Err() != nil {
 		return // lost the lead: the next leader redoes it
 	}
+	if errors.Is(err, blobstore.ErrUnavailable) {
+		// The object store is away: not the merge's fault. Wait for it.
+		l.retryAt[task] = time.Now().Add(2 * time.Second)
+		n.log.Warn("merge waits for the object store", "run", task.Run, "task", task.Kind, "tier", task.Tier, "error", err)
+		return
+	}
 	if diskFull(err) {
 		// Not the task's failure: this node's disk. Another coordinator
 		// leads and redoes it.
@@ -550,6 +556,7 @@ func (n *Node) grant(worker string, keepFree int, games []string) (*Assignment, 
 			continue
 		}
 		a.LeaseTTL = n.cfg.LeaseTTL.Seconds()
+		a.Direct = n.remote != nil
 		return a, nil
 	}
 }
@@ -615,20 +622,16 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 	for i, o := range req.Outputs {
 		blobs[i] = o.Blob
 	}
-	var missing []string
-	for _, b := range blobs {
-		if err := n.ensureLocal(ctx, b); err != nil {
-			missing = append(missing, b.SHA256)
-		}
-	}
-	if len(missing) > 0 {
-		return &MissingError{Missing: missing}
+	if err := n.acknowledged(ctx, blobs); err != nil {
+		return err
 	}
 	if pre := n.premerge.Load(); pre != nil {
 		n.fsm.View(func(s *State, _ uint64) { pre.early(s, req.Ref, req.Outputs) })
 	}
-	if err := n.replicate(ctx, blobs); err != nil {
-		return err
+	if n.remote == nil {
+		if err := n.replicate(ctx, blobs); err != nil {
+			return err
+		}
 	}
 	_, err := n.propose(&command{Op: opComplete, Complete: &completeCmd{Ref: req.Ref, Done: Completion{
 		Worker: req.Worker, Token: req.Token, Outputs: req.Outputs, Positions: req.Positions, Seconds: req.Seconds}}})
@@ -643,6 +646,35 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 	n.workers.completed(req.Worker, req.Positions)
 	n.metrics.completions.Inc()
 	n.metrics.positions.Add(float64(req.Positions))
+	return nil
+}
+
+// acknowledged returns once the store holds a unit's outputs: with an
+// object store, by the store's own SHA-256 of each (blobstore.S3.Verify,
+// a HEAD); else in this node's store, fetched from the coordinator the
+// worker sent it to if need be (complete then copies them to a
+// majority). Outputs the store does not hold are a *MissingError, which
+// the worker answers by uploading them again.
+func (n *Node) acknowledged(ctx context.Context, blobs []Blob) error {
+	var missing []string
+	for _, b := range blobs {
+		var err error
+		if n.remote != nil {
+			err = n.remote.Verify(ctx, b.SHA256, b.Size)
+			if errors.Is(err, blobstore.ErrUnavailable) {
+				return err
+			}
+		} else {
+			err = n.ensureLocal(ctx, b)
+		}
+		if err != nil {
+			n.log.Debug("an output is not in the store", "sha256", b.SHA256, "error", err)
+			missing = append(missing, b.SHA256)
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingError{Missing: missing}
+	}
 	return nil
 }
 
@@ -666,6 +698,9 @@ func (n *Node) discard(outs []Output) {
 	for _, o := range outs {
 		if _, ok := live[o.Blob.SHA256]; !ok && blobstore.ValidName(o.Blob.SHA256) {
 			n.store.Delete(o.Blob.SHA256)
+			if n.remote != nil {
+				n.remote.Delete(o.Blob.SHA256)
+			}
 		}
 	}
 }

@@ -22,6 +22,7 @@ type metrics struct {
 	blobBytesIn, blobBytesOut         prometheus.Counter
 	blobBytesReplicated               prometheus.Counter
 	blobBytesRepaired                 prometheus.Counter
+	storeBytesRead, storeBytesWritten prometheus.Counter
 	blobBytesStored                   prometheus.Gauge
 	forbidden                         *prometheus.CounterVec
 	raftRefused                       prometheus.Counter
@@ -54,7 +55,9 @@ func newMetrics(n *Node) *metrics {
 	m.blobBytesOut = counter("blob_bytes_sent_total", "Blob bytes downloaded from this node.")
 	m.blobBytesReplicated = counter("blob_bytes_replicated_total", "Blob bytes this node copied to other coordinators.")
 	m.blobBytesRepaired = counter("blob_bytes_repaired_total", "Blob bytes this node fetched from other coordinators.")
-	m.blobBytesStored = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "tierd", Name: "blob_bytes_stored", Help: "Bytes in this node's blob store (at the last sweep)."})
+	m.storeBytesRead = counter("store_bytes_read_total", "Blob bytes this node read from the object store (--store), for its merges.")
+	m.storeBytesWritten = counter("store_bytes_written_total", "Blob bytes this node wrote to the object store (--store): its merges' level files and databases.")
+	m.blobBytesStored = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "tierd", Name: "blob_bytes_stored", Help: "Bytes in this node's blob store, or in the object store (at the last sweep)."})
 	m.reg.MustRegister(m.blobBytesStored)
 	gaugeFunc("raft_leader", "1 if this node is the raft leader.", func() float64 {
 		if n.raft != nil && n.raft.State() == raft.Leader {

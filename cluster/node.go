@@ -45,7 +45,9 @@ type NodeConfig struct {
 	// in the members: raft tells the advertised address to the other
 	// coordinators, and clients are sent to the leader's HTTPAdvertise.
 	RaftAdvertise, HTTPAdvertise string
-	// DataDir holds the raft log and snapshots, and the blob store.
+	// DataDir holds the raft log and snapshots, and the blob store (with
+	// Store set, only a cache of the artifacts the node's merges read and
+	// write).
 	DataDir string
 	// Token is the admin token: every HTTP request may carry it, and the
 	// coordinators use it between themselves. WorkerToken and ReadToken,
@@ -58,6 +60,14 @@ type NodeConfig struct {
 	Bootstrap []Member
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
+	// Store, when set, keeps every artifact in an S3-compatible bucket
+	// (blobstore.OpenS3): workers read and write it directly through
+	// presigned URLs, the bucket keeps the bytes, and the coordinators
+	// keep only their names, so no artifact passes through them but those
+	// their own merges read and write, and a coordinator that loses its
+	// disk loses nothing. Nil keeps the artifacts on the coordinators'
+	// disks, each on a majority of them.
+	Store *blobstore.S3
 	// LeaseTTL is how long a lease lives without its worker's heartbeat;
 	// 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
@@ -112,7 +122,8 @@ type Node struct {
 	meta      *metadb.BoltMetaDB
 	known     []Member // the bootstrap list, kept in the data folder
 	transport *raft.NetworkTransport
-	store     *blobstore.Dir
+	store     *blobstore.Dir // the artifacts, or with remote a cache of them
+	remote    *blobstore.S3  // the object store (NodeConfig.Store), or nil
 	leases    *leaseClock
 	workers   *workerTable
 	metrics   *metrics
@@ -190,7 +201,13 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	n.metrics = newMetrics(n)
 	n.peers = peerClient(cfg.PeerTLS, cfg.dial)
 	var err error
-	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, "blobs"), cfg.MaxBlob); err != nil {
+	local := "blobs"
+	if cfg.Store != nil {
+		n.remote = cfg.Store
+		n.remote.MaxSize = cfg.MaxBlob
+		local = "cache"
+	}
+	if n.store, err = blobstore.OpenDir(filepath.Join(cfg.DataDir, local), cfg.MaxBlob); err != nil {
 		return nil, err
 	}
 	if err := n.startRaft(); err != nil {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
 )
 
 // Blobs between coordinators. The leader stores a blob on a majority of
@@ -95,10 +97,13 @@ func (n *Node) followers() []Member {
 }
 
 // ensureLocal makes sure blob b is in this node's store, fetching it from
-// another coordinator if it is not.
+// the object store, or from another coordinator, if it is not.
 func (n *Node) ensureLocal(ctx context.Context, b Blob) error {
 	if size, err := n.store.Stat(b.SHA256); err == nil && size == b.Size {
 		return nil
+	}
+	if n.remote != nil {
+		return n.download(ctx, b)
 	}
 	var errs []error
 	for _, m := range n.byHealth(n.followers()) {
@@ -125,6 +130,45 @@ func (n *Node) fetchFrom(ctx context.Context, m Member, b Blob) error {
 		return fmt.Errorf("%s: %w", m.ID, err)
 	}
 	n.metrics.blobBytesRepaired.Add(float64(b.Size))
+	return nil
+}
+
+// download copies blob b from the object store into the local cache,
+// checking its content against its name (blobstore.Dir.Put).
+func (n *Node) download(ctx context.Context, b Blob) error {
+	rc, size, err := n.remote.Open(b.SHA256)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if size != b.Size {
+		return fmt.Errorf("blob %s: the store holds %d bytes, not %d: %w", b.SHA256, size, b.Size, blobstore.ErrMismatch)
+	}
+	if err := n.store.Stage(ctx, b.SHA256, b.Size, rc); err != nil {
+		if errors.Is(err, blobstore.ErrMismatch) || errors.Is(err, blobstore.ErrBadName) {
+			return err
+		}
+		return fmt.Errorf("blob %s: %w: %v", b.SHA256, blobstore.ErrUnavailable, err)
+	}
+	n.metrics.storeBytesRead.Add(float64(b.Size))
+	return nil
+}
+
+// upload stores local blobs (this node's merges) in the object store,
+// which checks each against its SHA-256 (blobstore.S3.Put).
+func (n *Node) upload(ctx context.Context, blobs []Blob) error {
+	for _, b := range blobs {
+		rc, size, err := n.store.Open(b.SHA256)
+		if err != nil {
+			return err
+		}
+		err = n.remote.Put(ctx, b.SHA256, size, rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		n.metrics.storeBytesWritten.Add(float64(size))
+	}
 	return nil
 }
 
@@ -198,7 +242,11 @@ const replicateTimeout = 10 * time.Minute
 // enough followers) hold every blob on disk; the blobs must be in this
 // node's store (staged or durable). The other followers get their copies
 // from their blob loops, if the blobs live long enough (RepairDelay).
+// With an object store, it returns once the store holds them instead.
 func (n *Node) replicate(ctx context.Context, blobs []Blob) error {
+	if n.remote != nil {
+		return n.upload(ctx, blobs)
+	}
 	// This node's flush (of staged uploads and adopted merges) runs while
 	// the copies go out.
 	local := make(chan error, 1)
@@ -294,6 +342,19 @@ func (n *Node) blobLoop() {
 		}
 		var live map[string]int64
 		n.fsm.View(func(s *State, _ uint64) { live = s.liveBlobs() })
+		if n.remote != nil {
+			// The object store keeps the bytes: nothing to repair. The
+			// leader collects the bucket (the only one: followers would
+			// only repeat it), and every node its cache.
+			if time.Since(lastGC) > n.cfg.BlobGrace/4 {
+				lastGC = time.Now()
+				if n.IsLeader() {
+					n.collectStore(live)
+				}
+				n.collectCache()
+			}
+			continue
+		}
 		now := time.Now()
 		for sum := range missingSince {
 			if _, ok := live[sum]; !ok {
@@ -342,6 +403,47 @@ func (n *Node) collect(live map[string]int64) {
 		return nil
 	})
 	n.metrics.blobBytesStored.Set(float64(stored))
+	n.collectTemp(cutoff)
+}
+
+// collectStore deletes from the object store the blobs no run needs that
+// are older than the grace period.
+func (n *Node) collectStore(live map[string]int64) {
+	cutoff := time.Now().Add(-n.cfg.BlobGrace)
+	var stored int64
+	err := n.remote.Walk(func(sum string, size int64, at time.Time) error {
+		if _, ok := live[sum]; !ok && at.Before(cutoff) {
+			if err := n.remote.Delete(sum); err == nil {
+				n.log.Debug("deleted an unneeded blob from the object store", "sha256", sum, "bytes", size)
+				return nil
+			}
+		}
+		stored += size
+		return nil
+	})
+	if err != nil {
+		n.log.Warn("collecting the object store", "error", err)
+		return
+	}
+	n.metrics.blobBytesStored.Set(float64(stored))
+}
+
+// collectCache empties the local cache of an object store's blobs: what
+// has been there for the grace period goes, needed or not (the store
+// keeps it; a merge that needs it again downloads it again).
+func (n *Node) collectCache() {
+	cutoff := time.Now().Add(-n.cfg.BlobGrace)
+	n.store.Walk(func(sum string, size int64, at time.Time) error {
+		if at.Before(cutoff) {
+			n.store.Delete(sum)
+		}
+		return nil
+	})
+	n.collectTemp(cutoff)
+}
+
+// collectTemp deletes temporary files older than cutoff.
+func (n *Node) collectTemp(cutoff time.Time) {
 	if dir, err := n.store.TempDir(); err == nil {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {

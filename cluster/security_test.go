@@ -49,10 +49,11 @@ func TestSecurity(t *testing.T) {
 
 	// Every endpoint needs the token.
 	for _, ep := range []struct{ method, path string }{
-		{"GET", "/"}, {"GET", "/healthz"}, {"GET", "/metrics"}, {"GET", "/v1/status"}, {"POST", "/v1/runs"},
+		{"GET", "/"}, {"GET", "/v1/health"}, {"GET", "/metrics"}, {"GET", "/v1/status"}, {"POST", "/v1/runs"},
 		{"GET", "/v1/runs/r1"}, {"POST", "/v1/lease"}, {"POST", "/v1/heartbeat"}, {"POST", "/v1/complete"},
 		{"POST", "/v1/release"}, {"PUT", "/v1/blobs/" + strings.Repeat("a", 64)}, {"GET", "/v1/blobs/" + strings.Repeat("a", 64)},
-		{"HEAD", "/v1/blobs/" + strings.Repeat("a", 64)}, {"POST", "/v1/sync"}, {"POST", "/v1/members"},
+		{"HEAD", "/v1/blobs/" + strings.Repeat("a", 64)}, {"POST", "/v1/sync"}, {"POST", "/v1/members"}, {"POST", "/v1/uploads"},
+		{"GET", "/healthz/x"}, {"POST", "/healthz"}, {"GET", "/nothing"},
 	} {
 		for _, tok := range []string{"", "wrong-token-0123456789", testToken + "x"} {
 			if resp := request(t, ep.method, base+ep.path, tok, nil); resp.StatusCode != http.StatusUnauthorized {
@@ -60,10 +61,10 @@ func TestSecurity(t *testing.T) {
 			}
 		}
 	}
-	if resp := request(t, "GET", base+"/healthz", testToken, nil); resp.StatusCode != http.StatusOK {
-		t.Fatalf("healthz with the token: %s", resp.Status)
+	if resp := request(t, "GET", base+"/v1/health", testToken, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("/v1/health with the token: %s", resp.Status)
 	}
-	req, _ := http.NewRequest("GET", base+"/healthz", nil)
+	req, _ := http.NewRequest("GET", base+"/v1/health", nil)
 	req.SetBasicAuth("anyone", testToken)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("basic auth with the token as password: %v %v", err, resp)
@@ -190,6 +191,7 @@ func TestScopedTokens(t *testing.T) {
 	}{
 		{"GET", "/", []string{testToken, readToken}},
 		{"GET", "/metrics", []string{testToken, readToken}},
+		{"GET", "/v1/health", []string{testToken, readToken}},
 		{"GET", "/v1/status", []string{testToken, readToken}},
 		{"GET", "/v1/runs/r1", []string{testToken, readToken}},
 		{"POST", "/v1/runs", []string{testToken}},
@@ -199,6 +201,7 @@ func TestScopedTokens(t *testing.T) {
 		{"POST", "/v1/heartbeat", []string{testToken, workerToken}},
 		{"POST", "/v1/complete", []string{testToken, workerToken}},
 		{"POST", "/v1/release", []string{testToken, workerToken}},
+		{"POST", "/v1/uploads", []string{testToken, workerToken}},
 		{"PUT", blob, []string{testToken, workerToken}},
 		{"GET", blob, []string{testToken, workerToken, readToken}},
 		{"HEAD", blob, []string{testToken, workerToken, readToken}},
@@ -233,7 +236,7 @@ func TestScopedTokens(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]float64{"worker for read": 4, "worker for admin": 3, "read for admin": 3, "read for worker": 5}
+	want := map[string]float64{"worker for read": 5, "worker for admin": 3, "read for admin": 3, "read for worker": 6}
 	if !maps.Equal(forbidden, want) {
 		t.Errorf("tierd_forbidden_requests_total: %v, want %v", forbidden, want)
 	}

@@ -269,7 +269,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 	secs := time.Since(t0).Seconds()
 	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
 	t1 := time.Now()
-	if err := w.report(ctx, req, files); err != nil {
+	if err := w.report(ctx, req, files, a.Direct); err != nil {
 		if !au.lost.Load() && parent.Err() == nil {
 			log.Warn("result not accepted", "error", err)
 		}
@@ -288,14 +288,40 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 
 // report uploads a unit's outputs and reports it complete, uploading
 // again what the leader says it cannot find, until the leader accepts,
-// refuses as stale, or the lease is lost.
-func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string) error {
+// refuses as stale, or the lease is lost. With direct, the outputs go to
+// the object store, with the presigned PUTs the leader hands out.
+func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string, direct bool) error {
 	upload := func(only map[string]bool) error {
+		var todo []Blob
+		var paths []string
 		for i, o := range req.Outputs {
-			if only != nil && !only[o.Blob.SHA256] {
-				continue
+			if only == nil || only[o.Blob.SHA256] {
+				todo, paths = append(todo, o.Blob), append(paths, files[i])
 			}
-			if err := w.client.PutBlob(ctx, files[i], o.Blob); err != nil {
+		}
+		if !direct {
+			for i, b := range todo {
+				if err := w.client.PutBlob(ctx, paths[i], b); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(todo) == 0 {
+			return nil
+		}
+		ups, err := w.client.Uploads(ctx, UploadsRequest{Ref: req.Ref, Token: req.Token, Worker: w.cfg.ID, Outputs: todo})
+		if err != nil {
+			return err
+		}
+		if len(ups) != len(todo) {
+			return fmt.Errorf("%d presigned uploads for %d outputs", len(ups), len(todo))
+		}
+		for i, b := range todo {
+			if ups[i].SHA256 != b.SHA256 {
+				return fmt.Errorf("a presigned upload for %s, not %s", ups[i].SHA256, b.SHA256)
+			}
+			if err := w.client.PutDirect(ctx, &ups[i], paths[i], b); err != nil {
 				return err
 			}
 		}
@@ -313,6 +339,9 @@ func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string
 			return nil
 		case errors.Is(err, ErrStale), errors.Is(err, ErrNotRunning), errors.Is(err, ErrBadOutputs), ctx.Err() != nil:
 			return err
+		case errors.Is(err, blobstore.ErrUnavailable):
+			w.client.StoreWaits.Add(1) // and upload again, later
+			only = nil
 		case errors.As(err, &me):
 			only = map[string]bool{}
 			for _, s := range me.Missing {

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
 func (p *Program) registerCluster() {
 	p.cli.Register(&cli.Command{Name: "coordinator", Run: p.runCoordinator,
-		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--worker-token-file F] [--read-token-file F] [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...]",
+		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--worker-token-file F] [--read-token-file F] [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...] [--store s3://BUCKET/PREFIX?endpoint=URL&region=R]",
 		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
 	p.cli.Register(&cli.Command{Name: "worker", Run: p.runWorker,
 		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
@@ -35,7 +36,7 @@ func (p *Program) registerCluster() {
 		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
 		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
 	p.cli.Register(&cli.Command{Name: "fetch", Run: p.runFetch,
-		Usage:   "fetch --coordinators URLS --token-file F --out DIR RUN",
+		Usage:   "fetch --coordinators URLS --token-file F --out DIR [--through-coordinators] RUN",
 		Summary: "download a finished cluster run in the layout of tierd solve"})
 }
 
@@ -165,6 +166,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
 	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
 	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
+	store := fs.String("store", "", "keep the artifacts in an S3-compatible bucket, s3://BUCKET/PREFIX?endpoint=http://HOST:PORT&region=REGION, with the credentials of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials (default: on the coordinators' disks, each on a majority)")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS, and raft over mutual TLS (needs --tls-ca; the certificate is shown to the peers both ways)")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")
 	tlsCA := fs.String("tls-ca", "", "PEM CA that signed every coordinator's certificate (required with --tls-cert)")
@@ -228,6 +230,18 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	}
 	if cfg.PeerTLS, err = clientTLS(*tlsCA); err != nil {
 		return err
+	}
+	if *store != "" {
+		sc, err := blobstore.ParseS3URL(*store)
+		if err != nil {
+			return cli.UsageError("--store: %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cfg.Store, err = blobstore.OpenS3(ctx, sc)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--store: %w", err)
+		}
 	}
 	stopProfile, err := startProfile(*cpuProfile)
 	if err != nil {
@@ -467,6 +481,7 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	cf := newClusterFlags(fs)
 	out := fs.String("out", "", "folder to write the run into (the layout of tierd solve)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, as tierd solve --json")
+	through := fs.Bool("through-coordinators", false, "with an object store (--store), read the files through the coordinators rather than from the store (for a machine that cannot reach the store)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -477,6 +492,7 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.ThroughCoordinators = *through
 	ctx, stop := signalContext()
 	defer stop()
 	m, err := c.Fetch(ctx, fs.Arg(0), *out, p.games.New)

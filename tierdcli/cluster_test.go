@@ -188,6 +188,7 @@ func (c *procCluster) startCoordinator(i int, bootstrap bool) {
 			"--raft-advertise", m.RaftAddr, "--http-advertise", m.HTTPAddr,
 			"--data", filepath.Join(c.dir, m.ID), "--token-file", c.token, "--lease", "2s"}
 	}
+	args = append(args, c.coordArgs...)
 	if bootstrap {
 		var bs []string
 		for _, m := range c.members {

@@ -178,7 +178,7 @@ func TestPausedLeader(t *testing.T) {
 	t.Logf("the reads sent to the paused leader were answered (by status code) %v", codes)
 	poll(t, "the old leader following", time.Minute, func() bool {
 		var h struct{ State, Leader string }
-		code, err := c.get(old, "/healthz", 5*time.Second, &h)
+		code, err := c.get(old, "/v1/health", 5*time.Second, &h)
 		return err == nil && code == 200 && h.State == "Follower" && h.Leader != "" && h.Leader != st.Leader
 	})
 	c.waitDone(id)

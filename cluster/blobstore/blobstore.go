@@ -2,10 +2,11 @@
 // content: level files, value databases and the partial results of units
 // of work in a cluster run.
 //
-// A Store is small on purpose, so that other kinds (a shared folder, an
-// S3-compatible object store) can stand in for Dir, the one on local disk.
-// Put checks the content against its name while it streams, so a store
-// never holds a blob under a wrong name.
+// A Store is small on purpose, so that other kinds can stand in for Dir,
+// the one on local disk: S3 keeps the blobs in a bucket of an
+// S3-compatible object store. Put checks the content against its name
+// (Dir while it streams, S3 by the store's own SHA-256 checksum), so a
+// store never holds a blob under a wrong name.
 package blobstore
 
 import (

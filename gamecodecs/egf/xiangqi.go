@@ -59,36 +59,29 @@ func (s Square) String() string {
 // index is s's position in a Board.
 func (s Square) index() int { return (s.Rank()-1)*9 + s.File() }
 
-// Side is a player: Red (moves first in a normal game) or Black.
-type Side uint8
+// Side is a player: Red (moves first in a normal game) or Black; its
+// values are EGF's, 0 and 1. The rules package's type.
+type Side = xq.Side
 
-// The two sides, with their EGF values.
+// The two sides.
 const (
-	Red   Side = 0
-	Black Side = 1
+	Red   = xq.Red
+	Black = xq.Black
 )
 
-// String returns "red" or "black".
-func (s Side) String() string {
-	if s == Red {
-		return "red"
-	}
-	return "black"
-}
-
-// Kind is the type of a piece.
-type Kind uint8
+// Kind is the type of a piece (the rules package's).
+type Kind = xq.Kind
 
 // Piece kinds.
 const (
-	NoKind Kind = iota
-	King
-	Advisor
-	Elephant
-	Horse
-	Chariot
-	Cannon
-	Soldier
+	NoKind   = xq.NoKind
+	King     = xq.King
+	Advisor  = xq.Advisor
+	Elephant = xq.Elephant
+	Horse    = xq.Horse
+	Chariot  = xq.Chariot
+	Cannon   = xq.Cannon
+	Soldier  = xq.Soldier
 )
 
 // Piece is an EGF piece code: 1..16 are red, 17..32 black, each side in
@@ -165,29 +158,9 @@ func (b *Board) Locations() [NumPieces]Square {
 // FEN returns the piece placement field of a xiangqi FEN: ranks 10 to 1,
 // files a to i, digits for runs of empty points.
 func (b *Board) FEN() string {
-	var sb strings.Builder
-	for r := 10; r >= 1; r-- {
-		empty := 0
-		for f := 0; f < 9; f++ {
-			p := b[(r-1)*9+f]
-			if p == 0 {
-				empty++
-				continue
-			}
-			if empty > 0 {
-				sb.WriteByte(byte('0' + empty))
-				empty = 0
-			}
-			sb.WriteByte(p.Letter())
-		}
-		if empty > 0 {
-			sb.WriteByte(byte('0' + empty))
-		}
-		if r > 1 {
-			sb.WriteByte('/')
-		}
-	}
-	return sb.String()
+	rb := b.rules()
+	placement, _, _ := strings.Cut(rb.FEN(xq.Red), " ")
+	return placement
 }
 
 // String draws the board as text, rank 10 at the top.
@@ -276,14 +249,4 @@ func (b *Board) rules() xq.Board {
 		}
 	}
 	return rb
-}
-
-var kindName = [...]string{"none", "king", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"}
-
-// String returns the kind's English name.
-func (k Kind) String() string {
-	if int(k) < len(kindName) {
-		return kindName[k]
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

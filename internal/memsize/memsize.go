@@ -46,11 +46,30 @@ func Format(n uint64) string {
 }
 
 // DefaultBudget is 80% of the machine's memory (MemTotal in
-// /proc/meminfo), or 4 GiB where that cannot be read.
+// /proc/meminfo), or of the container's memory limit (its cgroup's) when
+// that is lower, or 4 GiB where neither can be read.
 func DefaultBudget() uint64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
+	total := memTotal("/proc/meminfo")
+	for _, path := range cgroupLimits {
+		if limit := cgroupLimit(path); limit > 0 && (total == 0 || limit < total) {
+			total = limit
+		}
+	}
+	if total == 0 {
 		return 4 << 30
+	}
+	return total / 10 * 8
+}
+
+// cgroupLimits are the files of this process's memory limit: cgroup v2,
+// then v1, as a container sees its own cgroup.
+var cgroupLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+
+// memTotal is MemTotal of a meminfo file in bytes, or 0.
+func memTotal(path string) uint64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -58,9 +77,23 @@ func DefaultBudget() uint64 {
 		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
 			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err == nil {
-				return kb * 1024 / 10 * 8
+				return kb * 1024
 			}
 		}
 	}
-	return 4 << 30
+	return 0
+}
+
+// cgroupLimit is the memory limit in a cgroup file in bytes, or 0 for
+// none ("max", v1's huge "unlimited" value, or no file).
+func cgroupLimit(path string) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n >= 1<<60 {
+		return 0
+	}
+	return n
 }

@@ -1,6 +1,10 @@
 package memsize
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestParseFormat(t *testing.T) {
 	for _, tt := range []struct {
@@ -20,6 +24,38 @@ func TestParseFormat(t *testing.T) {
 		t.Error("Format")
 	}
 	if DefaultBudget() == 0 {
+		t.Error("DefaultBudget is 0")
+	}
+}
+
+// TestLimits: MemTotal of a meminfo file, and a cgroup's memory limit (v2
+// "max" and v1's unlimited value are none).
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	if got := memTotal(write("meminfo", "MemTotal:       24576000 kB\nMemFree: 1 kB\n")); got != 24576000*1024 {
+		t.Errorf("memTotal: %d", got)
+	}
+	for _, tc := range []struct {
+		content string
+		want    uint64
+	}{
+		{"8589934592\n", 8 << 30}, {"max\n", 0}, {"9223372036854771712\n", 0}, {"", 0}, {"junk", 0},
+	} {
+		if got := cgroupLimit(write("limit", tc.content)); got != tc.want {
+			t.Errorf("cgroupLimit(%q) = %d, want %d", tc.content, got, tc.want)
+		}
+	}
+	if memTotal(filepath.Join(dir, "none")) != 0 || cgroupLimit(filepath.Join(dir, "none")) != 0 {
+		t.Error("a missing file is not 0")
+	}
+	if b := DefaultBudget(); b == 0 {
 		t.Error("DefaultBudget is 0")
 	}
 }

@@ -1,0 +1,8 @@
+//go:build race
+
+package dodgem_test
+
+// raceEnabled is set when the race detector is on: the 4x4 comparison
+// with the naive solver, a minute with it, is skipped then (.ci/run runs
+// it without the race detector).
+const raceEnabled = true

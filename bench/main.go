@@ -19,5 +19,6 @@ import (
 )
 
 func main() {
+	suites.RunAsTierd(os.Args[1:]) // the cluster suite's coordinators and workers
 	os.Exit(benchcmd.Main(os.Args[1:], suites.All(), os.Stdout, os.Stderr))
 }

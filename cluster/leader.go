@@ -275,7 +275,8 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	} else {
 		if lv.Reachable > 0 {
 			ranked := bitarray.NewRanked(set)
-			lv.Ranges = solver.SplitShrinking(ranked, rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)))
+			count := rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
+			lv.Ranges = solver.SplitShrinkingAligned(ranked, count, cutAlign(lv.Reachable, count))
 		}
 		if _, err := n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}}); err != nil {
 			return err
@@ -310,20 +311,29 @@ func namesAll(blobs []Blob, names map[string]bool) bool {
 }
 
 // mergeDB joins a tier's range records, in rank order, into its value
-// database (the same writer and options as tierd solve), stores it on a
-// majority of the coordinators and records it.
+// database (the bytes of tierd solve's), stores it on a majority of the
+// coordinators and records it. The units wrote their records in the
+// database's own blocks (their ranges are cut at whole blocks), so the
+// blocks are copied (solver.ConcatDB); records that do not line up (a
+// tier cut before the cut was aligned) and probabilities are decoded and
+// written again, with the same writer and options as tierd solve.
 func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) error {
 	t := tiergame.Tier(in.tier.Tier)
 	count := in.tier.Level.Reachable
+	paths := make([]string, len(in.solve))
+	for i, u := range in.solve {
+		p, err := n.localPaths(ctx, []Blob{u.Done.Outputs[0].Blob})
+		if err != nil {
+			return err
+		}
+		paths[i] = p[0]
+	}
 	// The units' results in rank order, decoded into one slice by read.
 	each := func(read func(off uint64, path string) (uint64, error)) error {
 		off := uint64(0)
-		for i, u := range in.solve {
-			paths, err := n.localPaths(ctx, []Blob{u.Done.Outputs[0].Blob})
-			if err != nil {
-				return err
-			}
-			if off, err = read(off, paths[0]); err != nil {
+		for i, p := range paths {
+			var err error
+			if off, err = read(off, p); err != nil {
 				return fmt.Errorf("unit %d: %w", i, err)
 			}
 		}
@@ -344,13 +354,21 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 			return solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 		}
 	} else {
-		recs := make([]valuedb.Record, count)
-		if err := each(func(off uint64, path string) (uint64, error) {
-			return readRecordsInto(recs, off, path, g, t, n.cfg.Workers)
-		}); err != nil {
-			return err
-		}
 		write = func(path string) (any, error) {
+			h, err := solver.ConcatDB(path, g, t, paths, &valuedb.WriteOptions{NoSync: true})
+			if err == nil && h.Count != count {
+				return nil, fmt.Errorf("%d records for the tier's %d positions", h.Count, count)
+			}
+			if !errors.Is(err, valuedb.ErrUnaligned) {
+				return h, err
+			}
+			n.log.Debug("a tier's records are decoded and written again", "run", in.run.ID, "tier", t, "reason", err)
+			recs := make([]valuedb.Record, count)
+			if err := each(func(off uint64, path string) (uint64, error) {
+				return readRecordsInto(recs, off, path, g, t, n.cfg.Workers)
+			}); err != nil {
+				return nil, err
+			}
 			return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 		}
 	}
@@ -373,6 +391,20 @@ func rangeCount(set Settings, reachable uint64, threads int) int {
 	n := uint64(max(threads, 1) * set.RangesPerThread)
 	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
 	return int(max(n, 1))
+}
+
+// cutAlign is the multiple of ranks a tier of reachable positions is cut
+// at into count ranges: whole blocks of its value database, so that
+// mergeDB joins the ranges' records by copying their blocks, unless the
+// ranges would hold fewer than two blocks on average (a cut moves by up
+// to half a block, which would upset the shrinking sizes of small
+// ranges; the records of such small tiers are decoded and written again,
+// at little cost).
+func cutAlign(reachable uint64, count int) uint64 {
+	if reachable < 2*valuedb.DefaultBlockRecords*uint64(max(count, 1)) {
+		return 1
+	}
+	return valuedb.DefaultBlockRecords
 }
 
 // readRecordsInto decodes the records of a unit's (or a tier's) value

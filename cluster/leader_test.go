@@ -3,6 +3,8 @@ package cluster
 import (
 	"slices"
 	"testing"
+
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // TestNamesAll: a premerged set is kept only if the state names every
@@ -50,5 +52,20 @@ func TestFreeUnits(t *testing.T) {
 	}
 	if ref, ok := pickUnit(s, nil); !ok || ref != want[0] {
 		t.Errorf("pickUnit = %v %v, want %v", ref, ok, want[0])
+	}
+}
+
+// TestCutAlign: tiers whose ranges hold two blocks or more on average are
+// cut at whole blocks of their database, smaller ones exactly.
+func TestCutAlign(t *testing.T) {
+	b := uint64(valuedb.DefaultBlockRecords)
+	for _, tc := range []struct {
+		reachable uint64
+		count     int
+		want      uint64
+	}{{0, 1, 1}, {2*b - 1, 1, 1}, {2 * b, 1, b}, {8*b - 1, 4, 1}, {8 * b, 4, b}, {1 << 30, 256, b}} {
+		if got := cutAlign(tc.reachable, tc.count); got != tc.want {
+			t.Errorf("cutAlign(%d, %d) = %d, want %d", tc.reachable, tc.count, got, tc.want)
+		}
 	}
 }

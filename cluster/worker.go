@@ -592,10 +592,13 @@ func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 func partialKey(b Blob) string { return "partial:" + b.SHA256 }
 
 // records writes a range's records as a value database, and keeps them
-// in memory for when this worker solves the tier's parents.
+// in memory for when this worker solves the tier's parents. It is
+// written as tierd solve writes a tier's (not Fast): the range holds
+// whole blocks of the tier's database (the leader's cut), which the
+// leader joins by copying them (solver.ConcatDB).
 func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
 	err := o.add(t, func(path string) error {
-		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
+		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
 		return err
 	})
 	if err == nil {

@@ -37,6 +37,12 @@ func SplitRanges(s *bitarray.Ranked, n int) []Range {
 // without gaps; a range that would hold no member is left out. The cut
 // points depend only on s and weights.
 func SplitWeighted(s *bitarray.Ranked, weights []uint64) []Range {
+	return splitWeighted(s, weights, 1)
+}
+
+// splitWeighted is SplitWeighted with every cut at a rank that is a
+// multiple of align (the nearest to the exact cut).
+func splitWeighted(s *bitarray.Ranked, weights []uint64, align uint64) []Range {
 	total, sum := s.Total(), uint64(0)
 	for _, w := range weights {
 		sum += w
@@ -45,7 +51,13 @@ func SplitWeighted(s *bitarray.Ranked, weights []uint64) []Range {
 	lo, before := s.Base(), uint64(0)
 	for i := 0; i+1 < len(weights) && sum > 0; i++ {
 		before += weights[i]
-		p, _ := s.Select(mulDiv(total, before, sum))
+		rank := mulDiv(total, before, sum)
+		if align > 1 {
+			if rank = (rank + align/2) / align * align; rank == 0 || rank >= total {
+				continue // the cut would leave a range without members
+			}
+		}
+		p, _ := s.Select(rank)
 		if p > lo {
 			out = append(out, Range{lo, p})
 			lo = p
@@ -61,12 +73,22 @@ func SplitWeighted(s *bitarray.Ranked, weights []uint64) []Range {
 // two ranges per worker they finish together: with 2 workers, 4, 3, 2, 1
 // tenths are taken as 4+1 and 3+2. The cut points depend only on s and n.
 func SplitShrinking(s *bitarray.Ranked, n int) []Range {
+	return SplitShrinkingAligned(s, n, 1)
+}
+
+// SplitShrinkingAligned is SplitShrinking with every cut at a rank that
+// is a multiple of align (the nearest one; ranges that would be left
+// without members are merged into their neighbours): every range but the
+// last holds a multiple of align members. With align the value
+// databases' block size, the records of each range are whole blocks of
+// the tier's database, which ConcatDB joins without decoding them.
+func SplitShrinkingAligned(s *bitarray.Ranked, n int, align uint64) []Range {
 	n = max(1, min(n, int(max(s.Total(), 1))))
 	weights := make([]uint64, n)
 	for i := range weights {
 		weights[i] = uint64(n - i)
 	}
-	return SplitWeighted(s, weights)
+	return splitWeighted(s, weights, max(align, 1))
 }
 
 // mulDiv is a*b/c for b <= c, without overflow in a*b.

@@ -269,6 +269,51 @@ func TestSplitShrinking(t *testing.T) {
 	}
 }
 
+// TestSplitShrinkingAligned: the cut at multiples of align covers the
+// tier without gaps or empty ranges, every range but the last holds a
+// multiple of align members, and each cut is within align/2 members of
+// SplitShrinking's.
+func TestSplitShrinkingAligned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		size    uint64
+		density float64
+		n       int
+		align   uint64
+	}{{1 << 16, 0.5, 4, 1024}, {1 << 16, 0.5, 8, 4096}, {1 << 14, 0.3, 6, 1 << 12}, {1 << 12, 0.1, 3, 1 << 10}, {1000, 0.5, 4, 1}, {1 << 16, 0.9, 16, 8192}} {
+		set := bitarray.New(0, tc.size)
+		for p := range tc.size {
+			if rng.Float64() < tc.density {
+				set.Add(p)
+			}
+		}
+		ranked := bitarray.NewRanked(set)
+		rs := SplitShrinkingAligned(ranked, tc.n, tc.align)
+		exact := SplitShrinking(ranked, tc.n)
+		if rs[0].Lo != 0 || rs[len(rs)-1].Hi != tc.size {
+			t.Fatalf("%+v: ranges %v do not cover the tier", tc, rs)
+		}
+		for i, r := range rs {
+			if r.Lo >= r.Hi || (i > 0 && r.Lo != rs[i-1].Hi) {
+				t.Fatalf("%+v: ranges %v overlap, leave a gap or are empty", tc, rs)
+			}
+			count := r.Count(ranked)
+			if count == 0 || i < len(rs)-1 && count%tc.align != 0 {
+				t.Errorf("%+v: range %d of %v holds %d members", tc, i, rs, count)
+			}
+			if len(rs) == len(exact) && i < len(rs)-1 {
+				a, b := ranked.Rank(r.Hi), ranked.Rank(exact[i].Hi)
+				if max(a, b)-min(a, b) > tc.align/2 {
+					t.Errorf("%+v: cut %d at rank %d, SplitShrinking's at %d", tc, i, a, b)
+				}
+			}
+		}
+		if tc.align == 1 && !slices.Equal(rs, exact) {
+			t.Errorf("%+v: aligned to 1, %v, not SplitShrinking's %v", tc, rs, exact)
+		}
+	}
+}
+
 // TestMakeApart: the slices are zero, as long as asked, with no room to
 // append in place (an append must not write into the padding's line).
 func TestMakeApart(t *testing.T) {

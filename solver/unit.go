@@ -242,6 +242,15 @@ func WriteDB(path string, g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 	return valuedb.Write(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, recs, o)
 }
 
+// ConcatDB writes tier t's value database from the databases of its
+// ranges, in rank order, by copying their blocks (valuedb.Concat): the
+// bytes WriteDB writes for the same records when each range's database
+// was written by WriteDB with o and holds whole blocks (but the last:
+// SplitShrinkingAligned); otherwise valuedb.ErrUnaligned.
+func ConcatDB(path string, g tiergame.Game, t tiergame.Tier, parts []string, o *valuedb.WriteOptions) (valuedb.Header, error) {
+	return valuedb.Concat(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, parts, o)
+}
+
 // LoadSolvedTier loads a solved tier from its level file and value
 // database, checking that they agree, and indexes it for lookups.
 func LoadSolvedTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*SolvedTier, error) {

@@ -52,6 +52,30 @@ func formatErr(format string, args ...any) error {
 }
 
 func open(f *os.File, name string) (*DB, error) {
+	fr, err := readFrame(f)
+	if err != nil {
+		return nil, err
+	}
+	d := &DB{name: name, f: f, h: fr.h, dataStart: fr.dataStart, index: fr.index, cache: map[int][]byte{}}
+	d.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
+		zstd.WithDecoderMaxMemory(uint64(d.h.BlockRecords*d.h.RecordBytes)+1<<16))
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// frame is a database's framing: its header, where its blocks start and
+// their offsets from there.
+type frame struct {
+	h         Header
+	dataStart int64
+	index     []uint64 // Blocks+1 offsets
+}
+
+// readFrame reads and checks the framing of the database in f: magic,
+// header, trailer and index.
+func readFrame(f *os.File) (*frame, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -69,13 +93,13 @@ func open(f *os.File, name string) (*DB, error) {
 	if _, err := f.ReadAt(hdr, 12); err != nil {
 		return nil, err
 	}
-	d := &DB{name: name, f: f, dataStart: 12 + hlen, cache: map[int][]byte{}}
+	fr := &frame{dataStart: 12 + hlen}
 	dec := json.NewDecoder(bytes.NewReader(hdr))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d.h); err != nil {
+	if err := dec.Decode(&fr.h); err != nil {
 		return nil, formatErr("header: %v", err)
 	}
-	h := d.h
+	h := fr.h
 	if err := checkKind(string(pre[:8]), h); err != nil {
 		return nil, err
 	}
@@ -89,29 +113,24 @@ func open(f *os.File, name string) (*DB, error) {
 	}
 	indexOff := int64(binary.LittleEndian.Uint64(tr[:8]))
 	// The index's size follows from the header, and must fit the file.
-	if indexOff < d.dataStart || indexOff+8*int64(h.Blocks+1)+16 != size {
+	if indexOff < fr.dataStart || indexOff+8*int64(h.Blocks+1)+16 != size {
 		return nil, formatErr("index at %d does not fit %d blocks in %d bytes", indexOff, h.Blocks, size)
 	}
 	raw := make([]byte, 8*(h.Blocks+1))
 	if _, err := f.ReadAt(raw, indexOff); err != nil {
 		return nil, err
 	}
-	d.index = make([]uint64, h.Blocks+1)
-	for i := range d.index {
-		d.index[i] = binary.LittleEndian.Uint64(raw[8*i:])
-		if i > 0 && d.index[i] < d.index[i-1] {
+	fr.index = make([]uint64, h.Blocks+1)
+	for i := range fr.index {
+		fr.index[i] = binary.LittleEndian.Uint64(raw[8*i:])
+		if i > 0 && fr.index[i] < fr.index[i-1] {
 			return nil, formatErr("index not ascending at block %d", i)
 		}
 	}
-	if d.index[0] != 0 || int64(d.index[h.Blocks]) != indexOff-d.dataStart {
+	if fr.index[0] != 0 || int64(fr.index[h.Blocks]) != indexOff-fr.dataStart {
 		return nil, formatErr("index does not cover the data")
 	}
-	d.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
-		zstd.WithDecoderMaxMemory(uint64(h.BlockRecords*h.RecordBytes)+1<<16))
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
+	return fr, nil
 }
 
 // Header returns the database's metadata.

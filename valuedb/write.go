@@ -158,7 +158,12 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	}
 	binary.LittleEndian.PutUint64(index[8*h.Blocks:], off)
 	h.CRC32C = crc32.Update(crc, castagnoli, index)
+	return writeFile(path, magic, h, blocks, index, o.NoSync)
+}
 
+// writeFile writes a database to path, atomically: magic, h as JSON, the
+// blocks' bytes (data, in order) and the index, then the trailer.
+func writeFile(path, magic string, h *Header, data [][]byte, index []byte, noSync bool) error {
 	hdr, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -175,17 +180,19 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	if _, err := f.Write(pre); err != nil {
 		return err
 	}
-	for _, blk := range blocks {
-		if _, err := f.Write(blk); err != nil {
+	var off uint64
+	for _, d := range data {
+		if _, err := f.Write(d); err != nil {
 			return err
 		}
+		off += uint64(len(d))
 	}
 	trailer := binary.LittleEndian.AppendUint64(index, uint64(len(pre))+off)
 	trailer = append(trailer, trailerMagic...)
 	if _, err := f.Write(trailer); err != nil {
 		return err
 	}
-	if o.NoSync {
+	if noSync {
 		return f.CommitNoSync()
 	}
 	return f.Commit()

@@ -85,7 +85,7 @@ func TestRunGroup(t *testing.T) {
 	r := testRunner(t, 3)
 	var runs []string
 	r.Progress = func(what string) { runs = append(runs, what) }
-	g := Group{ID: "fake/g", Reference: "ref", Setup: NewJob("setup", nil),
+	g := Group{ID: "fake/g", Reference: "ref", Setup: NewJob("setup", nil), RatioMetrics: []string{"m"},
 		Variants: []Variant{
 			fixed("ref", 2),
 			{Name: "half", Kind: results.KindBaseline, Job: NewJob("fixed", fixedArgs{Seconds: 1, NeedShared: true})},
@@ -103,6 +103,9 @@ func TestRunGroup(t *testing.T) {
 	}
 	if half.Ratio == nil || half.Ratio.Median != 0.5 || half.Ratio.N != 3 || half.Metrics["m"].Median != 10 || half.Facts["f"] != "x" {
 		t.Errorf("half %+v", half)
+	}
+	if half.Metrics["m_ratio"].Median != 0.5 || half.Metrics["m_ratio"].N != 3 || ref.Metrics["m_ratio"].N != 0 {
+		t.Errorf("ratio of metric m: half %+v, ref %+v", half.Metrics["m_ratio"], ref.Metrics["m_ratio"])
 	}
 	if half.Metrics["peak_rss_bytes"].Median <= 0 {
 		t.Errorf("no peak RSS: %+v", half.Metrics)

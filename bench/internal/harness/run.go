@@ -231,6 +231,11 @@ func summarize(g Group, samples [][]sampleOf) []results.Variant {
 		if g.Amdahl && ref >= 0 {
 			metrics["speedup"] = results.Ratios(times[ref], times[i])
 		}
+		if ref >= 0 && i != ref {
+			for _, k := range g.RatioMetrics {
+				metrics[k+"_ratio"] = results.Ratios(metricByRound(samples[i], k), metricByRound(samples[ref], k))
+			}
+		}
 		if len(metrics) > 0 {
 			rv.Metrics = map[string]results.Stat{}
 			for k, xs := range metrics {
@@ -240,6 +245,20 @@ func summarize(g Group, samples [][]sampleOf) []results.Variant {
 		out[i] = rv
 	}
 	return out
+}
+
+// metricByRound is a metric's value in every round, NaN where a round
+// failed or did not report it.
+func metricByRound(ss []sampleOf, key string) []float64 {
+	xs := make([]float64, len(ss))
+	for round, s := range ss {
+		x, ok := s.Metrics[key]
+		if s.err != nil || !ok {
+			x = math.NaN()
+		}
+		xs[round] = x
+	}
+	return xs
 }
 
 // appendAt sets xs[round] = x, padding missed rounds with NaN.

@@ -70,6 +70,10 @@ type Group struct {
 	// none). The order of the variants rotates from round to round, so
 	// that a drift of the machine's speed does not always favour one.
 	Reference string
+	// RatioMetrics are metrics whose ratio to the reference's is taken
+	// round by round too, as the time's: the metric NAME_ratio of every
+	// other variant (e.g. cpu_s_ratio).
+	RatioMetrics []string
 	// Setup, when set, runs once in a child before the rounds, with
 	// JobEnv.Shared the group's folder (for inputs the variants read).
 	Setup *Job

@@ -24,12 +24,14 @@ var clusterGames = []struct {
 }{{"connect4-5x4", harness.Full}, {"connect4-5x5", harness.Full}}
 
 // Cluster is the suite of cluster runs on loopback: 3 coordinators and W
-// workers of one thread each, in one process on real TCP and disks,
-// against tierd solve with W workers, pair by pair.
+// workers of one thread each on real TCP and disks, in one process
+// (cluster) and each a process of its own (processes, as users run
+// them), against tierd solve with W workers, pair by pair; the ratio of
+// their CPU seconds too.
 func Cluster() harness.Suite {
 	return harness.Suite{
 		Name: "cluster",
-		Doc:  "3 coordinators + W one-thread workers on loopback against tierd solve --workers W; raft log and artifact bytes",
+		Doc:  "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes",
 		Groups: func(cfg harness.Config) []harness.Group {
 			var gs []harness.Group
 			for _, cg := range clusterGames {
@@ -39,23 +41,28 @@ func Cluster() harness.Suite {
 					g := harness.Group{ID: fmt.Sprintf("cluster/%s/workers=%d", s.name, w), Table: "cluster",
 						Title:  fmt.Sprintf("%s %s, %d worker(s)", s.game, s.option, w),
 						Level:  level,
-						Params: map[string]float64{"workers": float64(w)}, Reference: "embedded",
+						Params: map[string]float64{"workers": float64(w)}, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
 						Variants: []harness.Variant{
 							{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(w)},
 								Job: harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w})},
 							{Name: "cluster", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
 								Job: harness.NewJob("cluster", solveArgs{Game: s.game, Option: s.option, Workers: w})},
+							{Name: "processes", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
+								Job: harness.NewJob("processes", solveArgs{Game: s.game, Option: s.option, Workers: w})},
 						},
-						Estimate: 2*childStart + 2*s.tier*2/time.Duration(w) + 2*time.Second}
+						Estimate: 3*childStart + 3*s.tier*2/time.Duration(w) + 4*time.Second}
 					gs = append(gs, g)
 				}
 			}
 			return gs
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster},
+		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster, "processes": runClusterProcesses},
 		Columns: []harness.Column{
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
 			{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
+			{Key: "cpu_s_ratio", Header: "CPU ratio", Format: "%.3g"},
+			{Key: "cpu_coordinators_s", Header: "CPU s coordinators", Format: "%.3g"},
+			{Key: "cpu_workers_s", Header: "CPU s workers", Format: "%.3g"},
 			{Key: "units", Header: "units", Format: "%.0f"},
 			{Key: "log_bytes_per_unit", Header: "raft B/unit", Format: "%.0f"},
 			{Key: "log_bytes_per_tier", Header: "raft B/tier", Format: "%.0f"},

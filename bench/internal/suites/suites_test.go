@@ -18,6 +18,11 @@ import (
 // corpus is the shared XG corpus, read in place as the xg tests do.
 const corpus = "../../../../shared/corpus/xg"
 
+func TestMain(m *testing.M) {
+	RunAsTierd(os.Args[1:]) // TestClusterJob's processes
+	os.Exit(m.Run())
+}
+
 // TestGroupsAreWellFormed checks every group of every suite: IDs unique
 // and under the suite's name, a reference that exists, a job kind the
 // suite runs, an estimate; and that --quick fits its budget.
@@ -212,8 +217,9 @@ func TestCharts(t *testing.T) {
 	}
 }
 
-// TestClusterJob runs the cluster job once on a small game: a run on 3
-// coordinators and a worker, with its raft and artifact figures.
+// TestClusterJob runs the cluster jobs once on a small game: a run on 3
+// coordinators and a worker, in this process with its raft and artifact
+// figures, and as processes with their CPU time.
 func TestClusterJob(t *testing.T) {
 	s := runJob(t, Cluster(), "cluster", solveArgs{Game: "connect4", Option: "width=4,height=3", Workers: 1}, "")
 	for _, k := range []string{"positions", "units", "log_bytes_per_unit", "artifact_bytes_per_position", "fetch_s"} {
@@ -224,5 +230,10 @@ func TestClusterJob(t *testing.T) {
 	emb := runJob(t, Games(), "solve", solveArgs{Game: "connect4", Option: "width=4,height=3", Workers: 1}, "")
 	if s.Metrics["positions"] != emb.Metrics["positions"] || s.Facts["start"] != emb.Facts["start"] {
 		t.Errorf("cluster %+v, embedded %+v", s, emb)
+	}
+	p := runJob(t, Cluster(), "processes", solveArgs{Game: "connect4", Option: "width=4,height=3", Workers: 1}, "")
+	if p.Metrics["positions"] != emb.Metrics["positions"] || p.Facts["start"] != emb.Facts["start"] ||
+		p.Metrics["cpu_s"] <= 0 || p.Metrics["cpu_s"] != p.Metrics["cpu_coordinators_s"]+p.Metrics["cpu_workers_s"] {
+		t.Errorf("processes %+v, embedded %+v", p, emb)
 	}
 }

@@ -1,0 +1,261 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/tierdcli"
+)
+
+// TierdFlag is the hidden first argument that makes the harness's
+// executable run as tierd (RunAsTierd): the cluster suite's processes
+// variant starts its coordinators and workers that way, as separate
+// processes of the same code as tierd.
+const TierdFlag = "-tierd"
+
+// RunAsTierd runs tierd with the bundled games and exits, if args (the
+// command line without the program name) start with TierdFlag; else it
+// returns.
+func RunAsTierd(args []string) {
+	if len(args) == 0 || args[0] != TierdFlag {
+		return
+	}
+	os.Args = os.Args[1:] // tierdcli.Main reads os.Args[1:]
+	tierdcli.Main(games.Default())
+}
+
+// procToken is the cluster token of the processes variant.
+const procToken = "bench-cluster-token-0123456789abcdef"
+
+// runClusterProcesses is the cluster as its users run it: 3 `tierd
+// coordinator` processes and Workers `tierd worker --threads 1`
+// processes on loopback (the harness's executable as tierd, TierdFlag).
+// The time is the leader's, submit to done; cpu_s is the user and
+// system time of every process over the same span (/proc/PID/stat, read
+// before the submit and when the run is seen done), the coordinators'
+// and the workers' also apart.
+func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a solveArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	pc := &procCluster{exe: exe, dir: env.Dir}
+	defer pc.stop()
+	if err := pc.start(ctx, 3, a.Workers); err != nil {
+		return harness.Sample{}, err
+	}
+	cl, err := cluster.NewClient(pc.urls, procToken, nil)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	cl.Patience = 30 * time.Second
+	cpu0, err := pc.cpu()
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	id, err := cl.Submit(ctx, cluster.SubmitRequest{Game: a.Game, Option: a.Option})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	sum, err := cl.WaitRun(ctx, id, 50*time.Millisecond)
+	if err != nil {
+		return harness.Sample{}, fmt.Errorf("%w (logs in %s)", err, env.Dir)
+	}
+	cpu1, err := pc.cpu()
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	var coords, workers float64
+	for i := range cpu1 {
+		if d := cpu1[i] - cpu0[i]; i < 3 {
+			coords += d
+		} else {
+			workers += d
+		}
+	}
+	n, secs := float64(sum.Positions), sum.Seconds
+	return harness.Sample{Seconds: secs, Metrics: map[string]float64{
+		"positions": n, "positions_per_s": perSecond(n, secs), "cpu_s": coords + workers,
+		"cpu_coordinators_s": coords, "cpu_workers_s": workers,
+		"units": float64(sum.UnitsTotal), "raft_log_bytes": float64(sum.LogBytes), "raft_commands": float64(sum.Commands),
+		"log_bytes_per_unit": float64(sum.LogBytes) / float64(max(sum.UnitsTotal, 1)),
+		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1)),
+	}, Facts: map[string]string{"start": sum.Start.String()}}, nil
+}
+
+// procCluster is coordinators and workers, each a process.
+type procCluster struct {
+	exe, dir string
+	urls     []string
+	procs    []*exec.Cmd // the coordinators first
+}
+
+// start starts n coordinators, waits until each is ready (/readyz), then
+// starts the workers.
+func (pc *procCluster) start(ctx context.Context, n, workers int) error {
+	token := filepath.Join(pc.dir, "token")
+	if err := os.WriteFile(token, []byte(procToken+"\n"), 0o600); err != nil {
+		return err
+	}
+	addrs, err := freePorts(2 * n)
+	if err != nil {
+		return err
+	}
+	var boot []string
+	for i := range n {
+		boot = append(boot, fmt.Sprintf("c%d=%s=%s", i+1, addrs[2*i], addrs[2*i+1]))
+		pc.urls = append(pc.urls, "http://"+addrs[2*i+1])
+	}
+	for i := range n {
+		id := fmt.Sprintf("c%d", i+1)
+		if err := pc.run(id, "coordinator", "--node-id", id, "--raft-addr", addrs[2*i], "--http-addr", addrs[2*i+1],
+			"--data", filepath.Join(pc.dir, id), "--token-file", token, "--bootstrap", strings.Join(boot, ",")); err != nil {
+			return err
+		}
+	}
+	for _, u := range pc.urls {
+		if err := waitReady(ctx, u+"/readyz", 2*time.Minute); err != nil {
+			return fmt.Errorf("coordinator %s: %w (logs in %s)", u, err, pc.dir)
+		}
+	}
+	for i := range workers {
+		id := fmt.Sprintf("w%d", i+1)
+		if err := pc.run(id, "worker", "--coordinators", strings.Join(pc.urls, ","), "--token-file", token,
+			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run starts the executable as tierd with args, its output in NAME.log.
+func (pc *procCluster) run(name string, args ...string) error {
+	log, err := os.Create(filepath.Join(pc.dir, name+".log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close() // the child has its own descriptor
+	cmd := exec.Command(pc.exe, append([]string{TierdFlag}, args...)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pc.procs = append(pc.procs, cmd)
+	return nil
+}
+
+// cpu is the user and system seconds of every process so far.
+func (pc *procCluster) cpu() ([]float64, error) {
+	out := make([]float64, len(pc.procs))
+	for i, p := range pc.procs {
+		s, err := processCPU(p.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// stop ends the workers, then the coordinators (SIGTERM, then SIGKILL
+// after 10 s), and waits for them.
+func (pc *procCluster) stop() {
+	for i := len(pc.procs) - 1; i >= 0; i-- {
+		p := pc.procs[i]
+		p.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { p.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.Process.Kill()
+			<-done
+		}
+	}
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on
+// every Linux architecture Go runs on.
+const clockTicks = 100
+
+// processCPU is a running process's user and system seconds so far, from
+// /proc/PID/stat (Linux).
+func processCPU(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("the CPU time of process %d: %w", pid, err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// the fields counted from the last ')'. utime and stime are fields 14
+	// and 15 of the line, the 12th and 13th after it.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, s)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, s)
+	}
+	utime, err1 := strconv.ParseUint(f[11], 10, 64)
+	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return float64(utime+stime) / clockTicks, nil
+}
+
+// freePorts finds n free loopback addresses.
+func freePorts(n int) ([]string, error) {
+	var out []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		out = append(out, l.Addr().String())
+	}
+	return out, nil
+}
+
+// waitReady polls url until it answers 200, for at most d.
+func waitReady(ctx context.Context, url string, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not ready: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

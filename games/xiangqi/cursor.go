@@ -94,18 +94,26 @@ type cursor struct {
 	guard     xq.Guard
 	pseudoOf  tiergame.Position
 	hasPseudo bool
+	// The mirror image of position mirOf: its hash and state (mirOK: it
+	// is a placement), for the canonical children.
+	mir           state
+	mirH          uint64
+	mirOf         tiergame.Position
+	hasMir, mirOK bool
 }
 
 var (
-	_ tiergame.CursorGame     = (*Game)(nil)
-	_ tiergame.ByTierCursor   = (*cursor)(nil)
-	_ tiergame.CountingCursor = (*cursor)(nil)
-	_ tiergame.Unmover        = (*Game)(nil)
-	_ tiergame.Symmetric      = (*Game)(nil)
-	_ tiergame.Legality       = (*Game)(nil)
-	_ tiergame.SeedsOnly      = (*Game)(nil)
-	_ tiergame.WholeTiers     = (*Game)(nil)
-	_ tiergame.MoveNamer      = (*Game)(nil)
+	_ tiergame.CursorGame            = (*Game)(nil)
+	_ tiergame.ByTierCursor          = (*cursor)(nil)
+	_ tiergame.CountingCursor        = (*cursor)(nil)
+	_ tiergame.CanonicalByTierCursor = (*cursor)(nil)
+	_ tiergame.CanonicalUnmover      = (*Game)(nil)
+	_ tiergame.Unmover               = (*Game)(nil)
+	_ tiergame.Symmetric             = (*Game)(nil)
+	_ tiergame.Legality              = (*Game)(nil)
+	_ tiergame.SeedsOnly             = (*Game)(nil)
+	_ tiergame.WholeTiers            = (*Game)(nil)
+	_ tiergame.MoveNamer             = (*Game)(nil)
 )
 
 // Cursor returns a cursor over tier t.

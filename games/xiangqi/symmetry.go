@@ -1,6 +1,8 @@
 package xiangqi
 
 import (
+	"slices"
+
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -48,3 +50,109 @@ var mirrored = func() (m [xq.NumSquares]xq.Square) {
 	}
 	return m
 }()
+
+// mirrorMove is m's image in the mirror.
+func mirrorMove(m xq.Move) xq.Move { return xq.Move{From: mirrored[m.From], To: mirrored[m.To]} }
+
+// mirrorOf makes c.mir the mirror image of the position the walker
+// holds, p, once per position, and reports whether p is a placement (it
+// has a mirror state). A child's mirror image is then the mirror state's
+// child by the mirrored move: a position's mirror is decoded once, and
+// its children's come as cheaply as its children.
+func (c *cursor) mirrorOf(p tiergame.Position) bool {
+	if c.hasMir && c.mirOf == p {
+		return c.mirOK
+	}
+	c.mirOf, c.hasMir = p, true
+	c.mirH = uint64(c.g.mirror(c.t, p))
+	c.mirOK = c.w.l.load(c.mirH, &c.mir)
+	return c.mirOK
+}
+
+// CanonicalMoves is Moves with every child replaced by the smaller hash
+// of it and its mirror image.
+func (c *cursor) CanonicalMoves(p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+	n := len(dst)
+	v, dst := c.Moves(p, dst)
+	if !c.mirrorOf(p) {
+		for i := n; i < len(dst); i++ {
+			dst[i].Pos = c.g.Canonical(dst[i].Tier, dst[i].Pos)
+		}
+		return v, dst
+	}
+	for i, m := range c.moves[:len(dst)-n] {
+		k := c.g.child(&c.mir, c.mirH, c.t, mirrorMove(m))
+		dst[n+i].Pos = min(dst[n+i].Pos, k.Pos)
+	}
+	return v, dst
+}
+
+// CanonicalMovesByTier is MovesByTier with every child replaced by the
+// smaller hash of it and its mirror image.
+func (c *cursor) CanonicalMovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	st := c.prepare(p)
+	if !c.mirrorOf(p) {
+		v := c.MovesByTier(p, dst)
+		kids := c.g.ChildTiers(c.t)
+		for i, list := range dst {
+			for j := range list {
+				list[j] = c.g.Canonical(kids[i], list[j])
+			}
+		}
+		return v
+	}
+	h := uint64(p)
+	any := false
+	for k, m := range c.pseudo {
+		i := c.self
+		if q := st.b.At(m.To); q != xq.NoPiece {
+			i = c.capture[q.Side()][q.Kind()]
+		}
+		if dst[i] == nil && any {
+			continue
+		}
+		if !c.isLegal(k, m) {
+			continue
+		}
+		any = true
+		if dst[i] != nil {
+			a := c.g.child(st, h, c.t, m).Pos
+			b := c.g.child(&c.mir, c.mirH, c.t, mirrorMove(m)).Pos
+			dst[i] = append(dst[i], min(a, b))
+		}
+	}
+	if !any {
+		return tiergame.Lose
+	}
+	return tiergame.Undecided
+}
+
+// CanonicalParents appends the canonical positions of p's parents in
+// tier pt, once each: the parents inside t come with their mirror images
+// from p's mirror state by the mirrored un-moves.
+func (g *Game) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
+	n := len(dst)
+	l := g.mustLayout(t)
+	var st, ms state
+	hm := uint64(g.mirror(t, p))
+	if pt != t || !l.load(uint64(p), &st) || !l.load(hm, &ms) {
+		dst = g.Parents(t, p, pt, dst)
+		for i := n; i < len(dst); i++ {
+			dst[i] = g.Canonical(pt, dst[i])
+		}
+	} else {
+		var buf [128]xq.Move
+		h := uint64(p)
+		guard := st.b.Guard(st.pl.side)
+		for _, m := range st.b.Unmoves(st.pl.side.Other(), buf[:0]) {
+			if guard.SafeBefore(&st.b, m) {
+				back := xq.Move{From: m.To, To: m.From}
+				a := st.moved(h, back)
+				b := ms.moved(hm, mirrorMove(back))
+				dst = append(dst, tiergame.Position(min(a, b)))
+			}
+		}
+	}
+	slices.Sort(dst[n:])
+	return append(dst[:n], slices.Compact(dst[n:])...)
+}

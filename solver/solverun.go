@@ -172,13 +172,45 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	}
 	ranked := load.set
 	end = clk.phase("solve", true)
+	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done)
 	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.Ranges, r.ReverseIndex, done)
+	stop()
 	end()
 	if err != nil {
 		return nil, err
 	}
 	defer clk.phase("index", true)()
 	return NewSolvedTier(t, ranked, recs, r.Workers), nil
+}
+
+// watchTier shows, every second while tier t is solved, how many of its
+// total positions the solver has visited (done counts them, from what it
+// holds now): a loopy tier of a billion positions otherwise shows nothing
+// for an hour. A loopy tier visits each position once, then propagates
+// wins and losses back through it.
+func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64) (stop func()) {
+	name := r.Game.TierName(t)
+	base := done.Load()
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				n := done.Load() - base
+				detail := fmt.Sprintf("tier %s: %d of %d positions visited (%.0f%%)", name, n, total, 100*float64(n)/float64(max(total, 1)))
+				if r.Graph.Loopy[t] && n >= total {
+					detail = fmt.Sprintf("tier %s: every position visited; propagating wins and losses", name)
+				}
+				r.meter.Detail(detail)
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
 }
 
 // childTiers appends t's solved child tiers to kids, from the cache or

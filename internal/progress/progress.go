@@ -64,6 +64,18 @@ func (m *Meter) Set(done int64, detail string) {
 	m.mu.Unlock()
 }
 
+// Detail sets the free-form detail shown after the count, keeping the
+// count: how far the current unit (a tier of a billion positions) has got.
+func (m *Meter) Detail(detail string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.extra = detail
+	m.maybeShow(false)
+	m.mu.Unlock()
+}
+
 // Finish shows the final state and ends the line on a terminal.
 func (m *Meter) Finish() {
 	if m == nil {

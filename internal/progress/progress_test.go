@@ -14,15 +14,18 @@ func TestLogsWhenNotATerminal(t *testing.T) {
 	m.interval = 0 // log every update
 	m.Add(1)
 	m.Set(3, "12 MB read")
+	m.Detail("file 4: 1 MB read")
 	m.Finish()
 	if out.Len() != 0 {
 		t.Errorf("wrote to a non-terminal: %q", out.String())
 	}
-	if !strings.Contains(logs.String(), "done=3") || !strings.Contains(logs.String(), "12 MB read") {
+	if !strings.Contains(logs.String(), "done=3") || !strings.Contains(logs.String(), "12 MB read") ||
+		!strings.Contains(logs.String(), `done=3 total=4 unit=files per_second=`) || !strings.Contains(logs.String(), `detail="file 4: 1 MB read"`) {
 		t.Errorf("logs: %q", logs.String())
 	}
 	var nilMeter *Meter
 	nilMeter.Add(1) // a nil meter does nothing
+	nilMeter.Detail("x")
 	nilMeter.Finish()
 }
 

@@ -170,7 +170,7 @@ func TestRegistryWith(t *testing.T) {
 	mine := Spec{Name: "mine", Summary: "tic-tac-toe under another name", New: ttt.New,
 		Options: []Option{{"k", "1", "a key"}}}
 	reg := Default().With(mine)
-	if want := []string{"bearoff", "connect4", "mine", "dshogi", "quixo", "teeko", "tictactoe", "xiangqi"}; !slices.Equal(reg.Names(), want) {
+	if want := []string{"bearoff", "connect4", "dshogi", "mine", "quixo", "teeko", "tictactoe", "xiangqi"}; !slices.Equal(reg.Names(), want) {
 		t.Errorf("names %q, want %q", reg.Names(), want)
 	}
 	if _, ok := Lookup("mine"); ok {

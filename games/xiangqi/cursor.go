@@ -180,6 +180,13 @@ func (c *cursor) isLegal(k int, m xq.Move) bool {
 // list is nil are only tested for legality while no legal move is known,
 // to tell a position without moves.
 func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
+	return c.movesByTier(p, dst, false)
+}
+
+// movesByTier is MovesByTier, with each child replaced by the smaller
+// hash of it and its mirror image when canonical (c.mir must then be p's
+// mirror state).
+func (c *cursor) movesByTier(p tiergame.Position, dst [][]tiergame.Position, canonical bool) tiergame.Value {
 	st := c.prepare(p)
 	h := uint64(p)
 	any := false
@@ -196,7 +203,11 @@ func (c *cursor) MovesByTier(p tiergame.Position, dst [][]tiergame.Position) tie
 		}
 		any = true
 		if dst[i] != nil {
-			dst[i] = append(dst[i], c.g.child(st, h, c.t, m).Pos)
+			q := c.g.child(st, h, c.t, m).Pos
+			if canonical {
+				q = min(q, c.g.child(&c.mir, c.mirH, c.t, mirrorMove(m)).Pos)
+			}
+			dst[i] = append(dst[i], q)
 		}
 	}
 	if !any {

@@ -90,41 +90,17 @@ func (c *cursor) CanonicalMoves(p tiergame.Position, dst []tiergame.Child) (tier
 // CanonicalMovesByTier is MovesByTier with every child replaced by the
 // smaller hash of it and its mirror image.
 func (c *cursor) CanonicalMovesByTier(p tiergame.Position, dst [][]tiergame.Position) tiergame.Value {
-	st := c.prepare(p)
-	if !c.mirrorOf(p) {
-		v := c.MovesByTier(p, dst)
-		kids := c.g.ChildTiers(c.t)
-		for i, list := range dst {
-			for j := range list {
-				list[j] = c.g.Canonical(kids[i], list[j])
-			}
-		}
-		return v
+	if c.mirrorOf(p) {
+		return c.movesByTier(p, dst, true)
 	}
-	h := uint64(p)
-	any := false
-	for k, m := range c.pseudo {
-		i := c.self
-		if q := st.b.At(m.To); q != xq.NoPiece {
-			i = c.capture[q.Side()][q.Kind()]
-		}
-		if dst[i] == nil && any {
-			continue
-		}
-		if !c.isLegal(k, m) {
-			continue
-		}
-		any = true
-		if dst[i] != nil {
-			a := c.g.child(st, h, c.t, m).Pos
-			b := c.g.child(&c.mir, c.mirH, c.t, mirrorMove(m)).Pos
-			dst[i] = append(dst[i], min(a, b))
+	v := c.MovesByTier(p, dst)
+	kids := c.g.ChildTiers(c.t)
+	for i, list := range dst {
+		for j := range list {
+			list[j] = c.g.Canonical(kids[i], list[j])
 		}
 	}
-	if !any {
-		return tiergame.Lose
-	}
-	return tiergame.Undecided
+	return v
 }
 
 // CanonicalParents appends the canonical positions of p's parents in

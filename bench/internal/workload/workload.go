@@ -154,6 +154,8 @@ func Run(ctx context.Context, s Spec, dir string, solve bool) (RunStats, error) 
 	switch {
 	case m.Start != nil && m.Start.Win != nil: // a game with chance
 		st.Start = fmt.Sprintf("win %.6f", *m.Start.Win)
+	case m.Start != nil && m.Start.Value == "draw": // no distance: play never ends
+		st.Start = "draw"
 	case m.Start != nil:
 		st.Start = fmt.Sprintf("%s in %d", m.Start.Value, m.Start.Remoteness)
 	}

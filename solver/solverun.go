@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -179,9 +180,21 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	if err != nil {
 		return nil, err
 	}
+	if r.Graph.Loopy[t] && r.Game.TierSize(t) >= largeLoopyTier {
+		// A large loopy tier's work words and queues (gigabytes) are
+		// garbage now: collected before the next tier allocates its own,
+		// or the heap grows to hold both (K+R+N+A v K+A+A+B+B peaked at
+		// 18.0 GiB where the plan said 15.3). Small tiers leave it to the
+		// collector's pace: a forced collection per tier would cost more.
+		runtime.GC()
+	}
 	defer clk.phase("index", true)()
 	return NewSolvedTier(t, ranked, recs, r.Workers), nil
 }
+
+// largeLoopyTier is the hash space from which a loopy tier's solve is
+// followed by a garbage collection: 4 bytes of work words a hash, 256 MiB.
+const largeLoopyTier = 64 << 20
 
 // watchTier shows, every second while tier t is solved, how many of its
 // total positions the solver has visited (done counts them, from what it

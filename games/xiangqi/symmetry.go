@@ -19,28 +19,38 @@ func (g *Game) Canonical(t tiergame.Tier, p tiergame.Position) tiergame.Position
 }
 
 // mirror returns the hash of p's mirror image; a hash that is no
-// placement (two pieces on a point) is its own image. It mirrors the
-// placement's points and ranks them again, without a board: decoding to
-// a board, mirroring it and encoding it took 79% of the CPU of a
-// symmetric solve of KRNvKA, which calls it for every child and parent.
+// placement (two pieces on a point) is its own image.
 func (g *Game) mirror(t tiergame.Tier, p tiergame.Position) tiergame.Position {
 	l := g.mustLayout(t)
 	var pl placement
 	l.decode(uint64(p), &pl)
 	var occ [2]uint64 // points taken so far, a bit each
 	for i := range l.groups {
-		sq := pl.sq[i][:l.groups[i].n]
-		for j, s := range sq {
+		for _, s := range pl.sq[i][:l.groups[i].n] {
 			w, bit := s>>6, uint64(1)<<(s&63)
 			if occ[w]&bit != 0 {
 				return p
 			}
 			occ[w] |= bit
+		}
+	}
+	return tiergame.Position(l.mirrorHash(pl))
+}
+
+// mirrorHash returns the hash of the mirror image of placement pl (no two
+// pieces on a point): its points mirrored and ranked again, without a
+// board. Decoding to a board, mirroring it and encoding it took 79% of
+// the CPU of a symmetric solve of KRNvKA, which maps every child and
+// parent to its canonical hash.
+func (l *layout) mirrorHash(pl placement) uint64 {
+	for i := range l.groups {
+		sq := pl.sq[i][:l.groups[i].n]
+		for j, s := range sq {
 			sq[j] = mirrored[s]
 		}
 	}
 	l.digits(&pl, 0)
-	return tiergame.Position(l.hash(&pl))
+	return l.hash(&pl)
 }
 
 // mirrored is every point's image in the mirror.
@@ -54,18 +64,22 @@ var mirrored = func() (m [xq.NumSquares]xq.Square) {
 // mirrorMove is m's image in the mirror.
 func mirrorMove(m xq.Move) xq.Move { return xq.Move{From: mirrored[m.From], To: mirrored[m.To]} }
 
-// mirrorOf makes c.mir the mirror image of the position the walker
-// holds, p, once per position, and reports whether p is a placement (it
-// has a mirror state). A child's mirror image is then the mirror state's
-// child by the mirrored move: a position's mirror is decoded once, and
-// its children's come as cheaply as its children.
+// mirrorOf makes c.mir the mirror image of p, once per position, and
+// reports whether p is a placement (it has a mirror state). It leaves the
+// walker at p, whose decoded placement it mirrors. A child's mirror image
+// is then the mirror state's child by the mirrored move: a position's
+// mirror is decoded once, and its children's come as cheaply as its
+// children.
 func (c *cursor) mirrorOf(p tiergame.Position) bool {
+	c.w.seek(uint64(p))
 	if c.hasMir && c.mirOf == p {
 		return c.mirOK
 	}
-	c.mirOf, c.hasMir = p, true
-	c.mirH = uint64(c.g.mirror(c.t, p))
-	c.mirOK = c.w.l.load(c.mirH, &c.mir)
+	c.mirOf, c.hasMir, c.mirOK = p, true, c.w.ok
+	if c.mirOK {
+		c.mirH = c.w.l.mirrorHash(c.w.st.pl)
+		c.w.l.load(c.mirH, &c.mir)
+	}
 	return c.mirOK
 }
 
@@ -110,13 +124,9 @@ func (g *Game) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergam
 	n := len(dst)
 	l := g.mustLayout(t)
 	var st, ms state
-	hm := uint64(g.mirror(t, p))
-	if pt != t || !l.load(uint64(p), &st) || !l.load(hm, &ms) {
-		dst = g.Parents(t, p, pt, dst)
-		for i := n; i < len(dst); i++ {
-			dst[i] = g.Canonical(pt, dst[i])
-		}
-	} else {
+	if pt == t && l.load(uint64(p), &st) {
+		hm := l.mirrorHash(st.pl)
+		l.load(hm, &ms)
 		var buf [128]xq.Move
 		h := uint64(p)
 		guard := st.b.Guard(st.pl.side)
@@ -127,6 +137,11 @@ func (g *Game) CanonicalParents(t tiergame.Tier, p tiergame.Position, pt tiergam
 				b := ms.moved(hm, mirrorMove(back))
 				dst = append(dst, tiergame.Position(min(a, b)))
 			}
+		}
+	} else {
+		dst = g.Parents(t, p, pt, dst)
+		for i := n; i < len(dst); i++ {
+			dst[i] = g.Canonical(pt, dst[i])
 		}
 	}
 	slices.Sort(dst[n:])

@@ -47,6 +47,13 @@ type WorkerConfig struct {
 	// a unit of another game. Empty: the worker does not say, and is
 	// leased units of any game.
 	Games []string
+	// CompressPartials writes partial level files compressed (gzip level
+	// 1) instead of stored. Stored partials are larger (Connect Four's
+	// 2.6 times) but cost no CPU to write and little to read, where the
+	// leader and every other worker of the next tier decode each of them:
+	// compress them when the links between the machines, or the object
+	// store, cost more than the CPU. Either is a valid level file.
+	CompressPartials bool
 	// Log receives the worker's records (nil: discarded).
 	Log *slog.Logger
 }
@@ -572,13 +579,18 @@ func (o *outputs) add(t tiergame.Tier, write func(path string) error) error {
 const outputWorkers = 0
 
 // partial writes a partial level file of a target's set, if not empty,
-// and keeps the set in memory for when this worker merges the tier.
+// stored unless WorkerConfig.CompressPartials, and keeps the set in
+// memory for when this worker merges the tier.
 func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}
 	err := o.add(tg.Tier, func(path string) error {
-		_, err := solver.WriteLevel(path, g, tg.Set, levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true})
+		opts := levelfile.WriteOptions{Stored: true, Workers: outputWorkers, NoSync: true}
+		if o.w.cfg.CompressPartials {
+			opts = levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true}
+		}
+		_, err := solver.WriteLevel(path, g, tg.Set, opts)
 		return err
 	})
 	if err == nil {

@@ -92,6 +92,13 @@ func FuzzRoundTrip(f *testing.F) {
 					t.Fatalf("type %d %v: read %v, want %v", typ, d, got, want)
 				}
 			}
+			var b bytes.Buffer // stored, as a cluster's partials are
+			if _, err := Write(&b, s, &WriteOptions{Stored: true, Dialect: d}); err != nil {
+				t.Fatal(err)
+			}
+			if _, got := readBytes(t, b.Bytes()); !sameMembers(got, want) {
+				t.Fatalf("stored %v: read %v, want %v", d, got, want)
+			}
 		}
 	})
 }

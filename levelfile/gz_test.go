@@ -68,7 +68,7 @@ func TestPackedTypesNeedNoWork(t *testing.T) {
 			t.Errorf("type %d: encoded %d bytes in a race it cannot win", typ, c.RawDone)
 		}
 		_, one := writeBytes(t, s, &WriteOptions{Types: Types(typ)})
-		p := newPlan(setStats(s), typ, Spec, "", false)
+		p := newPlan(setStats(s), typ, Spec, "", false, false)
 		want := int64(gzipFraming)
 		for _, ch := range p.chunks {
 			want += storedSize(ch.raw)

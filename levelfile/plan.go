@@ -45,6 +45,10 @@ type plan struct {
 	// are known (see startChunk).
 	complement bool
 	planned    int
+
+	// storeBitmap keeps type 3's bitmap in stored deflate blocks, as
+	// types 1 and 2 (WriteOptions.Stored).
+	storeBitmap bool
 }
 
 // chunk is a piece of a candidate's data.
@@ -109,8 +113,9 @@ func (st *stats) type0Bytes(k, n uint64) int64 {
 }
 
 // newPlan plans the encoding of type t in dialect d; game, if set, is
-// named in the spec dialect's comment.
-func newPlan(st stats, t Type, d Dialect, game string, symmetric bool) *plan {
+// named in the spec dialect's comment; storeBitmap stores type 3 without
+// compression (WriteOptions.Stored).
+func newPlan(st stats, t Type, d Dialect, game string, symmetric, storeBitmap bool) *plan {
 	h := Header{Type: t, Dialect: d, Min: st.min, Max: st.max, Empty: st.empty}
 	if st.empty {
 		h.Type = Type0
@@ -123,7 +128,8 @@ func newPlan(st stats, t Type, d Dialect, game string, symmetric bool) *plan {
 	if h.Type == Type2 && d == Classic {
 		h.LastZero = lastZero(st)
 	}
-	p := &plan{h: h, set: st.set, width: uint(h.BitsPerPosition()), header: appendHeader(nil, h), trailer: trailer(h.Type, d)}
+	p := &plan{h: h, set: st.set, width: uint(h.BitsPerPosition()), header: appendHeader(nil, h), trailer: trailer(h.Type, d),
+		storeBitmap: storeBitmap}
 	switch {
 	case st.empty:
 		p.chunks = []chunk{{}}
@@ -150,7 +156,9 @@ func newPlan(st stats, t Type, d Dialect, game string, symmetric bool) *plan {
 // stored reports whether the chunks go into stored deflate blocks, not
 // compressed (types 1 and 2, see storeChunk), so that every chunk's lb is
 // its exact size, known before encoding anything.
-func (p *plan) stored() bool { return p.h.Type == Type1 || p.h.Type == Type2 }
+func (p *plan) stored() bool {
+	return p.h.Type == Type1 || p.h.Type == Type2 || p.h.Type == Type3 && p.storeBitmap
+}
 
 // level is the deflate level of the plan's chunks, given the bitmap level
 // (stored plans do not call it). ASCII (type 0) is Huffman-coded only: it is
@@ -251,7 +259,9 @@ func (p *plan) sizeChunks(st stats) {
 		case Type1, Type2:
 			c.lb = storedSize(c.raw)
 		case Type3:
-			c.lb = c.raw / deflateMaxRatio
+			if c.lb = c.raw / deflateMaxRatio; p.storeBitmap {
+				c.lb = storedSize(c.raw)
+			}
 		}
 		if i != last && !p.stored() {
 			c.lb += syncFlushBytes

@@ -20,7 +20,7 @@ func TestPlannedRawIsExact(t *testing.T) {
 			}
 			for typ := Type0; typ <= Type3; typ++ {
 				for _, dialect := range []Dialect{Spec, Classic} {
-					p := newPlan(st, typ, dialect, "g", false)
+					p := newPlan(st, typ, dialect, "g", false, false)
 					var total int64
 					for i := range p.chunks {
 						p.startChunk(i)

@@ -225,3 +225,48 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestStored: with WriteOptions.Stored every candidate is stored, not
+// compressed (the gzip stream is larger than what it holds), the file
+// reads back to the same set, type 0 takes no part, and the type kept is
+// the smallest of types 1 to 3 written stored one by one.
+func TestStored(t *testing.T) {
+	for name, s := range edgeSets() {
+		want := membersOf(s)
+		for _, d := range []Dialect{Spec, Classic} {
+			t.Run(fmt.Sprintf("%s/%v", name, d), func(t *testing.T) {
+				b, res := writeBytes(t, s, &WriteOptions{Stored: true, Dialect: d})
+				h, got := readBytes(t, b)
+				if !sameMembers(got, want) {
+					t.Fatalf("read %v, want %v", got, want)
+				}
+				if raw := gunzip(t, b); len(want) > 0 && len(b) <= len(raw) {
+					t.Fatalf("%d bytes hold %d raw bytes: compressed, not stored", len(b), len(raw))
+				}
+				if len(want) == 0 {
+					if h.Type != Type0 {
+						t.Fatalf("the empty set is type %d", h.Type)
+					}
+					return
+				}
+				if res.Candidates[Type0].Tried {
+					t.Fatal("type 0 took part")
+				}
+				best, bestType := int64(math.MaxInt64), Type0
+				for typ := Type1; typ <= Type3; typ++ {
+					_, one := writeBytes(t, s, &WriteOptions{Stored: true, Types: Types(typ), Dialect: d})
+					if one.Bytes < best {
+						best, bestType = one.Bytes, typ
+					}
+				}
+				if h.Type != bestType || res.Bytes != best {
+					t.Fatalf("kept type %d (%d bytes), want type %d (%d bytes)", h.Type, res.Bytes, bestType, best)
+				}
+			})
+		}
+	}
+	var b bytes.Buffer
+	if _, err := Write(&b, setOf(0, 10, 3), &WriteOptions{Stored: true, Types: Types(Type0)}); err == nil {
+		t.Fatal("Stored with type 0 alone: no error")
+	}
+}

@@ -73,6 +73,14 @@ type WriteOptions struct {
 	// game (a symmetric run's files; see LAYOUT.md). The classic dialect
 	// writes GamesmanClassic's comments only.
 	Symmetric bool
+	// Stored writes every candidate in stored deflate blocks, without
+	// compression: type 3's bitmap as types 1 and 2 always are, and type 0
+	// (Huffman-coded) is left out of the race. The file is a valid level
+	// file, larger, written and read at the speed of a copy: for
+	// intermediate files read back soon (a cluster's partial level files),
+	// where the CPU costs more than the bytes. Every size is known before
+	// anything is encoded, so only the winner is encoded.
+	Stored bool
 	// Exhaustive compresses every candidate completely instead of stopping
 	// those that cannot win. The choice is the same; WriteFile then also
 	// keeps the losing candidates as the document's intermediate files.
@@ -92,6 +100,15 @@ func (o *WriteOptions) normalized() (WriteOptions, error) {
 	}
 	if n.Types&^0xF != 0 {
 		return n, fmt.Errorf("levelfile: type set %#x names types beyond 3", uint8(n.Types))
+	}
+	if n.Stored {
+		if n.Types == Types(Type0) {
+			return n, errors.New("levelfile: stored blocks hold types 1 to 3, not type 0 alone")
+		}
+		if n.Types == 0 {
+			n.Types = Types(Type1, Type2, Type3)
+		}
+		n.Types &^= Types(Type0)
 	}
 	if n.Level == 0 {
 		n.Level = DefaultLevel
@@ -371,6 +388,7 @@ type race struct {
 	exh    bool
 	err    error
 	active int // goroutines compressing a chunk
+	bufCap int // the largest raw chunk of any candidate
 }
 
 type cand struct {
@@ -438,7 +456,7 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 		if !o.Types.Has(t) || st.empty && t != Type0 {
 			continue
 		}
-		p := newPlan(st, t, o.Dialect, o.Game, o.Symmetric)
+		p := newPlan(st, t, o.Dialect, o.Game, o.Symmetric, o.Stored)
 		sink, err := newSink(t)
 		if err != nil {
 			return res, nil, err
@@ -453,13 +471,18 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 	}
 	if len(r.cands) == 0 {
 		// The empty set is always type 0.
-		p := newPlan(st, Type0, o.Dialect, o.Game, o.Symmetric)
+		p := newPlan(st, Type0, o.Dialect, o.Game, o.Symmetric, false)
 		sink, err := newSink(Type0)
 		if err != nil {
 			return res, nil, err
 		}
 		sinks[Type0] = sink
 		r.cands = []*cand{{plan: p, sink: sink, crcs: make([]uint32, 1), lens: make([]int64, 1), pending: make([][]byte, 1)}}
+	}
+	for _, c := range r.cands {
+		for _, ch := range c.plan.chunks {
+			r.bufCap = max(r.bufCap, int(min(ch.raw, chunkRaw+64<<10)))
+		}
 	}
 	r.cull() // sizes known up front (stored types) may decide some already
 	var wg sync.WaitGroup
@@ -485,7 +508,11 @@ func runRace(ctx context.Context, s *bitarray.Set, o WriteOptions, newSink func(
 
 // work hands out chunks until the race is decided.
 func (r *race) work(ctx context.Context) {
-	buf := make([]byte, 0, chunkRaw+64<<10)
+	// Sized by the largest chunk, not the most a chunk can be: a small
+	// file (a partial of a small tier, every tier of a small game) need not
+	// clear a megabyte for each goroutine (encode appends if a chunk is
+	// larger after all).
+	buf := make([]byte, 0, r.bufCap)
 	out := new(bytes.Buffer)
 	r.mu.Lock()
 	defer r.mu.Unlock()

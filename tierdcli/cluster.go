@@ -267,6 +267,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	id := fs.String("id", "", "this worker's name (default: HOST-PID)")
 	cache := fs.String("cache", "8GiB", "disk space for cached inputs")
 	memory := fs.String("memory", "", "memory for loaded inputs (default: half the machine)")
+	compress := fs.Bool("compress-partials", false, "gzip the partial level files (default: stored, 2-3 times larger, no CPU to write or read): for slow links or a metered object store")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -296,7 +297,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 		return err
 	}
 	w, err := cluster.NewWorker(cluster.WorkerConfig{Client: c, ID: *id, Threads: *threads, Dir: *data,
-		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), Log: log})
+		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
 	if err != nil {
 		return err
 	}

@@ -165,7 +165,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
 	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
 	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
-	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores)")
+	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores but one, kept for raft and the API)")
 	store := fs.String("store", "", "keep the artifacts in an S3-compatible bucket, s3://BUCKET/PREFIX?endpoint=http://HOST:PORT&region=REGION, with the credentials of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials (default: on the coordinators' disks, each on a majority)")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS, and raft over mutual TLS (needs --tls-ca; the certificate is shown to the peers both ways)")
 	tlsKey := fs.String("tls-key", "", "PEM key of --tls-cert")

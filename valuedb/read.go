@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"os"
 	"runtime"
 	"sync"
@@ -23,6 +24,7 @@ type DB struct {
 	dataStart int64
 	index     []uint64 // block offsets from dataStart, Blocks+1 of them
 	dec       *zstd.Decoder
+	ownDec    bool // dec is this DB's, not one of decoders
 
 	mu    sync.Mutex
 	cache map[int][]byte // decompressed blocks
@@ -57,12 +59,42 @@ func open(f *os.File, name string) (*DB, error) {
 		return nil, err
 	}
 	d := &DB{name: name, f: f, h: fr.h, dataStart: fr.dataStart, index: fr.index, cache: map[int][]byte{}}
-	d.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
-		zstd.WithDecoderMaxMemory(uint64(d.h.BlockRecords*d.h.RecordBytes)+1<<16))
-	if err != nil {
+	if d.dec, d.ownDec, err = blockDecoder(uint64(d.h.BlockRecords*d.h.RecordBytes) + 1<<16); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// decoders are the zstd decoders of blocks by the most a block may
+// decode to (a power of two), kept for the process as encoders are: a
+// decoder's buffers are allocated on first use, and a cluster worker
+// opens databases for each unit. At most maxDecoders sizes are kept (a
+// database of another block size gets a decoder of its own). A decoder
+// runs as many DecodeAll calls at once as there are cores.
+var (
+	decodersMu sync.Mutex
+	decoders   = map[uint64]*zstd.Decoder{}
+)
+
+const maxDecoders = 8
+
+// blockDecoder returns a decoder of blocks of at most max bytes, and
+// whether it is the caller's own, to close.
+func blockDecoder(max uint64) (dec *zstd.Decoder, own bool, err error) {
+	max = 1 << bits.Len64(max-1)
+	decodersMu.Lock()
+	defer decodersMu.Unlock()
+	if d := decoders[max]; d != nil {
+		return d, false, nil
+	}
+	if dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(max)); err != nil {
+		return nil, false, err
+	}
+	if len(decoders) == maxDecoders {
+		return dec, true, nil
+	}
+	decoders[max] = dec
+	return dec, false, nil
 }
 
 // frame is a database's framing: its header, where its blocks start and
@@ -138,7 +170,9 @@ func (d *DB) Header() Header { return d.h }
 
 // Close closes the file.
 func (d *DB) Close() error {
-	d.dec.Close()
+	if d.ownDec {
+		d.dec.Close()
+	}
 	return d.f.Close()
 }
 

@@ -119,19 +119,12 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	h.Blocks = (n + o.BlockRecords - 1) / o.BlockRecords
 
 	// Compress the blocks in parallel; they are kept until written, which
-	// costs their compressed size in memory. An encoder runs as many
-	// EncodeAll calls at once as its concurrency, so that is o.Workers (a
-	// block's bytes do not depend on it).
+	// costs their compressed size in memory.
 	blocks := make([][]byte, h.Blocks)
-	level := zstd.SpeedDefault
-	if o.Fast {
-		level = zstd.SpeedFastest
-	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(o.Workers))
+	enc, err := blockEncoder(o)
 	if err != nil {
 		return err
 	}
-	defer enc.Close()
 	var g errgroup.Group
 	g.SetLimit(o.Workers)
 	for b := range blocks {
@@ -196,4 +189,39 @@ func writeFile(path, magic string, h *Header, data [][]byte, index []byte, noSyn
 		return f.CommitNoSync()
 	}
 	return f.Commit()
+}
+
+// encoders are the zstd encoders of blocks by level and concurrency,
+// kept for the process: an encoder allocates its tables (about a
+// megabyte at the default level) on first use, which the kernel then
+// faults in page by page, and a cluster worker writes a database for
+// each unit. An encoder runs as many EncodeAll calls at once as its
+// concurrency, so that is WriteOptions.Workers (a block's bytes do not
+// depend on it).
+var encoders sync.Map // encoderKey → *zstd.Encoder
+
+type encoderKey struct {
+	fast    bool
+	workers int
+}
+
+// blockEncoder returns the encoder of the blocks o asks for.
+func blockEncoder(o WriteOptions) (*zstd.Encoder, error) {
+	k := encoderKey{o.Fast, o.Workers}
+	if e, ok := encoders.Load(k); ok {
+		return e.(*zstd.Encoder), nil
+	}
+	level := zstd.SpeedDefault
+	if o.Fast {
+		level = zstd.SpeedFastest
+	}
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(o.Workers))
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := encoders.LoadOrStore(k, e); loaded {
+		e.Close()
+		return prev.(*zstd.Encoder), nil
+	}
+	return e, nil
 }

@@ -66,9 +66,9 @@ type SubmitRequest struct {
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
-// MinRange: a unit costs the cluster about 10 ms of CPU beyond its work
+// MinRange: a unit costs the cluster 14-17 ms of CPU beyond its work
 // (its grant and completion through raft, its outputs uploaded, copied
-// and read back), about the work of 150,000 Connect Four positions; at
+// and read back), about the work of 200,000 Connect Four positions; at
 // 1<<20 positions, rather than 1<<16, Connect Four 5x5 runs in 103 units
 // instead of 140 and the cluster uses 5-7% less CPU (cluster/README.md).
 var DefaultSettings = Settings{RangesPerThread: 2, MaxRanges: 256, MinRange: 1 << 20, Level: 6}

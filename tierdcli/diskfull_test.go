@@ -60,7 +60,11 @@ func TestLeaderDiskFull(t *testing.T) {
 	})
 	c.startWorker("w1", 1)
 	c.startWorker("w2", 1)
-	id := c.submitSmall()
+	// Connect Four 5x4 rather than 4x4: its run is long enough (about 170
+	// units, seconds on a loaded machine) not to end between the status
+	// seen here and the workers' pause.
+	const option = "width=5,height=4"
+	id := c.submitC4(option)
 	st := c.waitFor("the run under way", 2*time.Minute, func(st *cluster.StatusResponse) bool {
 		r := runState(st, id)
 		return r != nil && r.Reached >= 6 && st.Leader != ""
@@ -70,6 +74,9 @@ func TestLeaderDiskFull(t *testing.T) {
 	c.pause("w1", true)
 	c.pause("w2", true)
 	before := c.runJSON(id)
+	if before.State == cluster.Done {
+		t.Fatal("the run ended before the workers were paused: nothing is left to record on a full disk")
+	}
 	old := c.index(st.Leader)
 	c.mu.Lock()
 	pid := c.procs[st.Leader].cmd.Process.Pid
@@ -97,7 +104,7 @@ func TestLeaderDiskFull(t *testing.T) {
 			}
 		}
 	}
-	sameFolders(t, embedded(t, c4Game, "width=4,height=4"), c.fetch(id))
+	sameFolders(t, embedded(t, c4Game, option), c.fetch(id))
 }
 
 // fill writes zeros to path until the write fails, and returns how many

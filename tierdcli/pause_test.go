@@ -104,7 +104,14 @@ func poll(t *testing.T, what string, limit time.Duration, cond func() bool) {
 // submitSmall submits Connect Four 4x4 cut into small units.
 func (c *procCluster) submitSmall() string {
 	c.t.Helper()
-	code, out, errs := c.run(c.client("submit", "--game", c4Game, "--option", "width=4,height=4", "--max-ranges", "4", "--min-range", "64")...)
+	return c.submitC4("width=4,height=4")
+}
+
+// submitC4 submits a run of Connect Four of option, cut into small
+// units (up to 4 a tier, of at least 64 positions).
+func (c *procCluster) submitC4(option string) string {
+	c.t.Helper()
+	code, out, errs := c.run(c.client("submit", "--game", c4Game, "--option", option, "--max-ranges", "4", "--min-range", "64")...)
 	if code != 0 {
 		c.t.Fatalf("submit: exit %d: %s", code, errs)
 	}

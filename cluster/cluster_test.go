@@ -199,8 +199,17 @@ func (c *testCluster) client() *Client {
 // startWorker runs a worker until the test ends; it returns a stop
 // function that cancels it.
 func (c *testCluster) startWorker(id string, threads int) (*Worker, context.CancelFunc) {
-	w, err := NewWorker(WorkerConfig{Client: c.client(), ID: id, Threads: threads, Dir: c.t.TempDir(), NewGame: games.New,
-		Log: testLog(c.t).With("test_worker", id), MemoryBytes: 1 << 30})
+	return c.startWorkerWith(id, threads, nil)
+}
+
+// startWorkerWith starts a worker whose configuration set changes.
+func (c *testCluster) startWorkerWith(id string, threads int, set func(*WorkerConfig)) (*Worker, context.CancelFunc) {
+	cfg := WorkerConfig{Client: c.client(), ID: id, Threads: threads, Dir: c.t.TempDir(), NewGame: games.New,
+		Log: testLog(c.t).With("test_worker", id), MemoryBytes: 1 << 30}
+	if set != nil {
+		set(&cfg)
+	}
+	w, err := NewWorker(cfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -319,7 +328,9 @@ func gunzip(t testing.TB, b []byte) []byte {
 
 // TestClusterMatchesEmbedded: 3 coordinators and 2 workers in this
 // process solve each game, with and without symmetry; the fetched folder
-// is the embedded run's bytes. Under the race detector, one run of each
+// is the embedded run's bytes. One worker writes its partial level files
+// stored, the other compressed (WorkerConfig.CompressPartials), and the
+// merges take both. Under the race detector, one run of each
 // kind of tier (loop-free, loopy, symmetric): the race detector makes
 // each run many times slower, and .ci/run runs them all without it.
 func TestClusterMatchesEmbedded(t *testing.T) {
@@ -344,7 +355,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := startCluster(t, 3, 5*time.Second)
 			c.startWorker("w1", 2)
-			c.startWorker("w2", 1)
+			c.startWorkerWith("w2", 1, func(cfg *WorkerConfig) { cfg.CompressPartials = true })
 			cl := c.client()
 			ctx := context.Background()
 			id, err := cl.Submit(ctx, SubmitRequest{Game: tc.game, Option: tc.option, Settings: &Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, Symmetry: tc.symmetry}})
@@ -352,6 +363,9 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitRun(t, cl, id, 2*time.Minute)
+			if tc.game == "connect4" {
+				checkPartialKinds(t, c, cl, id)
+			}
 			out := t.TempDir()
 			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
 				t.Fatal(err)
@@ -362,6 +376,47 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 				t.Log(strings.Repeat("-", 20), len(entries))
 			}
 		})
+	}
+}
+
+// checkPartialKinds checks that run id's expansion units left partial
+// level files of both kinds, by their workers: w1's stored (the first
+// deflate block of each a stored block), w2's compressed (some of them
+// begin with a Huffman-coded block).
+func checkPartialKinds(t *testing.T, c *testCluster, cl *Client, id string) {
+	t.Helper()
+	run, err := cl.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]map[bool]int{} // worker → compressed → files
+	for _, tr := range run.Tiers {
+		for _, u := range tr.Reach {
+			if u.Done == nil {
+				continue
+			}
+			for _, o := range u.Done.Outputs {
+				var b []byte
+				for _, n := range c.nodes {
+					if b, err = os.ReadFile(n.store.Path(o.Blob.SHA256)); err == nil {
+						break
+					}
+				}
+				// A gzip header of 10 bytes (no optional fields), then
+				// the first deflate block: BTYPE is bits 1-2 of its first
+				// byte, 0 for a stored block.
+				if len(b) < 11 || b[0] != 0x1f || b[1] != 0x8b || b[3] != 0 {
+					t.Fatalf("%s's partial %s is not a level file as written (%d bytes)", u.Done.Worker, o.Blob.SHA256, len(b))
+				}
+				if kinds[u.Done.Worker] == nil {
+					kinds[u.Done.Worker] = map[bool]int{}
+				}
+				kinds[u.Done.Worker][b[10]>>1&3 != 0]++
+			}
+		}
+	}
+	if kinds["w1"][true] > 0 || kinds["w1"][false] == 0 || kinds["w2"][true] == 0 {
+		t.Errorf("partials by worker, compressed or not: %v; want w1's all stored and some of w2's compressed", kinds)
 	}
 }
 

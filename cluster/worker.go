@@ -586,10 +586,7 @@ func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 		return nil
 	}
 	err := o.add(tg.Tier, func(path string) error {
-		opts := levelfile.WriteOptions{Stored: true, Workers: outputWorkers, NoSync: true}
-		if o.w.cfg.CompressPartials {
-			opts = levelfile.WriteOptions{Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true}
-		}
+		opts := levelfile.WriteOptions{Stored: !o.w.cfg.CompressPartials, Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true}
 		_, err := solver.WriteLevel(path, g, tg.Set, opts)
 		return err
 	})

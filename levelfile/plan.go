@@ -252,16 +252,14 @@ func (p *plan) sizeChunks(st stats) {
 		if i == last {
 			c.raw += int64(len(p.trailer))
 		}
-		switch p.h.Type {
-		case Type0:
+		switch {
+		case p.stored():
+			c.lb = storedSize(c.raw)
+		case p.h.Type == Type0:
 			// Huffman-only deflate spends at least a bit on every byte.
 			c.lb = c.raw / 8
-		case Type1, Type2:
-			c.lb = storedSize(c.raw)
-		case Type3:
-			if c.lb = c.raw / deflateMaxRatio; p.storeBitmap {
-				c.lb = storedSize(c.raw)
-			}
+		default: // a compressed bitmap
+			c.lb = c.raw / deflateMaxRatio
 		}
 		if i != last && !p.stored() {
 			c.lb += syncFlushBytes

@@ -78,22 +78,22 @@ var (
 
 const maxDecoders = 8
 
-// blockDecoder returns a decoder of blocks of at most max bytes, and
+// blockDecoder returns a decoder of blocks of at most limit bytes, and
 // whether it is the caller's own, to close.
-func blockDecoder(max uint64) (dec *zstd.Decoder, own bool, err error) {
-	max = 1 << bits.Len64(max-1)
+func blockDecoder(limit uint64) (dec *zstd.Decoder, own bool, err error) {
+	limit = 1 << bits.Len64(limit-1)
 	decodersMu.Lock()
 	defer decodersMu.Unlock()
-	if d := decoders[max]; d != nil {
+	if d := decoders[limit]; d != nil {
 		return d, false, nil
 	}
-	if dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(max)); err != nil {
+	if dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(limit)); err != nil {
 		return nil, false, err
 	}
 	if len(decoders) == maxDecoders {
 		return dec, true, nil
 	}
-	decoders[max] = dec
+	decoders[limit] = dec
 	return dec, false, nil
 }
 

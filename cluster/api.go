@@ -631,6 +631,9 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
+	// The worker hears the wait goes on (see working).
+	keepalive := time.NewTicker(n.keepaliveInterval())
+	defer keepalive.Stop()
 	for {
 		changed := n.fsm.Changed()
 		a, err := n.grant(req.Worker, keepFree, req.Games)
@@ -643,11 +646,17 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, a)
 			return
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			w.WriteHeader(http.StatusNoContent)
-			return
+	wait:
+		for {
+			select {
+			case <-changed:
+				break wait
+			case <-keepalive.C:
+				w.WriteHeader(http.StatusProcessing)
+			case <-ctx.Done():
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 		}
 		if !n.IsLeader() {
 			w.WriteHeader(http.StatusNoContent)
@@ -677,12 +686,23 @@ func (n *Node) handleComplete(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	if err := n.complete(r.Context(), &req); err != nil {
+	// A completion is answered once its outputs are on a majority, which
+	// may take a while: the worker hears it is under way meanwhile.
+	var err error
+	working(w, n.keepaliveInterval(), func() { err = n.complete(r.Context(), &req) })
+	if err != nil {
 		writeError(w, statusFor(err), err)
 		return
 	}
 	writeJSON(w, http.StatusOK, struct{}{})
 }
+
+// keepaliveInterval is how often a request held open (a lease awaited, a
+// completion copied to a majority) is told it is under way: three times
+// in a lease's time to live, the longest a worker waits without a word
+// (its attempt timeout), and at least every 5 s, for a client that does
+// not know the time to live yet (DefaultAttemptTimeout).
+func (n *Node) keepaliveInterval() time.Duration { return min(n.cfg.LeaseTTL/3, 5*time.Second) }
 
 func (n *Node) handleRelease(w http.ResponseWriter, r *http.Request) {
 	var req ReleaseRequest

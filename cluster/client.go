@@ -351,11 +351,13 @@ func readError(resp *http.Response) error {
 // nil). It reports whether the answer had content (204 has none). Each
 // attempt may take the attempt timeout.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) (bool, error) {
-	return c.callWithin(ctx, c.attemptTimeout(), method, path, in, out)
+	return c.callWithin(ctx, c.attemptTimeout(), 0, method, path, in, out)
 }
 
-// callWithin is call with each attempt bounded by limit.
-func (c *Client) callWithin(ctx context.Context, limit time.Duration, method, path string, in, out any) (bool, error) {
+// callWithin is call with each attempt bounded by limit, and given up
+// when it moves no byte for stall (if not 0): for requests a coordinator
+// holds open and keeps alive (see working).
+func (c *Client) callWithin(ctx context.Context, limit, stall time.Duration, method, path string, in, out any) (bool, error) {
 	var body func() (io.Reader, int64, error)
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -365,7 +367,7 @@ func (c *Client) callWithin(ctx context.Context, limit time.Duration, method, pa
 		body = func() (io.Reader, int64, error) { return bytes.NewReader(b), int64(len(b)), nil }
 	}
 	content := false
-	err := c.try(ctx, method, path, body, limit, 0, func(resp *http.Response) error {
+	err := c.try(ctx, method, path, body, limit, stall, func(resp *http.Response) error {
 		switch {
 		case resp.StatusCode == http.StatusNoContent:
 			return nil
@@ -415,7 +417,7 @@ func (c *Client) Run(ctx context.Context, id string) (*Run, error) {
 func (c *Client) Lease(ctx context.Context, req LeaseRequest) (*Assignment, error) {
 	var a Assignment
 	wait := time.Duration(req.Wait * float64(time.Second))
-	ok, err := c.callWithin(ctx, wait+c.attemptTimeout(), http.MethodPost, "/v1/lease", req, &a)
+	ok, err := c.callWithin(ctx, wait+c.attemptTimeout(), c.attemptTimeout(), http.MethodPost, "/v1/lease", req, &a)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -433,7 +435,7 @@ func (c *Client) Heartbeat(ctx context.Context, req HeartbeatRequest) (*Heartbea
 // with ErrStale if the lease is no longer the worker's, and with a
 // *MissingError naming outputs to upload again.
 func (c *Client) Complete(ctx context.Context, req CompleteRequest) error {
-	_, err := c.callWithin(ctx, 10*c.attemptTimeout(), http.MethodPost, "/v1/complete", req, nil)
+	_, err := c.callWithin(ctx, 10*c.attemptTimeout(), c.attemptTimeout(), http.MethodPost, "/v1/complete", req, nil)
 	return err
 }
 

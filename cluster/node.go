@@ -272,6 +272,13 @@ func (n *Node) startRaft() error {
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(n.cfg.ID)
 	rc.Logger = hl
+	// A leader with no new entries still sends each follower its commit
+	// index every CommitTimeout (raft's default 50 ms), reading its last
+	// entry back from the log each time: an idle 3-coordinator cluster
+	// spent 3% of a core on it. Entries that flow are sent at once
+	// whatever this is; a follower only learns of the last commit of a
+	// burst up to this much later.
+	rc.CommitTimeout = 500 * time.Millisecond
 	if n.cfg.Raft != nil {
 		n.cfg.Raft(rc)
 	}

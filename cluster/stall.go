@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"sync/atomic"
 	"time"
 )
@@ -18,7 +20,9 @@ var errStalled = errors.New("stalled")
 // answer is awaited, and while the answer's body is read (until it is
 // closed). A transfer that goes on, however slowly, is never cut; one
 // stuck on a connection that carries nothing (a partition, a peer that
-// is gone without a reset) ends.
+// is gone without a reset) ends. An informational answer ("102
+// Processing", which a coordinator sends while it works on a long
+// request: see working) counts as bytes moved.
 func sendWatched(hc *http.Client, req *http.Request, stall time.Duration) (*http.Response, error) {
 	if stall <= 0 {
 		return hc.Do(req)
@@ -26,6 +30,9 @@ func sendWatched(hc *http.Client, req *http.Request, stall time.Duration) (*http
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &stallWatch{d: stall}
 	w.timer = time.AfterFunc(stall, func() { w.hit.Store(true); cancel() })
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		Got1xxResponse: func(int, textproto.MIMEHeader) error { w.timer.Reset(stall); return nil },
+	})
 	req = req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		req.Body = &watchedBody{ReadCloser: req.Body, w: w}
@@ -75,4 +82,27 @@ func (b *watchedBody) Close() error {
 		defer b.done()
 	}
 	return b.ReadCloser.Close()
+}
+
+// working runs work while it sends the client an informational answer,
+// "102 Processing", every interval: a client that hears nothing for
+// longer (sendWatched) can tell a coordinator it no longer reaches from
+// one still busy on its request, and ask another. It returns when work
+// does; the caller then writes the final answer.
+func working(w http.ResponseWriter, interval time.Duration, work func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		work()
+	}()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			w.WriteHeader(http.StatusProcessing)
+		}
+	}
 }

@@ -206,7 +206,10 @@ func (w *Worker) Run(ctx context.Context) error {
 				err := w.sem.Acquire(uctx, weight)
 				close(started)
 				if err != nil {
-					if !au.lost.Load() {
+					if au.lost.Load() {
+						w.log.Warn("lease lost before its unit started: unit dropped", "run", a.Ref.Run, "tier", a.Ref.Tier,
+							"kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
+					} else {
 						w.giveBack(a, "")
 					}
 					return
@@ -277,7 +280,11 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
 	t1 := time.Now()
 	if err := w.report(ctx, req, files, a.Direct); err != nil {
-		if !au.lost.Load() && parent.Err() == nil {
+		switch {
+		case au.lost.Load():
+			// The heartbeat learnt of it while the result was on its way.
+			log.Warn("lease lost while reporting: result dropped", "error", err)
+		case parent.Err() == nil:
 			log.Warn("result not accepted", "error", err)
 		}
 		return

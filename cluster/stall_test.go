@@ -24,7 +24,7 @@ func TestStallWatch(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusOK)
 	})
-	working30 := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	keptAlive := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		working(w, stall/5, func() { time.Sleep(busy) })
 		w.WriteHeader(http.StatusOK)
 	})
@@ -40,9 +40,9 @@ func TestStallWatch(t *testing.T) {
 		stalled bool
 	}{
 		{"silent", silent, true},
-		{"working", working30, false},
+		{"working", keptAlive, false},
 		{"silent, forwarded", forwarded(silent), true},
-		{"working, forwarded", forwarded(working30), false},
+		{"working, forwarded", forwarded(keptAlive), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)

@@ -207,8 +207,7 @@ func (w *Worker) Run(ctx context.Context) error {
 				close(started)
 				if err != nil {
 					if au.lost.Load() {
-						w.log.Warn("lease lost before its unit started: unit dropped", "run", a.Ref.Run, "tier", a.Ref.Tier,
-							"kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
+						w.unitLog(a).Warn("lease lost before its unit started: unit dropped")
 					} else {
 						w.giveBack(a, "")
 					}
@@ -248,13 +247,18 @@ func (w *Worker) lease(ctx context.Context) (a *Assignment, held int64, err erro
 	return a, 1, err
 }
 
+// unitLog is the worker's log for the records of unit a.
+func (w *Worker) unitLog(a *Assignment) *slog.Logger {
+	return w.log.With("run", a.Ref.Run, "tier", a.Ref.Tier, "kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
+}
+
 // runUnit runs a leased unit and reports it; a unit whose lease was lost
 // is dropped, one that failed is given back with its error. It calls
 // free once the unit's threads are free: the report overlaps the next
 // unit's work.
 func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit, free func()) {
 	t0 := time.Now()
-	log := w.log.With("run", a.Ref.Run, "tier", a.Ref.Tier, "kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
+	log := w.unitLog(a)
 	var once sync.Once
 	computed := func() { once.Do(free) }
 	outs, files, positions, err := w.execute(ctx, a, computed)

@@ -151,8 +151,13 @@ type Assignment struct {
 	// Set names the tier's set, the same for every unit of the tier
 	// whether it comes from Level or Partials (Run.setKey): a worker
 	// keeps a set it loaded under this name.
-	Set      string  `json:"set"`
-	LeaseTTL float64 `json:"lease_ttl"` // seconds
+	Set string `json:"set"`
+	// Live lists the tiers of the run whose sets and results a unit may
+	// still read (the unit's own among them): a worker may drop what it
+	// keeps in memory of the run's other tiers. Nil from a coordinator
+	// that does not say.
+	Live     []uint64 `json:"live,omitempty"`
+	LeaseTTL float64  `json:"lease_ttl"` // seconds
 	// Direct says the cluster keeps its artifacts in an object store: the
 	// worker stores its outputs there, with the presigned PUTs of
 	// /v1/uploads, rather than on a coordinator.

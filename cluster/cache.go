@@ -133,10 +133,18 @@ type memCache struct {
 }
 
 type memEntry struct {
-	v    any
-	size int64
-	refs int
-	last time.Time
+	v     any
+	owner owner
+	size  int64
+	refs  int
+	last  time.Time
+}
+
+// owner is the tier of a run a memory cache entry belongs to: it is
+// dropped once the run no longer needs the tier (memCache.retire).
+type owner struct {
+	run  string
+	tier uint64
 }
 
 func newMemCache(limit int64) *memCache {
@@ -144,9 +152,9 @@ func newMemCache(limit int64) *memCache {
 }
 
 // get returns the value of key, loading it if needed (load returns it and
-// its size in bytes); release must be called when the caller is done
-// with it.
-func (m *memCache) get(key string, load func() (any, int64, error)) (any, func(), error) {
+// its size in bytes) as o's; release must be called when the caller is
+// done with it.
+func (m *memCache) get(key string, o owner, load func() (any, int64, error)) (any, func(), error) {
 	for {
 		m.mu.Lock()
 		if e := m.entries[key]; e != nil {
@@ -171,7 +179,7 @@ func (m *memCache) get(key string, load func() (any, int64, error)) (any, func()
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			m.evictFor(size, key)
-			m.entries[key] = &memEntry{v: v, size: size, last: time.Now()}
+			m.entries[key] = &memEntry{v: v, owner: o, size: size, last: time.Now()}
 			m.used += size
 			return nil, nil
 		})
@@ -181,16 +189,34 @@ func (m *memCache) get(key string, load func() (any, int64, error)) (any, func()
 	}
 }
 
-// put keeps v (of size bytes) under key, as a value nobody holds.
-func (m *memCache) put(key string, v any, size int64) {
+// put keeps v (of size bytes) under key as o's, as a value nobody holds.
+func (m *memCache) put(key string, o owner, v any, size int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.entries[key] != nil {
 		return
 	}
 	m.evictFor(size, key)
-	m.entries[key] = &memEntry{v: v, size: size, last: time.Now()}
+	m.entries[key] = &memEntry{v: v, owner: o, size: size, last: time.Now()}
 	m.used += size
+}
+
+// retire drops the entries of run's tiers that are not in live and that
+// nobody holds, and returns the bytes freed. The budget alone would keep
+// them until it is full: the run's tiers solved long ago would then
+// raise the worker's peak memory, and with it the pages the system must
+// hand it (a worker kept twice the memory of tierd solve).
+func (m *memCache) retire(run string, live []uint64) (freed int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, e := range m.entries {
+		if e.owner.run == run && e.refs == 0 && !slices.Contains(live, e.owner.tier) {
+			freed += e.size
+			m.used -= e.size
+			delete(m.entries, k)
+		}
+	}
+	return freed
 }
 
 // peek returns the value under key if it is in memory, without loading

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,5 +59,74 @@ func TestDiskCacheEvicts(t *testing.T) {
 	// A cache opened on the same folder knows its files.
 	if d2 := newDiskCache(store, nil, 250); d2.total != 200 || len(d2.files) != 2 {
 		t.Errorf("reopened cache: %d bytes in %d files, want 200 in 2", d2.total, len(d2.files))
+	}
+}
+
+// TestMemCacheRetire checks that a worker drops from memory the tiers a
+// run no longer needs, and nothing else: not a tier still live, not an
+// entry in use, not another run's.
+func TestMemCacheRetire(t *testing.T) {
+	m := newMemCache(1 << 30)
+	m.put("a1", owner{"r1", 1}, "a1", 10)
+	m.put("a2", owner{"r1", 2}, "a2", 20)
+	m.put("b1", owner{"r2", 1}, "b1", 40)
+	_, release, err := m.get("a3", owner{"r1", 3}, func() (any, int64, error) { return "a3", 80, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if freed := m.retire("r1", []uint64{2}); freed != 10 {
+		t.Errorf("retire freed %d bytes, want 10 (tier 1 of r1 alone: tier 3 is in use)", freed)
+	}
+	release()
+	if freed := m.retire("r1", []uint64{2}); freed != 80 {
+		t.Errorf("retire freed %d bytes once tier 3 was released, want 80", freed)
+	}
+	for key, want := range map[string]bool{"a1": false, "a2": true, "a3": false, "b1": true} {
+		if _, ok := m.peek(key); ok != want {
+			t.Errorf("%s kept: %v, want %v", key, ok, want)
+		}
+	}
+	if m.used != 60 {
+		t.Errorf("%d bytes counted, want 60", m.used)
+	}
+}
+
+// TestLiveTiers checks which tiers a worker is told it may still need: a
+// tier is live until it and all its parents are solved.
+func TestLiveTiers(t *testing.T) {
+	done := []*Unit{{Done: &Completion{}}}
+	pending := []*Unit{{}}
+	// 0 -> 1 -> 2, and 0 -> 2.
+	tiers := func(solve0, solve1, solve2 []*Unit) *Run {
+		return &Run{Tiers: []*Tier{
+			{Tier: 0, Children: []uint64{1, 2}, Solve: solve0},
+			{Tier: 1, Parents: []uint64{0}, Children: []uint64{2}, Solve: solve1},
+			{Tier: 2, Parents: []uint64{0, 1}, Solve: solve2},
+		}}
+	}
+	for _, tc := range []struct {
+		name string
+		run  *Run
+		want []uint64
+	}{
+		{"nothing solved", tiers(nil, nil, nil), []uint64{0, 1, 2}},
+		{"the last tier solved", tiers(nil, nil, done), []uint64{0, 1, 2}},
+		{"tier 1 solving", tiers(nil, pending, done), []uint64{0, 1, 2}},
+		{"tier 1 solved", tiers(nil, done, done), []uint64{0, 1, 2}},
+		{"tier 0 solving", tiers(pending, done, done), []uint64{0, 1, 2}},
+		{"all solved", tiers(done, done, done), nil},
+	} {
+		if got := tc.run.liveTiers(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: live %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A chain 0 -> 1 -> 2: tier 2 leaves once 1 is solved.
+	r := &Run{Tiers: []*Tier{
+		{Tier: 0, Children: []uint64{1}, Solve: pending},
+		{Tier: 1, Parents: []uint64{0}, Children: []uint64{2}, Solve: done},
+		{Tier: 2, Parents: []uint64{1}, Solve: done, DB: &DB{}},
+	}}
+	if got := r.liveTiers(); !slices.Equal(got, []uint64{0, 1}) {
+		t.Errorf("chain: live %v, want [0 1]", got)
 	}
 }

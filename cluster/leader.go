@@ -600,7 +600,7 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		return nil
 	}
 	a := &Assignment{Ref: ref, Token: token, Kind: u.Kind, Lo: u.Lo, Hi: u.Hi, Game: r.Game, Option: r.Option,
-		Loopy: t.Loopy, Symmetry: r.Settings.Symmetry, Children: t.Children, Set: r.setKey(t)}
+		Loopy: t.Loopy, Symmetry: r.Settings.Symmetry, Children: t.Children, Set: r.setKey(t), Live: r.liveTiers()}
 	switch u.Kind {
 	case Expand:
 		if t.written() {

@@ -355,6 +355,25 @@ func (r *Run) childrenSolved(t *Tier) bool {
 	return true
 }
 
+// liveTiers lists the tiers a unit may still read the set or results of:
+// those not solved yet, and those with a parent not solved yet. A tier
+// that leaves the list never comes back to it, so a worker may drop what
+// it keeps in memory of the others (Assignment.Live).
+func (r *Run) liveTiers() []uint64 {
+	solved := func(t *Tier) bool { return t.DB != nil || allDone(t.Solve) }
+	var live []uint64
+	for _, t := range r.Tiers {
+		needed := !solved(t)
+		for _, p := range t.Parents {
+			needed = needed || !solved(r.tier(p))
+		}
+		if needed {
+			live = append(live, t.Tier)
+		}
+	}
+	return live
+}
+
 // records lists a solved tier's records: its value database once it is
 // written, else its solve units' outputs in rank order.
 func (t *Tier) records() (db *Blob, units []Blob) {

@@ -450,7 +450,12 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 	for i, c := range a.Children {
 		children[i] = tiergame.Tier(c)
 	}
-	out := &outputs{w: w}
+	if a.Live != nil {
+		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
+			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)
+		}
+	}
+	out := &outputs{w: w, run: a.Ref.Run}
 	start := time.Now()
 	defer func() {
 		if err != nil {
@@ -460,7 +465,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 	r := solver.Range{Lo: a.Lo, Hi: a.Hi}
 	switch a.Kind {
 	case Expand:
-		set, release, err := w.tierSet(ctx, g, t, a.Set, a.Level, a.Partials)
+		set, release, err := w.tierSet(ctx, g, owner{a.Ref.Run, a.Ref.Tier}, a.Set, a.Level, a.Partials)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -498,7 +503,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 			}
 		}
 	case SolveRange, SolveTier:
-		set, release, err := w.tierSet(ctx, g, t, a.Set, a.Level, nil)
+		set, release, err := w.tierSet(ctx, g, owner{a.Ref.Run, a.Ref.Tier}, a.Set, a.Level, nil)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -507,7 +512,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 			if a.Kind != SolveRange {
 				return nil, nil, 0, fmt.Errorf("a game with chance has no %s units", a.Kind)
 			}
-			kids, releaseKids, err := w.chanceKids(ctx, g, a.Kids)
+			kids, releaseKids, err := w.chanceKids(ctx, g, a.Ref.Run, a.Kids)
 			if err != nil {
 				return nil, nil, 0, err
 			}
@@ -522,7 +527,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 			}
 			return out.outs, out.files, uint64(len(vals)), nil
 		}
-		kids, releaseKids, err := w.solvedKids(ctx, g, a.Kids)
+		kids, releaseKids, err := w.solvedKids(ctx, g, a.Ref.Run, a.Kids)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -530,7 +535,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		loaded := time.Now()
 		var recs []valuedb.Record
 		if a.Kind == SolveRange {
-			recs = w.rangeRecords(a.Set, set, r)
+			recs = w.rangeRecords(owner{a.Ref.Run, a.Ref.Tier}, a.Set, set, r)
 			err = solver.SolveRange(ctx, g, t, set, r, kids, recs, nil)
 		} else {
 			recs, err = solver.SolveTier(ctx, g, t, a.Loopy, set, kids, w.cfg.Threads, 0, false, nil)
@@ -555,6 +560,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 // outputs collects a unit's output files.
 type outputs struct {
 	w     *Worker
+	run   string // the unit's
 	outs  []Output
 	files []string
 }
@@ -602,7 +608,7 @@ func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
 		return err
 	})
 	if err == nil {
-		o.w.mem.put(partialKey(o.outs[len(o.outs)-1].Blob), tg.Set, int64(tg.Set.Len()/8))
+		o.w.mem.put(partialKey(o.outs[len(o.outs)-1].Blob), owner{o.run, uint64(tg.Tier)}, tg.Set, int64(tg.Set.Len()/8))
 	}
 	return err
 }
@@ -622,7 +628,7 @@ func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 		return err
 	})
 	if err == nil {
-		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), recs, 2*int64(len(recs)))
+		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), owner{o.run, uint64(t)}, recs, 2*int64(len(recs)))
 	}
 	return err
 }
@@ -635,17 +641,17 @@ func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) 
 		return err
 	})
 	if err == nil {
-		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), vals, 4*int64(len(vals)))
+		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), owner{o.run, uint64(t)}, vals, 4*int64(len(vals)))
 	}
 	return err
 }
 
-// rangeRecords returns where range r of a tier (whose set is named key)
-// is solved into: a window of one slice of records for the whole tier,
-// which the worker keeps, so that when it solves the tier's parents it
-// finds the records of its own units in place (solvedKids).
-func (w *Worker) rangeRecords(key string, set *bitarray.Ranked, r solver.Range) []valuedb.Record {
-	v, release, err := w.mem.get(tierRecordsKey(key), func() (any, int64, error) {
+// rangeRecords returns where range r of a tier (o's, whose set is named
+// key) is solved into: a window of one slice of records for the whole
+// tier, which the worker keeps, so that when it solves the tier's parents
+// it finds the records of its own units in place (solvedKids).
+func (w *Worker) rangeRecords(o owner, key string, set *bitarray.Ranked, r solver.Range) []valuedb.Record {
+	v, release, err := w.mem.get(tierRecordsKey(key), o, func() (any, int64, error) {
 		return make([]valuedb.Record, set.Total()), 2 * int64(set.Total()), nil
 	})
 	if err != nil {
@@ -698,12 +704,13 @@ func (o *outputs) remove() {
 	}
 }
 
-// tierSet returns tier t's set, ranked, by its name key (Assignment.Set)
-// from the memory cache, or else loaded from its level file if level is
-// given, or merged from its partial level files; release lets the cache
-// evict it again.
-func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, t tiergame.Tier, key string, level *Blob, partials []Blob) (*bitarray.Ranked, func(), error) {
-	v, release, err := w.mem.get("set:"+key, func() (any, int64, error) {
+// tierSet returns the set of tier o, ranked, by its name key
+// (Assignment.Set) from the memory cache, or else loaded from its level
+// file if level is given, or merged from its partial level files; release
+// lets the cache evict it again.
+func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, o owner, key string, level *Blob, partials []Blob) (*bitarray.Ranked, func(), error) {
+	t := tiergame.Tier(o.tier)
+	v, release, err := w.mem.get("set:"+key, o, func() (any, int64, error) {
 		var set *bitarray.Set
 		if level != nil {
 			paths, err := w.disk.paths(ctx, []Blob{*level})
@@ -759,7 +766,7 @@ func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier
 // from the tier's set and the files of its results (the database, or the
 // units' records in rank order); they are kept in memory while it allows.
 // release lets the cache evict them again.
-func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInput,
+func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, run string, in []KidInput,
 	build func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (T, int64, error)) (kids []T, release func(), err error) {
 	var releases []func()
 	release = func() {
@@ -768,11 +775,12 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInpu
 		}
 	}
 	for _, k := range in {
-		v, rel, err := w.mem.get(kidKey(k), func() (any, int64, error) {
+		o := owner{run, k.Tier}
+		v, rel, err := w.mem.get(kidKey(k), o, func() (any, int64, error) {
 			t := tiergame.Tier(k.Tier)
 			// The tier's set is often loaded already: this worker solved
 			// ranges of it.
-			set, releaseSet, err := w.tierSet(ctx, g, t, k.Set, &k.Level, nil)
+			set, releaseSet, err := w.tierSet(ctx, g, o, k.Set, &k.Level, nil)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -798,8 +806,8 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, in []KidInpu
 }
 
 // solvedKids loads the solved child tiers of a game without chance.
-func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.SolvedTier, func(), error) {
-	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (*solver.SolvedTier, int64, error) {
+func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, run string, in []KidInput) ([]*solver.SolvedTier, func(), error) {
+	return kidsOf(ctx, w, g, run, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (*solver.SolvedTier, int64, error) {
 		// The records this worker solved are in place already; the
 		// solved tier owns the slice from now on.
 		v, _ := w.mem.take(tierRecordsKey(key))
@@ -819,8 +827,8 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, in []KidInput)
 }
 
 // chanceKids loads the solved child tiers of a game with chance.
-func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, in []KidInput) ([]*solver.ChanceTier, func(), error) {
-	return kidsOf(ctx, w, g, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, _ string) (*solver.ChanceTier, int64, error) {
+func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, run string, in []KidInput) ([]*solver.ChanceTier, func(), error) {
+	return kidsOf(ctx, w, g, run, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, _ string) (*solver.ChanceTier, int64, error) {
 		vals := make([]tiergame.Prob, set.Total())
 		err := gatherResults(w, vals, blobs, paths, func(off uint64, path string) (uint64, error) {
 			return readProbsInto(vals, off, path, g, t, w.cfg.Threads)

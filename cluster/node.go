@@ -286,7 +286,14 @@ func (n *Node) startRaft() error {
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	if n.raft, err = raft.NewRaft(rc, n.fsm, w, w, snaps, n.transport); err != nil {
+	// The last entries in memory: the leader reads each one back to send
+	// it to every follower, and each node to apply it, which from the
+	// log's segment files is a read from the disk's cache each time.
+	logs, err := raft.NewLogCache(512, w)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if n.raft, err = raft.NewRaft(rc, n.fsm, logs, w, snaps, n.transport); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	n.watchLeader()

@@ -595,11 +595,19 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (
 	return true, f.CommitNoSync()
 }
 
-// WaitRun polls the status until run id is done, and returns its summary;
-// a failed run is an error.
+// WaitRun waits until run id is done, and returns its summary; a failed
+// run is an error. Each request is held by the leader until the run
+// finishes (or for runWait); a coordinator that answers at once (one
+// from before it could wait) is asked again every so often.
 func (c *Client) WaitRun(ctx context.Context, id string, every time.Duration) (*RunSummary, error) {
+	if !runIDPattern.MatchString(id) {
+		return nil, fmt.Errorf("cluster: %q is not a run id (like r12)", id)
+	}
+	path := fmt.Sprintf("/v1/status?finished=%s&wait=%g", id, runWait.Seconds())
 	for {
-		st, err := c.Status(ctx)
+		asked := time.Now()
+		var st StatusResponse
+		_, err := c.callWithin(ctx, runWait+c.attemptTimeout(), c.attemptTimeout(), http.MethodGet, path, nil, &st)
 		if err == nil {
 			for _, r := range st.Runs {
 				if r.ID != id {
@@ -616,7 +624,10 @@ func (c *Client) WaitRun(ctx context.Context, id string, every time.Duration) (*
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("cluster: run %s: %w (last status error: %v)", id, ctx.Err(), err)
-		case <-time.After(every):
+		case <-time.After(every - time.Since(asked)):
 		}
 	}
 }
+
+// runWait is how long one request of WaitRun is held.
+const runWait = 20 * time.Second

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"context"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -8,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestStatusPage: the page lists the run, its tiers and the workers; and
@@ -97,5 +101,60 @@ func TestStatusPage(t *testing.T) {
 	}
 	if greens < 500 || blues < 500 {
 		t.Errorf("the screenshot shows %d green and %d blue pixels; want the done badge and the progress bars (%s)", greens, blues, shot)
+	}
+}
+
+// countingTransport counts the requests a client sends.
+type countingTransport struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// TestWaitRun: Client.WaitRun holds one request at the leader until the
+// run finishes, instead of polling the status (each poll costs the leader
+// a round of raft messages); a bad wait is refused.
+func TestWaitRun(t *testing.T) {
+	c := startCluster(t, 3, 5*time.Second)
+	cl := c.client()
+	counter := &countingTransport{next: cl.http.Transport}
+	cl.http.Transport = counter
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := counter.n.Load()
+	done := make(chan error, 1)
+	go func() {
+		sum, err := cl.WaitRun(ctx, id, 10*time.Millisecond)
+		if err == nil && sum.State != Done {
+			err = fmt.Errorf("returned a run %s", sum.State)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("WaitRun returned before any worker came: %v", err)
+	case <-time.After(time.Second):
+	}
+	if n := counter.n.Load() - before; n > 2 {
+		t.Errorf("%d requests in a second of waiting, want 1 (held)", n)
+	}
+	c.startWorker("w", 2)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("WaitRun did not return once the run was done")
+	}
+	if _, err := cl.call(ctx, http.MethodGet, "/v1/status?finished="+id+"&wait=soon", nil, nil); err == nil || !strings.Contains(err.Error(), "bad wait") {
+		t.Errorf("a bad wait: %v, want it refused", err)
 	}
 }

@@ -323,6 +323,7 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
 	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
 	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as tierd solve --symmetry")
+	wait := fs.Bool("wait", false, "wait for the run to finish (exit 1 if it fails)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -356,6 +357,16 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 		opt = "default"
 	}
 	fmt.Fprintf(e.Stdout, "submitted %s (%s): run %s\n", name, opt, id)
+	if !*wait {
+		return nil
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	sum, err := c.WaitRun(ctx, id, time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "run %s done in %.1f s: %d positions, %d units\n", id, sum.Seconds, sum.Positions, sum.UnitsTotal)
 	return nil
 }
 

@@ -411,13 +411,21 @@ func TestClusterSolve(t *testing.T) {
 	c.startAll(true)
 	c.startWorker("w1", 1)
 	c.startWorker("w2", 1)
-	id := c.submit(c4Game, c4Option)
-	c.waitDone(id)
+	// submit --wait returns once the run is done.
+	code, out, errs := c.run(c.client("submit", "--game", c4Game, "--option", c4Option, "--max-ranges", "8", "--min-range", "20000", "--wait")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "run r") || !strings.Contains(lines[1], " done in ") {
+		t.Fatalf("submit --wait: exit %d, %q, %s", code, out, errs)
+	}
+	id := strings.Fields(lines[1])[1]
+	if st := runState(c.waitFor("the run's status", 10*time.Second, func(*cluster.StatusResponse) bool { return true }), id); st == nil || st.State != cluster.Done {
+		t.Fatalf("after submit --wait, the run is %+v", st)
+	}
 	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(id))
 
 	bad := filepath.Join(c.dir, "bad-token")
 	os.WriteFile(bad, []byte("not-the-cluster-token-0123456789"), 0o600)
-	code, _, errs := c.run("status", "--coordinators", c.urls(), "--token-file", bad)
+	code, _, errs = c.run("status", "--coordinators", c.urls(), "--token-file", bad)
 	if code != 1 || !strings.Contains(errs, "refused the token") {
 		t.Errorf("status with a wrong token: exit %d, %q", code, errs)
 	}

@@ -508,6 +508,8 @@ func (n *Node) waitFinished(ctx context.Context, w http.ResponseWriter, id strin
 				return
 			case <-ctx.Done():
 				return
+			case <-n.ctx.Done(): // the node is closing
+				return
 			}
 		}
 	}
@@ -708,6 +710,9 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 			case <-keepalive.C:
 				w.WriteHeader(http.StatusProcessing)
 			case <-ctx.Done():
+				w.WriteHeader(http.StatusNoContent)
+				return
+			case <-n.ctx.Done(): // the node is closing: no grant now
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}

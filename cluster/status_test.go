@@ -158,3 +158,37 @@ func TestWaitRun(t *testing.T) {
 		t.Errorf("a bad wait: %v, want it refused", err)
 	}
 }
+
+// TestCloseAnswersHeldRequests: a coordinator that closes answers the
+// requests it holds (a lease with no unit to grant, a wait for a run)
+// at once, rather than making its HTTP server's shutdown wait for them.
+func TestCloseAnswersHeldRequests(t *testing.T) {
+	c := startCluster(t, 3, 5*time.Second)
+	leader := c.waitLeader()
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + c.members[leader].HTTPAddr
+	held := func(method, path, body string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	// A worker with no game the run needs is leased nothing: its request
+	// is held.
+	held(http.MethodPost, "/v1/lease", `{"worker":"w","threads":1,"games":["none"],"wait":30}`)
+	held(http.MethodGet, "/v1/status?finished="+id+"&wait=30", "")
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	c.stopNode(leader)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("closing the leader took %v with two requests held, want it to answer them at once", took)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -379,11 +380,13 @@ func (n *Node) leaderOnly(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, errors.New("no leader at the moment; retry"))
 			return
 		}
-		// The request is forwarded for as long as the leader leads: a
-		// leader that is lost (a partition, a crash) would otherwise hold
-		// it for as long as the connection lives.
+		// The request is forwarded for as long as the leader leads (a
+		// leader that is lost, by a partition or a crash, would otherwise
+		// hold it for as long as the connection lives) and this node runs
+		// (a forwarded request the leader holds would delay its close).
 		ctx, cancel := context.WithCancel(r.Context())
 		defer context.AfterFunc(n.epoch(), cancel)()
+		defer context.AfterFunc(n.ctx, cancel)()
 		defer cancel()
 		r = r.WithContext(ctx)
 		target, _ := url.Parse(n.peerURL(leader))
@@ -469,7 +472,7 @@ func (n *Node) handleStatus(w http.ResponseWriter, r *http.Request) {
 		// costs it a round of raft messages (VerifyLeader): polling
 		// every 50 ms cost 1.4-4.1% of a core.
 		secs, err := strconv.ParseFloat(q.Get("wait"), 64)
-		if err != nil || secs < 0 {
+		if err != nil || !(secs >= 0) || math.IsInf(secs, 1) {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("bad wait %q: seconds expected", q.Get("wait")))
 			return
 		}
@@ -479,11 +482,10 @@ func (n *Node) handleStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 // waitFinished returns once run id is done or failed (or unknown), after
-// wait, or when ctx ends, keeping the client's request alive meanwhile
-// (see working).
+// wait, or when ctx ends, keeping the client's request alive meanwhile.
 func (n *Node) waitFinished(ctx context.Context, w http.ResponseWriter, id string, wait time.Duration) {
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	keepalive := time.NewTicker(n.keepaliveInterval())
 	defer keepalive.Stop()
 	for {
@@ -494,23 +496,26 @@ func (n *Node) waitFinished(ctx context.Context, w http.ResponseWriter, id strin
 				finished = r.State == Done || r.State == Failed
 			}
 		})
-		if finished {
+		if finished || !n.awaitChange(ctx, w, changed, keepalive.C) {
 			return
 		}
-	wait:
-		for {
-			select {
-			case <-changed:
-				break wait
-			case <-keepalive.C:
-				w.WriteHeader(http.StatusProcessing)
-			case <-timer.C:
-				return
-			case <-ctx.Done():
-				return
-			case <-n.ctx.Done(): // the node is closing
-				return
-			}
+	}
+}
+
+// awaitChange waits for changed (the state's), writing a keep-alive (102
+// Processing, see working) at every tick of keepalive; it returns false
+// if ctx ends or the node closes first.
+func (n *Node) awaitChange(ctx context.Context, w http.ResponseWriter, changed <-chan struct{}, keepalive <-chan time.Time) bool {
+	for {
+		select {
+		case <-changed:
+			return true
+		case <-keepalive:
+			w.WriteHeader(http.StatusProcessing)
+		case <-ctx.Done():
+			return false
+		case <-n.ctx.Done(): // the node is closing
+			return false
 		}
 	}
 }
@@ -702,22 +707,7 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, a)
 			return
 		}
-	wait:
-		for {
-			select {
-			case <-changed:
-				break wait
-			case <-keepalive.C:
-				w.WriteHeader(http.StatusProcessing)
-			case <-ctx.Done():
-				w.WriteHeader(http.StatusNoContent)
-				return
-			case <-n.ctx.Done(): // the node is closing: no grant now
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		if !n.IsLeader() {
+		if !n.awaitChange(ctx, w, changed, keepalive.C) || !n.IsLeader() {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}

@@ -142,6 +142,9 @@ type memEntry struct {
 
 // owner is the tier of a run a memory cache entry belongs to: it is
 // dropped once the run no longer needs the tier (memCache.retire).
+// Entries are named by their content, so two runs of the same game may
+// share one: it is the first run's, and the other loads it again if it
+// needs it after that.
 type owner struct {
 	run  string
 	tier uint64

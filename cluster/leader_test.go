@@ -1,8 +1,14 @@
 package cluster
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"slices"
+	"syscall"
 	"testing"
+
+	"github.com/hashicorp/raft"
 
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -66,6 +72,31 @@ func TestCutAlign(t *testing.T) {
 	}{{0, 1, 1}, {2*b - 1, 1, 1}, {2 * b, 1, b}, {8*b - 1, 4, 1}, {8 * b, 4, b}, {1 << 30, 256, b}} {
 		if got := cutAlign(tc.reachable, tc.count); got != tc.want {
 			t.Errorf("cutAlign(%d, %d) = %d, want %d", tc.reachable, tc.count, got, tc.want)
+		}
+	}
+}
+
+// fullLogStore is a raft log store on a full disk.
+type fullLogStore struct{ *raft.InmemStore }
+
+func (fullLogStore) StoreLogs([]*raft.Log) error {
+	return fmt.Errorf("segment: %w", &os.PathError{Op: "write", Path: "wal/00001.wal", Err: syscall.ENOSPC})
+}
+
+// TestDiskFullThroughLogCache: a full disk is known as one through raft's
+// LogCache, which quotes the log store's error instead of wrapping it.
+func TestDiskFullThroughLogCache(t *testing.T) {
+	cache, err := raft.NewLogCache(4, fullLogStore{raft.NewInmemStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cache.StoreLogs([]*raft.Log{{Index: 1}})
+	if !diskFull(err) {
+		t.Errorf("diskFull(%v) = false", err)
+	}
+	for _, e := range []error{nil, errors.New("no leader"), fmt.Errorf("x: %w", syscall.EIO)} {
+		if diskFull(e) {
+			t.Errorf("diskFull(%v) = true", e)
 		}
 	}
 }

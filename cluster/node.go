@@ -544,7 +544,17 @@ func (n *Node) epoch() context.Context {
 
 // diskFull reports whether err is a full disk (or quota).
 func diskFull(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	// raft's LogCache quotes the log store's error (%q) instead of
+	// wrapping it: a proposal that failed on a full disk says so only in
+	// its text.
+	msg := err.Error()
+	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
 }
 
 // diskIsFull is what a node does when its disk is full: it cannot record

@@ -360,12 +360,15 @@ func (r *Run) childrenSolved(t *Tier) bool {
 // that leaves the list never comes back to it, so a worker may drop what
 // it keeps in memory of the others (Assignment.Live).
 func (r *Run) liveTiers() []uint64 {
-	solved := func(t *Tier) bool { return t.DB != nil || allDone(t.Solve) }
+	solved := make(map[uint64]bool, len(r.Tiers)) // by tier, once: a grant computes this
+	for _, t := range r.Tiers {
+		solved[t.Tier] = t.DB != nil || allDone(t.Solve)
+	}
 	var live []uint64
 	for _, t := range r.Tiers {
-		needed := !solved(t)
+		needed := !solved[t.Tier]
 		for _, p := range t.Parents {
-			needed = needed || !solved(r.tier(p))
+			needed = needed || !solved[p]
 		}
 		if needed {
 			live = append(live, t.Tier)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -160,35 +161,64 @@ func TestWaitRun(t *testing.T) {
 }
 
 // TestCloseAnswersHeldRequests: a coordinator that closes answers the
-// requests it holds (a lease with no unit to grant, a wait for a run)
-// at once, rather than making its HTTP server's shutdown wait for them.
+// requests it holds (a lease with no unit to grant, a wait for a run),
+// or forwards to the leader, at once, rather than making its HTTP
+// server's shutdown wait for them.
 func TestCloseAnswersHeldRequests(t *testing.T) {
-	c := startCluster(t, 3, 5*time.Second)
-	leader := c.waitLeader()
-	cl := c.client()
-	ctx := context.Background()
-	id, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + c.members[leader].HTTPAddr
-	held := func(method, path, body string) {
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		go func() {
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
+	for _, tc := range []struct {
+		name              string
+		leader            bool
+		leaseAns, waitAns int // the answers expected
+	}{
+		{"the leader", true, http.StatusNoContent, http.StatusOK},
+		{"a follower forwarding them", false, http.StatusServiceUnavailable, http.StatusServiceUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t, 3, 5*time.Second)
+			cl := c.client()
+			id, err := cl.Submit(context.Background(), SubmitRequest{Game: "tictactoe"})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}()
-	}
-	// A worker with no game the run needs is leased nothing: its request
-	// is held.
-	held(http.MethodPost, "/v1/lease", `{"worker":"w","threads":1,"games":["none"],"wait":30}`)
-	held(http.MethodGet, "/v1/status?finished="+id+"&wait=30", "")
-	time.Sleep(300 * time.Millisecond)
-	start := time.Now()
-	c.stopNode(leader)
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("closing the leader took %v with two requests held, want it to answer them at once", took)
+			node := c.waitLeader()
+			if !tc.leader {
+				node = (node + 1) % len(c.nodes)
+			}
+			base := "http://" + c.members[node].HTTPAddr
+			answers := make(chan int, 2)
+			held := func(method, path, body string) {
+				req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+testToken)
+				go func() {
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						answers <- 0
+						return
+					}
+					resp.Body.Close()
+					answers <- resp.StatusCode
+				}()
+			}
+			// A worker with no game the run needs is leased nothing: its
+			// request is held.
+			held(http.MethodPost, "/v1/lease", `{"worker":"w","threads":1,"games":["none"],"wait":30}`)
+			time.Sleep(100 * time.Millisecond)
+			held(http.MethodGet, "/v1/status?finished="+id+"&wait=30", "")
+			time.Sleep(300 * time.Millisecond)
+			select {
+			case code := <-answers:
+				t.Fatalf("a request was answered (%d) before the node closed", code)
+			default:
+			}
+			start := time.Now()
+			c.stopNode(node)
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("closing took %v with two requests held, want it to answer them at once", took)
+			}
+			got := []int{<-answers, <-answers}
+			if !slices.Contains(got, tc.leaseAns) || !slices.Contains(got, tc.waitAns) {
+				t.Errorf("answers %v, want %d (the lease) and %d (the wait)", got, tc.leaseAns, tc.waitAns)
+			}
+		})
 	}
 }

@@ -582,7 +582,7 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
+	n, err := blobstore.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, b.Size+1))
 	if err != nil && store {
 		return true, fmt.Errorf("%w: %v", blobstore.ErrUnavailable, err)
 	}

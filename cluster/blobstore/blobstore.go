@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
@@ -144,7 +145,7 @@ func (d *Dir) put(ctx context.Context, sum string, size int64, r io.Reader, sync
 	defer f.Close()
 	h := sha256.New()
 	// One byte more than announced tells a longer stream apart.
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(ctxReader{ctx, r}, size+1))
+	n, err := Copy(io.MultiWriter(f, h), io.LimitReader(ctxReader{ctx, r}, size+1))
 	if err != nil {
 		return fmt.Errorf("blobstore: %s: %w", sum, err)
 	}
@@ -262,11 +263,23 @@ func HashFile(path string) (string, int64, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := Copy(h, f)
 	if err != nil {
 		return "", 0, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// copyBuffers are Copy's buffers, a megabyte each.
+var copyBuffers = sync.Pool{New: func() any { return new([1 << 20]byte) }}
+
+// Copy is io.Copy through a buffer of a megabyte: blobs move between
+// sockets, files and hashes, where io.Copy's 32 KB meant a system call
+// (and a hash call) for every 32 KB.
+func Copy(dst io.Writer, src io.Reader) (int64, error) {
+	buf := copyBuffers.Get().(*[1 << 20]byte)
+	defer copyBuffers.Put(buf)
+	return io.CopyBuffer(dst, src, buf[:])
 }
 
 // ctxReader stops reading when its context is done.

@@ -374,23 +374,29 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "status")
 	cf := newClusterFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	wait := fs.Bool("wait", false, "wait for RUN to finish, then print its status (exit 1 if it failed)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
 		return cli.UsageError("at most one RUN")
 	}
+	id := fs.Arg(0)
+	if *wait && id == "" {
+		return cli.UsageError("--wait needs a RUN")
+	}
 	c, err := cf.client()
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	st, err := c.Status(ctx)
-	if err != nil {
-		return err
-	}
-	var run *cluster.Run
-	if id := fs.Arg(0); id != "" {
+	ctx, stop := signalContext()
+	defer stop()
+	// status reads the cluster's status, kept to run id if one is named.
+	status := func() (*cluster.StatusResponse, error) {
+		st, err := c.Status(ctx)
+		if err != nil || id == "" {
+			return st, err
+		}
 		var kept []cluster.RunSummary
 		for _, r := range st.Runs {
 			if r.ID == id {
@@ -398,20 +404,38 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 			}
 		}
 		if len(kept) == 0 {
-			return fmt.Errorf("no run %s", id)
+			return nil, fmt.Errorf("no run %s", id)
 		}
 		st.Runs = kept
-		if !*asJSON {
-			if run, err = c.Run(ctx, id); err != nil {
-				return err
-			}
+		return st, nil
+	}
+	st, err := status()
+	if err != nil {
+		return err
+	}
+	var failed error // the run's, printed after its status
+	if *wait {
+		if _, failed = c.WaitRun(ctx, id, time.Second); ctx.Err() != nil {
+			return failed
+		}
+		if st, err = status(); err != nil {
+			return err
 		}
 	}
 	if *asJSON {
-		return json.NewEncoder(e.Stdout).Encode(st)
+		if err := json.NewEncoder(e.Stdout).Encode(st); err != nil {
+			return err
+		}
+		return failed
+	}
+	var run *cluster.Run
+	if id != "" {
+		if run, err = c.Run(ctx, id); err != nil {
+			return err
+		}
 	}
 	printStatus(e, st, run)
-	return nil
+	return failed
 }
 
 // printStatus prints the cluster's status, and a run's tiers if given.

@@ -422,6 +422,13 @@ func TestClusterSolve(t *testing.T) {
 		t.Fatalf("after submit --wait, the run is %+v", st)
 	}
 	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(id))
+	// status --wait of a finished run answers at once; it needs a RUN.
+	if code, out, errs := c.run(c.client("status", "--wait", "--json", id)...); code != 0 || !strings.Contains(out, `"state":"done"`) {
+		t.Errorf("status --wait %s: exit %d, %q, %s", id, code, out, errs)
+	}
+	if code, _, errs := c.run(c.client("status", "--wait")...); code != 2 || !strings.Contains(errs, "--wait needs a RUN") {
+		t.Errorf("status --wait without a run: exit %d, %s", code, errs)
+	}
 
 	bad := filepath.Join(c.dir, "bad-token")
 	os.WriteFile(bad, []byte("not-the-cluster-token-0123456789"), 0o600)

@@ -456,6 +456,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		}
 	}
 	out := &outputs{w: w, run: a.Ref.Run}
+	own := owner{a.Ref.Run, a.Ref.Tier} // what the unit loads of its own tier
 	start := time.Now()
 	defer func() {
 		if err != nil {
@@ -465,7 +466,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 	r := solver.Range{Lo: a.Lo, Hi: a.Hi}
 	switch a.Kind {
 	case Expand:
-		set, release, err := w.tierSet(ctx, g, owner{a.Ref.Run, a.Ref.Tier}, a.Set, a.Level, a.Partials)
+		set, release, err := w.tierSet(ctx, g, own, a.Set, a.Level, a.Partials)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -503,7 +504,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 			}
 		}
 	case SolveRange, SolveTier:
-		set, release, err := w.tierSet(ctx, g, owner{a.Ref.Run, a.Ref.Tier}, a.Set, a.Level, nil)
+		set, release, err := w.tierSet(ctx, g, own, a.Set, a.Level, nil)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -535,7 +536,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		loaded := time.Now()
 		var recs []valuedb.Record
 		if a.Kind == SolveRange {
-			recs = w.rangeRecords(owner{a.Ref.Run, a.Ref.Tier}, a.Set, set, r)
+			recs = w.rangeRecords(own, a.Set, set, r)
 			err = solver.SolveRange(ctx, g, t, set, r, kids, recs, nil)
 		} else {
 			recs, err = solver.SolveTier(ctx, g, t, a.Loopy, set, kids, w.cfg.Threads, 0, false, nil)

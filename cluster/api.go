@@ -87,6 +87,16 @@ type StatusResponse struct {
 	Workers []WorkerInfo `json:"workers"`
 }
 
+// Run is the summary of run id, nil if the status has none.
+func (st *StatusResponse) Run(id string) *RunSummary {
+	for i := range st.Runs {
+		if st.Runs[i].ID == id {
+			return &st.Runs[i]
+		}
+	}
+	return nil
+}
+
 // RunSummary is a run at a glance.
 type RunSummary struct {
 	ID         string              `json:"id"`

@@ -596,10 +596,24 @@ func (c *Client) getFrom(ctx context.Context, base string, b Blob, dst string) (
 }
 
 // WaitRun waits until run id is done, and returns its summary; a failed
-// run is an error. Each request is held by the leader until the run
-// finishes (or for runWait); a coordinator that answers at once (one
-// from before it could wait) is asked again every so often.
+// run is an error.
 func (c *Client) WaitRun(ctx context.Context, id string, every time.Duration) (*RunSummary, error) {
+	st, err := c.WaitStatus(ctx, id, every)
+	if err != nil {
+		return nil, err
+	}
+	r := st.Run(id)
+	if r.State == Failed {
+		return nil, fmt.Errorf("cluster: run %s failed: %s", id, r.Error)
+	}
+	return r, nil
+}
+
+// WaitStatus waits until run id has finished, done or failed, and returns
+// the status that says so. Each request is held by the leader until the
+// run finishes (or for runWait); a coordinator that answers at once (one
+// from before it could wait) is asked again every so often.
+func (c *Client) WaitStatus(ctx context.Context, id string, every time.Duration) (*StatusResponse, error) {
 	if !runIDPattern.MatchString(id) {
 		return nil, fmt.Errorf("cluster: %q is not a run id (like r12)", id)
 	}
@@ -608,18 +622,8 @@ func (c *Client) WaitRun(ctx context.Context, id string, every time.Duration) (*
 		asked := time.Now()
 		var st StatusResponse
 		_, err := c.callWithin(ctx, runWait+c.attemptTimeout(), c.attemptTimeout(), http.MethodGet, path, nil, &st)
-		if err == nil {
-			for _, r := range st.Runs {
-				if r.ID != id {
-					continue
-				}
-				switch r.State {
-				case Done:
-					return &r, nil
-				case Failed:
-					return nil, fmt.Errorf("cluster: run %s failed: %s", id, r.Error)
-				}
-			}
+		if r := st.Run(id); err == nil && r != nil && (r.State == Done || r.State == Failed) {
+			return &st, nil
 		}
 		select {
 		case <-ctx.Done():

@@ -76,23 +76,45 @@ func TestCutAlign(t *testing.T) {
 	}
 }
 
-// fullLogStore is a raft log store on a full disk.
-type fullLogStore struct{ *raft.InmemStore }
-
-func (fullLogStore) StoreLogs([]*raft.Log) error {
-	return fmt.Errorf("segment: %w", &os.PathError{Op: "write", Path: "wal/00001.wal", Err: syscall.ENOSPC})
+// fillingLogStore is a raft log store whose disk is full while full is.
+type fillingLogStore struct {
+	*raft.InmemStore
+	full bool
 }
 
-// TestDiskFullThroughLogCache: a full disk is known as one through raft's
-// LogCache, which quotes the log store's error instead of wrapping it.
+func (s *fillingLogStore) StoreLogs(logs []*raft.Log) error {
+	if s.full {
+		return fmt.Errorf("segment: %w", &os.PathError{Op: "write", Path: "wal/00001.wal", Err: syscall.ENOSPC})
+	}
+	return s.InmemStore.StoreLogs(logs)
+}
+
+func (s *fillingLogStore) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log{l}) }
+
+// TestDiskFullThroughLogCache: a full disk is known as one through the
+// node's log (raft's LogCache quotes the store's error instead of
+// wrapping it), and a write that succeeds after it is not.
 func TestDiskFullThroughLogCache(t *testing.T) {
-	cache, err := raft.NewLogCache(4, fullLogStore{raft.NewInmemStore()})
+	store := &fillingLogStore{InmemStore: raft.NewInmemStore()}
+	logs, err := newLogStore(4, store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = cache.StoreLogs([]*raft.Log{{Index: 1}})
-	if !diskFull(err) {
-		t.Errorf("diskFull(%v) = false", err)
+	if err := logs.StoreLogs([]*raft.Log{{Index: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	store.full = true
+	for _, store := range []func() error{
+		func() error { return logs.StoreLogs([]*raft.Log{{Index: 2}}) },
+		func() error { return logs.StoreLog(&raft.Log{Index: 2}) },
+	} {
+		if err := store(); !diskFull(err) {
+			t.Errorf("diskFull(%v) = false", err)
+		}
+	}
+	store.full = false
+	if err := logs.StoreLogs([]*raft.Log{{Index: 2}}); err != nil {
+		t.Errorf("after the disk is freed: %v", err)
 	}
 	for _, e := range []error{nil, errors.New("no leader"), fmt.Errorf("x: %w", syscall.EIO)} {
 		if diskFull(e) {

@@ -286,10 +286,7 @@ func (n *Node) startRaft() error {
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	// The last entries in memory: the leader reads each one back to send
-	// it to every follower, and each node to apply it, which from the
-	// log's segment files is a read from the disk's cache each time.
-	logs, err := raft.NewLogCache(512, w)
+	logs, err := newLogStore(512, w)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -547,14 +544,7 @@ func diskFull(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return true
-	}
-	// raft's LogCache quotes the log store's error (%q) instead of
-	// wrapping it: a proposal that failed on a full disk says so only in
-	// its text.
-	msg := err.Error()
-	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // diskIsFull is what a node does when its disk is full: it cannot record

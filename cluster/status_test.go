@@ -146,7 +146,7 @@ func TestWaitRun(t *testing.T) {
 	if n := counter.n.Load() - before; n > 2 {
 		t.Errorf("%d requests in a second of waiting, want 1 (held)", n)
 	}
-	c.startWorker("w", 2)
+	_, stopWorker := c.startWorker("w", 2)
 	select {
 	case err := <-done:
 		if err != nil {
@@ -157,6 +157,40 @@ func TestWaitRun(t *testing.T) {
 	}
 	if _, err := cl.call(ctx, http.MethodGet, "/v1/status?finished="+id+"&wait=soon", nil, nil); err == nil || !strings.Contains(err.Error(), "bad wait") {
 		t.Errorf("a bad wait: %v, want it refused", err)
+	}
+
+	// A run that fails: its first unit fails on every attempt (a worker
+	// that gives it back with an error), and the wait ends with the
+	// run's error.
+	stopWorker()
+	failing, err := cl.Submit(ctx, SubmitRequest{Game: "tictactoe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, err := cl.WaitRun(ctx, failing, 10*time.Millisecond)
+		done <- err
+	}()
+	for range maxFailures {
+		a, err := cl.Lease(ctx, LeaseRequest{Worker: "breaking", Threads: 1, Wait: 10})
+		if err != nil || a == nil {
+			t.Fatalf("lease: %v %v", a, err)
+		}
+		if err := cl.Release(ctx, ReleaseRequest{Ref: a.Ref, Token: a.Token, Worker: "breaking", Error: "boom"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("WaitRun of a failed run: %v, want its error", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("WaitRun did not return once the run failed")
+	}
+	st, err := cl.WaitStatus(ctx, failing, time.Second)
+	if err != nil || st.Run(failing).State != Failed || st.Run(id).State != Done {
+		t.Errorf("WaitStatus of a failed run: %+v, %v", st, err)
 	}
 }
 

@@ -260,7 +260,13 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 	t0 := time.Now()
 	log := w.unitLog(a)
 	var once sync.Once
-	computed := func() { once.Do(free) }
+	var computeSecs float64
+	computed := func() {
+		once.Do(func() {
+			computeSecs = time.Since(t0).Seconds()
+			free()
+		})
+	}
 	outs, files, positions, err := w.execute(ctx, a, computed)
 	computed()
 	defer func() {
@@ -301,7 +307,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 	w.Units.Add(1)
 	w.Positions.Add(positions)
 	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
-		"report_seconds", time.Since(t1).Seconds())
+		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds())
 }
 
 // report uploads a unit's outputs and reports it complete, uploading

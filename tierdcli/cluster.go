@@ -391,36 +391,24 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	// status reads the cluster's status, kept to run id if one is named.
-	status := func() (*cluster.StatusResponse, error) {
-		st, err := c.Status(ctx)
-		if err != nil || id == "" {
-			return st, err
-		}
-		var kept []cluster.RunSummary
-		for _, r := range st.Runs {
-			if r.ID == id {
-				kept = append(kept, r)
-			}
-		}
-		if len(kept) == 0 {
-			return nil, fmt.Errorf("no run %s", id)
-		}
-		st.Runs = kept
-		return st, nil
-	}
-	st, err := status()
+	st, err := c.Status(ctx)
 	if err != nil {
 		return err
 	}
 	var failed error // the run's, printed after its status
-	if *wait {
-		if _, failed = c.WaitRun(ctx, id, time.Second); ctx.Err() != nil {
-			return failed
+	if id != "" {
+		if st.Run(id) == nil {
+			return fmt.Errorf("no run %s", id)
 		}
-		if st, err = status(); err != nil {
-			return err
+		if *wait {
+			if st, err = c.WaitStatus(ctx, id, time.Second); err != nil {
+				return err
+			}
+			if r := st.Run(id); r.State == cluster.Failed {
+				failed = fmt.Errorf("run %s failed: %s", id, r.Error)
+			}
 		}
+		st.Runs = []cluster.RunSummary{*st.Run(id)}
 	}
 	if *asJSON {
 		if err := json.NewEncoder(e.Stdout).Encode(st); err != nil {

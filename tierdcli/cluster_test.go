@@ -429,6 +429,9 @@ func TestClusterSolve(t *testing.T) {
 	if code, _, errs := c.run(c.client("status", "--wait")...); code != 2 || !strings.Contains(errs, "--wait needs a RUN") {
 		t.Errorf("status --wait without a run: exit %d, %s", code, errs)
 	}
+	if code, _, errs := c.run(c.client("status", "--wait", "r999999")...); code != 1 || !strings.Contains(errs, "no run r999999") {
+		t.Errorf("status --wait of no such run: exit %d, %s", code, errs)
+	}
 
 	bad := filepath.Join(c.dir, "bad-token")
 	os.WriteFile(bad, []byte("not-the-cluster-token-0123456789"), 0o600)

@@ -72,7 +72,7 @@ type SubmitRequest struct {
 // and read back), about the work of 200,000 Connect Four positions; at
 // 1<<20 positions, rather than 1<<16, Connect Four 5x5 runs in 103 units
 // instead of 140 and the cluster uses 5-7% less CPU (cluster/README.md).
-var DefaultSettings = Settings{RangesPerThread: 2, MaxRanges: 256, MinRange: 1 << 20, Level: 6}
+var DefaultSettings = Settings{RangesPerThread: 2, ExpandRangesPerThread: 1, MaxRanges: 256, MinRange: 1 << 20, Level: 6}
 
 // SubmitResponse names the new run.
 type SubmitResponse struct {
@@ -602,8 +602,8 @@ func (n *Node) submit(req *SubmitRequest) (string, error) {
 	if req.Settings != nil {
 		set = *req.Settings
 	}
-	if set.RangesPerThread < 1 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
-		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, max_ranges 1 to 65536, level 1 to 9", errBadRequest)
+	if set.RangesPerThread < 1 || set.ExpandRangesPerThread < 0 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, expand_ranges_per_thread at least 0, max_ranges 1 to 65536, level 1 to 9", errBadRequest)
 	}
 	if _, err := solver.Reduce(g, set.Symmetry); err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)

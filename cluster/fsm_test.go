@@ -75,12 +75,14 @@ func TestFSMRunLifecycle(t *testing.T) {
 	if got := tasksOf(h); !slices.Equal(got, []leaderTask{{taskLevel, id, 0}}) {
 		t.Fatalf("tasks at start: %v", got)
 	}
-	// Tier 0's level: two ranges, two expand units.
-	lv := Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}}
+	// Tier 0's level: two ranges, two expand units, cut apart from the
+	// solve units' ranges.
+	lv := Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}},
+		Expand: []solver.Range{{Lo: 0, Hi: 30}, {Lo: 30, Hi: 100}}}
 	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: lv}})
 	s := h.state()
-	if n := len(s.Runs[0].Tiers[0].Reach); n != 2 || s.Runs[0].Tiers[0].Reach[0].Kind != Expand {
-		t.Fatalf("tier 0 reach units: %+v", s.Runs[0].Tiers[0].Reach)
+	if us := s.Runs[0].Tiers[0].Reach; len(us) != 2 || us[0].Kind != Expand || us[0].Hi != 30 || us[1].Lo != 30 {
+		t.Fatalf("tier 0 reach units: %+v, want the expand ranges", us)
 	}
 	if len(tasksOf(h)) != 0 {
 		t.Fatalf("tasks while expanding: %v", tasksOf(h))
@@ -162,6 +164,9 @@ func TestFSMRunLifecycle(t *testing.T) {
 	}
 	grantComplete(UnitRef{id, 1, PhaseSolve, 0}, Output{Tier: 1, Blob: blobOf("recs1")})
 	h.apply(&command{Op: opDB, DB: &dbCmd{Run: id, Tier: 1, DB: DB{Blob: blobOf("db1")}}})
+	if us := h.state().Runs[0].Tiers[0].Solve; len(us) != 2 || us[0].Hi != 50 || us[1].Lo != 50 {
+		t.Fatalf("tier 0 solve units: %+v, want the solve ranges", us)
+	}
 	grantComplete(UnitRef{id, 0, PhaseSolve, 0}, Output{Tier: 0, Blob: blobOf("recs0")})
 	grantComplete(UnitRef{id, 0, PhaseSolve, 1}, Output{Tier: 0, Blob: blobOf("recs0b")})
 	h.apply(&command{Op: opDB, DB: &dbCmd{Run: id, Tier: 0, DB: DB{Blob: blobOf("db0")}}})

@@ -271,12 +271,10 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 		if in.tier.Level.Reachable != lv.Reachable {
 			return fmt.Errorf("tier %d: %d positions merged, %d when it was cut", t, lv.Reachable, in.tier.Level.Reachable)
 		}
-		lv.Ranges = in.tier.Level.Ranges
+		lv.Ranges, lv.Expand = in.tier.Level.Ranges, in.tier.Level.Expand
 	} else {
 		if lv.Reachable > 0 {
-			ranked := bitarray.NewRanked(set)
-			count := rangeCount(in.run.Settings, lv.Reachable, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
-			lv.Ranges = solver.SplitShrinkingAligned(ranked, count, cutAlign(lv.Reachable, count))
+			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
 		}
 		if _, err := n.propose(&command{Op: opLevel, Level: &levelCmd{Run: in.run.ID, Tier: in.tier.Tier, Level: lv}}); err != nil {
 			return err
@@ -388,9 +386,38 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 // rangeCount is how many ranges a tier of reachable positions is cut
 // into, with threads worker threads known (see Settings).
 func rangeCount(set Settings, reachable uint64, threads int) int {
-	n := uint64(max(threads, 1) * set.RangesPerThread)
+	return countRanges(set, set.RangesPerThread, reachable, threads)
+}
+
+// countRanges is rangeCount with perThread ranges per thread.
+func countRanges(set Settings, perThread int, reachable uint64, threads int) int {
+	n := uint64(max(threads, 1) * perThread)
 	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
 	return int(max(n, 1))
+}
+
+// cut cuts a tier's set into the ranges of its solve units (shrinking,
+// at whole blocks of its database) and, if the settings cut its
+// expansion apart into other ranges, those of its expand units: as many
+// as the threads the leader knows, of equal sizes, when there is one per
+// thread (the workers then finish together), else shrinking.
+func cut(set *bitarray.Set, settings Settings, threads int) (solve, expand []solver.Range) {
+	ranked := bitarray.NewRanked(set)
+	reachable := ranked.Total()
+	count := rangeCount(settings, reachable, threads)
+	solve = solver.SplitShrinkingAligned(ranked, count, cutAlign(reachable, count))
+	per := settings.ExpandRangesPerThread
+	if per == 0 || per == settings.RangesPerThread {
+		return solve, nil
+	}
+	switch n := countRanges(settings, per, reachable, threads); {
+	case n == count:
+		return solve, nil
+	case per == 1:
+		return solve, solver.SplitRanges(ranked, n)
+	default:
+		return solve, solver.SplitShrinking(ranked, n)
+	}
 }
 
 // cutAlign is the multiple of ranks a tier of reachable positions is cut

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -72,6 +74,46 @@ func TestCutAlign(t *testing.T) {
 	}{{0, 1, 1}, {2*b - 1, 1, 1}, {2 * b, 1, b}, {8*b - 1, 4, 1}, {8 * b, 4, b}, {1 << 30, 256, b}} {
 		if got := cutAlign(tc.reachable, tc.count); got != tc.want {
 			t.Errorf("cutAlign(%d, %d) = %d, want %d", tc.reachable, tc.count, got, tc.want)
+		}
+	}
+}
+
+// TestCut: a tier's solve ranges shrink and follow RangesPerThread; its
+// expand ranges, with ExpandRangesPerThread 1, are one per thread and of
+// equal sizes; both cover the tier's hash space.
+func TestCut(t *testing.T) {
+	set := bitarray.New(0, 1<<20)
+	for p := uint64(0); p < 1<<20; p += 3 {
+		set.Add(p)
+	}
+	covers := func(rs []solver.Range) bool {
+		if len(rs) == 0 || rs[0].Lo != 0 || rs[len(rs)-1].Hi != 1<<20 {
+			return false
+		}
+		for i := 1; i < len(rs); i++ {
+			if rs[i].Lo != rs[i-1].Hi {
+				return false
+			}
+		}
+		return true
+	}
+	settings := Settings{RangesPerThread: 2, ExpandRangesPerThread: 1, MaxRanges: 256, MinRange: 1}
+	solve, expand := cut(set, settings, 3)
+	if len(solve) != 6 || !covers(solve) || solve[0].Hi-solve[0].Lo <= solve[5].Hi-solve[5].Lo {
+		t.Errorf("solve ranges %v: want 6 shrinking, covering the tier", solve)
+	}
+	if len(expand) != 3 || !covers(expand) {
+		t.Fatalf("expand ranges %v: want 3 covering the tier", expand)
+	}
+	for _, r := range expand {
+		if n := set.CountIn(r.Lo, r.Hi); n < set.Count()/3-2 || n > set.Count()/3+2 {
+			t.Errorf("expand range %v holds %d of %d positions, want a third", r, n, set.Count())
+		}
+	}
+	for _, per := range []int{0, 2} {
+		settings.ExpandRangesPerThread = per
+		if _, expand := cut(set, settings, 3); expand != nil {
+			t.Errorf("ExpandRangesPerThread %d: expand ranges %v, want the solve ranges (nil)", per, expand)
 		}
 	}
 }

@@ -80,6 +80,13 @@ type Settings struct {
 	RangesPerThread int    `json:"ranges_per_thread"`
 	MaxRanges       int    `json:"max_ranges"`
 	MinRange        uint64 `json:"min_range"`
+	// ExpandRangesPerThread cuts a tier for its expansion apart (0: as
+	// for its solving). An expand unit writes a partial level file over
+	// each child tier's whole hash space whatever its range, so its
+	// units cost more the more there are; a solve unit's records are as
+	// large as its range, and small last units keep the path from one
+	// tier to the next short.
+	ExpandRangesPerThread int `json:"expand_ranges_per_thread,omitempty"`
 	// Level is the gzip level of bitmaps in full level files (it changes
 	// their bytes, as in tierd solve --level).
 	Level int `json:"level"`
@@ -146,6 +153,16 @@ type Level struct {
 	Reachable uint64         `json:"reachable"`
 	Type      int            `json:"type"`
 	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
+	// Expand, if set, is how its expand units cut it instead.
+	Expand []solver.Range `json:"expand,omitempty"`
+}
+
+// expandRanges is how the tier's expand units cut it.
+func (lv *Level) expandRanges() []solver.Range {
+	if lv.Expand != nil {
+		return lv.Expand
+	}
+	return lv.Ranges
 }
 
 // DB is a tier's merged value database.
@@ -415,7 +432,7 @@ func (r *Run) advanceTier(t *Tier) bool {
 	case t.Reach == nil && !t.Loopy && t.Level != nil:
 		t.Reach = []*Unit{}
 		if len(t.Children) > 0 && !r.Exhaustive {
-			for _, rg := range t.Level.Ranges {
+			for _, rg := range t.Level.expandRanges() {
 				t.Reach = append(t.Reach, &Unit{Kind: Expand, Lo: rg.Lo, Hi: rg.Hi})
 			}
 		}

@@ -319,6 +319,7 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	game := fs.String("game", "", "game to solve (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	perThread := fs.Int("ranges-per-thread", cluster.DefaultSettings.RangesPerThread, "units a tier is cut into per worker thread")
+	expandPerThread := fs.Int("expand-ranges-per-thread", cluster.DefaultSettings.ExpandRangesPerThread, "units a tier's expansion is cut into per worker thread (0: as --ranges-per-thread)")
 	maxRanges := fs.Int("max-ranges", cluster.DefaultSettings.MaxRanges, "most units a tier is cut into")
 	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
 	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
@@ -349,7 +350,7 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 		return err
 	}
 	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: name, Option: opt,
-		Settings: &cluster.Settings{RangesPerThread: *perThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
+		Settings: &cluster.Settings{RangesPerThread: *perThread, ExpandRangesPerThread: *expandPerThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
 	if err != nil {
 		return err
 	}

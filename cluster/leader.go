@@ -398,26 +398,28 @@ func countRanges(set Settings, perThread int, reachable uint64, threads int) int
 
 // cut cuts a tier's set into the ranges of its solve units (shrinking,
 // at whole blocks of its database) and, if the settings cut its
-// expansion apart into other ranges, those of its expand units: as many
-// as the threads the leader knows, of equal sizes, when there is one per
-// thread (the workers then finish together), else shrinking.
+// expansion apart and that gives other ranges, those of its expand units:
+// of equal sizes with one per thread (the workers then finish together),
+// else shrinking.
 func cut(set *bitarray.Set, settings Settings, threads int) (solve, expand []solver.Range) {
 	ranked := bitarray.NewRanked(set)
 	reachable := ranked.Total()
 	count := rangeCount(settings, reachable, threads)
 	solve = solver.SplitShrinkingAligned(ranked, count, cutAlign(reachable, count))
 	per := settings.ExpandRangesPerThread
-	if per == 0 || per == settings.RangesPerThread {
+	if per == 0 {
 		return solve, nil
 	}
-	switch n := countRanges(settings, per, reachable, threads); {
-	case n == count:
-		return solve, nil
-	case per == 1:
-		return solve, solver.SplitRanges(ranked, n)
-	default:
-		return solve, solver.SplitShrinking(ranked, n)
+	n := countRanges(settings, per, reachable, threads)
+	if per == 1 {
+		expand = solver.SplitRanges(ranked, n)
+	} else {
+		expand = solver.SplitShrinking(ranked, n)
 	}
+	if slices.Equal(expand, solve) {
+		return solve, nil
+	}
+	return solve, expand
 }
 
 // cutAlign is the multiple of ranks a tier of reachable positions is cut

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/raft"
+	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver"
@@ -114,6 +116,47 @@ func TestCut(t *testing.T) {
 		settings.ExpandRangesPerThread = per
 		if _, expand := cut(set, settings, 3); expand != nil {
 			t.Errorf("ExpandRangesPerThread %d: expand ranges %v, want the solve ranges (nil)", per, expand)
+		}
+	}
+	// Capped to as many ranges as the solve units, expand ranges are
+	// still of equal sizes.
+	settings = Settings{RangesPerThread: 2, ExpandRangesPerThread: 1, MaxRanges: 3, MinRange: 1}
+	solve, expand = cut(set, settings, 3)
+	if len(solve) != 3 || len(expand) != 3 || !covers(expand) {
+		t.Fatalf("capped at 3: solve %v, expand %v", solve, expand)
+	}
+	if a, c := set.CountIn(expand[0].Lo, expand[0].Hi), set.CountIn(expand[2].Lo, expand[2].Hi); a > c+2 {
+		t.Errorf("capped at 3: expand ranges %v hold %d and %d positions, want equal", expand, a, c)
+	}
+}
+
+// monotonicStore is a raft log store that says it is monotonic, as the
+// WAL does.
+type monotonicStore struct{ *raft.InmemStore }
+
+func (monotonicStore) IsMonotonic() bool { return true }
+
+// TestLogStoreMonotonic: the node's log says it is monotonic exactly when
+// its store does (raft then empties it after installing a snapshot,
+// which the WAL needs to take the entries after it).
+func TestLogStoreMonotonic(t *testing.T) {
+	meta := &metadb.BoltMetaDB{}
+	w, err := wal.Open(t.TempDir(), wal.WithMetaStore(meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close(); meta.Close() })
+	for _, tc := range []struct {
+		store raft.LogStore
+		want  bool
+	}{{w, true}, {monotonicStore{raft.NewInmemStore()}, true}, {raft.NewInmemStore(), false}} {
+		logs, err := newLogStore(4, tc.store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok := logs.(raft.MonotonicLogStore)
+		if got := ok && m.IsMonotonic(); got != tc.want {
+			t.Errorf("%T: monotonic %v, want %v", tc.store, got, tc.want)
 		}
 	}
 }

@@ -45,6 +45,14 @@ func (s *errorKeepingStore) StoreLogs(logs []*raft.Log) error {
 	return err
 }
 
+// IsMonotonic passes on the store's answer (raft.MonotonicLogStore): raft
+// asks the LogCache, which asks this store, whether to empty the log
+// after installing a snapshot, which a monotonic store (the WAL) needs.
+func (s *errorKeepingStore) IsMonotonic() bool {
+	m, ok := s.LogStore.(raft.MonotonicLogStore)
+	return ok && m.IsMonotonic()
+}
+
 // lastErr is the error of the last write, nil if it succeeded.
 func (s *errorKeepingStore) lastErr() error {
 	s.mu.Lock()

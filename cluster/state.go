@@ -80,12 +80,14 @@ type Settings struct {
 	RangesPerThread int    `json:"ranges_per_thread"`
 	MaxRanges       int    `json:"max_ranges"`
 	MinRange        uint64 `json:"min_range"`
-	// ExpandRangesPerThread cuts a tier for its expansion apart (0: as
-	// for its solving). An expand unit writes a partial level file over
-	// each child tier's whole hash space whatever its range, so its
-	// units cost more the more there are; a solve unit's records are as
-	// large as its range, and small last units keep the path from one
-	// tier to the next short.
+	// ExpandRangesPerThread is how many expand units a tier is cut into
+	// per worker thread, apart from its solve units (MaxRanges and
+	// MinRange apply too): with 1, of equal sizes, else shrinking; 0 cuts
+	// them as the solve units (runs from before it). An expand unit
+	// writes a partial level file over each child tier's whole hash
+	// space whatever its range, so more of them cost more bytes to move
+	// and merge; a solve unit's records are as large as its range, and a
+	// small last unit keeps the path to the next tier short.
 	ExpandRangesPerThread int `json:"expand_ranges_per_thread,omitempty"`
 	// Level is the gzip level of bitmaps in full level files (it changes
 	// their bytes, as in tierd solve --level).

@@ -189,8 +189,11 @@ func TestWaitRun(t *testing.T) {
 		t.Fatal("WaitRun did not return once the run failed")
 	}
 	st, err := cl.WaitStatus(ctx, failing, time.Second)
-	if err != nil || st.Run(failing).State != Failed || st.Run(id).State != Done {
-		t.Errorf("WaitStatus of a failed run: %+v, %v", st, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, d := st.Run(failing), st.Run(id); f == nil || f.State != Failed || d == nil || d.State != Done {
+		t.Errorf("WaitStatus of a failed run: %+v", st)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/raft"
 	wal "github.com/hashicorp/raft-wal"
-	"github.com/hashicorp/raft-wal/metadb"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver"
@@ -140,12 +139,11 @@ func (monotonicStore) IsMonotonic() bool { return true }
 // its store does (raft then empties it after installing a snapshot,
 // which the WAL needs to take the entries after it).
 func TestLogStoreMonotonic(t *testing.T) {
-	meta := &metadb.BoltMetaDB{}
-	w, err := wal.Open(t.TempDir(), wal.WithMetaStore(meta))
+	w, err := wal.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { w.Close(); meta.Close() })
+	t.Cleanup(func() { w.Close() })
 	for _, tc := range []struct {
 		store raft.LogStore
 		want  bool

@@ -25,7 +25,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	wal "github.com/hashicorp/raft-wal"
-	"github.com/hashicorp/raft-wal/metadb"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
@@ -123,7 +122,6 @@ type Node struct {
 	fsm       *FSM
 	raft      *raft.Raft
 	wal       *wal.WAL
-	meta      *metadb.BoltMetaDB
 	known     []Member // the bootstrap list, kept in the data folder
 	transport *raft.NetworkTransport
 	store     *blobstore.Dir // the artifacts, or with remote a cache of them
@@ -245,11 +243,7 @@ func (n *Node) startRaft() error {
 	}
 	logw := &hclogWriter{log: n.log.With("component", "raft")}
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Info, Output: logw, DisableTime: true})
-	// raft-wal v0.4.0's Close leaves its meta store open (and its file
-	// locked): keep it, to close it in Close, so a node can restart in the
-	// same process.
-	n.meta = &metadb.BoltMetaDB{}
-	w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithSegmentSize(8<<20), wal.WithLogger(hl), wal.WithMetaStore(n.meta))
+	w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithSegmentSize(8<<20), wal.WithLogger(hl))
 	if err != nil {
 		return fmt.Errorf("cluster: raft log: %w", err)
 	}
@@ -356,7 +350,7 @@ func (n *Node) Close() error {
 		errs = append(errs, n.transport.Close())
 	}
 	if n.wal != nil {
-		errs = append(errs, n.wal.Close(), n.meta.Close())
+		errs = append(errs, n.wal.Close())
 	}
 	return errors.Join(errs...)
 }

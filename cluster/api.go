@@ -199,6 +199,20 @@ type KidInput struct {
 	Set     string `json:"set"` // as Assignment.Set
 	DB      *Blob  `json:"db,omitempty"`
 	Records []Blob `json:"records,omitempty"`
+	// Mine lists, for a unit leased provisionally (Run.readyFor), the
+	// units of the tier not done yet, all leased to the worker: it
+	// computes their records itself, in place, and their places in
+	// Records (one per unit, in rank order) are empty.
+	Mine []MineUnit `json:"mine,omitempty"`
+}
+
+// MineUnit is a unit whose records the worker computes itself, and the
+// range it covers.
+type MineUnit struct {
+	Ref   UnitRef `json:"ref"`
+	Token uint64  `json:"token"`
+	Lo    uint64  `json:"lo"`
+	Hi    uint64  `json:"hi"`
 }
 
 // HeartbeatRequest reports a worker alive with the leases it holds.
@@ -446,7 +460,7 @@ func statusFor(err error) int {
 	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress),
-		errors.Is(err, blobstore.ErrUnavailable):
+		errors.Is(err, blobstore.ErrUnavailable), errors.Is(err, ErrNotReady):
 		return http.StatusServiceUnavailable // the client retries, finding the new leader
 	case diskFull(err):
 		return http.StatusInsufficientStorage // the client tries another coordinator

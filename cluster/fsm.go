@@ -26,6 +26,10 @@ var (
 	ErrBadOutputs = errors.New("outputs do not fit the unit")
 	// ErrNotRunning: the run is done or failed.
 	ErrNotRunning = errors.New("run is not running")
+	// ErrNotReady: a completion of a unit leased provisionally, before
+	// the units it reads were recorded done (Run.readyFor); it is
+	// accepted once they are.
+	ErrNotReady = errors.New("the units this unit reads are not done yet")
 )
 
 // maxFailures is how many failed attempts fail a unit, and its run: a unit
@@ -203,12 +207,14 @@ func (r *Run) apply(s *State, c *command, index uint64) any {
 	}
 	switch c.Op {
 	case opGrant:
-		_, _, u := s.unit(c.Grant.Ref)
+		_, t, u := s.unit(c.Grant.Ref)
 		switch {
 		case u == nil:
 			return fmt.Errorf("%v: %w", c.Grant.Ref, ErrNoUnit)
 		case u.Lease != nil || u.Done != nil:
 			return fmt.Errorf("%v: %w", c.Grant.Ref, ErrUnavailable)
+		case c.Grant.Ref.Phase == PhaseSolve && !r.readyFor(t, c.Grant.Worker):
+			return fmt.Errorf("%v for %s: %w", c.Grant.Ref, c.Grant.Worker, ErrUnavailable)
 		}
 		u.Lease = &Lease{Worker: c.Grant.Worker, Token: index}
 		return index
@@ -222,6 +228,8 @@ func (r *Run) apply(s *State, c *command, index uint64) any {
 			return nil // a retried report
 		case u.Lease == nil || u.Lease.Token != d.Done.Token:
 			return fmt.Errorf("%v token %d: %w", d.Ref, d.Done.Token, ErrStale)
+		case d.Ref.Phase == PhaseSolve && !r.childrenSolved(t):
+			return fmt.Errorf("%v: %w", d.Ref, ErrNotReady)
 		case !validOutputs(t, u, d.Done.Outputs):
 			return fmt.Errorf("%v: %w", d.Ref, ErrBadOutputs)
 		}

@@ -513,3 +513,98 @@ func TestFSMSubmitIdempotent(t *testing.T) {
 		t.Errorf("%d runs, want 4", n)
 	}
 }
+
+// TestFSMProvisionalLease: a tier's solve units may be leased to the
+// worker that holds the last units of its child tier before they are
+// done (and to no other worker), and their completion waits for those.
+func TestFSMProvisionalLease(t *testing.T) {
+	h := newHarness(t)
+	run := &Run{Game: "test", Option: "default", Settings: DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
+		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
+	}}
+	id := h.apply(&command{Op: opCreate, Run: run}).(string)
+	two := []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l0"), Reachable: 10, Ranges: two}}})
+	grant := func(ref UnitRef, worker string) (uint64, error) {
+		t.Helper()
+		switch res := h.apply(&command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(type) {
+		case uint64:
+			return res, nil
+		case error:
+			return 0, res
+		default:
+			t.Fatalf("grant %v: %v", ref, res)
+			return 0, nil
+		}
+	}
+	complete := func(ref UnitRef, token uint64, outs ...Output) error {
+		err, _ := h.apply(&command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: Completion{Token: token, Outputs: outs}}}).(error)
+		return err
+	}
+	for i := range 2 {
+		ref := UnitRef{id, 0, PhaseReach, i}
+		tok, err := grant(ref, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := complete(ref, tok, Output{Tier: 1, Blob: blobOf(fmt.Sprint("p1-", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("l1"), Reachable: 10, Ranges: two}}})
+	kid := func(i int) UnitRef { return UnitRef{id, 1, PhaseSolve, i} }
+	parent := func(i int) UnitRef { return UnitRef{id, 0, PhaseSolve, i} }
+	tok0, _ := grant(kid(0), "w")
+	if err := complete(kid(0), tok0, Output{Tier: 1, Blob: blobOf("r1-0")}); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.state(); s.Runs[0].Tiers[0].Solve != nil {
+		t.Fatal("tier 0 solvable while a unit of tier 1 is free")
+	}
+	tok1, _ := grant(kid(1), "w")
+	var forW, forX, forAny []UnitRef
+	h.fsm.View(func(s *State, _ uint64) {
+		forW = slices.Collect(freeUnitsFor(s, nil, "w"))
+		forX = slices.Collect(freeUnitsFor(s, nil, "x"))
+		forAny = slices.Collect(freeUnits(s, nil))
+	})
+	if !slices.Equal(forW, []UnitRef{parent(0), parent(1)}) || len(forX) != 0 || len(forAny) != 0 {
+		t.Fatalf("free units while w holds tier 1's last: for w %v, for x %v, for any %v", forW, forX, forAny)
+	}
+	if _, err := grant(parent(0), "x"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("tier 0's unit granted to another worker: %v", err)
+	}
+	p0, err := grant(parent(0), "w")
+	if err != nil {
+		t.Fatalf("provisional grant: %v", err)
+	}
+	var a *Assignment
+	h.fsm.View(func(s *State, _ uint64) { a = assignment(s, parent(0), p0) })
+	if k := a.Kids[0]; len(k.Records) != 2 || k.Records[0] != blobOf("r1-0") || k.Records[1] != (Blob{}) ||
+		len(k.Mine) != 1 || k.Mine[0] != (MineUnit{Ref: kid(1), Token: tok1, Lo: 50, Hi: 100}) {
+		t.Fatalf("provisional assignment's kid: %+v", k)
+	}
+	if err := complete(parent(0), p0, Output{Tier: 0, Blob: blobOf("r0-0")}); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("completion before the child's last unit: %v", err)
+	}
+	// w's lease on the child's last unit expires, and x takes it: tier 0
+	// is no one's provisionally any more, and p0 waits for x's result.
+	h.apply(&command{Op: opRelease, Release: &releaseCmd{Ref: kid(1), Token: tok1}})
+	if _, err := grant(parent(1), "w"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("provisional grant after the child's lease was released: %v", err)
+	}
+	tokX, _ := grant(kid(1), "x")
+	if _, err := grant(parent(1), "w"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("provisional grant while another worker holds the child's unit: %v", err)
+	}
+	if err := complete(kid(1), tokX, Output{Tier: 1, Blob: blobOf("r1-1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := complete(parent(0), p0, Output{Tier: 0, Blob: blobOf("r0-0")}); err != nil {
+		t.Fatalf("completion once the child is solved: %v", err)
+	}
+	if _, err := grant(parent(1), "x"); err != nil {
+		t.Fatalf("grant once the child is solved: %v", err)
+	}
+}

@@ -536,10 +536,16 @@ func (n *Node) localPaths(ctx context.Context, blobs []Blob) ([]string, error) {
 	return paths, nil
 }
 
-// freeUnits yields the units that could be leased now, in the order they
-// are leased: the oldest run first; reach units parents first, then solve
-// units children first. With games, only units of runs of those games.
-func freeUnits(s *State, games []string) iter.Seq[UnitRef] {
+// freeUnits yields the units that could be leased now to any worker, in
+// the order they are leased (freeUnitsFor).
+func freeUnits(s *State, games []string) iter.Seq[UnitRef] { return freeUnitsFor(s, games, "") }
+
+// freeUnitsFor yields the units that could be leased now to worker (with
+// "", to any): the oldest run first; reach units parents first, then
+// solve units children first, those the worker may take provisionally
+// among them (Run.readyFor). With games, only units of runs of those
+// games.
+func freeUnitsFor(s *State, games []string, worker string) iter.Seq[UnitRef] {
 	return func(yield func(UnitRef) bool) {
 		free := func(r *Run, t *Tier, phase Phase, us []*Unit) bool {
 			for i, u := range us {
@@ -559,7 +565,8 @@ func freeUnits(s *State, games []string) iter.Seq[UnitRef] {
 				}
 			}
 			for k := len(r.Tiers) - 1; k >= 0; k-- {
-				if !free(r, r.Tiers[k], PhaseSolve, r.Tiers[k].Solve) {
+				t := r.Tiers[k]
+				if t.Solve != nil && r.readyFor(t, worker) && !free(r, t, PhaseSolve, t.Solve) {
 					return
 				}
 			}
@@ -567,10 +574,10 @@ func freeUnits(s *State, games []string) iter.Seq[UnitRef] {
 	}
 }
 
-// pickUnit chooses the next unit of games to lease (any game if games is
-// empty); it returns false if there is none.
-func pickUnit(s *State, games []string) (UnitRef, bool) {
-	for ref := range freeUnits(s, games) {
+// pickUnit chooses the next unit of games to lease to worker (any game if
+// games is empty); it returns false if there is none.
+func pickUnit(s *State, games []string, worker string) (UnitRef, bool) {
+	for ref := range freeUnitsFor(s, games, worker) {
 		return ref, true
 	}
 	return UnitRef{}, false
@@ -595,7 +602,7 @@ func (n *Node) grant(worker string, keepFree int, games []string) (*Assignment, 
 		var ref UnitRef
 		var ok bool
 		n.fsm.View(func(s *State, _ uint64) {
-			ref, ok = pickUnit(s, games)
+			ref, ok = pickUnit(s, games, worker)
 			ok = ok && (keepFree == 0 || countFree(s) > keepFree)
 		})
 		if !ok {
@@ -643,8 +650,20 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 		a.Level = &t.Level.Blob
 		for _, c := range t.Children {
 			ct := r.tier(c)
-			db, recs := ct.records()
-			a.Kids = append(a.Kids, KidInput{Tier: c, Level: ct.Level.Blob, Set: r.setKey(ct), DB: db, Records: recs})
+			k := KidInput{Tier: c, Level: ct.Level.Blob, Set: r.setKey(ct)}
+			if allDone(ct.Solve) {
+				k.DB, k.Records = ct.records()
+			} else { // leased provisionally: one place per unit
+				for i, cu := range ct.Solve {
+					if cu.Done != nil {
+						k.Records = append(k.Records, outputsFor([]*Unit{cu}, c)...)
+						continue
+					}
+					k.Records = append(k.Records, Blob{})
+					k.Mine = append(k.Mine, MineUnit{Ref: UnitRef{r.ID, c, PhaseSolve, i}, Token: cu.Lease.Token, Lo: cu.Lo, Hi: cu.Hi})
+				}
+			}
+			a.Kids = append(a.Kids, k)
 		}
 	}
 	return a
@@ -694,6 +713,9 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 			return err
 		}
 	}
+	if err := n.awaitCompletable(ctx, req.Ref); err != nil {
+		return err
+	}
 	_, err := n.propose(&command{Op: opComplete, Complete: &completeCmd{Ref: req.Ref, Done: Completion{
 		Worker: req.Worker, Token: req.Token, Outputs: req.Outputs, Positions: req.Positions, Seconds: req.Seconds}}})
 	if errors.Is(err, ErrStale) {
@@ -708,6 +730,34 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 	n.metrics.completions.Inc()
 	n.metrics.positions.Add(float64(req.Positions))
 	return nil
+}
+
+// awaitCompletable returns once a unit's completion may be recorded: a
+// unit leased provisionally waits for the units it read to be (their
+// completions are on their way from the same worker).
+func (n *Node) awaitCompletable(ctx context.Context, ref UnitRef) error {
+	if ref.Phase != PhaseSolve {
+		return nil
+	}
+	for {
+		changed := n.fsm.Changed()
+		ready := true
+		n.fsm.View(func(s *State, _ uint64) {
+			if r, t, u := s.unit(ref); u != nil && r.State == Running {
+				ready = r.childrenSolved(t)
+			}
+		})
+		if ready {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-n.ctx.Done():
+			return fmt.Errorf("%v: %w", ref, ErrNotReady)
+		}
+	}
 }
 
 // acknowledged returns once the store holds a unit's outputs: with an

@@ -374,6 +374,55 @@ func (r *Run) childrenSolved(t *Tier) bool {
 	return true
 }
 
+// readyFor reports whether the solve units of t may be leased to worker
+// ("" for any worker): once its child tiers are solved, or,
+// provisionally, while the only units of theirs not done are range units
+// leased to this worker. Its results are the same whoever computes them,
+// and the worker has them in memory, so it need not wait for them to be
+// recorded: it starts the next tier at once, and its completion is
+// accepted once theirs are (completable). Not for games with chance,
+// whose results the worker does not solve in place.
+func (r *Run) readyFor(t *Tier, worker string) bool {
+	for _, c := range t.Children {
+		ct := r.tier(c)
+		if ct.Solve == nil {
+			return false
+		}
+		for _, u := range ct.Solve {
+			if u.Done != nil {
+				continue
+			}
+			if worker == "" || r.Chance || u.Kind != SolveRange || u.Lease == nil || u.Lease.Worker != worker {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// heldBy is the worker that holds every unit of t's child tiers not done
+// yet, all of them range units, if one does (readyFor): t's solve units
+// are then created before its children are solved.
+func (r *Run) heldBy(t *Tier) string {
+	holder := ""
+	for _, c := range t.Children {
+		for _, u := range r.tier(c).Solve {
+			if u.Done != nil || u.Lease == nil {
+				continue
+			}
+			if holder == "" {
+				holder = u.Lease.Worker
+			} else if holder != u.Lease.Worker {
+				return ""
+			}
+		}
+	}
+	if holder == "" || !r.readyFor(t, holder) {
+		return ""
+	}
+	return holder
+}
+
 // liveTiers lists the tiers a unit may still read the set or results of:
 // those not solved yet, and those with a parent not solved yet. A tier
 // that leaves the list never comes back to it, so a worker may drop what
@@ -442,7 +491,7 @@ func (r *Run) advanceTier(t *Tier) bool {
 	case !t.Expanded && allDone(t.Reach):
 		t.Expanded = true
 		return true
-	case t.Solve == nil && t.written() && t.Expanded && r.childrenSolved(t):
+	case t.Solve == nil && t.written() && t.Expanded && (r.childrenSolved(t) || r.heldBy(t) != ""):
 		t.Solve = []*Unit{}
 		switch {
 		case t.Level.Reachable == 0:

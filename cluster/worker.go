@@ -71,6 +71,10 @@ type Worker struct {
 	mu     sync.Mutex
 	active map[uint64]*activeUnit // by lease token
 	ttl    time.Duration          // the lease TTL the leader announced
+	// progress tells, by lease token, whether the units this worker was
+	// leased have computed their results: a unit leased provisionally
+	// reads them in place (KidInput.Mine). Kept while their tier is live.
+	progress map[uint64]*unitProgress
 
 	games *gameCache
 
@@ -81,6 +85,71 @@ type Worker struct {
 type activeUnit struct {
 	cancel context.CancelFunc
 	lost   atomic.Bool
+}
+
+// unitProgress is whether a unit leased to this worker has computed its
+// results (ok), once done is closed.
+type unitProgress struct {
+	run  string
+	tier uint64
+	once sync.Once
+	ok   bool
+	done chan struct{}
+}
+
+// finish records the unit's results computed (ok) or not; the first call
+// counts.
+func (p *unitProgress) finish(ok bool) {
+	p.once.Do(func() {
+		p.ok = ok
+		close(p.done)
+	})
+}
+
+// errNotMine: a unit leased provisionally whose inputs this worker was to
+// compute itself, and did not (they failed, their lease was lost, or
+// their records are no longer in memory). It is given back, not failed.
+var errNotMine = errors.New("the results this unit reads provisionally are not this worker's")
+
+// awaitMine waits until the units whose records a unit reads in place
+// (kids' Mine) have computed them, and reports errNotMine if one did
+// not, or was not leased to this worker.
+func (w *Worker) awaitMine(ctx context.Context, kids []KidInput) error {
+	for _, k := range kids {
+		for _, m := range k.Mine {
+			w.mu.Lock()
+			p := w.progress[m.Token]
+			w.mu.Unlock()
+			if p == nil {
+				return fmt.Errorf("%v token %d: %w", m.Ref, m.Token, errNotMine)
+			}
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if !p.ok {
+				return fmt.Errorf("%v token %d: %w", m.Ref, m.Token, errNotMine)
+			}
+		}
+	}
+	return nil
+}
+
+// forgetProgress drops the progress of units of run's tiers no longer
+// live.
+func (w *Worker) forgetProgress(run string, live []uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for token, p := range w.progress {
+		if p.run == run && !slices.Contains(live, p.tier) {
+			select {
+			case <-p.done:
+				delete(w.progress, token)
+			default: // still running
+			}
+		}
+	}
 }
 
 // NewWorker prepares a worker; Run starts it.
@@ -109,7 +178,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		return nil, err
 	}
 	w := &Worker{cfg: cfg, log: cfg.Log.With("worker", cfg.ID), client: cfg.Client,
-		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*activeUnit{},
+		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*activeUnit{}, progress: map[uint64]*unitProgress{},
 		ttl: DefaultLeaseTTL, games: newGameCache(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
 	w.mem = newMemCache(cfg.MemoryBytes)
@@ -180,8 +249,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		uctx, cancel := context.WithCancel(ctx)
 		au := &activeUnit{cancel: cancel}
+		prog := &unitProgress{run: a.Ref.Run, tier: a.Ref.Tier, done: make(chan struct{})}
 		w.mu.Lock()
 		w.active[a.Token] = au
+		w.progress[a.Token] = prog
 		if a.LeaseTTL > 0 && time.Duration(a.LeaseTTL*float64(time.Second)) != w.ttl {
 			// A coordinator that cannot answer within a lease's time to
 			// live has lost the lease anyway: try the others.
@@ -194,6 +265,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		go func() {
 			defer running.Done()
 			defer func() { <-pending }()
+			defer prog.finish(false) // unless computed
 			defer func() {
 				w.mu.Lock()
 				delete(w.active, a.Token)
@@ -214,7 +286,7 @@ func (w *Worker) Run(ctx context.Context) error {
 					return
 				}
 			}
-			w.runUnit(uctx, ctx, a, au, func() { w.sem.Release(weight) })
+			w.runUnit(uctx, ctx, a, au, prog, func() { w.sem.Release(weight) })
 		}()
 		if held == 0 {
 			// Lease again once it runs: a lease asked for meanwhile
@@ -255,8 +327,8 @@ func (w *Worker) unitLog(a *Assignment) *slog.Logger {
 // runUnit runs a leased unit and reports it; a unit whose lease was lost
 // is dropped, one that failed is given back with its error. It calls
 // free once the unit's threads are free: the report overlaps the next
-// unit's work.
-func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit, free func()) {
+// unit's work; prog learns when its results are computed.
+func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeUnit, prog *unitProgress, free func()) {
 	t0 := time.Now()
 	log := w.unitLog(a)
 	var once sync.Once
@@ -267,7 +339,10 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 			free()
 		})
 	}
-	outs, files, positions, err := w.execute(ctx, a, computed)
+	outs, files, positions, err := w.execute(ctx, a, func() {
+		prog.finish(true) // its results are in memory: units leased provisionally may read them
+		computed()
+	})
 	computed()
 	defer func() {
 		for _, f := range files {
@@ -279,6 +354,10 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 		log.Warn("lease lost: unit dropped")
 		return
 	case parent.Err() != nil:
+		w.giveBack(a, "")
+		return
+	case errors.Is(err, errNotMine):
+		log.Info("gave back a unit leased provisionally", "why", err)
 		w.giveBack(a, "")
 		return
 	case err != nil:
@@ -460,6 +539,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
 			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)
 		}
+		w.forgetProgress(a.Ref.Run, a.Live)
 	}
 	out := &outputs{w: w, run: a.Ref.Run}
 	own := owner{a.Ref.Run, a.Ref.Tier} // what the unit loads of its own tier
@@ -533,6 +613,9 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 				return nil, nil, 0, err
 			}
 			return out.outs, out.files, uint64(len(vals)), nil
+		}
+		if err := w.awaitMine(ctx, a.Kids); err != nil {
+			return nil, nil, 0, err
 		}
 		kids, releaseKids, err := w.solvedKids(ctx, g, a.Ref.Run, a.Kids)
 		if err != nil {
@@ -679,11 +762,21 @@ func resultsKey(b Blob) string { return "results:" + b.SHA256 }
 
 // gatherResults fills dst with a tier's results in rank order: from
 // memory for the units this worker computed, else decoded from their
-// files (paths[i] holds blobs[i]) by read.
-func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, read func(off uint64, path string) (uint64, error)) error {
+// files (paths[i] holds blobs[i]) by read. An empty blob is a unit this
+// worker computes in place, in dst itself (KidInput.Mine): mine gives how
+// many results it holds, by its index in blobs.
+func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, mine map[int]uint64, read func(off uint64, path string) (uint64, error)) error {
 	off := uint64(0)
 	var err error
 	for i, p := range paths {
+		if blobs[i].SHA256 == "" {
+			n, ok := mine[i]
+			if !ok || n > uint64(len(dst))-off {
+				return fmt.Errorf("no results for unit %d of the tier", i)
+			}
+			off += n
+			continue
+		}
 		if v, ok := w.mem.peek(resultsKey(blobs[i])); ok {
 			got, _ := v.([]T)
 			if uint64(len(got)) > uint64(len(dst))-off {
@@ -774,7 +867,7 @@ func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier
 // units' records in rank order); they are kept in memory while it allows.
 // release lets the cache evict them again.
 func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, run string, in []KidInput,
-	build func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (T, int64, error)) (kids []T, release func(), err error) {
+	build func(k KidInput, t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (T, int64, error)) (kids []T, release func(), err error) {
 	var releases []func()
 	release = func() {
 		for _, r := range releases {
@@ -796,11 +889,24 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, run string, 
 			if k.DB != nil {
 				blobs = []Blob{*k.DB}
 			}
-			paths, err := w.disk.paths(ctx, blobs)
+			// The units this worker computes itself have no file yet.
+			var files []Blob
+			for _, b := range blobs {
+				if b.SHA256 != "" {
+					files = append(files, b)
+				}
+			}
+			got, err := w.disk.paths(ctx, files)
 			if err != nil {
 				return nil, 0, err
 			}
-			return build(t, set, blobs, paths, k.Set)
+			paths := make([]string, len(blobs))
+			for i, b := range blobs {
+				if b.SHA256 != "" {
+					paths[i], got = got[0], got[1:]
+				}
+			}
+			return build(k, t, set, blobs, paths)
 		})
 		if err != nil {
 			release()
@@ -814,15 +920,22 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, run string, 
 
 // solvedKids loads the solved child tiers of a game without chance.
 func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, run string, in []KidInput) ([]*solver.SolvedTier, func(), error) {
-	return kidsOf(ctx, w, g, run, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, key string) (*solver.SolvedTier, int64, error) {
+	return kidsOf(ctx, w, g, run, in, func(k KidInput, t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.SolvedTier, int64, error) {
 		// The records this worker solved are in place already; the
 		// solved tier owns the slice from now on.
-		v, _ := w.mem.take(tierRecordsKey(key))
+		v, _ := w.mem.take(tierRecordsKey(k.Set))
 		recs, _ := v.([]valuedb.Record)
 		if uint64(len(recs)) != set.Total() {
+			if len(k.Mine) > 0 {
+				return nil, 0, fmt.Errorf("tier %d: %w (no longer in memory)", t, errNotMine)
+			}
 			recs = make([]valuedb.Record, set.Total())
 		}
-		err := gatherResults(w, recs, blobs, paths, func(off uint64, path string) (uint64, error) {
+		mine := map[int]uint64{}
+		for _, m := range k.Mine {
+			mine[m.Ref.Index] = solver.Range{Lo: m.Lo, Hi: m.Hi}.Count(set)
+		}
+		err := gatherResults(w, recs, blobs, paths, mine, func(off uint64, path string) (uint64, error) {
 			return readRecordsInto(recs, off, path, g, t, w.cfg.Threads)
 		})
 		if err != nil {
@@ -835,9 +948,9 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, run string, in
 
 // chanceKids loads the solved child tiers of a game with chance.
 func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, run string, in []KidInput) ([]*solver.ChanceTier, func(), error) {
-	return kidsOf(ctx, w, g, run, in, func(t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string, _ string) (*solver.ChanceTier, int64, error) {
+	return kidsOf(ctx, w, g, run, in, func(_ KidInput, t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.ChanceTier, int64, error) {
 		vals := make([]tiergame.Prob, set.Total())
-		err := gatherResults(w, vals, blobs, paths, func(off uint64, path string) (uint64, error) {
+		err := gatherResults(w, vals, blobs, paths, nil, func(off uint64, path string) (uint64, error) {
 			return readProbsInto(vals, off, path, g, t, w.cfg.Threads)
 		})
 		if err != nil {

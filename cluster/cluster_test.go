@@ -379,6 +379,36 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 	}
 }
 
+// TestProvisionalLeases: a cluster with one worker of one thread starts
+// each tier's solving before the last units of its child tier are
+// recorded (provisional leases); the fetched folder is the embedded
+// run's.
+func TestProvisionalLeases(t *testing.T) {
+	for _, symmetry := range []bool{false, true} {
+		t.Run(fmt.Sprint("symmetry=", symmetry), func(t *testing.T) {
+			c := startCluster(t, 3, 5*time.Second)
+			w, _ := c.startWorker("w", 1)
+			cl := c.client()
+			ctx := context.Background()
+			settings := DefaultSettings
+			settings.MinRange, settings.Symmetry = 64, symmetry
+			id, err := cl.Submit(ctx, SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &settings})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			out := t.TempDir()
+			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+				t.Fatal(err)
+			}
+			sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", symmetry), out)
+			if w.Provisional.Load() == 0 {
+				t.Error("no unit leased provisionally")
+			}
+		})
+	}
+}
+
 // checkPartialKinds checks that run id's expansion units left partial
 // level files of both kinds, by their workers: w1's stored (the first
 // deflate block of each a stored block), w2's compressed (some of them

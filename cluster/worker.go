@@ -78,8 +78,10 @@ type Worker struct {
 
 	games *gameCache
 
-	// Units and Positions count the work done, for tests and logs.
-	Units, Positions atomic.Uint64
+	// Units and Positions count the work done, for tests and logs;
+	// Provisional the units that read results of this worker's not yet
+	// recorded (KidInput.Mine).
+	Units, Positions, Provisional atomic.Uint64
 }
 
 type activeUnit struct {
@@ -116,6 +118,9 @@ var errNotMine = errors.New("the results this unit reads provisionally are not t
 // not, or was not leased to this worker.
 func (w *Worker) awaitMine(ctx context.Context, kids []KidInput) error {
 	for _, k := range kids {
+		if len(k.Mine) > 0 {
+			w.Provisional.Add(1)
+		}
 		for _, m := range k.Mine {
 			w.mu.Lock()
 			p := w.progress[m.Token]

@@ -135,6 +135,12 @@ type LeaseRequest struct {
 	// only units of runs of these games. Empty: any game (a worker that
 	// does not say).
 	Games []string `json:"games,omitempty"`
+	// Holding lists the lease tokens of the range units whose records
+	// the worker has computed or is computing, in memory: it may be leased
+	// units that read them before they are recorded (provisional leases,
+	// Run.readyFor). Nil from a worker that cannot take such units, or
+	// holds none.
+	Holding []uint64 `json:"holding,omitempty"`
 }
 
 // Assignment is a leased unit with everything its worker needs.
@@ -721,7 +727,7 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	defer keepalive.Stop()
 	for {
 		changed := n.fsm.Changed()
-		a, err := n.grant(req.Worker, keepFree, req.Games)
+		a, err := n.grant(req.Worker, keepFree, req.Games, req.Holding)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return

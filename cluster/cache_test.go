@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -9,7 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // TestDiskCacheEvicts checks the worker's disk cache: it evicts the least
@@ -128,5 +134,86 @@ func TestLiveTiers(t *testing.T) {
 	}}
 	if got := r.liveTiers(); !slices.Equal(got, []uint64{0, 1}) {
 		t.Errorf("chain: live %v, want [0 1]", got)
+	}
+}
+
+// TestProvisionalRecordsLeftMemory: a unit leased provisionally reads the
+// records of this worker's own units from what they computed, even when
+// the tier's slice they were computed in has left the memory cache in
+// between (the second unit then computed into a new one). Found in
+// review: it read zeros for the first unit's range.
+func TestProvisionalRecordsLeftMemory(t *testing.T) {
+	cl, err := NewClient([]string{"http://127.0.0.1:1"}, "a-token-of-sixteen-characters", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorker(WorkerConfig{Client: cl, ID: "w", Threads: 1, Dir: t.TempDir(), NewGame: games.New, MemoryBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := games.New("connect4", "width=4,height=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	tier := tiergame.Tier(0)
+	for g.TierSize(tier) < 4*n {
+		tier++
+	}
+	size := g.TierSize(tier)
+	set := bitarray.New(0, size)
+	for p := range uint64(n) {
+		set.Add(p * (size / n))
+	}
+	ranked := bitarray.NewRanked(set)
+	o := owner{"r1", uint64(tier)}
+	w.mem.put("set:K", o, ranked, 1)
+	half, _ := ranked.Select(n / 2)
+	units := []struct {
+		token  uint64
+		r      solver.Range
+		record valuedb.Record
+	}{{1, solver.Range{Lo: 0, Hi: half}, valuedb.Make(tiergame.Win, 1)}, {2, solver.Range{Lo: half, Hi: size}, valuedb.Make(tiergame.Lose, 2)}}
+	var kid KidInput
+	kid.Tier, kid.Set = uint64(tier), "K"
+	for i, u := range units {
+		p := &unitProgress{run: "r1", tier: uint64(tier), done: make(chan struct{}), reported: make(chan struct{})}
+		w.progress[u.token] = p
+		recs := w.rangeRecords(o, "K", ranked, u.r)
+		for j := range recs {
+			recs[j] = u.record
+		}
+		w.computedRecords(u.token, recs)
+		p.finish(true)
+		if i == 0 {
+			w.mem.take(tierRecordsKey("K")) // the slice leaves memory
+		}
+		kid.Records = append(kid.Records, Blob{})
+		kid.Mine = append(kid.Mine, MineUnit{Ref: UnitRef{"r1", uint64(tier), PhaseSolve, i}, Token: u.token, Lo: u.r.Lo, Hi: u.r.Hi})
+	}
+	ctx := context.Background()
+	if err := w.awaitMine(ctx, []KidInput{kid}); err != nil {
+		t.Fatal(err)
+	}
+	kids, release, err := w.solvedKids(ctx, g, "r1", []KidInput{kid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	wrong, i := 0, 0
+	for p := range set.All() {
+		want := units[0].record
+		if i >= n/2 {
+			want = units[1].record
+		}
+		i++
+		if got, ok := kids[0].Lookup(tiergame.Position(p)); !ok || got != want {
+			if wrong++; wrong == 1 {
+				t.Logf("position %d (rank %d): %v %v, want %v", p, i-1, got, ok, want)
+			}
+		}
+	}
+	if wrong > 0 {
+		t.Errorf("%d of %d records wrong", wrong, n)
 	}
 }

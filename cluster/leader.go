@@ -538,14 +538,15 @@ func (n *Node) localPaths(ctx context.Context, blobs []Blob) ([]string, error) {
 
 // freeUnits yields the units that could be leased now to any worker, in
 // the order they are leased (freeUnitsFor).
-func freeUnits(s *State, games []string) iter.Seq[UnitRef] { return freeUnitsFor(s, games, "") }
+func freeUnits(s *State, games []string) iter.Seq[UnitRef] { return freeUnitsFor(s, games, "", nil) }
 
 // freeUnitsFor yields the units that could be leased now to worker (with
 // "", to any): the oldest run first; reach units parents first, then
-// solve units children first, those the worker may take provisionally
-// among them (Run.readyFor). With games, only units of runs of those
-// games.
-func freeUnitsFor(s *State, games []string, worker string) iter.Seq[UnitRef] {
+// solve units children first, among them those the worker may take
+// provisionally (Run.readyFor) if it holds, in memory, the child units
+// they read (holding: tokens the worker says it holds). With games, only
+// units of runs of those games.
+func freeUnitsFor(s *State, games []string, worker string, holding []uint64) iter.Seq[UnitRef] {
 	return func(yield func(UnitRef) bool) {
 		free := func(r *Run, t *Tier, phase Phase, us []*Unit) bool {
 			for i, u := range us {
@@ -566,7 +567,8 @@ func freeUnitsFor(s *State, games []string, worker string) iter.Seq[UnitRef] {
 			}
 			for k := len(r.Tiers) - 1; k >= 0; k-- {
 				t := r.Tiers[k]
-				if t.Solve != nil && r.readyFor(t, worker) && !free(r, t, PhaseSolve, t.Solve) {
+				ready := r.readyFor(t, "") || worker != "" && r.readyFor(t, worker) && r.childUnitsIn(t, holding)
+				if t.Solve != nil && ready && !free(r, t, PhaseSolve, t.Solve) {
 					return
 				}
 			}
@@ -574,10 +576,11 @@ func freeUnitsFor(s *State, games []string, worker string) iter.Seq[UnitRef] {
 	}
 }
 
-// pickUnit chooses the next unit of games to lease to worker (any game if
-// games is empty); it returns false if there is none.
-func pickUnit(s *State, games []string, worker string) (UnitRef, bool) {
-	for ref := range freeUnitsFor(s, games, worker) {
+// pickUnit chooses the next unit of games to lease to worker, which holds
+// the units of tokens holding (any game if games is empty); it returns
+// false if there is none.
+func pickUnit(s *State, games []string, worker string, holding []uint64) (UnitRef, bool) {
+	for ref := range freeUnitsFor(s, games, worker, holding) {
 		return ref, true
 	}
 	return UnitRef{}, false
@@ -593,17 +596,20 @@ func countFree(s *State) int {
 }
 
 // grant leases the next unit of one of games (any game if games is empty)
-// to a worker, or returns nil if there is no work now, or if granting it
-// would leave fewer than keepFree units free.
-func (n *Node) grant(worker string, keepFree int, games []string) (*Assignment, error) {
+// to a worker, which holds the units of tokens holding, or returns nil if
+// there is no work now, or if granting it would leave fewer than keepFree
+// units free.
+func (n *Node) grant(worker string, keepFree int, games []string, holding []uint64) (*Assignment, error) {
 	n.grantMu.Lock()
 	defer n.grantMu.Unlock()
 	for {
 		var ref UnitRef
 		var ok bool
 		n.fsm.View(func(s *State, _ uint64) {
-			ref, ok = pickUnit(s, games, worker)
-			ok = ok && (keepFree == 0 || countFree(s) > keepFree)
+			ref, ok = pickUnit(s, games, worker, holding)
+			// A unit only this worker may take (provisionally) leaves the
+			// others' free units as they were.
+			ok = ok && (keepFree == 0 || countFree(s) > keepFree || !s.readyForAny(ref))
 		})
 		if !ok {
 			return nil, nil
@@ -734,11 +740,16 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 
 // awaitCompletable returns once a unit's completion may be recorded: a
 // unit leased provisionally waits for the units it read to be (their
-// completions are on their way from the same worker).
+// completions are on their way from the same worker, which sends this one
+// after them). It waits at most twice a lease's time to live, well within
+// a client's attempt, then answers ErrNotReady (503): the worker asks
+// again.
 func (n *Node) awaitCompletable(ctx context.Context, ref UnitRef) error {
 	if ref.Phase != PhaseSolve {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, 2*n.cfg.LeaseTTL)
+	defer cancel()
 	for {
 		changed := n.fsm.Changed()
 		ready := true
@@ -753,7 +764,7 @@ func (n *Node) awaitCompletable(ctx context.Context, ref UnitRef) error {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("%v: %w", ref, ErrNotReady)
 		case <-n.ctx.Done():
 			return fmt.Errorf("%v: %w", ref, ErrNotReady)
 		}

@@ -59,7 +59,7 @@ func TestFreeUnits(t *testing.T) {
 	if n := countFree(s); n != 4 {
 		t.Errorf("countFree = %d, want 4", n)
 	}
-	if ref, ok := pickUnit(s, nil, "w"); !ok || ref != want[0] {
+	if ref, ok := pickUnit(s, nil, "w", nil); !ok || ref != want[0] {
 		t.Errorf("pickUnit = %v %v, want %v", ref, ok, want[0])
 	}
 }

@@ -400,6 +400,29 @@ func (r *Run) readyFor(t *Tier, worker string) bool {
 	return true
 }
 
+// childUnitsIn reports whether every unit of t's child tiers not done
+// yet is leased with one of tokens: units a worker says it holds in
+// memory. The state says which worker holds a lease, not whether its
+// process still has the results (it may have restarted under the same
+// name), so the leader grants provisionally only on the worker's word.
+func (r *Run) childUnitsIn(t *Tier, tokens []uint64) bool {
+	for _, c := range t.Children {
+		for _, u := range r.tier(c).Solve {
+			if u.Done == nil && (u.Lease == nil || !slices.Contains(tokens, u.Lease.Token)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readyForAny reports whether unit ref may be leased to any worker (it is
+// not a unit only one may take provisionally).
+func (s *State) readyForAny(ref UnitRef) bool {
+	r, t, u := s.unit(ref)
+	return u == nil || ref.Phase != PhaseSolve || r.readyFor(t, "")
+}
+
 // heldBy is the worker that holds every unit of t's child tiers not done
 // yet, all of them range units, if one does (readyFor): t's solve units
 // are then created before its children are solved.

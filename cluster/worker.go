@@ -89,14 +89,19 @@ type activeUnit struct {
 	lost   atomic.Bool
 }
 
-// unitProgress is whether a unit leased to this worker has computed its
-// results (ok), once done is closed.
+// unitProgress is whether a range unit leased to this worker has
+// computed its records (ok, and recs, the window of the tier's records
+// they are), once done is closed.
 type unitProgress struct {
 	run  string
 	tier uint64
 	once sync.Once
 	ok   bool
+	recs []valuedb.Record
 	done chan struct{}
+	// reported is closed once the unit's report is over (accepted or
+	// not): a unit that read its records reports after it.
+	reported chan struct{}
 }
 
 // finish records the unit's results computed (ok) or not; the first call
@@ -133,12 +138,43 @@ func (w *Worker) awaitMine(ctx context.Context, kids []KidInput) error {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			if !p.ok {
+			if !p.ok || p.recs == nil {
 				return fmt.Errorf("%v token %d: %w", m.Ref, m.Token, errNotMine)
 			}
 		}
 	}
 	return nil
+}
+
+// computedRecords keeps the records range unit token computed, for the
+// units leased provisionally that read them (KidInput.Mine): they take
+// them from here whether or not the tier's slice they were computed in
+// is still in the memory cache.
+func (w *Worker) computedRecords(token uint64, recs []valuedb.Record) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p := w.progress[token]; p != nil {
+		p.recs = recs // before its done closes (finish)
+	}
+}
+
+// holding lists the tokens of the range units whose records this worker
+// holds in memory or is computing (LeaseRequest.Holding).
+func (w *Worker) holding() []uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var tokens []uint64
+	for token, p := range w.progress {
+		select {
+		case <-p.done:
+			if !p.ok {
+				continue
+			}
+		default:
+		}
+		tokens = append(tokens, token)
+	}
+	return tokens
 }
 
 // forgetProgress drops the progress of units of run's tiers no longer
@@ -254,10 +290,12 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		uctx, cancel := context.WithCancel(ctx)
 		au := &activeUnit{cancel: cancel}
-		prog := &unitProgress{run: a.Ref.Run, tier: a.Ref.Tier, done: make(chan struct{})}
+		prog := &unitProgress{run: a.Ref.Run, tier: a.Ref.Tier, done: make(chan struct{}), reported: make(chan struct{})}
 		w.mu.Lock()
 		w.active[a.Token] = au
-		w.progress[a.Token] = prog
+		if a.Kind == SolveRange {
+			w.progress[a.Token] = prog
+		}
 		if a.LeaseTTL > 0 && time.Duration(a.LeaseTTL*float64(time.Second)) != w.ttl {
 			// A coordinator that cannot answer within a lease's time to
 			// live has lost the lease anyway: try the others.
@@ -270,6 +308,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		go func() {
 			defer running.Done()
 			defer func() { <-pending }()
+			defer close(prog.reported)
 			defer prog.finish(false) // unless computed
 			defer func() {
 				w.mu.Lock()
@@ -309,7 +348,7 @@ func (w *Worker) Run(ctx context.Context) error {
 // workers' threads; when it has none to spare, lease waits for a thread
 // and asks as usual.
 func (w *Worker) lease(ctx context.Context) (a *Assignment, held int64, err error) {
-	req := LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games}
+	req := LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding()}
 	if !w.sem.TryAcquire(1) {
 		spare := req
 		spare.Wait, spare.Spare = 0, true
@@ -371,6 +410,21 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 		return
 	}
 	secs := time.Since(t0).Seconds()
+	// The units it read provisionally report first: the leader records
+	// this one only after them.
+	for _, k := range a.Kids {
+		for _, m := range k.Mine {
+			w.mu.Lock()
+			p := w.progress[m.Token]
+			w.mu.Unlock()
+			if p != nil {
+				select {
+				case <-p.reported:
+				case <-ctx.Done():
+				}
+			}
+		}
+	}
 	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
 	t1 := time.Now()
 	if err := w.report(ctx, req, files, a.Direct); err != nil {
@@ -631,7 +685,9 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		var recs []valuedb.Record
 		if a.Kind == SolveRange {
 			recs = w.rangeRecords(own, a.Set, set, r)
-			err = solver.SolveRange(ctx, g, t, set, r, kids, recs, nil)
+			if err = solver.SolveRange(ctx, g, t, set, r, kids, recs, nil); err == nil {
+				w.computedRecords(a.Token, recs)
+			}
 		} else {
 			recs, err = solver.SolveTier(ctx, g, t, a.Loopy, set, kids, w.cfg.Threads, 0, false, nil)
 		}
@@ -767,19 +823,22 @@ func resultsKey(b Blob) string { return "results:" + b.SHA256 }
 
 // gatherResults fills dst with a tier's results in rank order: from
 // memory for the units this worker computed, else decoded from their
-// files (paths[i] holds blobs[i]) by read. An empty blob is a unit this
-// worker computes in place, in dst itself (KidInput.Mine): mine gives how
-// many results it holds, by its index in blobs.
-func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, mine map[int]uint64, read func(off uint64, path string) (uint64, error)) error {
+// files (paths[i] holds blobs[i]) by read. An empty blob is a unit whose
+// results this worker computed and has not reported yet (KidInput.Mine):
+// mine holds them, by its index in blobs.
+func gatherResults[T any](w *Worker, dst []T, blobs []Blob, paths []string, mine map[int][]T, read func(off uint64, path string) (uint64, error)) error {
 	off := uint64(0)
 	var err error
 	for i, p := range paths {
 		if blobs[i].SHA256 == "" {
-			n, ok := mine[i]
-			if !ok || n > uint64(len(dst))-off {
+			got, ok := mine[i]
+			if !ok || uint64(len(got)) > uint64(len(dst))-off {
 				return fmt.Errorf("no results for unit %d of the tier", i)
 			}
-			off += n
+			if len(got) > 0 && &got[0] != &dst[off] { // else solved in place
+				copy(dst[off:], got)
+			}
+			off += uint64(len(got))
 			continue
 		}
 		if v, ok := w.mem.peek(resultsKey(blobs[i])); ok {
@@ -931,14 +990,17 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, run string, in
 		v, _ := w.mem.take(tierRecordsKey(k.Set))
 		recs, _ := v.([]valuedb.Record)
 		if uint64(len(recs)) != set.Total() {
-			if len(k.Mine) > 0 {
-				return nil, 0, fmt.Errorf("tier %d: %w (no longer in memory)", t, errNotMine)
-			}
 			recs = make([]valuedb.Record, set.Total())
 		}
-		mine := map[int]uint64{}
+		mine := map[int][]valuedb.Record{} // awaitMine checked they are computed
 		for _, m := range k.Mine {
-			mine[m.Ref.Index] = solver.Range{Lo: m.Lo, Hi: m.Hi}.Count(set)
+			w.mu.Lock()
+			p := w.progress[m.Token]
+			w.mu.Unlock()
+			if p == nil || uint64(len(p.recs)) != (solver.Range{Lo: m.Lo, Hi: m.Hi}).Count(set) {
+				return nil, 0, fmt.Errorf("tier %d unit %d: %w", t, m.Ref.Index, errNotMine)
+			}
+			mine[m.Ref.Index] = p.recs
 		}
 		err := gatherResults(w, recs, blobs, paths, mine, func(off uint64, path string) (uint64, error) {
 			return readRecordsInto(recs, off, path, g, t, w.cfg.Threads)
@@ -953,9 +1015,12 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, run string, in
 
 // chanceKids loads the solved child tiers of a game with chance.
 func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, run string, in []KidInput) ([]*solver.ChanceTier, func(), error) {
-	return kidsOf(ctx, w, g, run, in, func(_ KidInput, t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.ChanceTier, int64, error) {
+	return kidsOf(ctx, w, g, run, in, func(k KidInput, t tiergame.Tier, set *bitarray.Ranked, blobs []Blob, paths []string) (*solver.ChanceTier, int64, error) {
+		if len(k.Mine) > 0 { // never leased so (Run.readyFor): a coordinator that did
+			return nil, 0, fmt.Errorf("tier %d: %w", t, errNotMine)
+		}
 		vals := make([]tiergame.Prob, set.Total())
-		err := gatherResults(w, vals, blobs, paths, nil, func(off uint64, path string) (uint64, error) {
+		err := gatherResults[tiergame.Prob](w, vals, blobs, paths, nil, func(off uint64, path string) (uint64, error) {
 			return readProbsInto(vals, off, path, g, t, w.cfg.Threads)
 		})
 		if err != nil {

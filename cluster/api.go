@@ -466,10 +466,12 @@ func statusFor(err error) int {
 	case errors.Is(err, blobstore.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress),
-		errors.Is(err, blobstore.ErrUnavailable), errors.Is(err, ErrNotReady):
+		errors.Is(err, blobstore.ErrUnavailable):
 		return http.StatusServiceUnavailable // the client retries, finding the new leader
 	case diskFull(err):
 		return http.StatusInsufficientStorage // the client tries another coordinator
+	case errors.Is(err, ErrNotReady):
+		return http.StatusTooEarly // the worker asks again, later (not another coordinator)
 	}
 	return http.StatusInternalServerError
 }

@@ -343,6 +343,8 @@ func readError(resp *http.Response) error {
 		return fmt.Errorf("%w: %s", ErrStale, e.Error)
 	case http.StatusPreconditionFailed:
 		return &MissingError{Missing: e.Missing}
+	case http.StatusTooEarly:
+		return fmt.Errorf("%w: %s", ErrNotReady, e.Error)
 	}
 	return &HTTPError{Code: resp.StatusCode, Msg: e.Error}
 }

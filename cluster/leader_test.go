@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"syscall"
@@ -203,5 +205,21 @@ func TestDiskFullThroughLogCache(t *testing.T) {
 		if diskFull(e) {
 			t.Errorf("diskFull(%v) = true", e)
 		}
+	}
+}
+
+// TestNotReadyAnswer: a completion the leader cannot record yet (a unit
+// leased provisionally whose inputs are not recorded) is answered 425,
+// which the client reads back as ErrNotReady (the worker asks again,
+// without uploading again or trying another coordinator).
+func TestNotReadyAnswer(t *testing.T) {
+	err := fmt.Errorf("r1/3/solve/0: %w", ErrNotReady)
+	if code := statusFor(err); code != http.StatusTooEarly {
+		t.Fatalf("statusFor(%v) = %d, want 425", err, code)
+	}
+	rec := httptest.NewRecorder()
+	writeError(rec, statusFor(err), err)
+	if got := readError(rec.Result()); !errors.Is(got, ErrNotReady) {
+		t.Errorf("the client reads %v, want ErrNotReady", got)
 	}
 }

@@ -71,9 +71,9 @@ type Worker struct {
 	mu     sync.Mutex
 	active map[uint64]*activeUnit // by lease token
 	ttl    time.Duration          // the lease TTL the leader announced
-	// progress tells, by lease token, whether the units this worker was
-	// leased have computed their results: a unit leased provisionally
-	// reads them in place (KidInput.Mine). Kept while their tier is live.
+	// progress tells, by lease token, whether the range units this
+	// worker was leased and has not reported yet have computed their
+	// records: a unit leased provisionally reads them (KidInput.Mine).
 	progress map[uint64]*unitProgress
 
 	games *gameCache
@@ -158,8 +158,25 @@ func (w *Worker) computedRecords(token uint64, recs []valuedb.Record) {
 	}
 }
 
+// mineReported lists, for a unit leased provisionally, when the units it
+// read will have reported: it reports after them (report's before).
+func (w *Worker) mineReported(a *Assignment) []<-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []<-chan struct{}
+	for _, k := range a.Kids {
+		for _, m := range k.Mine {
+			if p := w.progress[m.Token]; p != nil {
+				out = append(out, p.reported)
+			}
+		}
+	}
+	return out
+}
+
 // holding lists the tokens of the range units whose records this worker
-// holds in memory or is computing (LeaseRequest.Holding).
+// holds in memory or is computing, not reported yet (LeaseRequest.Holding):
+// the units a unit leased provisionally may read.
 func (w *Worker) holding() []uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -175,22 +192,6 @@ func (w *Worker) holding() []uint64 {
 		tokens = append(tokens, token)
 	}
 	return tokens
-}
-
-// forgetProgress drops the progress of units of run's tiers no longer
-// live.
-func (w *Worker) forgetProgress(run string, live []uint64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for token, p := range w.progress {
-		if p.run == run && !slices.Contains(live, p.tier) {
-			select {
-			case <-p.done:
-				delete(w.progress, token)
-			default: // still running
-			}
-		}
-	}
 }
 
 // NewWorker prepares a worker; Run starts it.
@@ -308,7 +309,14 @@ func (w *Worker) Run(ctx context.Context) error {
 		go func() {
 			defer running.Done()
 			defer func() { <-pending }()
-			defer close(prog.reported)
+			defer func() {
+				// Reported (or dropped): the state now names its records,
+				// or another lease will compute them.
+				w.mu.Lock()
+				delete(w.progress, a.Token)
+				w.mu.Unlock()
+				close(prog.reported)
+			}()
 			defer prog.finish(false) // unless computed
 			defer func() {
 				w.mu.Lock()
@@ -358,6 +366,7 @@ func (w *Worker) lease(ctx context.Context) (a *Assignment, held int64, err erro
 		if err := w.sem.Acquire(ctx, 1); err != nil {
 			return nil, 0, nil // stopping
 		}
+		req.Holding = w.holding() // as it is now
 	}
 	a, err = w.client.Lease(ctx, req)
 	return a, 1, err
@@ -410,24 +419,9 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 		return
 	}
 	secs := time.Since(t0).Seconds()
-	// The units it read provisionally report first: the leader records
-	// this one only after them.
-	for _, k := range a.Kids {
-		for _, m := range k.Mine {
-			w.mu.Lock()
-			p := w.progress[m.Token]
-			w.mu.Unlock()
-			if p != nil {
-				select {
-				case <-p.reported:
-				case <-ctx.Done():
-				}
-			}
-		}
-	}
 	req := CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
 	t1 := time.Now()
-	if err := w.report(ctx, req, files, a.Direct); err != nil {
+	if err := w.report(ctx, req, files, a.Direct, w.mineReported(a)); err != nil {
 		switch {
 		case au.lost.Load():
 			// The heartbeat learnt of it while the result was on its way.
@@ -452,7 +446,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, a *Assignment, au *activeU
 // again what the leader says it cannot find, until the leader accepts,
 // refuses as stale, or the lease is lost. With direct, the outputs go to
 // the object store, with the presigned PUTs the leader hands out.
-func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string, direct bool) error {
+func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string, direct bool, before []<-chan struct{}) error {
 	upload := func(only map[string]bool) error {
 		var todo []Blob
 		var paths []string
@@ -492,6 +486,12 @@ func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string
 	var only map[string]bool
 	for attempt := 0; ; attempt++ {
 		err := upload(only)
+		for _, c := range before {
+			select {
+			case <-c:
+			case <-ctx.Done():
+			}
+		}
 		if err == nil {
 			err = w.client.Complete(ctx, req)
 		}
@@ -504,6 +504,8 @@ func (w *Worker) report(ctx context.Context, req CompleteRequest, files []string
 		case errors.Is(err, blobstore.ErrUnavailable):
 			w.client.StoreWaits.Add(1) // and upload again, later
 			only = nil
+		case errors.Is(err, ErrNotReady):
+			only = map[string]bool{} // uploaded: ask again, later
 		case errors.As(err, &me):
 			only = map[string]bool{}
 			for _, s := range me.Missing {
@@ -598,7 +600,6 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
 			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)
 		}
-		w.forgetProgress(a.Ref.Run, a.Live)
 	}
 	out := &outputs{w: w, run: a.Ref.Run}
 	own := owner{a.Ref.Run, a.Ref.Tier} // what the unit loads of its own tier

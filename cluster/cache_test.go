@@ -177,7 +177,7 @@ func TestProvisionalRecordsLeftMemory(t *testing.T) {
 	var kid KidInput
 	kid.Tier, kid.Set = uint64(tier), "K"
 	for i, u := range units {
-		p := &unitProgress{run: "r1", tier: uint64(tier), done: make(chan struct{}), reported: make(chan struct{})}
+		p := &unitProgress{done: make(chan struct{}), reported: make(chan struct{})}
 		w.progress[u.token] = p
 		recs := w.rangeRecords(o, "K", ranked, u.r)
 		for j := range recs {

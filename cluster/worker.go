@@ -93,8 +93,6 @@ type activeUnit struct {
 // computed its records (ok, and recs, the window of the tier's records
 // they are), once done is closed.
 type unitProgress struct {
-	run  string
-	tier uint64
 	once sync.Once
 	ok   bool
 	recs []valuedb.Record
@@ -291,7 +289,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		uctx, cancel := context.WithCancel(ctx)
 		au := &activeUnit{cancel: cancel}
-		prog := &unitProgress{run: a.Ref.Run, tier: a.Ref.Tier, done: make(chan struct{}), reported: make(chan struct{})}
+		prog := &unitProgress{done: make(chan struct{}), reported: make(chan struct{})}
 		w.mu.Lock()
 		w.active[a.Token] = au
 		if a.Kind == SolveRange {

@@ -609,3 +609,157 @@ func TestFSMProvisionalLease(t *testing.T) {
 		t.Fatalf("grant once the child is solved: %v", err)
 	}
 }
+
+// TestProvisionalRulesAgainstModel drives a parent tier and its child
+// tier's solve units with random grants to two workers, completions with
+// any token ever issued and releases, and checks every answer of the FSM
+// against a simple model of the rules: a parent unit may be leased to a
+// worker once every child unit not done is leased to that worker (or all
+// are done), and its completion, with its current token, is accepted only
+// once every child unit is done.
+func TestProvisionalRulesAgainstModel(t *testing.T) {
+	for seed := range uint64(30) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { provisionalModelRun(t, seed) })
+	}
+}
+
+type modelLease struct {
+	token  uint64 // current lease, 0 if none
+	worker string
+	done   uint64 // accepted token, 0 if not done
+}
+
+func provisionalModelRun(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	h := newHarness(t)
+	run := &Run{Game: "test", Option: "default", Settings: DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
+		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
+	}}
+	id := h.apply(&command{Op: opCreate, Run: run}).(string)
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l0"), Reachable: 10,
+		Ranges: []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}}}})
+	for i := range 2 {
+		ref := UnitRef{id, 0, PhaseReach, i}
+		tok := h.apply(&command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: "w"}}).(uint64)
+		h.apply(&command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: Completion{Token: tok, Outputs: []Output{{Tier: 1, Blob: blobOf(fmt.Sprint("p", i))}}}}})
+	}
+	h.apply(&command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("l1"), Reachable: 10,
+		Ranges: []solver.Range{{Lo: 0, Hi: 30}, {Lo: 30, Hi: 60}, {Lo: 60, Hi: 100}}}}})
+
+	kids, parents := make([]modelLease, 3), make([]modelLease, 2)
+	parentsExist := false
+	workers := []string{"w", "x"}
+	type issuedToken struct {
+		parent bool
+		unit   int
+		token  uint64
+	}
+	var issued []issuedToken
+	kidsDone := func() bool {
+		for _, k := range kids {
+			if k.done == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	heldBy := func(w string) bool { // every child unit not done is leased to w
+		for _, k := range kids {
+			if k.done == 0 && (k.token == 0 || k.worker != w) {
+				return false
+			}
+		}
+		return true
+	}
+	noteParents := func() { // the FSM creates them once, and keeps them
+		if kidsDone() {
+			parentsExist = true
+		}
+		for _, w := range workers {
+			if heldBy(w) && !kidsDone() {
+				parentsExist = true
+			}
+		}
+	}
+	ref := func(parent bool, u int) UnitRef {
+		if parent {
+			return UnitRef{id, 0, PhaseSolve, u}
+		}
+		return UnitRef{id, 1, PhaseSolve, u}
+	}
+	for step := range 500 {
+		parent := rng.IntN(2) == 0
+		units := kids
+		if parent {
+			units = parents
+		}
+		u := rng.IntN(len(units))
+		switch rng.IntN(5) {
+		case 0, 1: // grant
+			w := workers[rng.IntN(2)]
+			res := h.apply(&command{Op: opGrant, Grant: &grantCmd{Ref: ref(parent, u), Worker: w}})
+			want := units[u].token == 0 && units[u].done == 0
+			if parent {
+				want = want && parentsExist && (kidsDone() || heldBy(w))
+			}
+			tok, ok := res.(uint64)
+			if ok != want {
+				t.Fatalf("step %d: grant of %v to %s: %v, the model says %v (kids %+v, parents %+v)", step, ref(parent, u), w, res, want, kids, parents)
+			}
+			if ok {
+				units[u].token, units[u].worker = tok, w
+				issued = append(issued, issuedToken{parent, u, tok})
+			}
+		case 2: // a completion with a token ever issued
+			if len(issued) == 0 {
+				continue
+			}
+			it := issued[rng.IntN(len(issued))]
+			units := kids
+			if it.parent {
+				units = parents
+			}
+			m := &units[it.unit]
+			err, _ := h.apply(&command{Op: opComplete, Complete: &completeCmd{Ref: ref(it.parent, it.unit),
+				Done: Completion{Token: it.token, Outputs: []Output{{Tier: ref(it.parent, it.unit).Tier, Blob: blobOf("r")}}}}}).(error)
+			switch {
+			case m.done == it.token:
+				if err != nil {
+					t.Fatalf("step %d: a retried completion refused: %v", step, err)
+				}
+			case m.token != it.token:
+				if !errors.Is(err, ErrStale) {
+					t.Fatalf("step %d: a stale completion of %v: %v", step, ref(it.parent, it.unit), err)
+				}
+			case it.parent && !kidsDone():
+				if !errors.Is(err, ErrNotReady) {
+					t.Fatalf("step %d: a parent's completion before its children's: %v (kids %+v)", step, err, kids)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("step %d: the current lease's completion of %v refused: %v", step, ref(it.parent, it.unit), err)
+				}
+				m.done, m.token, m.worker = it.token, 0, ""
+			}
+		case 3: // a lease expires or is given back
+			if units[u].token == 0 {
+				continue
+			}
+			h.apply(&command{Op: opRelease, Release: &releaseCmd{Ref: ref(parent, u), Token: units[u].token}})
+			units[u].token, units[u].worker = 0, ""
+		case 4: // what the leader would offer each worker, as it says
+			var got []UnitRef
+			h.fsm.View(func(s *State, _ uint64) { got = slices.Collect(freeUnitsFor(s, nil, "w", []uint64{1 << 62})) })
+			for _, r := range got {
+				if r.Tier == 0 && r.Phase == PhaseSolve && !kidsDone() {
+					t.Fatalf("step %d: %v offered to a worker that holds none of the child units", step, r)
+				}
+			}
+		}
+		noteParents()
+		if s := h.state(); (s.Runs[0].Tiers[0].Solve != nil) != parentsExist {
+			t.Fatalf("step %d: parent units exist %v, the model says %v", step, s.Runs[0].Tiers[0].Solve != nil, parentsExist)
+		}
+	}
+}

@@ -384,13 +384,9 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 }
 
 // rangeCount is how many ranges a tier of reachable positions is cut
-// into, with threads worker threads known (see Settings).
-func rangeCount(set Settings, reachable uint64, threads int) int {
-	return countRanges(set, set.RangesPerThread, reachable, threads)
-}
-
-// countRanges is rangeCount with perThread ranges per thread.
-func countRanges(set Settings, perThread int, reachable uint64, threads int) int {
+// into, perThread for each of threads worker threads known (see
+// Settings).
+func rangeCount(set Settings, perThread int, reachable uint64, threads int) int {
 	n := uint64(max(threads, 1) * perThread)
 	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
 	return int(max(n, 1))
@@ -404,13 +400,13 @@ func countRanges(set Settings, perThread int, reachable uint64, threads int) int
 func cut(set *bitarray.Set, settings Settings, threads int) (solve, expand []solver.Range) {
 	ranked := bitarray.NewRanked(set)
 	reachable := ranked.Total()
-	count := rangeCount(settings, reachable, threads)
+	count := rangeCount(settings, settings.RangesPerThread, reachable, threads)
 	solve = solver.SplitShrinkingAligned(ranked, count, cutAlign(reachable, count))
 	per := settings.ExpandRangesPerThread
 	if per == 0 {
 		return solve, nil
 	}
-	n := countRanges(settings, per, reachable, threads)
+	n := rangeCount(settings, per, reachable, threads)
 	if per == 1 {
 		expand = solver.SplitRanges(ranked, n)
 	} else {
@@ -742,7 +738,7 @@ func (n *Node) complete(ctx context.Context, req *CompleteRequest) error {
 // unit leased provisionally waits for the units it read to be (their
 // completions are on their way from the same worker, which sends this one
 // after them). It waits at most twice a lease's time to live, well within
-// a client's attempt, then answers ErrNotReady (503): the worker asks
+// a client's attempt, then answers ErrNotReady (425): the worker asks
 // again.
 func (n *Node) awaitCompletable(ctx context.Context, ref UnitRef) error {
 	if ref.Phase != PhaseSolve {

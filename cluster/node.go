@@ -535,9 +535,6 @@ func (n *Node) epoch() context.Context {
 
 // diskFull reports whether err is a full disk (or quota).
 func diskFull(err error) bool {
-	if err == nil {
-		return false
-	}
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 

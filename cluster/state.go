@@ -425,25 +425,20 @@ func (s *State) readyForAny(ref UnitRef) bool {
 
 // heldBy is the worker that holds every unit of t's child tiers not done
 // yet, all of them range units, if one does (readyFor): t's solve units
-// are then created before its children are solved.
+// are then created before its children are solved. Only the holder of
+// the first such unit can be that worker.
 func (r *Run) heldBy(t *Tier) string {
-	holder := ""
 	for _, c := range t.Children {
 		for _, u := range r.tier(c).Solve {
-			if u.Done != nil || u.Lease == nil {
-				continue
-			}
-			if holder == "" {
-				holder = u.Lease.Worker
-			} else if holder != u.Lease.Worker {
+			if u.Done == nil {
+				if u.Lease != nil && r.readyFor(t, u.Lease.Worker) {
+					return u.Lease.Worker
+				}
 				return ""
 			}
 		}
 	}
-	if holder == "" || !r.readyFor(t, holder) {
-		return ""
-	}
-	return holder
+	return ""
 }
 
 // liveTiers lists the tiers a unit may still read the set or results of:

@@ -631,7 +631,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 			return nil, nil, 0, err
 		}
 		var done atomic.Uint64
-		shares, err := solver.CloseTier(ctx, g, t, set, children, w.cfg.Threads, 0, &done)
+		shares, err := solver.CloseTier(ctx, g, t, set, children, solver.Effort{Workers: w.cfg.Threads, Done: &done})
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -688,7 +688,7 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 				w.computedRecords(a.Token, recs)
 			}
 		} else {
-			recs, err = solver.SolveTier(ctx, g, t, a.Loopy, set, kids, w.cfg.Threads, 0, false, nil)
+			recs, err = solver.SolveTier(ctx, g, t, set, kids, solver.Shape{Loopy: a.Loopy}, solver.Effort{Workers: w.cfg.Threads})
 		}
 		if err != nil {
 			return nil, nil, 0, err

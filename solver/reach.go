@@ -334,7 +334,7 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 		return err
 	}
 	done := rc.clock(t, "reach").phase("close", true)
-	shares, err := CloseTier(ctx, rc.Game, t, set, rc.Graph.Children[t], rc.Workers, rc.Ranges, &rc.expanded)
+	shares, err := CloseTier(ctx, rc.Game, t, set, rc.Graph.Children[t], Effort{Workers: rc.Workers, Ranges: rc.Ranges, Done: &rc.expanded})
 	done()
 	if err != nil {
 		return err

@@ -174,7 +174,8 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	ranked := load.set
 	end = clk.phase("solve", true)
 	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done)
-	recs, err := SolveTier(ctx, r.Game, t, r.Graph.Loopy[t], ranked, kids, r.Workers, r.Ranges, r.ReverseIndex, done)
+	recs, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
+		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done})
 	stop()
 	end()
 	if err != nil {

@@ -101,14 +101,26 @@ func ChildTargets(g tiergame.Game, cs []tiergame.Tier) []Target {
 	return targets
 }
 
+// Effort says how a unit function spreads its work, none of which changes
+// what it computes.
+type Effort struct {
+	// Workers is how many goroutines work at once (at least 1).
+	Workers int
+	// Ranges is how many ranges a tier's positions are cut into; 0 lets
+	// the unit choose (rangesFor).
+	Ranges int
+	// Done, if not nil, counts positions as they are visited: progress.
+	Done *atomic.Uint64
+}
+
 // CloseTier adds to set everything reachable by moves inside loopy tier t
 // (whose child tiers other than t are children), expanding each position
 // exactly once: its children in t go to the next round, its children in
 // other tiers to child sets that each of the workers keeps across rounds.
 // It returns those sets, one slice of targets per worker that did work:
 // the partial level files of t's children are their union.
-func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, children []tiergame.Tier, workers, ranges int, done *atomic.Uint64) ([][]Target, error) {
-	workers = max(workers, 1)
+func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, children []tiergame.Tier, e Effort) ([][]Target, error) {
+	workers, ranges, done := max(e.Workers, 1), e.Ranges, e.Done
 	// A worker's targets: its child sets, kept across rounds, then its
 	// set of positions found inside t in the current round (its own, so
 	// adding to it needs no atomic operations).
@@ -216,18 +228,26 @@ func forChunks(ctx context.Context, workers, n int, f func(lo, hi int)) {
 	eg.Wait()
 }
 
+// Shape says how SolveTier solves a tier.
+type Shape struct {
+	// Loopy: the tier has moves inside itself (Graph.Loopy), so it is
+	// solved by retrograde analysis rather than range by range.
+	Loopy bool
+	// ReverseIndex solves a loopy tier with a reverse index of its moves
+	// even when the game has un-moves (a check of the un-moves).
+	ReverseIndex bool
+}
+
 // SolveTier computes the records (by rank) of every position of tier t,
 // whose reachable positions are set, from its solved child tiers kids:
 // in ranges by SolveRange for a loop-free tier, by retrograde analysis for
-// a loopy one. Records do not depend on workers or ranges. forceIndex
-// solves a loopy tier with a reverse index even when the game has
-// un-moves.
-func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, loopy bool, set *bitarray.Ranked, kids []*SolvedTier, workers, ranges int, forceIndex bool, done *atomic.Uint64) ([]valuedb.Record, error) {
-	workers = max(workers, 1)
-	ranges = rangesFor(set.Total(), workers, ranges)
+// a loopy one. Records depend on neither shape.ReverseIndex nor effort.
+func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*SolvedTier, shape Shape, e Effort) ([]valuedb.Record, error) {
+	workers, done := max(e.Workers, 1), e.Done
+	ranges := rangesFor(set.Total(), workers, e.Ranges)
 	recs := make([]valuedb.Record, set.Total())
-	if loopy {
-		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, forceIndex, recs, done)
+	if shape.Loopy {
+		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, recs, done)
 		return recs, err
 	}
 	rs := SplitShrinking(set, ranges)

@@ -14,8 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/cluster/coordinator"
+	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
@@ -56,7 +58,7 @@ func newClusterFlags(fs *flag.FlagSet) *clusterFlags {
 }
 
 // client builds the cluster client from the flags.
-func (cf *clusterFlags) client() (*cluster.Client, error) {
+func (cf *clusterFlags) client() (*api.Client, error) {
 	if *cf.coordinators == "" || *cf.tokenFile == "" {
 		return nil, cli.UsageError("--coordinators and --token-file are required")
 	}
@@ -68,7 +70,7 @@ func (cf *clusterFlags) client() (*cluster.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := cluster.NewClient(strings.Split(*cf.coordinators, ","), tok, tlsCfg)
+	c, err := api.NewClient(strings.Split(*cf.coordinators, ","), tok, tlsCfg)
 	if err != nil {
 		return nil, cli.UsageError("%v", err)
 	}
@@ -129,11 +131,11 @@ func newLogger(e *cli.Env, level, format string) (*slog.Logger, error) {
 }
 
 // parseBootstrap parses ID=RAFTADDR=HTTPADDR,...
-func parseBootstrap(s string) ([]cluster.Member, error) {
+func parseBootstrap(s string) ([]api.Member, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var out []cluster.Member
+	var out []api.Member
 	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {
 		f := strings.Split(part, "=")
@@ -144,7 +146,7 @@ func parseBootstrap(s string) ([]cluster.Member, error) {
 			return nil, cli.UsageError("--bootstrap: %s listed twice", f[0])
 		}
 		seen[f[0]] = true
-		out = append(out, cluster.Member{ID: f[0], RaftAddr: f[1], HTTPAddr: f[2]})
+		out = append(out, api.Member{ID: f[0], RaftAddr: f[1], HTTPAddr: f[2]})
 	}
 	return out, nil
 }
@@ -161,10 +163,10 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	workerTokenFile := fs.String("worker-token-file", "", "file holding the worker token: lease, heartbeat, complete, release, blob upload and download")
 	readTokenFile := fs.String("read-token-file", "", "file holding the read token: status page, /v1/status, runs, /metrics, blob download (tierd status, tierd fetch)")
 	bootstrap := fs.String("bootstrap", "", "first start of a new cluster only: every coordinator as ID=RAFTADDR=HTTPADDR,... (the addresses the others dial: advertised)")
-	lease := fs.Duration("lease", cluster.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
+	lease := fs.Duration("lease", api.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
 	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
-	grace := fs.Duration("artifact-grace", cluster.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
-	repairDelay := fs.Duration("repair-delay", cluster.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
+	grace := fs.Duration("artifact-grace", coordinator.DefaultBlobGrace, "how long an artifact no run needs is kept before deletion")
+	repairDelay := fs.Duration("repair-delay", coordinator.DefaultRepairDelay, "how long an artifact the state names may be missing here before it is fetched from a peer (each is on a majority already)")
 	workers := fs.Int("workers", 0, "goroutines of a merge (default: all cores but one, kept for raft and the API)")
 	store := fs.String("store", "", "keep the artifacts in an S3-compatible bucket, s3://BUCKET/PREFIX?endpoint=http://HOST:PORT&region=REGION, with the credentials of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials (default: on the coordinators' disks, each on a majority)")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate: serve the HTTP API over TLS, and raft over mutual TLS (needs --tls-ca; the certificate is shown to the peers both ways)")
@@ -211,7 +213,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := cluster.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, RaftAdvertise: *raftAdvertise, HTTPAdvertise: *httpAdvertise, DataDir: *data,
+	cfg := coordinator.NodeConfig{ID: *id, RaftAddr: *raftAddr, HTTPAddr: *httpAddr, RaftAdvertise: *raftAdvertise, HTTPAdvertise: *httpAdvertise, DataDir: *data,
 		Token: tok, WorkerToken: workerTok, ReadToken: readTok,
 		Bootstrap: members, NewGame: p.games.New, LeaseTTL: *lease, MaxBlob: int64(blobLimit), BlobGrace: *grace, RepairDelay: *repairDelay,
 		Workers: *workers, Log: log}
@@ -248,7 +250,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 		return err
 	}
 	defer stopProfile()
-	n, err := cluster.StartNode(cfg)
+	n, err := coordinator.StartNode(cfg)
 	if err != nil {
 		return err
 	}
@@ -296,7 +298,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := cluster.NewWorker(cluster.WorkerConfig{Client: c, ID: *id, Threads: *threads, Dir: *data,
+	w, err := worker.New(worker.Config{Client: c, ID: *id, Threads: *threads, Dir: *data,
 		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
 	if err != nil {
 		return err
@@ -318,11 +320,11 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	cf := newClusterFlags(fs)
 	game := fs.String("game", "", "game to solve (see tierd games)")
 	option := fs.String("option", "", "game options, K=V,...")
-	perThread := fs.Int("ranges-per-thread", cluster.DefaultSettings.RangesPerThread, "units a tier is cut into per worker thread")
-	expandPerThread := fs.Int("expand-ranges-per-thread", cluster.DefaultSettings.ExpandRangesPerThread, "units a tier's expansion is cut into per worker thread (0: as --ranges-per-thread)")
-	maxRanges := fs.Int("max-ranges", cluster.DefaultSettings.MaxRanges, "most units a tier is cut into")
-	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
-	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
+	perThread := fs.Int("ranges-per-thread", api.DefaultSettings.RangesPerThread, "units a tier is cut into per worker thread")
+	expandPerThread := fs.Int("expand-ranges-per-thread", api.DefaultSettings.ExpandRangesPerThread, "units a tier's expansion is cut into per worker thread (0: as --ranges-per-thread)")
+	maxRanges := fs.Int("max-ranges", api.DefaultSettings.MaxRanges, "most units a tier is cut into")
+	minRange := fs.Uint64("min-range", api.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
+	level := fs.Int("level", api.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
 	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as tierd solve --symmetry")
 	wait := fs.Bool("wait", false, "wait for the run to finish (exit 1 if it fails)")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -349,8 +351,8 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	id, err := c.Submit(context.Background(), cluster.SubmitRequest{Game: name, Option: opt,
-		Settings: &cluster.Settings{RangesPerThread: *perThread, ExpandRangesPerThread: *expandPerThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
+	id, err := c.Submit(context.Background(), api.SubmitRequest{Game: name, Option: opt,
+		Settings: &api.Settings{RangesPerThread: *perThread, ExpandRangesPerThread: *expandPerThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
 	if err != nil {
 		return err
 	}
@@ -405,11 +407,11 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 			if st, err = c.WaitStatus(ctx, id, time.Second); err != nil {
 				return err
 			}
-			if r := st.Run(id); r.State == cluster.Failed {
+			if r := st.Run(id); r.State == api.Failed {
 				failed = fmt.Errorf("run %s failed: %s", id, r.Error)
 			}
 		}
-		st.Runs = []cluster.RunSummary{*st.Run(id)}
+		st.Runs = []api.RunSummary{*st.Run(id)}
 	}
 	if *asJSON {
 		if err := json.NewEncoder(e.Stdout).Encode(st); err != nil {
@@ -417,7 +419,7 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 		}
 		return failed
 	}
-	var run *cluster.Run
+	var run *api.Run
 	if id != "" {
 		if run, err = c.Run(ctx, id); err != nil {
 			return err
@@ -428,7 +430,7 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 }
 
 // printStatus prints the cluster's status, and a run's tiers if given.
-func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
+func printStatus(e *cli.Env, st *api.StatusResponse, run *api.Run) {
 	w := e.Stdout
 	var ms []string
 	for _, m := range st.Members {
@@ -488,7 +490,7 @@ func orNone(s string) string {
 }
 
 // unitCount is "done/total" of a tier's units, or "-" before they exist.
-func unitCount(us []*cluster.Unit) string {
+func unitCount(us []*api.Unit) string {
 	if us == nil {
 		return "-"
 	}
@@ -555,7 +557,7 @@ func (p *Program) runMembers(e *cli.Env, args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	var ms []cluster.Member
+	var ms []api.Member
 	switch {
 	case *add != "":
 		m, err := parseBootstrap(*add)
@@ -565,12 +567,12 @@ func (p *Program) runMembers(e *cli.Env, args []string) error {
 		if len(m) != 1 {
 			return cli.UsageError("--add takes one ID=RAFTADDR=HTTPADDR")
 		}
-		ms, err = c.ChangeMembers(ctx, cluster.MembersRequest{Add: &m[0]})
+		ms, err = c.ChangeMembers(ctx, api.MembersRequest{Add: &m[0]})
 		if err != nil {
 			return err
 		}
 	case *remove != "":
-		if ms, err = c.ChangeMembers(ctx, cluster.MembersRequest{Remove: *remove}); err != nil {
+		if ms, err = c.ChangeMembers(ctx, api.MembersRequest{Remove: *remove}); err != nil {
 			return err
 		}
 	default:

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/internal/faultnet"
 	"github.com/tiersolve/tiersolve/internal/freeport"
 	"github.com/tiersolve/tiersolve/solver"
@@ -59,10 +59,10 @@ type procCluster struct {
 	bin     string
 	dir     string
 	token   string // the token file
-	members []cluster.Member
+	members []api.Member
 	// binds, when set, are where the coordinators listen; members are
 	// then the proxies in front of them, which they advertise.
-	binds []cluster.Member
+	binds []api.Member
 	net   *faultnet.Net
 	// coordArgs are added to every coordinator's command line.
 	coordArgs []string
@@ -87,7 +87,7 @@ func newProcClusterOf(t *testing.T, bin string, n int) *procCluster {
 		t.Fatal(err)
 	}
 	for i := range n {
-		c.members = append(c.members, cluster.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
+		c.members = append(c.members, api.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 	}
 	t.Cleanup(c.killAll)
 	return c
@@ -110,7 +110,7 @@ func (c *procCluster) proxied() {
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		c.members = append(c.members, cluster.Member{ID: b.ID, RaftAddr: r.Addr(), HTTPAddr: "http://" + h.Addr()})
+		c.members = append(c.members, api.Member{ID: b.ID, RaftAddr: r.Addr(), HTTPAddr: "http://" + h.Addr()})
 	}
 }
 
@@ -123,7 +123,7 @@ func (c *procCluster) urls() string {
 }
 
 // httpURL is a member's HTTP base URL.
-func httpURL(m cluster.Member) string {
+func httpURL(m api.Member) string {
 	if strings.Contains(m.HTTPAddr, "://") {
 		return m.HTTPAddr
 	}
@@ -263,17 +263,17 @@ func (c *procCluster) submit(game, option string) string {
 	return f[len(f)-1]
 }
 
-func (c *procCluster) status() (*cluster.StatusResponse, error) {
+func (c *procCluster) status() (*api.StatusResponse, error) {
 	code, out, errs := c.run(c.client("status", "--json", "--timeout", "5s")...)
 	if code != 0 {
 		return nil, fmt.Errorf("status: exit %d: %s", code, errs)
 	}
-	var st cluster.StatusResponse
+	var st api.StatusResponse
 	return &st, json.Unmarshal([]byte(out), &st)
 }
 
 // waitFor polls the status until cond holds.
-func (c *procCluster) waitFor(what string, limit time.Duration, cond func(*cluster.StatusResponse) bool) *cluster.StatusResponse {
+func (c *procCluster) waitFor(what string, limit time.Duration, cond func(*api.StatusResponse) bool) *api.StatusResponse {
 	c.t.Helper()
 	deadline := time.Now().Add(limit)
 	var last error
@@ -289,7 +289,7 @@ func (c *procCluster) waitFor(what string, limit time.Duration, cond func(*clust
 	return nil
 }
 
-func runState(st *cluster.StatusResponse, id string) *cluster.RunSummary {
+func runState(st *api.StatusResponse, id string) *api.RunSummary {
 	for i := range st.Runs {
 		if st.Runs[i].ID == id {
 			return &st.Runs[i]
@@ -300,12 +300,12 @@ func runState(st *cluster.StatusResponse, id string) *cluster.RunSummary {
 
 func (c *procCluster) waitDone(id string) {
 	c.t.Helper()
-	c.waitFor("run "+id+" done", 3*time.Minute, func(st *cluster.StatusResponse) bool {
+	c.waitFor("run "+id+" done", 3*time.Minute, func(st *api.StatusResponse) bool {
 		r := runState(st, id)
-		if r != nil && r.State == cluster.Failed {
+		if r != nil && r.State == api.Failed {
 			c.t.Fatalf("run %s failed: %s", id, r.Error)
 		}
-		return r != nil && r.State == cluster.Done
+		return r != nil && r.State == api.Done
 	})
 }
 
@@ -395,7 +395,7 @@ func (c *procCluster) startAll(bootstrap bool) {
 	for i := range c.members {
 		c.startCoordinator(i, bootstrap)
 	}
-	c.waitFor("a leader", time.Minute, func(st *cluster.StatusResponse) bool { return st.Leader != "" })
+	c.waitFor("a leader", time.Minute, func(st *api.StatusResponse) bool { return st.Leader != "" })
 }
 
 const (
@@ -418,7 +418,7 @@ func TestClusterSolve(t *testing.T) {
 		t.Fatalf("submit --wait: exit %d, %q, %s", code, out, errs)
 	}
 	id := strings.Fields(lines[1])[1]
-	if st := runState(c.waitFor("the run's status", 10*time.Second, func(*cluster.StatusResponse) bool { return true }), id); st == nil || st.State != cluster.Done {
+	if st := runState(c.waitFor("the run's status", 10*time.Second, func(*api.StatusResponse) bool { return true }), id); st == nil || st.State != api.Done {
 		t.Fatalf("after submit --wait, the run is %+v", st)
 	}
 	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(id))
@@ -452,7 +452,7 @@ func TestClusterSolve(t *testing.T) {
 func TestClusterAdvertise(t *testing.T) {
 	c := newProcCluster(t, 3)
 	c.proxied()
-	st := func() *cluster.StatusResponse {
+	st := func() *api.StatusResponse {
 		c.startAll(true)
 		c.startWorker("w1", 2)
 		id := c.submit("tictactoe", "")
@@ -485,7 +485,7 @@ func TestClusterAdvertise(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get(cluster.HeaderLeader); got != m.HTTPAddr {
+		if got := resp.Header.Get(api.HeaderLeader); got != m.HTTPAddr {
 			t.Errorf("clients are sent to %q, want the leader's advertised %s", got, m.HTTPAddr)
 		}
 	}
@@ -559,7 +559,7 @@ func TestClusterFaults(t *testing.T) {
 	c.startWorker("w2", 1)
 	id := c.submit(c4Game, c4Option)
 	// A worker with a lease, once the run is under way.
-	st := c.waitFor("a worker holding a lease", time.Minute, func(st *cluster.StatusResponse) bool {
+	st := c.waitFor("a worker holding a lease", time.Minute, func(st *api.StatusResponse) bool {
 		r := runState(st, id)
 		if r == nil || r.Reached < 8 {
 			return false
@@ -573,11 +573,11 @@ func TestClusterFaults(t *testing.T) {
 	})
 	c.signal("w1", syscall.SIGKILL)
 	t.Logf("killed worker w1 holding a lease; run at %d tiers reached", runState(st, id).Reached)
-	st = c.waitFor("more progress", time.Minute, func(st *cluster.StatusResponse) bool {
+	st = c.waitFor("more progress", time.Minute, func(st *api.StatusResponse) bool {
 		r := runState(st, id)
 		return r != nil && r.Reached >= 14 && st.Leader != ""
 	})
-	if runState(st, id).State == cluster.Done {
+	if runState(st, id).State == api.Done {
 		t.Fatal("the run finished before the leader could be killed")
 	}
 	c.signal(st.Leader, syscall.SIGKILL)
@@ -594,7 +594,7 @@ func TestClusterFaults(t *testing.T) {
 }
 
 // runJSON reads a run's whole state from a coordinator.
-func (c *procCluster) runJSON(id string) *cluster.Run {
+func (c *procCluster) runJSON(id string) *api.Run {
 	c.t.Helper()
 	tok, _ := os.ReadFile(c.token)
 	for _, m := range c.members {
@@ -604,7 +604,7 @@ func (c *procCluster) runJSON(id string) *cluster.Run {
 		if err != nil {
 			continue
 		}
-		var r cluster.Run
+		var r api.Run
 		err = json.NewDecoder(resp.Body).Decode(&r)
 		resp.Body.Close()
 		if err == nil && resp.StatusCode == 200 {
@@ -628,7 +628,7 @@ func TestClusterRestart(t *testing.T) {
 
 	// A second run, stopped in the middle: coordinators and worker killed.
 	mid := c.submit(c4Game, c4Option)
-	c.waitFor("the second run half way", time.Minute, func(st *cluster.StatusResponse) bool {
+	c.waitFor("the second run half way", time.Minute, func(st *api.StatusResponse) bool {
 		r := runState(st, mid)
 		return r != nil && r.Reached >= 12
 	})
@@ -636,7 +636,7 @@ func TestClusterRestart(t *testing.T) {
 	for _, name := range []string{"w1", "c1", "c2", "c3"} {
 		c.signal(name, syscall.SIGKILL)
 	}
-	if snap.State == cluster.Done {
+	if snap.State == api.Done {
 		t.Fatal("the second run finished before the stop")
 	}
 
@@ -645,7 +645,7 @@ func TestClusterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := runState(st, done); r == nil || r.State != cluster.Done {
+	if r := runState(st, done); r == nil || r.State != api.Done {
 		t.Fatalf("after the restart, the first run is %+v", r)
 	}
 	sameFolders(t, before, c.fetch(done))

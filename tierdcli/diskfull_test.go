@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 )
 
 // TestLeaderDiskFull: every coordinator keeps its data on a tmpfs of its
@@ -65,7 +65,7 @@ func TestLeaderDiskFull(t *testing.T) {
 	// seen here and the workers' pause.
 	const option = "width=5,height=4"
 	id := c.submitC4(option)
-	st := c.waitFor("the run under way", 2*time.Minute, func(st *cluster.StatusResponse) bool {
+	st := c.waitFor("the run under way", 2*time.Minute, func(st *api.StatusResponse) bool {
 		r := runState(st, id)
 		return r != nil && r.Reached >= 6 && st.Leader != ""
 	})
@@ -74,7 +74,7 @@ func TestLeaderDiskFull(t *testing.T) {
 	c.pause("w1", true)
 	c.pause("w2", true)
 	before := c.runJSON(id)
-	if before.State == cluster.Done {
+	if before.State == api.Done {
 		t.Fatal("the run ended before the workers were paused: nothing is left to record on a full disk")
 	}
 	old := c.index(st.Leader)
@@ -88,7 +88,7 @@ func TestLeaderDiskFull(t *testing.T) {
 	t.Logf("filled %s's disk (%d MB more)", st.Leader, filled>>20)
 	c.pause("w1", false)
 	c.pause("w2", false)
-	st = c.waitFor("another leader", 2*time.Minute, func(s *cluster.StatusResponse) bool { return s.Leader != "" && s.Leader != st.Leader })
+	st = c.waitFor("another leader", 2*time.Minute, func(s *api.StatusResponse) bool { return s.Leader != "" && s.Leader != st.Leader })
 	t.Logf("%s leads", st.Leader)
 	c.waitDone(id)
 	after := c.runJSON(id)

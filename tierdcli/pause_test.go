@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 )
 
 // Processes paused (SIGSTOP) for longer than the election timeout or the
@@ -130,7 +130,7 @@ func TestPausedLeader(t *testing.T) {
 	c.startWorker("w1", 1)
 	c.startWorker("w2", 1)
 	id := c.submitSmall()
-	st := c.waitFor("the run under way", 2*time.Minute, func(st *cluster.StatusResponse) bool {
+	st := c.waitFor("the run under way", 2*time.Minute, func(st *api.StatusResponse) bool {
 		r := runState(st, id)
 		return r != nil && r.Reached >= 4 && st.Leader != ""
 	})
@@ -140,7 +140,7 @@ func TestPausedLeader(t *testing.T) {
 	// A read sent to the paused leader waits in its socket.
 	type answer struct {
 		code int
-		st   cluster.StatusResponse
+		st   api.StatusResponse
 		err  error
 	}
 	const reads = 16 // several, so that some are read before raft's own goroutines run
@@ -152,10 +152,10 @@ func TestPausedLeader(t *testing.T) {
 			stale <- a
 		}()
 	}
-	var fresh cluster.StatusResponse
+	var fresh api.StatusResponse
 	poll(t, "a new leader going on with the run", 2*time.Minute, func() bool {
 		for i := range c.members {
-			var s cluster.StatusResponse
+			var s api.StatusResponse
 			if i == old {
 				continue
 			}
@@ -209,27 +209,27 @@ func TestPausedWorker(t *testing.T) {
 		return err == nil
 	})
 	c.pause("w1", true)
-	var ref cluster.UnitRef
+	var ref api.UnitRef
 	var token uint64
 	r := c.runJSON(id)
 	for _, tr := range r.Tiers {
 		for i, u := range append(tr.Reach[:len(tr.Reach):len(tr.Reach)], tr.Solve...) {
 			if u.Lease != nil && u.Lease.Worker == "w1" {
-				ph, k := cluster.PhaseReach, i
+				ph, k := api.PhaseReach, i
 				if i >= len(tr.Reach) {
-					ph, k = cluster.PhaseSolve, i-len(tr.Reach)
+					ph, k = api.PhaseSolve, i-len(tr.Reach)
 				}
-				ref, token = cluster.UnitRef{Run: id, Tier: tr.Tier, Phase: ph, Index: k}, u.Lease.Token
+				ref, token = api.UnitRef{Run: id, Tier: tr.Tier, Phase: ph, Index: k}, u.Lease.Token
 			}
 		}
 	}
 	if token == 0 {
 		t.Fatal("the blocked worker holds no lease")
 	}
-	unit := func(r *cluster.Run) *cluster.Unit {
+	unit := func(r *api.Run) *api.Unit {
 		for _, tr := range r.Tiers {
 			if tr.Tier == ref.Tier {
-				if ref.Phase == cluster.PhaseSolve {
+				if ref.Phase == api.PhaseSolve {
 					return tr.Solve[ref.Index]
 				}
 				return tr.Reach[ref.Index]

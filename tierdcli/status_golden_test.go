@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/internal/cli"
 )
 
@@ -34,14 +34,14 @@ func TestPrintStatusGolden(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	var st cluster.StatusResponse
+	var st api.StatusResponse
 	read("status", &st)
 	for i := range st.Workers {
 		st.Workers[i].LastSeen = time.Now()
 	}
 	var out strings.Builder
 	for _, name := range []string{"run-done", "run-loopy", "run-chance", "run-leased"} {
-		var run cluster.Run
+		var run api.Run
 		read(name, &run)
 		var b bytes.Buffer
 		printStatus(&cli.Env{Stdout: &b}, &st, &run)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/clustertest"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -208,7 +208,7 @@ func TestUserModule(t *testing.T) {
 	c.startBin("bundled", tierdBinary(t), "worker", "--coordinators", c.urls(), "--token-file", c.token,
 		"--data", filepath.Join(c.dir, "bundled"), "--threads", "1", "--id", "bundled", "--memory", "1GiB")
 	id := c.submit("nim", "heap=5")
-	c.waitFor("the bundled worker reported as lacking nim", 2*time.Minute, func(st *cluster.StatusResponse) bool {
+	c.waitFor("the bundled worker reported as lacking nim", 2*time.Minute, func(st *api.StatusResponse) bool {
 		for _, w := range st.Workers {
 			if w.ID == "bundled" && slices.Equal(w.MissingGames, []string{"nim"}) {
 				return true
@@ -219,7 +219,7 @@ func TestUserModule(t *testing.T) {
 	if code, stdout, _ := c.run(c.client("status")...); code != 0 || !strings.Contains(stdout, "worker bundled does not have nim") {
 		t.Errorf("status: exit %d: %s", code, stdout)
 	}
-	if r := c.runJSON(id); r.State != cluster.Running || countDone(r) > 0 {
+	if r := c.runJSON(id); r.State != api.Running || countDone(r) > 0 {
 		t.Fatalf("the run made progress with no worker that has nim: %s, %d units done", r.State, countDone(r))
 	}
 	c.startWorker("w1", 1)
@@ -228,7 +228,7 @@ func TestUserModule(t *testing.T) {
 }
 
 // countDone counts a run's finished units.
-func countDone(r *cluster.Run) int {
+func countDone(r *api.Run) int {
 	n := 0
 	for _, t := range r.Tiers {
 		for _, u := range append(t.Reach, t.Solve...) {

@@ -15,7 +15,9 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/cluster/coordinator"
+	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/internal/freeport"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -27,7 +29,7 @@ const Token = "clustertest-token-0123456789abcdef"
 type Config struct {
 	// NewGame builds games (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
-	// LeaseTTL of the coordinators; 0 means cluster.DefaultLeaseTTL.
+	// LeaseTTL of the coordinators; 0 means api.DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	// Log receives every node's records; nil discards them.
 	Log *slog.Logger
@@ -37,21 +39,21 @@ type Config struct {
 type Cluster struct {
 	cfg     Config
 	dir     string
-	Members []cluster.Member
-	Nodes   []*cluster.Node
+	Members []api.Member
+	Nodes   []*coordinator.Node
 
 	mu      sync.Mutex
 	workers []*runningWorker
 }
 
 type runningWorker struct {
-	w      *cluster.Worker
+	w      *worker.Worker
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 // Start starts n coordinators with their data under dir and waits for a
-// leader that answers (cluster.Node.Serving).
+// leader that answers (coordinator.Node.Serving).
 func Start(dir string, n int, cfg Config) (*Cluster, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -62,10 +64,10 @@ func Start(dir string, n int, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	for i := range n {
-		c.Members = append(c.Members, cluster.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
+		c.Members = append(c.Members, api.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
 	}
 	for _, m := range c.Members {
-		node, err := cluster.StartNode(cluster.NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr,
+		node, err := coordinator.StartNode(coordinator.NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr,
 			DataDir: filepath.Join(dir, m.ID), Token: Token, Bootstrap: c.Members, NewGame: cfg.NewGame,
 			LeaseTTL: cfg.LeaseTTL, Log: cfg.Log.With("node", m.ID), Raft: loopbackRaft})
 		if err != nil {
@@ -96,7 +98,7 @@ func loopbackRaft(rc *raft.Config) {
 }
 
 // Leader is the leading coordinator, or nil.
-func (c *Cluster) Leader() *cluster.Node {
+func (c *Cluster) Leader() *coordinator.Node {
 	for _, n := range c.Nodes {
 		if n != nil && n.IsLeader() {
 			return n
@@ -115,8 +117,8 @@ func (c *Cluster) URLs() []string {
 }
 
 // Client returns a client of the coordinators.
-func (c *Cluster) Client() *cluster.Client {
-	cl, err := cluster.NewClient(c.URLs(), Token, nil)
+func (c *Cluster) Client() *api.Client {
+	cl, err := api.NewClient(c.URLs(), Token, nil)
 	if err != nil {
 		panic(err) // the URLs and token are ours
 	}
@@ -125,8 +127,8 @@ func (c *Cluster) Client() *cluster.Client {
 }
 
 // StartWorker starts a worker with threads threads; it runs until Close.
-func (c *Cluster) StartWorker(id string, threads int) (*cluster.Worker, error) {
-	w, err := cluster.NewWorker(cluster.WorkerConfig{Client: c.Client(), ID: id, Threads: threads,
+func (c *Cluster) StartWorker(id string, threads int) (*worker.Worker, error) {
+	w, err := worker.New(worker.Config{Client: c.Client(), ID: id, Threads: threads,
 		Dir: filepath.Join(c.dir, "worker-"+id), NewGame: c.cfg.NewGame, Log: c.cfg.Log.With("worker", id)})
 	if err != nil {
 		return nil, err
@@ -144,7 +146,7 @@ func (c *Cluster) StartWorker(id string, threads int) (*cluster.Worker, error) {
 }
 
 // Wait polls until run id is done, and fails if it fails.
-func (c *Cluster) Wait(ctx context.Context, id string) (*cluster.RunSummary, error) {
+func (c *Cluster) Wait(ctx context.Context, id string) (*api.RunSummary, error) {
 	return c.Client().WaitRun(ctx, id, 20*time.Millisecond)
 }
 

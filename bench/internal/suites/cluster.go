@@ -10,7 +10,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/bench/internal/results"
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/clustertest"
 	"github.com/tiersolve/tiersolve/games"
 )
@@ -92,7 +92,7 @@ func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 	}
 	cl := c.Client()
 	t0, cpu0 := time.Now(), harness.CPUSeconds()
-	id, err := cl.Submit(ctx, cluster.SubmitRequest{Game: a.Game, Option: a.Option})
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: a.Game, Option: a.Option})
 	if err != nil {
 		return harness.Sample{}, err
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
-	"github.com/tiersolve/tiersolve/cluster"
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/tierdcli"
 )
@@ -62,7 +62,7 @@ func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMe
 	if err := pc.start(ctx, 3, a.Workers); err != nil {
 		return harness.Sample{}, err
 	}
-	cl, err := cluster.NewClient(pc.urls, procToken, nil)
+	cl, err := api.NewClient(pc.urls, procToken, nil)
 	if err != nil {
 		return harness.Sample{}, err
 	}
@@ -71,7 +71,7 @@ func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMe
 	if err != nil {
 		return harness.Sample{}, err
 	}
-	id, err := cl.Submit(ctx, cluster.SubmitRequest{Game: a.Game, Option: a.Option})
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: a.Game, Option: a.Option})
 	if err != nil {
 		return harness.Sample{}, err
 	}

@@ -1,0 +1,270 @@
+package api
+
+import (
+	"time"
+
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// Member is a coordinator: its raft identity and where its HTTP API is.
+type Member struct {
+	ID       string `json:"id"`
+	RaftAddr string `json:"raft_addr"`
+	HTTPAddr string `json:"http_addr"`
+}
+
+// RunState is the state of a run.
+type RunState string
+
+// The states of a run.
+const (
+	Running RunState = "running"
+	Done    RunState = "done"
+	Failed  RunState = "failed"
+)
+
+// Settings are a run's choices. Only Symmetry and Level change its
+// results.
+type Settings struct {
+	// A tier is cut into RangesPerThread ranges per worker thread the
+	// leader knows when it cuts (so a lost or slow worker costs little),
+	// but at most MaxRanges, and into ranges of at least MinRange
+	// positions (below that a unit's overhead outweighs its work). The
+	// results do not depend on the cut.
+	RangesPerThread int    `json:"ranges_per_thread"`
+	MaxRanges       int    `json:"max_ranges"`
+	MinRange        uint64 `json:"min_range"`
+	// ExpandRangesPerThread is how many expand units a tier is cut into
+	// per worker thread, apart from its solve units (MaxRanges and
+	// MinRange apply too): with 1, of equal sizes, else shrinking; 0 cuts
+	// them as the solve units (runs from before it). An expand unit
+	// writes a partial level file over each child tier's whole hash
+	// space whatever its range, so more of them cost more bytes to move
+	// and merge; a solve unit's records are as large as its range, and a
+	// small last unit keeps the path to the next tier short.
+	ExpandRangesPerThread int `json:"expand_ranges_per_thread,omitempty"`
+	// Level is the gzip level of bitmaps in full level files (it changes
+	// their bytes, as in tierd solve --level).
+	Level int `json:"level"`
+	// Symmetry keeps one canonical position per symmetry class, as tierd
+	// solve --symmetry: workers and the leader's merges run on the
+	// quotient game (solver.Reduce).
+	Symmetry bool `json:"symmetry,omitempty"`
+}
+
+// DefaultSettings are a run's settings unless the submitter chose.
+// MinRange: a unit costs the cluster 14-17 ms of CPU beyond its work
+// (its grant and completion through raft, its outputs uploaded, copied
+// and read back), about the work of 200,000 Connect Four positions; at
+// 1<<20 positions, rather than 1<<16, Connect Four 5x5 runs in 103 units
+// instead of 140 and the cluster uses 5-7% less CPU
+// (docs/cluster-measurements.md).
+var DefaultSettings = Settings{RangesPerThread: 2, ExpandRangesPerThread: 1, MaxRanges: 256, MinRange: 1 << 20, Level: 6}
+
+// Kind is what a unit of work does.
+type Kind string
+
+// The kinds of units.
+const (
+	// Expand: solver.ExpandRange over a range of a loop-free tier; outputs
+	// one partial level file per child tier that it reaches.
+	Expand Kind = "expand"
+	// Close: the whole of a loopy tier: solver.MergeTier of its partials
+	// then solver.CloseTier; outputs the closed tier as a partial level
+	// file of the tier itself, and partial level files of its children.
+	Close Kind = "close"
+	// SolveRange: solver.SolveRange over a range of a loop-free tier;
+	// outputs a value database of the range's records.
+	SolveRange Kind = "solve"
+	// SolveTier: solver.SolveTier over the whole of a loopy tier; outputs
+	// a value database of the tier's records.
+	SolveTier Kind = "solve-tier"
+)
+
+// Phase names the two halves of a run, which own a tier's units.
+type Phase string
+
+// The phases.
+const (
+	PhaseReach Phase = "reach"
+	PhaseSolve Phase = "solve"
+)
+
+// UnitRef names a unit: its run, tier, phase and index.
+type UnitRef struct {
+	Run   string `json:"run"`
+	Tier  uint64 `json:"tier"`
+	Phase Phase  `json:"phase"`
+	Index int    `json:"index"`
+}
+
+// Blob names an immutable file of the artifact store: its SHA-256
+// (lower-case hex) and size.
+type Blob struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// Output is a blob a unit produced for a tier: a partial level file of
+// that tier (Expand, Close) or the records of a range (SolveRange,
+// SolveTier).
+type Output struct {
+	Tier uint64 `json:"tier"`
+	Blob Blob   `json:"blob"`
+}
+
+// Run is a run as GET /v1/runs/{id} shows it: a game variant taken
+// through reachability and solving, tier by tier, with every unit of
+// work. It is a copy, made for the answer: changing it changes nothing.
+type Run struct {
+	ID       string    `json:"id"`
+	Game     string    `json:"game"`
+	Option   string    `json:"option"`
+	Settings Settings  `json:"settings"`
+	Created  time.Time `json:"created"`
+	State    RunState  `json:"state"`
+	Error    string    `json:"error,omitempty"`
+	Finished time.Time `json:"finished,omitzero"`
+	// Chance is set for a game with dice (tiergame.Chance): its tiers are
+	// solved to probabilities. Exhaustive is set for a game whose every
+	// position is reachable (tiergame.Exhaustive): its level files are
+	// whole tiers, with no expansion.
+	Chance     bool `json:"chance,omitempty"`
+	Exhaustive bool `json:"exhaustive,omitempty"`
+	// Tiers are in reachability order (parents first): the first is the
+	// start tier.
+	Tiers []*Tier             `json:"tiers"`
+	Start *solver.StartRecord `json:"start,omitempty"`
+	// RequestID is the submitter's idempotency key (SubmitRequest).
+	RequestID string `json:"request_id,omitempty"`
+	// LogBytes counts the raft log bytes of the run's commands.
+	LogBytes uint64 `json:"log_bytes"`
+	// Commands counts them.
+	Commands uint64 `json:"commands"`
+}
+
+// Tier is a tier of a run and how far it has come.
+type Tier struct {
+	Tier     uint64   `json:"tier"`
+	Name     string   `json:"name"`
+	Size     uint64   `json:"size"`
+	Loopy    bool     `json:"loopy,omitempty"`
+	Parents  []uint64 `json:"parents,omitempty"`
+	Children []uint64 `json:"children,omitempty"` // other than the tier itself
+
+	// Reach holds the units that expand the tier into partial level files
+	// of its children: ranges of its level file, or for a loopy tier the
+	// one unit that also closes it. Nil until they can start.
+	Reach []*Unit `json:"reach,omitempty"`
+	// Expanded is set when every unit of Reach is done.
+	Expanded bool `json:"expanded,omitempty"`
+	// Level is the tier's merged set: first its count and ranges (the
+	// tier is cut, and its units start from the partial level files),
+	// then its full level file (written).
+	Level *Level `json:"level,omitempty"`
+	// Solve holds the units that solve the tier: ranges of its level
+	// file, or one unit for a loopy tier. Nil until they can start.
+	Solve []*Unit `json:"solve,omitempty"`
+	// DB is the value database, merged by the leader.
+	DB *DB `json:"db,omitempty"`
+}
+
+// Phase says how far the tier has come, for people: waiting, closing,
+// expanding, merging, reached, solving, writing, solved.
+func (t *Tier) Phase() string {
+	switch {
+	case t.DB != nil:
+		return "solved"
+	case t.Solve != nil && allDone(t.Solve):
+		return "writing"
+	case t.Solve != nil:
+		return "solving"
+	case t.Expanded && t.Level != nil && t.Level.Blob.SHA256 != "":
+		return "reached"
+	case t.Expanded || (t.Loopy && allDone(t.Reach)):
+		return "merging"
+	case t.Loopy && t.Reach != nil:
+		return "closing"
+	case t.Reach != nil:
+		return "expanding"
+	}
+	return "waiting"
+}
+
+// allDone reports whether units were created and every one is done.
+func allDone(us []*Unit) bool {
+	return us != nil && countDone(us) == len(us)
+}
+
+// countDone counts the units done.
+func countDone(us []*Unit) int {
+	n := 0
+	for _, u := range us {
+		if u.Done != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Level is a tier's merged set: how many positions it holds and how the
+// units cut it, known as soon as the leader has merged the partial level
+// files, and the full level file (Blob, Type), set once it is written and
+// durably stored.
+type Level struct {
+	Blob      Blob           `json:"blob"` // empty until written
+	Reachable uint64         `json:"reachable"`
+	Type      int            `json:"type"`
+	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
+	// Expand, if set, is how its expand units cut it instead.
+	Expand []solver.Range `json:"expand,omitempty"`
+}
+
+// DB is a tier's merged value database.
+type DB struct {
+	Blob Blob   `json:"blob"`
+	Win  uint64 `json:"win"`
+	Lose uint64 `json:"lose"`
+	Tie  uint64 `json:"tie"`
+	Draw uint64 `json:"draw"`
+}
+
+// Unit is a unit of work: a kind and a range of a tier.
+type Unit struct {
+	Kind Kind   `json:"kind"`
+	Lo   uint64 `json:"lo"`
+	Hi   uint64 `json:"hi"`
+	// Lease is the worker holding the unit, if any.
+	Lease *Lease `json:"lease,omitempty"`
+	// Done is the accepted result.
+	Done *Completion `json:"done,omitempty"`
+	// Failures counts the attempts that failed.
+	Failures int `json:"failures,omitempty"`
+}
+
+// Lease gives a unit to a worker. Its token is the raft index of the
+// command that granted it: it fences completions, so only the holder of
+// the current lease can complete the unit.
+type Lease struct {
+	Worker string `json:"worker"`
+	Token  uint64 `json:"token"`
+}
+
+// Completion is a unit's accepted result.
+type Completion struct {
+	Worker    string   `json:"worker"`
+	Token     uint64   `json:"token"`
+	Outputs   []Output `json:"outputs"`
+	Positions uint64   `json:"positions"`
+	Seconds   float64  `json:"seconds"`
+}
+
+// tier returns tier t of the run, or nil.
+func (r *Run) tier(t uint64) *Tier {
+	for _, x := range r.Tiers {
+		if x.Tier == t {
+			return x
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package coordinator
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// TestChanceGameMatchesEmbedded: a game with dice (the bearoff: chance
+// nodes, probabilities, every position reachable) runs on the cluster
+// through solver.SolveChanceRange and gives tierd solve's bytes.
+func TestChanceGameMatchesEmbedded(t *testing.T) {
+	m := clusterMatchesEmbedded(t, "bearoff", "checkers=4,points=4", 2)
+	if m.Start == nil || m.Start.Win == nil || !m.Solved {
+		t.Fatalf("fetched manifest: start %+v, solved %v", m.Start, m.Solved)
+	}
+}
+
+// TestXiangqiMatchesEmbedded: an exhaustive game whose tiers hold hashes
+// that are no positions (xiangqi: every tier loopy, the legal hashes only,
+// solver.FullTier on the leader) runs on the cluster and gives tierd
+// solve's bytes.
+func TestXiangqiMatchesEmbedded(t *testing.T) {
+	m := clusterMatchesEmbedded(t, "xiangqi", "material=KRvKA", 1)
+	if m.Start == nil || len(m.Tiers) != 4 {
+		t.Fatalf("fetched manifest: start %+v, %d tiers", m.Start, len(m.Tiers))
+	}
+}
+
+// clusterMatchesEmbedded runs game on 3 coordinators and workers
+// workers (of 2 threads, then 1), checks that the fetched run is tierd
+// solve's bytes, and returns its manifest.
+func clusterMatchesEmbedded(t *testing.T, game, option string, workers int) *solver.Manifest {
+	t.Helper()
+	c := startCluster(t, 3, 5*time.Second)
+	c.startWorker("w1", 2)
+	if workers > 1 {
+		c.startWorker("w2", 1)
+	}
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: game, Option: option, Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, 2*time.Minute)
+	out := t.TempDir()
+	m, err := cl.Fetch(ctx, id, out, games.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, game, option, false), out)
+	return m
+}

@@ -1,0 +1,468 @@
+package coordinator
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/cluster/worker"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/freeport"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// testToken is the shared secret of the test clusters.
+const testToken = "test-token-0123456789abcdef"
+
+// freeAddrs returns n loopback addresses with free ports.
+func freeAddrs(t testing.TB, n int) []string {
+	addrs, err := freeport.Addrs(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrs
+}
+
+// fastRaft shortens raft's timeouts for tests on loopback.
+func fastRaft(c *raft.Config) {
+	c.HeartbeatTimeout = 600 * time.Millisecond
+	c.ElectionTimeout = 600 * time.Millisecond
+	c.LeaderLeaseTimeout = 300 * time.Millisecond
+	c.CommitTimeout = 5 * time.Millisecond
+}
+
+// testCluster is coordinators in this process, on real TCP and disks.
+type testCluster struct {
+	t       testing.TB
+	members []api.Member
+	dirs    []string
+	nodes   []*Node
+	leaseTT time.Duration
+	// serverTLS and clientTLS, when set, serve the API over HTTPS.
+	serverTLS, clientTLS *tls.Config
+	// configure, when set, changes node i's configuration before it starts.
+	configure func(i int, cfg *NodeConfig)
+}
+
+func testLog(t testing.TB) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func startCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
+	return startClusterTLS(t, n, leaseTTL, nil, nil)
+}
+
+// startClusterTLS starts a cluster whose API is served with serverTLS and
+// reached with clientTLS (both nil: plain HTTP).
+func startClusterTLS(t testing.TB, n int, leaseTTL time.Duration, serverTLS, clientTLS *tls.Config) *testCluster {
+	c := newTestCluster(t, n, leaseTTL)
+	c.serverTLS, c.clientTLS = serverTLS, clientTLS
+	c.startAll()
+	return c
+}
+
+// newTestCluster prepares a cluster of n coordinators on free ports, not
+// started yet.
+func newTestCluster(t testing.TB, n int, leaseTTL time.Duration) *testCluster {
+	addrs := freeAddrs(t, 2*n)
+	c := &testCluster{t: t, leaseTT: leaseTTL}
+	for i := range n {
+		c.members = append(c.members, api.Member{ID: fmt.Sprintf("c%d", i+1), RaftAddr: addrs[2*i], HTTPAddr: addrs[2*i+1]})
+		c.dirs = append(c.dirs, t.TempDir())
+	}
+	c.nodes = make([]*Node, n)
+	return c
+}
+
+// startAll bootstraps every node and waits for a leader.
+func (c *testCluster) startAll() {
+	for i := range c.nodes {
+		c.start(i, true)
+	}
+	c.t.Cleanup(c.stop)
+	c.waitLeader()
+}
+
+func (c *testCluster) start(i int, bootstrap bool) {
+	c.startFull(i, bootstrap, fastRaft)
+}
+
+// startWith restarts node i (no bootstrap) with a raft configuration.
+func (c *testCluster) startWith(i int, rc func(*raft.Config)) {
+	c.startFull(i, false, rc)
+}
+
+func (c *testCluster) startFull(i int, bootstrap bool, rc func(*raft.Config)) {
+	m := c.members[i]
+	cfg := NodeConfig{ID: m.ID, RaftAddr: m.RaftAddr, HTTPAddr: m.HTTPAddr, DataDir: c.dirs[i], Token: testToken,
+		NewGame: games.New, LeaseTTL: c.leaseTT, Raft: rc, Log: testLog(c.t).With("test_node", m.ID), Workers: 2, RepairDelay: time.Second,
+		TLS: c.serverTLS, PeerTLS: c.clientTLS}
+	if bootstrap {
+		cfg.Bootstrap = c.members
+	}
+	if c.configure != nil {
+		c.configure(i, &cfg)
+	}
+	n, err := StartNode(cfg)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.nodes[i] = n
+}
+
+func (c *testCluster) stopNode(i int) {
+	if c.nodes[i] != nil {
+		c.nodes[i].Close()
+		c.nodes[i] = nil
+	}
+}
+
+// stopFollower stops a follower of a three-node cluster (the third node,
+// or the second if the third leads) and returns its index.
+func (c *testCluster) stopFollower() int {
+	i := 2
+	if c.nodes[i].IsLeader() {
+		i = 1
+	}
+	c.stopNode(i)
+	return i
+}
+
+func (c *testCluster) stop() {
+	for i := range c.nodes {
+		c.stopNode(i)
+	}
+}
+
+// waitLeader waits for a leader and returns its index.
+func (c *testCluster) waitLeader() int {
+	leader := -1
+	waitUntil(c.t, "a leader", func() bool {
+		for i, n := range c.nodes {
+			if n != nil && n.IsLeader() {
+				leader = i
+				return true
+			}
+		}
+		return false
+	})
+	return leader
+}
+
+// waitUntil polls cond until it holds, for a minute at most: tests wait
+// for a sign that what they wait for happened, never for a fixed time.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: gave up after a minute", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (c *testCluster) urls() []string {
+	var out []string
+	scheme := "http://"
+	if c.serverTLS != nil {
+		scheme = "https://"
+	}
+	for _, m := range c.members {
+		out = append(out, scheme+m.HTTPAddr)
+	}
+	return out
+}
+
+func (c *testCluster) client() *api.Client {
+	cl, err := api.NewClient(c.urls(), testToken, c.clientTLS)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cl.Patience = 30 * time.Second
+	return cl
+}
+
+// startWorker runs a worker until the test ends; it returns a stop
+// function that cancels it.
+func (c *testCluster) startWorker(id string, threads int) (*worker.Worker, context.CancelFunc) {
+	return c.startWorkerWith(id, threads, nil)
+}
+
+// startWorkerWith starts a worker whose configuration set changes.
+func (c *testCluster) startWorkerWith(id string, threads int, set func(*worker.Config)) (*worker.Worker, context.CancelFunc) {
+	cfg := worker.Config{Client: c.client(), ID: id, Threads: threads, Dir: c.t.TempDir(), NewGame: games.New,
+		Log: testLog(c.t).With("test_worker", id), MemoryBytes: 1 << 30}
+	if set != nil {
+		set(&cfg)
+	}
+	w, err := worker.New(cfg)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Run(ctx)
+	}()
+	stop := func() { cancel(); <-done }
+	c.t.Cleanup(stop)
+	return w, stop
+}
+
+// waitRun waits for the run to be done, or fails the test showing the
+// run's tiers.
+func waitRun(t testing.TB, cl *api.Client, id string, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	if _, err := cl.WaitRun(ctx, id, 100*time.Millisecond); err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if run, rerr := cl.Run(sctx, id); rerr == nil {
+			for _, tr := range run.Tiers {
+				t.Logf("tier %d %s: %s reach %s solve %s", tr.Tier, tr.Name, tr.Phase(), unitsString(tr.Reach), unitsString(tr.Solve))
+			}
+		}
+		t.Fatal(err)
+	}
+}
+
+// solvedCluster is 3 coordinators and a worker that have solved a game.
+func solvedCluster(t testing.TB, game, option, worker string) (*testCluster, *api.Client, string) {
+	c := startCluster(t, 3, 5*time.Second)
+	c.startWorker(worker, 2)
+	cl := c.client()
+	id, err := cl.Submit(context.Background(), api.SubmitRequest{Game: game, Option: option})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, time.Minute)
+	return c, cl, id
+}
+
+// embeddedSolve runs tierd solve's code in a folder and returns it.
+func embeddedSolve(t testing.TB, game, option string, symmetry bool) string {
+	g, err := games.New(game, option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2, Symmetry: symmetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if err := r.Reach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Solve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// sameRunFolders compares two run folders: every level file decompressed
+// and compressed, every database byte for byte, and the manifests.
+func sameRunFolders(t testing.TB, want, got string) {
+	t.Helper()
+	wm, err := solver.LoadManifest(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := solver.LoadManifest(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wt := range wm.Tiers {
+		gt := gm.Tiers[i]
+		wl, gl := readFile(t, want, wt.Level.Path), readFile(t, got, gt.Level.Path)
+		if !bytes.Equal(gunzip(t, wl), gunzip(t, gl)) {
+			t.Errorf("tier %d: level files differ after gunzip", wt.Tier)
+		}
+		if !bytes.Equal(wl, gl) {
+			t.Errorf("tier %d: level files differ", wt.Tier)
+		}
+		if !bytes.Equal(readFile(t, want, wt.DB.Path), readFile(t, got, gt.DB.Path)) {
+			t.Errorf("tier %d: value databases differ", wt.Tier)
+		}
+	}
+	if a, b := readFile(t, want, solver.ManifestName), readFile(t, got, solver.ManifestName); !bytes.Equal(a, b) {
+		t.Errorf("manifests differ:\n%s\n----\n%s", a, b)
+	}
+}
+
+func readFile(t testing.TB, dir, rel string) []byte {
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func gunzip(t testing.TB, b []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestClusterMatchesEmbedded: 3 coordinators and 2 workers in this
+// process solve each game, with and without symmetry; the fetched folder
+// is the embedded run's bytes. One worker writes its partial level files
+// stored, the other compressed (worker.Config.CompressPartials), and the
+// merges take both. Under the race detector, one run of each
+// kind of tier (loop-free, loopy, symmetric): the race detector makes
+// each run many times slower, and .ci/run runs them all without it.
+func TestClusterMatchesEmbedded(t *testing.T) {
+	for _, tc := range []struct {
+		game, option string
+		symmetry     bool
+		underRace    bool
+	}{
+		{"tictactoe", "", false, true},
+		{"quixo", "size=3", false, false},
+		{"connect4", "width=4,height=4", false, true},
+		{"quixo", "size=3", true, true},
+		{"connect4", "width=4,height=4", true, false},
+	} {
+		if raceEnabled && !tc.underRace {
+			continue
+		}
+		name := tc.game
+		if tc.symmetry {
+			name += "-symmetry"
+		}
+		t.Run(name, func(t *testing.T) {
+			c := startCluster(t, 3, 5*time.Second)
+			c.startWorker("w1", 2)
+			c.startWorkerWith("w2", 1, func(cfg *worker.Config) { cfg.CompressPartials = true })
+			cl := c.client()
+			ctx := context.Background()
+			id, err := cl.Submit(ctx, api.SubmitRequest{Game: tc.game, Option: tc.option, Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, Symmetry: tc.symmetry}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			if tc.game == "connect4" {
+				checkPartialKinds(t, c, cl, id)
+			}
+			out := t.TempDir()
+			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+				t.Fatal(err)
+			}
+			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, tc.symmetry), out)
+			if t.Failed() {
+				entries, _ := os.ReadDir(filepath.Join(out, "levels"))
+				t.Log(strings.Repeat("-", 20), len(entries))
+			}
+		})
+	}
+}
+
+// TestProvisionalLeases: a cluster with one worker of one thread starts
+// each tier's solving before the last units of its child tier are
+// recorded (provisional leases); the fetched folder is the embedded
+// run's.
+func TestProvisionalLeases(t *testing.T) {
+	for _, symmetry := range []bool{false, true} {
+		t.Run(fmt.Sprint("symmetry=", symmetry), func(t *testing.T) {
+			c := startCluster(t, 3, 5*time.Second)
+			w, _ := c.startWorker("w", 1)
+			cl := c.client()
+			ctx := context.Background()
+			settings := api.DefaultSettings
+			settings.MinRange, settings.Symmetry = 64, symmetry
+			id, err := cl.Submit(ctx, api.SubmitRequest{Game: "connect4", Option: "width=4,height=4", Settings: &settings})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			out := t.TempDir()
+			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+				t.Fatal(err)
+			}
+			sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", symmetry), out)
+			if w.Provisional.Load() == 0 {
+				t.Error("no unit leased provisionally")
+			}
+		})
+	}
+}
+
+// checkPartialKinds checks that run id's expansion units left partial
+// level files of both kinds, by their workers: w1's stored (the first
+// deflate block of each a stored block), w2's compressed (some of them
+// begin with a Huffman-coded block).
+func checkPartialKinds(t *testing.T, c *testCluster, cl *api.Client, id string) {
+	t.Helper()
+	run, err := cl.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]map[bool]int{} // worker → compressed → files
+	for _, tr := range run.Tiers {
+		for _, u := range tr.Reach {
+			if u.Done == nil {
+				continue
+			}
+			for _, o := range u.Done.Outputs {
+				var b []byte
+				for _, n := range c.nodes {
+					if b, err = os.ReadFile(n.local.Path(o.Blob.SHA256)); err == nil {
+						break
+					}
+				}
+				// A gzip header of 10 bytes (no optional fields), then
+				// the first deflate block: BTYPE is bits 1-2 of its first
+				// byte, 0 for a stored block.
+				if len(b) < 11 || b[0] != 0x1f || b[1] != 0x8b || b[3] != 0 {
+					t.Fatalf("%s's partial %s is not a level file as written (%d bytes)", u.Done.Worker, o.Blob.SHA256, len(b))
+				}
+				if kinds[u.Done.Worker] == nil {
+					kinds[u.Done.Worker] = map[bool]int{}
+				}
+				kinds[u.Done.Worker][b[10]>>1&3 != 0]++
+			}
+		}
+	}
+	if kinds["w1"][true] > 0 || kinds["w1"][false] == 0 || kinds["w2"][true] == 0 {
+		t.Errorf("partials by worker, compressed or not: %v; want w1's all stored and some of w2's compressed", kinds)
+	}
+}
+
+func unitsString(us []*api.Unit) string {
+	var b strings.Builder
+	for _, u := range us {
+		switch {
+		case u.Done != nil:
+			b.WriteString("D")
+		case u.Lease != nil:
+			fmt.Fprintf(&b, "L(%s,%d)", u.Lease.Worker, u.Lease.Token)
+		default:
+			b.WriteString(".")
+		}
+	}
+	return b.String()
+}

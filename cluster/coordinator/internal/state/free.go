@@ -1,0 +1,80 @@
+package state
+
+import (
+	"iter"
+	"slices"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+)
+
+// A Taker asks for a unit of work.
+type Taker struct {
+	// Worker is who asks ("": any worker).
+	Worker string
+	// Games are the games it runs (empty: any).
+	Games []string
+	// Holding are the lease tokens of the units whose results it holds in
+	// memory (api.LeaseRequest.Holding): it may take, provisionally, the
+	// units that read them.
+	Holding []uint64
+}
+
+// Free yields the units that could be leased now to tk, in the order
+// they are leased: the oldest run first; reach units parents first, then
+// solve units children first, among them those tk may take
+// provisionally (readyFor) if it holds, in memory, the child units they
+// read. Only units of runs of tk's games.
+func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
+	return func(yield func(api.UnitRef) bool) {
+		free := func(r *Run, t *Tier, phase api.Phase, us []*Unit) bool {
+			for i, u := range us {
+				if u.Lease == nil && u.Done == nil && !yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: phase, Index: i}) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, r := range s.Runs {
+			if r.State != api.Running || len(tk.Games) > 0 && !slices.Contains(tk.Games, r.Game) {
+				continue
+			}
+			for _, t := range r.Tiers {
+				if !free(r, t, api.PhaseReach, t.Reach) {
+					return
+				}
+			}
+			for k := len(r.Tiers) - 1; k >= 0; k-- {
+				t := r.Tiers[k]
+				ready := r.readyFor(t, "") || tk.Worker != "" && r.readyFor(t, tk.Worker) && r.childUnitsIn(t, tk.Holding)
+				if t.Solve != nil && ready && !free(r, t, api.PhaseSolve, t.Solve) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Pick chooses the next unit to lease to tk; it returns false if there
+// is none.
+func (s *State) Pick(tk Taker) (api.UnitRef, bool) {
+	for ref := range s.Free(tk) {
+		return ref, true
+	}
+	return api.UnitRef{}, false
+}
+
+// CountFree counts the units that could be leased now to any worker.
+func (s *State) CountFree() int {
+	n := 0
+	for range s.Free(Taker{}) {
+		n++
+	}
+	return n
+}
+
+// ReadyForAny reports whether unit ref may be leased to any worker (it
+// is not a unit only one may take provisionally).
+func (s *State) ReadyForAny(ref api.UnitRef) bool {
+	r, t, u := s.Unit(ref)
+	return u == nil || ref.Phase != api.PhaseSolve || r.readyFor(t, "")
+}

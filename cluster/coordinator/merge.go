@@ -1,0 +1,274 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
+	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// The leader's merges: a tier's level file from its partial level files
+// (and the tier's cut into units), its value database from its units'
+// records, and at the end the start position's value. Each writes with
+// the code and options of tierd solve, so a cluster run's files are the
+// embedded run's bytes.
+
+// mergeLevel merges a tier's partial level files, cuts the tier into
+// ranges and records the cut, so its units start (they merge the same
+// partials themselves); then it writes the full level file (all four
+// types, the smallest kept: the same code and options as tierd solve),
+// stores it on a majority of the coordinators and records it. The file is
+// off the path from tier to tier: only the tier's solving needs it.
+func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, pre *premerger) error {
+	t := tiergame.Tier(in.tier.Tier)
+	blobs := in.blobs
+	set, merged := pre.take(in.run.ID, in.tier.Tier)
+	if set != nil && !namesAll(blobs, merged) {
+		set = nil // it holds a partial whose completion failed (premerger.early)
+	}
+	if set != nil {
+		blobs = slices.DeleteFunc(slices.Clone(blobs), func(b api.Blob) bool { return merged[b.SHA256] })
+	}
+	paths, err := n.localPaths(ctx, blobs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case in.run.Exhaustive:
+		if set, err = solver.FullTier(ctx, g, t, n.cfg.Workers); err != nil {
+			return err
+		}
+	case set != nil:
+		if err := levelfile.MergeInto(ctx, set, paths, &levelfile.MergeOptions{Workers: n.cfg.Workers}); err != nil {
+			return fmt.Errorf("tier %d: %w", t, err)
+		}
+	default:
+		if set, err = solver.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
+			return err
+		}
+	}
+	lv := state.Level{Reachable: set.Count()}
+	if in.tier.Level != nil {
+		// Cut before (by this leader or an earlier one): the ranges stay.
+		if in.tier.Level.Reachable != lv.Reachable {
+			return fmt.Errorf("tier %d: %d positions merged, %d when it was cut", t, lv.Reachable, in.tier.Level.Reachable)
+		}
+		lv.Ranges, lv.Expand = in.tier.Level.Ranges, in.tier.Level.Expand
+	} else {
+		if lv.Reachable > 0 {
+			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
+		}
+		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {
+			return err
+		}
+	}
+	blob, res, err := n.storeFile(func(path string) (any, error) {
+		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers, NoSync: true})
+	})
+	if err != nil {
+		return err
+	}
+	if err := n.artifacts.keepMerged(ctx, []api.Blob{blob}); err != nil {
+		return err
+	}
+	lv.Blob, lv.Type = blob, int(res.(levelfile.Result).Header.Type)
+	_, err = n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv))
+	return err
+}
+
+// namesAll reports whether every name in names is one of blobs'.
+func namesAll(blobs []api.Blob, names map[string]bool) bool {
+	in := make(map[string]bool, len(blobs))
+	for _, b := range blobs {
+		in[b.SHA256] = true
+	}
+	for name := range names {
+		if !in[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeDB joins a tier's range records, in rank order, into its value
+// database (the bytes of tierd solve's), stores it on a majority of the
+// coordinators and records it. The units wrote their records in the
+// database's own blocks (their ranges are cut at whole blocks), so the
+// blocks are copied (solver.ConcatDB); records that do not line up (a
+// tier cut before the cut was aligned) and probabilities are decoded and
+// written again, with the same writer and options as tierd solve.
+func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) error {
+	t := tiergame.Tier(in.tier.Tier)
+	count := in.tier.Level.Reachable
+	paths := make([]string, len(in.solve))
+	for i, u := range in.solve {
+		p, err := n.localPaths(ctx, []api.Blob{u.Done.Outputs[0].Blob})
+		if err != nil {
+			return err
+		}
+		paths[i] = p[0]
+	}
+	// The units' results in rank order, decoded into one slice by read.
+	each := func(read func(off uint64, path string) (uint64, error)) error {
+		off := uint64(0)
+		for i, p := range paths {
+			var err error
+			if off, err = read(off, p); err != nil {
+				return fmt.Errorf("unit %d: %w", i, err)
+			}
+		}
+		if off != count {
+			return fmt.Errorf("%d results for the tier's %d positions", off, count)
+		}
+		return nil
+	}
+	db := unitio.TierDB{Game: g, Tier: t, Workers: n.cfg.Workers}
+	var write func(path string) (any, error)
+	if in.run.Chance {
+		vals := make([]tiergame.Prob, count)
+		if err := each(func(off uint64, path string) (uint64, error) {
+			return db.ProbsInto(vals, off, path)
+		}); err != nil {
+			return err
+		}
+		write = func(path string) (any, error) {
+			return solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+		}
+	} else {
+		write = func(path string) (any, error) {
+			h, err := solver.ConcatDB(path, g, t, paths, &valuedb.WriteOptions{NoSync: true})
+			if err == nil && h.Count != count {
+				return nil, fmt.Errorf("%d records for the tier's %d positions", h.Count, count)
+			}
+			if !errors.Is(err, valuedb.ErrUnaligned) {
+				return h, err
+			}
+			n.log.Debug("a tier's records are decoded and written again", "run", in.run.ID, "tier", t, "reason", err)
+			recs := make([]valuedb.Record, count)
+			if err := each(func(off uint64, path string) (uint64, error) {
+				return db.RecordsInto(recs, off, path)
+			}); err != nil {
+				return nil, err
+			}
+			return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+		}
+	}
+	blob, res, err := n.storeFile(write)
+	if err != nil {
+		return err
+	}
+	if err := n.artifacts.keepMerged(ctx, []api.Blob{blob}); err != nil {
+		return err
+	}
+	h := res.(valuedb.Header)
+	_, err = n.propose(state.SetDB(in.run.ID, in.tier.Tier, state.DB{Blob: blob, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}))
+	return err
+}
+
+// rangeCount is how many ranges a tier of reachable positions is cut
+// into, perThread for each of threads worker threads known (see
+// Settings).
+func rangeCount(set api.Settings, perThread int, reachable uint64, threads int) int {
+	n := uint64(max(threads, 1) * perThread)
+	n = min(n, uint64(set.MaxRanges), reachable/max(set.MinRange, 1))
+	return int(max(n, 1))
+}
+
+// cut cuts a tier's set into the ranges of its solve units (shrinking,
+// at whole blocks of its database) and, if the settings cut its
+// expansion apart and that gives other ranges, those of its expand units:
+// of equal sizes with one per thread (the workers then finish together),
+// else shrinking.
+func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand []solver.Range) {
+	ranked := bitarray.NewRanked(set)
+	reachable := ranked.Total()
+	count := rangeCount(settings, settings.RangesPerThread, reachable, threads)
+	solve = solver.SplitShrinkingAligned(ranked, count, cutAlign(reachable, count))
+	per := settings.ExpandRangesPerThread
+	if per == 0 {
+		return solve, nil
+	}
+	n := rangeCount(settings, per, reachable, threads)
+	if per == 1 {
+		expand = solver.SplitRanges(ranked, n)
+	} else {
+		expand = solver.SplitShrinking(ranked, n)
+	}
+	if slices.Equal(expand, solve) {
+		return solve, nil
+	}
+	return solve, expand
+}
+
+// cutAlign is the multiple of ranks a tier of reachable positions is cut
+// at into count ranges: whole blocks of its value database, so that
+// mergeDB joins the ranges' records by copying their blocks, unless the
+// ranges would hold fewer than two blocks on average (a cut moves by up
+// to half a block, which would upset the shrinking sizes of small
+// ranges; the records of such small tiers are decoded and written again,
+// at little cost).
+func cutAlign(reachable uint64, count int) uint64 {
+	if reachable < 2*valuedb.DefaultBlockRecords*uint64(max(count, 1)) {
+		return 1
+	}
+	return valuedb.DefaultBlockRecords
+}
+
+// finishRun looks up the start position's value and records the run done.
+func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) error {
+	st := in.start
+	if st == nil || st.Level == nil || st.DB == nil {
+		return errors.New("the start tier is not solved")
+	}
+	paths, err := n.localPaths(ctx, []api.Blob{st.Level.Blob, st.DB.Blob})
+	if err != nil {
+		return err
+	}
+	start, err := startRecord(g, tiergame.Tier(st.Tier), tierFiles{level: paths[0], db: paths[1], chance: in.run.Chance}, n.cfg.Workers)
+	if err != nil {
+		return err
+	}
+	_, err = n.propose(state.Finish(in.run.ID, time.Now().UTC(), start, ""))
+	if err == nil {
+		n.metrics.runsDone.Inc()
+		n.log.Info("run done", "run", in.run.ID, "game", in.run.Game, "option", in.run.Option,
+			"start", start.Value, "remoteness", start.Remoteness, "seconds", time.Since(in.run.Created).Seconds())
+	}
+	return err
+}
+
+// tierFiles are a solved tier's files: its level file and its value
+// database (of probabilities, with chance).
+type tierFiles struct {
+	level, db string
+	chance    bool
+}
+
+// startRecord is the start position's value, from its tier t's files.
+func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int) (*solver.StartRecord, error) {
+	if files.chance {
+		ct, err := solver.LoadChanceTier(g, t, files.level, files.db, workers)
+		if err != nil {
+			return nil, err
+		}
+		if start := solver.ChanceStartRecord(g, ct); start != nil {
+			return start, nil
+		}
+		return nil, errors.New("the start position is not in its tier's level file")
+	}
+	solved, err := solver.LoadSolvedTier(g, t, files.level, files.db, workers)
+	if err != nil {
+		return nil, err
+	}
+	return solver.NewStartRecord(g, solved)
+}

@@ -1,0 +1,97 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// onlyGames is a worker's NewGame that builds only the games named.
+func onlyGames(names ...string) func(string, string) (tiergame.Game, error) {
+	var specs []games.Spec
+	for _, n := range names {
+		s, _ := games.Lookup(n)
+		specs = append(specs, s)
+	}
+	return new(games.Registry).With(specs...).New
+}
+
+// writeJSON answers as a coordinator does.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// TestWorkerRefusesAGameItLacks: given a unit of a game it does not have
+// (by a coordinator that ignores api.LeaseRequest.Games), a worker gives the
+// lease back at once, not as a failure of the unit, and runs nothing.
+func TestWorkerRefusesAGameItLacks(t *testing.T) {
+	var mu sync.Mutex
+	var leaseReqs []api.LeaseRequest
+	released := make(chan api.ReleaseRequest, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/lease":
+			var req api.LeaseRequest
+			json.NewDecoder(r.Body).Decode(&req)
+			mu.Lock()
+			first := len(leaseReqs) == 0
+			leaseReqs = append(leaseReqs, req)
+			mu.Unlock()
+			if !first {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			writeJSON(w, http.StatusOK, api.Assignment{Ref: api.UnitRef{Run: "r1", Phase: api.PhaseReach}, Token: 9, Kind: api.Expand, Game: "connect4", Option: "width=4,height=3"})
+		case "/v1/release":
+			var req api.ReleaseRequest
+			json.NewDecoder(r.Body).Decode(&req)
+			released <- req
+			writeJSON(w, http.StatusOK, struct{}{})
+		case "/v1/heartbeat":
+			writeJSON(w, http.StatusOK, api.HeartbeatResponse{Lost: []uint64{}})
+		default:
+			writeJSON(w, http.StatusNotFound, api.ErrorResponse{Error: "no such endpoint"})
+		}
+	}))
+	defer srv.Close()
+	cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(Config{Client: cl, ID: "w-ttt", Threads: 1, Dir: t.TempDir(),
+		NewGame: onlyGames("tictactoe"), Games: []string{"tictactoe"}, MemoryBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case rel := <-released:
+		if rel.Token != 9 || rel.Error != "" {
+			t.Errorf("release %+v: want token 9 given back without an error", rel)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the worker did not give the unit back within a minute")
+	}
+	mu.Lock()
+	if !slices.Equal(leaseReqs[0].Games, []string{"tictactoe"}) {
+		t.Errorf("lease request games %q, want [tictactoe]", leaseReqs[0].Games)
+	}
+	mu.Unlock()
+	if w.Units.Load() != 0 {
+		t.Error("the worker ran a unit of a game it does not have")
+	}
+}

@@ -1,0 +1,251 @@
+package worker
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// memCache keeps what the worker loaded or computed in memory, up to a
+// budget, so that the next units find it in place: each kind of entry on
+// a shelf of its own, a map typed by what it holds. A full budget drops
+// the least recently used entries first, whatever their shelf; an entry
+// in use is never dropped.
+type memCache struct {
+	*memory
+	// sets are tier sets, ranked, by their name (api.Assignment.Set).
+	sets *shelf[string, *bitarray.Ranked]
+	// partials are the sets of the partial level files this worker wrote,
+	// by the file's SHA-256: it merges them from memory.
+	partials *shelf[string, *bitarray.Set]
+	// tierRecords are the slices of a whole tier's records that its range
+	// units solve into, by the tier's set name: the worker finds the
+	// records of its own units in place (rangeRecords).
+	tierRecords *shelf[string, []valuedb.Record]
+	// records and probs are the results of units this worker computed, by
+	// the SHA-256 of the file it wrote them to.
+	records *shelf[string, []valuedb.Record]
+	probs   *shelf[string, []tiergame.Prob]
+	// solved and chance are solved child tiers, loaded for the units of
+	// their parents.
+	solved *shelf[kidKey, *solver.SolvedTier]
+	chance *shelf[kidKey, *solver.ChanceTier]
+}
+
+// kidKey names a solved child tier: the same records from the database or
+// from the units are the same tier.
+type kidKey struct {
+	tier  uint64
+	level string // the SHA-256 of its level file
+}
+
+func newMemCache(limit int64) *memCache {
+	m := &memory{limit: limit, items: map[*item]struct{}{}}
+	return &memCache{memory: m, sets: newShelf[string, *bitarray.Ranked](m), partials: newShelf[string, *bitarray.Set](m),
+		tierRecords: newShelf[string, []valuedb.Record](m), records: newShelf[string, []valuedb.Record](m),
+		probs: newShelf[string, []tiergame.Prob](m), solved: newShelf[kidKey, *solver.SolvedTier](m),
+		chance: newShelf[kidKey, *solver.ChanceTier](m)}
+}
+
+// memory is the budget the shelves share, and the entries on all of them.
+type memory struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+	items map[*item]struct{}
+}
+
+// item is what the memory knows of an entry, whatever its shelf.
+type item struct {
+	owner owner
+	size  int64
+	refs  int       // holders, who must release it
+	last  time.Time // last use
+	drop  func()    // takes it off its shelf (under memory.mu)
+}
+
+// owner is the tier of a run an entry belongs to: it is dropped once the
+// run no longer needs the tier (retire). Entries are named by their
+// content, so two runs of the same game may share one: it is the first
+// run's, and the other loads it again if it needs it after that.
+type owner struct {
+	run  string
+	tier uint64
+}
+
+// add accounts for a new entry, making room for it first; m.mu is held.
+func (m *memory) add(it *item) {
+	m.evictFor(it.size)
+	m.items[it] = struct{}{}
+	m.used += it.size
+}
+
+// remove drops an entry; m.mu is held.
+func (m *memory) remove(it *item) {
+	it.drop()
+	delete(m.items, it)
+	m.used -= it.size
+}
+
+// evictFor drops unused entries, least recently used first, until size
+// more bytes fit (or nothing more can go); m.mu is held.
+func (m *memory) evictFor(size int64) {
+	for m.used+size > m.limit {
+		var victim *item
+		for it := range m.items {
+			if it.refs == 0 && (victim == nil || it.last.Before(victim.last)) {
+				victim = it
+			}
+		}
+		if victim == nil {
+			return
+		}
+		m.remove(victim)
+	}
+}
+
+// retire drops the entries of run's tiers that are not in live and that
+// nobody holds, and returns the bytes freed. The budget alone would keep
+// them until it is full: the run's tiers solved long ago would then
+// raise the worker's peak memory, and with it the pages the system must
+// hand it (a worker kept twice the memory of tierd solve).
+func (m *memory) retire(run string, live []uint64) (freed int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for it := range m.items {
+		if it.owner.run == run && it.refs == 0 && !slices.Contains(live, it.owner.tier) {
+			freed += it.size
+			m.remove(it)
+		}
+	}
+	return freed
+}
+
+// shelf holds the entries of one kind, by key.
+type shelf[K comparable, V any] struct {
+	mem     *memory
+	entries map[K]*entry[V]
+	loading map[K]*loading // loads under way, which others wait for
+}
+
+type entry[V any] struct {
+	item
+	v V
+}
+
+// loading is a load under way: done closes when it ends, with err.
+type loading struct {
+	done chan struct{}
+	err  error
+}
+
+func newShelf[K comparable, V any](m *memory) *shelf[K, V] {
+	return &shelf[K, V]{mem: m, entries: map[K]*entry[V]{}, loading: map[K]*loading{}}
+}
+
+// insert puts v (of size bytes) on the shelf under key as o's, held refs
+// times; mem.mu is held.
+func (s *shelf[K, V]) insert(key K, o owner, v V, size int64, refs int) *entry[V] {
+	e := &entry[V]{item: item{owner: o, size: size, refs: refs, last: time.Now()}, v: v}
+	e.drop = func() { delete(s.entries, key) }
+	s.entries[key] = e
+	s.mem.add(&e.item)
+	return e
+}
+
+// get returns the value under key, loading it if needed as o's (load
+// returns it and its size in bytes; it runs once however many ask at the
+// same time); release must be called when the caller is done with it.
+func (s *shelf[K, V]) get(key K, o owner, load func() (V, int64, error)) (V, func(), error) {
+	m := s.mem
+	for {
+		m.mu.Lock()
+		if e := s.entries[key]; e != nil {
+			e.refs++
+			e.last = time.Now()
+			m.mu.Unlock()
+			return e.v, s.releaser(e), nil
+		}
+		if l := s.loading[key]; l != nil {
+			m.mu.Unlock()
+			<-l.done
+			if l.err != nil {
+				var zero V
+				return zero, nil, l.err
+			}
+			continue
+		}
+		l := &loading{done: make(chan struct{})}
+		s.loading[key] = l
+		m.mu.Unlock()
+		v, size, err := load()
+		m.mu.Lock()
+		delete(s.loading, key)
+		l.err = err
+		var e *entry[V]
+		if err == nil {
+			e = s.insert(key, o, v, size, 1)
+		}
+		m.mu.Unlock()
+		close(l.done)
+		if err != nil {
+			return v, nil, err
+		}
+		return v, s.releaser(e), nil
+	}
+}
+
+// releaser is the release of one hold of e.
+func (s *shelf[K, V]) releaser(e *entry[V]) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mem.mu.Lock()
+			e.refs--
+			s.mem.mu.Unlock()
+		})
+	}
+}
+
+// put keeps v (of size bytes) under key as o's, as a value nobody holds,
+// unless the shelf has one already.
+func (s *shelf[K, V]) put(key K, o owner, v V, size int64) {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	if s.entries[key] == nil {
+		s.insert(key, o, v, size, 0)
+	}
+}
+
+// peek returns the value under key if it is in memory, without loading
+// it; the caller must not keep it (it may be dropped).
+func (s *shelf[K, V]) peek(key K) (V, bool) {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	e := s.entries[key]
+	if e == nil {
+		var zero V
+		return zero, false
+	}
+	e.last = time.Now()
+	return e.v, true
+}
+
+// take removes the value under key from the shelf, unless it is in use,
+// and returns it: the caller owns it from then on.
+func (s *shelf[K, V]) take(key K) (V, bool) {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	e := s.entries[key]
+	if e == nil || e.refs > 0 {
+		var zero V
+		return zero, false
+	}
+	s.mem.remove(&e.item)
+	return e.v, true
+}

@@ -1,0 +1,326 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// An executor runs the units of one kind. A new kind of unit is an entry
+// of executors here, and its rules in the coordinator's state.
+type executor struct {
+	// run does the unit's work, calls u.computed, and writes its outputs
+	// (u.out); it returns the positions it expanded or solved.
+	run func(w *Worker, ctx context.Context, u *unit) (positions uint64, err error)
+	// wholeTier: the unit works on a whole (loopy) tier with every
+	// thread of the worker.
+	wholeTier bool
+	// keepsResults: its results stay in memory, where the units of its
+	// parent tier leased provisionally on this worker's word read them
+	// (provisional.go).
+	keepsResults bool
+}
+
+var executors = map[api.Kind]executor{
+	api.Expand:     {run: (*Worker).expand},
+	api.Close:      {run: (*Worker).close, wholeTier: true},
+	api.SolveRange: {run: (*Worker).solveRange, keepsResults: true},
+	api.SolveTier:  {run: (*Worker).solveTier, wholeTier: true},
+}
+
+// A unit is a leased unit as it runs.
+type unit struct {
+	*api.Assignment
+	g        tiergame.Game
+	tier     tiergame.Tier
+	children []tiergame.Tier
+	rng      solver.Range // of the tier's hash space
+	// own is what the unit loads of its own tier.
+	own owner
+	// out collects its output files.
+	out *outputs
+	// computed is called between the work and the writing: the unit's
+	// threads are then free for the next unit, and the encoding of its
+	// outputs overlaps that unit's work, as tierd solve writes a tier's
+	// files while the next tier works.
+	computed func()
+}
+
+// execute runs a unit and writes its outputs into files of the worker's
+// folder (files[i] holds outs[i]); it returns the positions it expanded
+// or solved. It calls computed between the work and the writing.
+func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()) (outs []api.Output, files []string, positions uint64, err error) {
+	ex, ok := executors[a.Kind]
+	if !ok {
+		return nil, nil, 0, fmt.Errorf("unknown unit kind %q", a.Kind)
+	}
+	g, err := w.games.Get(a.Game, a.Option, a.Symmetry)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	u := &unit{Assignment: a, g: g, tier: tiergame.Tier(a.Ref.Tier), children: make([]tiergame.Tier, len(a.Children)),
+		rng: solver.Range{Lo: a.Lo, Hi: a.Hi}, own: owner{a.Ref.Run, a.Ref.Tier}, out: &outputs{w: w, run: a.Ref.Run}, computed: computed}
+	for i, c := range a.Children {
+		u.children[i] = tiergame.Tier(c)
+	}
+	if a.Live != nil {
+		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
+			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)
+		}
+	}
+	if positions, err = ex.run(w, ctx, u); err != nil {
+		u.out.remove()
+		return nil, nil, 0, err
+	}
+	return u.out.outs, u.out.files, positions, nil
+}
+
+// expand is solver.ExpandRange over the unit's range: a partial level
+// file of each child tier it reaches.
+func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
+	set, release, err := w.tierSet(ctx, u.g, u.own, setSource{name: u.Set, level: u.Level, partials: u.Partials})
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	targets := solver.ChildTargets(u.g, u.children)
+	positions, err := solver.ExpandRange(ctx, u.g, u.tier, set.Set, u.rng, targets, nil)
+	if err != nil {
+		return 0, err
+	}
+	u.computed()
+	for _, tg := range targets {
+		if err := u.out.partial(u.g, tg); err != nil {
+			return 0, err
+		}
+	}
+	return positions, nil
+}
+
+// close closes a loopy tier from its parents' partial level files
+// (solver.CloseTier): a partial level file of the closed tier, and of
+// each child tier it reaches.
+func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
+	set, err := w.mergeTier(ctx, u.g, u.tier, u.Partials)
+	if err != nil {
+		return 0, err
+	}
+	var done atomic.Uint64
+	shares, err := solver.CloseTier(ctx, u.g, u.tier, set, u.children, solver.Effort{Workers: w.cfg.Threads, Done: &done})
+	if err != nil {
+		return 0, err
+	}
+	u.computed()
+	if err := u.out.partial(u.g, solver.Target{Tier: u.tier, Set: set}); err != nil {
+		return 0, err
+	}
+	for _, targets := range shares {
+		for _, tg := range targets {
+			if err := u.out.partial(u.g, tg); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return done.Load(), nil
+}
+
+// solveRange solves the unit's range of a loop-free tier
+// (solver.SolveRange, or with chance solver.SolveChanceRange) into a
+// window of the tier's records, which it keeps (rangeRecords): a value
+// database of the range's records.
+func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
+	start := time.Now()
+	set, release, err := w.tierSet(ctx, u.g, u.own, setSource{name: u.Set, level: u.Level})
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	if _, chance := u.g.(tiergame.Chance); chance {
+		return w.solveChanceRange(ctx, u, set)
+	}
+	kids, releaseKids, err := w.solvedInputs(ctx, u)
+	if err != nil {
+		return 0, err
+	}
+	defer releaseKids()
+	loaded := time.Now()
+	recs := w.rangeRecords(u.own, u.Set, set, u.rng)
+	if err := solver.SolveRange(ctx, u.g, u.tier, set, u.rng, kids, recs, nil); err != nil {
+		return 0, err
+	}
+	w.computedRecords(u.Token, recs)
+	return w.writeRecords(u, recs, start, loaded)
+}
+
+// solveChanceRange solves the unit's range of a tier of a game with
+// chance (solver.SolveChanceRange): a database of the range's
+// probabilities.
+func (w *Worker) solveChanceRange(ctx context.Context, u *unit, set *bitarray.Ranked) (uint64, error) {
+	kids, releaseKids, err := w.chanceKids(ctx, u)
+	if err != nil {
+		return 0, err
+	}
+	defer releaseKids()
+	vals := make([]tiergame.Prob, u.rng.Count(set))
+	if err := solver.SolveChanceRange(ctx, u.g, u.tier, set, u.rng, kids, vals, nil); err != nil {
+		return 0, err
+	}
+	u.computed()
+	if err := u.out.probs(u.g, u.tier, vals); err != nil {
+		return 0, err
+	}
+	return uint64(len(vals)), nil
+}
+
+// solveTier solves a whole loopy tier (solver.SolveTier): a value
+// database of its records.
+func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
+	if _, chance := u.g.(tiergame.Chance); chance {
+		return 0, fmt.Errorf("a game with chance has no %s units", u.Kind)
+	}
+	start := time.Now()
+	set, release, err := w.tierSet(ctx, u.g, u.own, setSource{name: u.Set, level: u.Level})
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	kids, releaseKids, err := w.solvedInputs(ctx, u)
+	if err != nil {
+		return 0, err
+	}
+	defer releaseKids()
+	loaded := time.Now()
+	recs, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
+	if err != nil {
+		return 0, err
+	}
+	return w.writeRecords(u, recs, start, loaded)
+}
+
+// solvedInputs loads the solved child tiers a unit reads, once the units
+// of this worker's whose records it reads in place have computed them.
+func (w *Worker) solvedInputs(ctx context.Context, u *unit) ([]*solver.SolvedTier, func(), error) {
+	if err := w.awaitMine(ctx, u.Kids); err != nil {
+		return nil, nil, err
+	}
+	return w.solvedKids(ctx, u)
+}
+
+// writeRecords writes a solve unit's records, once computed; start and
+// loaded are when it started and when its inputs were loaded, for the
+// log.
+func (w *Worker) writeRecords(u *unit, recs []valuedb.Record, start, loaded time.Time) (uint64, error) {
+	solved := time.Now()
+	u.computed()
+	if err := u.out.records(u.g, u.tier, recs); err != nil {
+		return 0, err
+	}
+	w.log.Debug("solve unit", "tier", u.tier, "load_seconds", loaded.Sub(start).Seconds(), "solve_seconds", solved.Sub(loaded).Seconds(),
+		"write_seconds", time.Since(solved).Seconds())
+	return uint64(len(recs)), nil
+}
+
+// outputs collects a unit's output files.
+type outputs struct {
+	w     *Worker
+	run   string // the unit's
+	outs  []api.Output
+	files []string
+}
+
+func (o *outputs) add(t tiergame.Tier, write func(path string) error) error {
+	dir := filepath.Join(o.w.cfg.Dir, "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "unit-*")
+	if err != nil {
+		return err
+	}
+	path := f.Name()
+	f.Close()
+	o.files = append(o.files, path) // removed by the caller, written or not
+	if err := write(path); err != nil {
+		return err
+	}
+	sum, size, err := blobstore.HashFile(path)
+	if err != nil {
+		return err
+	}
+	o.outs = append(o.outs, api.Output{Tier: uint64(t), Blob: api.Blob{SHA256: sum, Size: size}})
+	return nil
+}
+
+// last is the output added last.
+func (o *outputs) last() string { return o.outs[len(o.outs)-1].Blob.SHA256 }
+
+// outputWorkers encode a unit's outputs: every core (0), not the unit's
+// thread alone. The outputs of the last unit of a tier are on the path
+// to the next tier, whose units wait for them, and then the other
+// threads are idle; otherwise the encoding shares the cores with the next
+// units, as tierd solve's writes do.
+const outputWorkers = 0
+
+// partial writes a partial level file of a target's set, if not empty,
+// stored unless Config.CompressPartials, and keeps the set in memory for
+// when this worker merges the tier.
+func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
+	if tg.Set.Count() == 0 {
+		return nil
+	}
+	err := o.add(tg.Tier, func(path string) error {
+		opts := levelfile.WriteOptions{Stored: !o.w.cfg.CompressPartials, Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true}
+		_, err := solver.WriteLevel(path, g, tg.Set, opts)
+		return err
+	})
+	if err == nil {
+		o.w.mem.partials.put(o.last(), owner{o.run, uint64(tg.Tier)}, tg.Set, int64(tg.Set.Len()/8))
+	}
+	return err
+}
+
+// records writes a range's records as a value database, and keeps them
+// in memory for when this worker solves the tier's parents. It is
+// written as tierd solve writes a tier's (not Fast): the range holds
+// whole blocks of the tier's database (the leader's cut), which the
+// leader joins by copying them (solver.ConcatDB).
+func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
+	err := o.add(t, func(path string) error {
+		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
+		return err
+	})
+	if err == nil {
+		o.w.mem.records.put(o.last(), owner{o.run, uint64(t)}, recs, 2*int64(len(recs)))
+	}
+	return err
+}
+
+// probs writes a range's probabilities as a probability database, and
+// keeps them in memory as records does.
+func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) error {
+	err := o.add(t, func(path string) error {
+		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
+		return err
+	})
+	if err == nil {
+		o.w.mem.probs.put(o.last(), owner{o.run, uint64(t)}, vals, 4*int64(len(vals)))
+	}
+	return err
+}
+
+func (o *outputs) remove() {
+	for _, f := range o.files {
+		os.Remove(f)
+	}
+}

@@ -1,0 +1,482 @@
+// Package worker is a cluster's worker: it leases units of work from the
+// coordinators through the API of cluster/api, runs them with the
+// solver's unit-of-work functions (the same the embedded run calls),
+// uploads their outputs and reports them. It keeps its inputs in two
+// caches: files on its disk by SHA-256, and what it loaded or computed in
+// memory, so that its next units find them in place.
+//
+// A worker knows the coordinators only through the API: it cannot see
+// their state.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
+	"github.com/tiersolve/tiersolve/cluster/internal/wire"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Config configures a worker.
+type Config struct {
+	Client *api.Client
+	// ID names the worker to the coordinators (default: host-pid).
+	ID string
+	// Threads is how many units run at once; a whole-tier unit (a loopy
+	// tier) uses them all. 0 means GOMAXPROCS.
+	Threads int
+	// Dir caches the inputs, by SHA-256, and holds outputs until they are
+	// accepted. Nothing in it matters: a worker can be killed and its
+	// folder removed at any time.
+	Dir string
+	// CacheBytes bounds the inputs kept on disk, MemoryBytes those kept
+	// loaded in memory (tier sets, solved child tiers); 0 means 8 GiB and
+	// half the machine's memory.
+	CacheBytes, MemoryBytes int64
+	// NewGame builds a game from its name and options (games.New).
+	NewGame func(name, option string) (tiergame.Game, error)
+	// Games are the names of the games NewGame builds (games.Registry's
+	// Names): the worker asks only for units of their runs, and refuses
+	// a unit of another game. Empty: the worker does not say, and is
+	// leased units of any game.
+	Games []string
+	// CompressPartials writes partial level files compressed (gzip level
+	// 1) instead of stored. Stored partials are larger (Connect Four's
+	// 2.6 times) but cost no CPU to write and little to read, where the
+	// leader and every other worker of the next tier decode each of them:
+	// compress them when the links between the machines, or the object
+	// store, cost more than the CPU. Either is a valid level file.
+	CompressPartials bool
+	// Log receives the worker's records (nil: discarded).
+	Log *slog.Logger
+}
+
+// Worker leases units of work from the coordinators and runs them with the
+// solver's unit-of-work functions, the same the embedded run calls.
+type Worker struct {
+	cfg    Config
+	log    *slog.Logger
+	client *api.Client
+	disk   *diskCache
+	mem    *memCache
+	sem    *semaphore.Weighted
+	games  *unitio.Games
+
+	mu     sync.Mutex
+	active map[uint64]*leased // by lease token
+	ttl    time.Duration      // the lease TTL the leader announced
+	// progress tells, by lease token, whether the units this worker was
+	// leased whose results stay in memory (executor.keepsResults), and
+	// that have not reported yet, have computed them: a unit leased
+	// provisionally reads them (api.KidInput.Mine).
+	progress map[uint64]*unitProgress
+
+	// Units and Positions count the work done, for tests and logs;
+	// Provisional the units that read results of this worker's not yet
+	// recorded (api.KidInput.Mine).
+	Units, Positions, Provisional atomic.Uint64
+}
+
+// leased is a unit leased to this worker: its assignment, and what it
+// takes to stop it: its context's cancel, and lost, set when the
+// heartbeat learns that the lease is no longer this worker's.
+type leased struct {
+	*api.Assignment
+	cancel context.CancelFunc
+	lost   atomic.Bool
+}
+
+// New prepares a worker; Run starts it.
+func New(cfg Config) (*Worker, error) {
+	if cfg.Client == nil || cfg.NewGame == nil || cfg.Dir == "" {
+		return nil, errors.New("cluster: a worker needs a client, NewGame and a folder")
+	}
+	if cfg.Threads <= 0 {
+		cfg.Threads = runtime.GOMAXPROCS(0)
+	}
+	if cfg.ID == "" {
+		host, _ := os.Hostname()
+		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = 8 << 30
+	}
+	if cfg.MemoryBytes <= 0 {
+		cfg.MemoryBytes = int64(solver.DefaultMemory() / 2)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	store, err := blobstore.OpenDir(filepath.Join(cfg.Dir, "cache"), 0)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, log: cfg.Log.With("worker", cfg.ID), client: cfg.Client,
+		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*leased{}, progress: map[uint64]*unitProgress{},
+		ttl: api.DefaultLeaseTTL, games: unitio.NewGames(cfg.NewGame)}
+	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
+	w.mem = newMemCache(cfg.MemoryBytes)
+	return w, nil
+}
+
+// ID is the worker's name.
+func (w *Worker) ID() string { return w.cfg.ID }
+
+// Run leases and runs units until ctx is cancelled. Units under way when
+// it stops are given back.
+func (w *Worker) Run(ctx context.Context) error {
+	w.log.Info("worker started", "threads", w.cfg.Threads)
+	hbCtx, stopHB := context.WithCancel(context.Background())
+	defer stopHB()
+	go w.heartbeats(hbCtx)
+	var running sync.WaitGroup
+	defer running.Wait()
+	// A unit's report overlaps the next units' work; pending bounds the
+	// units leased and not yet reported.
+	pending := make(chan struct{}, 2*w.cfg.Threads)
+	for {
+		select {
+		case pending <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		a, held, err := w.lease(ctx)
+		if errors.Is(err, api.ErrUnauthorized) || errors.Is(err, api.ErrForbidden) {
+			w.sem.Release(held)
+			<-pending
+			return err
+		}
+		if err != nil || a == nil {
+			w.sem.Release(held)
+			<-pending
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil {
+				w.log.Warn("no lease", "error", err)
+				wire.Sleep(ctx, time.Second)
+			}
+			continue
+		}
+		if len(w.cfg.Games) > 0 && !slices.Contains(w.cfg.Games, a.Game) {
+			// A coordinator that ignores LeaseRequest.Games: give the unit
+			// back at once (not as a failure of the unit: another worker
+			// may have the game) rather than fail it later.
+			w.log.Error("refused a unit of a game this worker does not have", "run", a.Ref.Run, "game", a.Game,
+				"worker_games", strings.Join(w.cfg.Games, ","))
+			w.giveBack(a, "")
+			w.sem.Release(held)
+			<-pending
+			wire.Sleep(ctx, time.Second)
+			continue
+		}
+		ex := executors[a.Kind]
+		weight := int64(1)
+		if ex.wholeTier {
+			weight = int64(w.cfg.Threads) // a whole-tier unit uses every thread
+		}
+		if held < weight {
+			// It takes all its threads at once, when they are free: a unit
+			// holding some while it waits for others could wait forever
+			// for another unit that does the same.
+			w.sem.Release(held)
+			held = 0
+		}
+		uctx, cancel := context.WithCancel(ctx)
+		l := &leased{Assignment: a, cancel: cancel}
+		prog := &unitProgress{done: make(chan struct{}), reported: make(chan struct{})}
+		w.mu.Lock()
+		w.active[a.Token] = l
+		if ex.keepsResults {
+			w.progress[a.Token] = prog
+		}
+		if a.LeaseTTL > 0 && time.Duration(a.LeaseTTL*float64(time.Second)) != w.ttl {
+			// A coordinator that cannot answer within a lease's time to
+			// live has lost the lease anyway: try the others.
+			w.ttl = time.Duration(a.LeaseTTL * float64(time.Second))
+			w.client.SetAttemptTimeout(w.ttl)
+		}
+		w.mu.Unlock()
+		running.Add(1)
+		started := make(chan struct{})
+		go func() {
+			defer running.Done()
+			defer func() { <-pending }()
+			defer func() {
+				// Reported (or dropped): the state now names its records,
+				// or another lease will compute them.
+				w.mu.Lock()
+				delete(w.progress, a.Token)
+				w.mu.Unlock()
+				close(prog.reported)
+			}()
+			defer prog.finish(false) // unless computed
+			defer func() {
+				w.mu.Lock()
+				delete(w.active, a.Token)
+				w.mu.Unlock()
+				cancel()
+			}()
+			// A spare or a whole-tier unit waits for its threads (its
+			// lease is renewed meanwhile).
+			if held == 0 {
+				err := w.sem.Acquire(uctx, weight)
+				close(started)
+				if err != nil {
+					if l.lost.Load() {
+						w.unitLog(a).Warn("lease lost before its unit started: unit dropped")
+					} else {
+						w.giveBack(a, "")
+					}
+					return
+				}
+			}
+			w.runUnit(uctx, ctx, l, prog, func() { w.sem.Release(weight) })
+		}()
+		if held == 0 {
+			// Lease again once it runs: a lease asked for meanwhile
+			// could hold a thread it waits for.
+			<-started
+		}
+	}
+}
+
+// lease asks the leader for a unit. With a thread free it holds one
+// (held = 1) and asks as usual, waiting for work to appear; with every
+// thread busy it asks for a spare (held = 0): a unit to start as soon as
+// a thread frees, so that no thread waits for a lease between units. The
+// leader grants a spare only while enough units stay free for the other
+// workers' threads; when it has none to spare, lease waits for a thread
+// and asks as usual.
+func (w *Worker) lease(ctx context.Context) (a *api.Assignment, held int64, err error) {
+	req := api.LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding()}
+	if !w.sem.TryAcquire(1) {
+		spare := req
+		spare.Wait, spare.Spare = 0, true
+		if a, err := w.client.Lease(ctx, spare); a != nil || err != nil {
+			return a, 0, err
+		}
+		if err := w.sem.Acquire(ctx, 1); err != nil {
+			return nil, 0, nil // stopping
+		}
+		req.Holding = w.holding() // as it is now
+	}
+	a, err = w.client.Lease(ctx, req)
+	return a, 1, err
+}
+
+// unitLog is the worker's log for the records of unit a.
+func (w *Worker) unitLog(a *api.Assignment) *slog.Logger {
+	return w.log.With("run", a.Ref.Run, "tier", a.Ref.Tier, "kind", a.Kind, "unit", a.Ref.Index, "token", a.Token)
+}
+
+// runUnit runs a leased unit and reports it; a unit whose lease was lost
+// is dropped, one that failed is given back with its error. It calls
+// free once the unit's threads are free: the report overlaps the next
+// unit's work; prog learns when its results are computed. parent is the
+// worker's context: a unit stopped with it is given back.
+func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgress, free func()) {
+	a := l.Assignment
+	t0 := time.Now()
+	log := w.unitLog(a)
+	var once sync.Once
+	var computeSecs float64
+	computed := func() {
+		once.Do(func() {
+			computeSecs = time.Since(t0).Seconds()
+			free()
+		})
+	}
+	outs, files, positions, err := w.execute(ctx, a, func() {
+		prog.finish(true) // its results are in memory: units leased provisionally may read them
+		computed()
+	})
+	computed()
+	defer func() {
+		for _, f := range files {
+			os.Remove(f)
+		}
+	}()
+	switch {
+	case l.lost.Load():
+		log.Warn("lease lost: unit dropped")
+		return
+	case parent.Err() != nil:
+		w.giveBack(a, "")
+		return
+	case errors.Is(err, errNotMine):
+		log.Info("gave back a unit leased provisionally", "why", err)
+		w.giveBack(a, "")
+		return
+	case err != nil:
+		log.Error("unit failed", "error", err)
+		w.giveBack(a, err.Error())
+		return
+	}
+	secs := time.Since(t0).Seconds()
+	req := api.CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
+	t1 := time.Now()
+	if err := w.report(ctx, req, files, a.Direct, w.mineReported(a)); err != nil {
+		switch {
+		case l.lost.Load():
+			// The heartbeat learnt of it while the result was on its way.
+			log.Warn("lease lost while reporting: result dropped", "error", err)
+		case parent.Err() == nil:
+			log.Warn("result not accepted", "error", err)
+		}
+		return
+	}
+	// Keep the outputs as inputs: the records of a range are read again
+	// when this worker solves the tier's parents.
+	for i, o := range outs {
+		w.disk.adopt(files[i], o.Blob)
+	}
+	w.Units.Add(1)
+	w.Positions.Add(positions)
+	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
+		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds())
+}
+
+// report uploads a unit's outputs and reports it complete, uploading
+// again what the leader says it cannot find, until the leader accepts,
+// refuses as stale, or the lease is lost. With direct, the outputs go to
+// the object store, with the presigned PUTs the leader hands out.
+func (w *Worker) report(ctx context.Context, req api.CompleteRequest, files []string, direct bool, before []<-chan struct{}) error {
+	upload := func(only map[string]bool) error {
+		var todo []api.Blob
+		var paths []string
+		for i, o := range req.Outputs {
+			if only == nil || only[o.Blob.SHA256] {
+				todo, paths = append(todo, o.Blob), append(paths, files[i])
+			}
+		}
+		if !direct {
+			for i, b := range todo {
+				if err := w.client.PutBlob(ctx, paths[i], b); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(todo) == 0 {
+			return nil
+		}
+		ups, err := w.client.Uploads(ctx, api.UploadsRequest{Ref: req.Ref, Token: req.Token, Worker: w.cfg.ID, Outputs: todo})
+		if err != nil {
+			return err
+		}
+		if len(ups) != len(todo) {
+			return fmt.Errorf("%d presigned uploads for %d outputs", len(ups), len(todo))
+		}
+		for i, b := range todo {
+			if ups[i].SHA256 != b.SHA256 {
+				return fmt.Errorf("a presigned upload for %s, not %s", ups[i].SHA256, b.SHA256)
+			}
+			if err := w.client.PutDirect(ctx, &ups[i], paths[i], b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var only map[string]bool
+	for attempt := 0; ; attempt++ {
+		err := upload(only)
+		for _, c := range before {
+			select {
+			case <-c:
+			case <-ctx.Done():
+			}
+		}
+		if err == nil {
+			err = w.client.Complete(ctx, req)
+		}
+		var me *api.MissingError
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, api.ErrStale), errors.Is(err, api.ErrNotRunning), errors.Is(err, api.ErrBadOutputs), ctx.Err() != nil:
+			return err
+		case errors.Is(err, blobstore.ErrUnavailable):
+			w.client.StoreWaits.Add(1) // and upload again, later
+			only = nil
+		case errors.Is(err, api.ErrNotReady):
+			only = map[string]bool{} // uploaded: ask again, later
+		case errors.As(err, &me):
+			only = map[string]bool{}
+			for _, s := range me.Missing {
+				only[s] = true
+			}
+		default:
+			only = nil
+		}
+		if attempt > 0 {
+			wire.Sleep(ctx, time.Duration(min(attempt, 10))*500*time.Millisecond)
+		}
+	}
+}
+
+// giveBack releases a lease, with the unit's error if it failed.
+func (w *Worker) giveBack(a *api.Assignment, errMsg string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.client.Release(ctx, api.ReleaseRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Error: errMsg}); err != nil {
+		w.log.Debug("giving a lease back", "error", err)
+	}
+}
+
+// heartbeats renews the worker's leases every third of their TTL (as the
+// leader last announced it), and stops the units whose leases the leader
+// says are lost, or all of them when no coordinator has answered for a
+// whole TTL (they will have expired).
+func (w *Worker) heartbeats(ctx context.Context) {
+	lastOK, lastBeat := time.Now(), time.Now()
+	for wire.Sleep(ctx, 100*time.Millisecond) {
+		w.mu.Lock()
+		ttl := w.ttl
+		tokens := make([]uint64, 0, len(w.active))
+		for t := range w.active {
+			tokens = append(tokens, t)
+		}
+		w.mu.Unlock()
+		if time.Since(lastBeat) < ttl/3 {
+			continue
+		}
+		lastBeat = time.Now()
+		hctx, cancel := context.WithTimeout(ctx, ttl/3)
+		resp, err := w.client.Heartbeat(hctx, api.HeartbeatRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Tokens: tokens})
+		cancel()
+		var lost []uint64
+		switch {
+		case err == nil:
+			lastOK = time.Now()
+			lost = resp.Lost
+		case time.Since(lastOK) > ttl:
+			w.log.Warn("no coordinator answered for a lease period: dropping the units under way", "error", err)
+			lost = tokens
+		}
+		w.mu.Lock()
+		for _, t := range lost {
+			if l := w.active[t]; l != nil {
+				l.lost.Store(true)
+				l.cancel()
+			}
+		}
+		w.mu.Unlock()
+	}
+}

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -30,16 +31,6 @@ func TestMissingGames(t *testing.T) {
 	}
 }
 
-// onlyGames is a worker's NewGame that builds only the games named.
-func onlyGames(names ...string) func(string, string) (tiergame.Game, error) {
-	var specs []games.Spec
-	for _, n := range names {
-		s, _ := games.Lookup(n)
-		specs = append(specs, s)
-	}
-	return new(games.Registry).With(specs...).New
-}
-
 // TestWorkerWithoutTheGame: a worker that does not have a run's game is
 // leased none of its units (the run waits, and the status says which
 // worker lacks which game) while it runs the games it has; a worker that
@@ -54,7 +45,7 @@ func TestWorkerWithoutTheGame(t *testing.T) {
 	}
 
 	w1, err := worker.New(worker.Config{Client: c.client(), ID: "w-ttt", Threads: 1, Dir: t.TempDir(),
-		NewGame: onlyGames("tictactoe"), Games: []string{"tictactoe"}, Log: testLog(t), MemoryBytes: 1 << 30})
+		NewGame: tictactoeOnly, Games: []string{"tictactoe"}, Log: testLog(t), MemoryBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,4 +93,12 @@ func waitStatus(t *testing.T, cl *api.Client, what string, cond func(*api.Status
 		st, err := cl.Status(context.Background())
 		return err == nil && cond(st)
 	})
+}
+
+// tictactoeOnly is the NewGame of a worker that has tic-tac-toe alone.
+func tictactoeOnly(name, option string) (tiergame.Game, error) {
+	if name != "tictactoe" {
+		return nil, fmt.Errorf("%w %q", games.ErrUnknownGame, name)
+	}
+	return games.New(name, option)
 }

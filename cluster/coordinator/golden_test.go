@@ -6,12 +6,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,22 +63,7 @@ func normalize(b []byte) []byte {
 // it came.
 func goldenCall(t *testing.T, base, token, method, path, body, name string) []byte {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := send(t, method, base+path, token, []byte(body))
 	got := fmt.Appendf(nil, "%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), normalize(b))
 	checkGolden(t, filepath.Join(goldenDir, "api", name+".golden"), got)
 	return b

@@ -17,23 +17,6 @@ import (
 	"github.com/tiersolve/tiersolve/solver"
 )
 
-// fsmHarness applies commands to a state machine as the raft log would,
-// numbering the entries.
-type fsmHarness struct {
-	t     testing.TB
-	fsm   *state.FSM
-	index uint64
-}
-
-func (h *fsmHarness) apply(c *state.Command) any {
-	b, err := json.Marshal(c)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.index++
-	return h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: b})
-}
-
 // blobOf is a blob named by the SHA-256 of s.
 func blobOf(s string) api.Blob {
 	return api.Blob{SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(s))), Size: int64(len(s))}
@@ -62,8 +45,14 @@ type modelUnit struct {
 func leaseModelRun(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	const ttl = 10 * time.Second
-	h := &fsmHarness{t: t, fsm: state.NewFSM()}
-	id := h.apply(state.Create(&state.Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Tiers: []*state.Tier{
+	fsm := state.NewFSM()
+	index := uint64(0)
+	apply := func(c *state.Command) any { // as the raft log would
+		b, _ := json.Marshal(c)
+		index++
+		return fsm.Apply(&raft.Log{Index: index, Type: raft.LogCommand, Data: b})
+	}
+	id := apply(state.Create(&state.Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Tiers: []*state.Tier{
 		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
 		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
 	}})).(string)
@@ -72,7 +61,7 @@ func leaseModelRun(t *testing.T, seed uint64) {
 	for i := range nUnits {
 		ranges = append(ranges, solver.Range{Lo: uint64(10 * i), Hi: uint64(10*i + 10)})
 	}
-	h.apply(state.SetLevel(id, 0, state.Level{Blob: blobOf("l"), Reachable: 60, Ranges: ranges}))
+	apply(state.SetLevel(id, 0, state.Level{Blob: blobOf("l"), Reachable: 60, Ranges: ranges}))
 	clock := newLeaseClock(ttl)
 	now := time.Unix(1000, 0)
 	model := make([]modelUnit, nUnits)
@@ -85,7 +74,7 @@ func leaseModelRun(t *testing.T, seed uint64) {
 		u := rng.IntN(nUnits)
 		switch op := rng.IntN(7); op {
 		case 0, 1: // grant
-			res := h.apply(state.Grant(ref(u), "w"))
+			res := apply(state.Grant(ref(u), "w"))
 			want := model[u].lease == 0 && model[u].done == 0
 			tok, ok := res.(uint64)
 			if ok != want {
@@ -104,7 +93,7 @@ func leaseModelRun(t *testing.T, seed uint64) {
 			}
 			tok := issued[rng.IntN(len(issued))]
 			v := owner[tok]
-			err, _ := h.apply(state.Complete(ref(v), state.Completion{Token: tok, Outputs: out})).(error)
+			err, _ := apply(state.Complete(ref(v), state.Completion{Token: tok, Outputs: out})).(error)
 			switch {
 			case model[v].done == tok:
 				if err != nil {
@@ -153,7 +142,7 @@ func leaseModelRun(t *testing.T, seed uint64) {
 				clock.forget(tok)
 				delete(deadline, tok)
 				v := owner[tok]
-				err, _ := h.apply(state.Release(ref(v), tok, "")).(error)
+				err, _ := apply(state.Release(ref(v), tok, "")).(error)
 				if model[v].lease != tok {
 					t.Fatalf("step %d: clock expired token %d that the model does not hold", step, tok)
 				}
@@ -164,7 +153,7 @@ func leaseModelRun(t *testing.T, seed uint64) {
 			}
 		case 6: // a new leader: every lease of the state gets a full ttl
 			var tokens []uint64
-			h.fsm.View(func(s *state.State, _ uint64) {
+			fsm.View(func(s *state.State, _ uint64) {
 				for _, r := range s.Runs {
 					for _, le := range r.Leases {
 						tokens = append(tokens, le.Token)

@@ -21,7 +21,16 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 )
 
+// request sends a request with token (none if empty) and returns the
+// answer, its body read.
 func request(t *testing.T, method, url, token string, body []byte) *http.Response {
+	t.Helper()
+	resp, _ := send(t, method, url, token, body)
+	return resp
+}
+
+// send is request, and the answer's body.
+func send(t *testing.T, method, url, token string, body []byte) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
@@ -34,9 +43,12 @@ func request(t *testing.T, method, url, token string, body []byte) *http.Respons
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
 }
 
 // TestSecurity: a wrong token, a stale completion, a blob that does not

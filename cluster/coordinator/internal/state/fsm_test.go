@@ -268,17 +268,8 @@ func (m *memSink) Close() error  { return nil }
 // restored is a new FSM restored from a snapshot of f.
 func restored(t testing.TB, f *FSM) *FSM {
 	t.Helper()
-	snap, err := f.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Release()
-	var sink memSink
-	if err := snap.Persist(&sink); err != nil {
-		t.Fatal(err)
-	}
 	g := NewFSM()
-	if err := g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+	if err := g.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f)))); err != nil {
 		t.Fatal(err)
 	}
 	return g

@@ -87,12 +87,12 @@ const (
 	codeOpen   = 1 // undecided, cannot lose; a draw once solved
 )
 
-func (l layout) tail() uint32             { return 2 + 2*l.rem }
-func (l layout) win(r int) uint32         { return 2 + uint32(r) }
-func (l layout) lose(r int) uint32        { return 2 + l.rem + uint32(r) }
-func (l layout) tie(r int) uint32         { return l.tail() + uint32(r) }
+func (l layout) tail() uint32              { return 2 + 2*l.rem }
+func (l layout) win(r int) uint32          { return 2 + uint32(r) }
+func (l layout) lose(r int) uint32         { return 2 + l.rem + uint32(r) }
+func (l layout) tie(r int) uint32          { return l.tail() + uint32(r) }
 func (l layout) uncounted(f uint32) uint32 { return l.tail() + f }
-func (l layout) tie0() uint32             { return l.tail() + 2 }
+func (l layout) tie0() uint32              { return l.tail() + 2 }
 func (l layout) counter(k, f uint32) uint32 {
 	return l.tail() + 3 + 2*(k-1) + f
 }

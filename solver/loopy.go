@@ -311,7 +311,6 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 	return counts, err
 }
 
-
 // slotOf is slot for the first pass, when dense cells of positions not
 // yet visited are still absent: membership comes from the set.
 func (s *loopySolver) slotOf(p uint64) (uint64, bool) {

@@ -374,4 +374,3 @@ func rangesFor(n uint64, workers, ranges int) int {
 	}
 	return int(max(1, min(uint64(max(workers, 1)*rangesPerWorker), n/minRange)))
 }
-

@@ -270,5 +270,6 @@ func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int)
 	if err != nil {
 		return nil, err
 	}
+	defer solved.Free()
 	return solver.NewStartRecord(g, solved)
 }

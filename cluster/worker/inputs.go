@@ -237,7 +237,10 @@ func (w *Worker) solvedKids(ctx context.Context, u *unit) ([]*solver.SolvedTier,
 			if err != nil {
 				return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 			}
-			st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+			st, err := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+			if err != nil {
+				return nil, 0, fmt.Errorf("tier %d: %w", t, err)
+			}
 			return st, int64(st.Bytes()), nil
 		}})
 }

@@ -66,7 +66,10 @@ type item struct {
 	size  int64
 	refs  int       // holders, who must release it
 	last  time.Time // last use
-	drop  func()    // takes it off its shelf (under memory.mu)
+	// drop takes it off its shelf (under memory.mu), and free frees its
+	// value if it holds memory outside the Go heap (a solved tier's
+	// cells).
+	drop, free func()
 }
 
 // owner is the tier of a run an entry belongs to: it is dropped once the
@@ -85,11 +88,19 @@ func (m *memory) add(it *item) {
 	m.used += it.size
 }
 
-// remove drops an entry; m.mu is held.
+// remove takes an entry off the memory, for a caller that owns its value
+// from then on; m.mu is held.
 func (m *memory) remove(it *item) {
 	it.drop()
 	delete(m.items, it)
 	m.used -= it.size
+}
+
+// discard drops an entry that nobody holds, and frees its value; m.mu is
+// held.
+func (m *memory) discard(it *item) {
+	m.remove(it)
+	it.free()
 }
 
 // evictFor drops unused entries, least recently used first, until size
@@ -105,7 +116,7 @@ func (m *memory) evictFor(size int64) {
 		if victim == nil {
 			return
 		}
-		m.remove(victim)
+		m.discard(victim)
 	}
 }
 
@@ -120,7 +131,7 @@ func (m *memory) retire(run string, live []uint64) (freed int64) {
 	for it := range m.items {
 		if it.owner.run == run && it.refs == 0 && !slices.Contains(live, it.owner.tier) {
 			freed += it.size
-			m.remove(it)
+			m.discard(it)
 		}
 	}
 	return freed
@@ -153,6 +164,11 @@ func newShelf[K comparable, V any](m *memory) *shelf[K, V] {
 func (s *shelf[K, V]) insert(key K, o owner, v V, size int64, refs int) *entry[V] {
 	e := &entry[V]{item: item{owner: o, size: size, refs: refs, last: time.Now()}, v: v}
 	e.drop = func() { delete(s.entries, key) }
+	e.free = func() {
+		if f, ok := any(e.v).(interface{ Free() }); ok {
+			f.Free()
+		}
+	}
 	s.entries[key] = e
 	s.mem.add(&e.item)
 	return e

@@ -201,10 +201,15 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 	}
 	defer releaseKids()
 	loaded := time.Now()
-	recs, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
+	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
 	if err != nil {
 		return 0, err
 	}
+	// Kept as records, as a range unit's are, for the units of its
+	// parents.
+	recs := make([]valuedb.Record, st.Len())
+	st.Records(recs, 0)
+	st.Free()
 	return w.writeRecords(u, recs, start, loaded)
 }
 

@@ -24,15 +24,19 @@ func unitRef(run string, tier uint64, phase api.Phase, index int) api.UnitRef {
 }
 
 // fsmHarness applies commands to an FSM as the raft log would, numbering
-// the entries; after each, it checks that every run's view (the API's
-// answer) is the run's JSON.
+// the entries. When the test ends, it checks that every run's view (the
+// API's answer) is the run's JSON.
 type fsmHarness struct {
 	t     testing.TB
 	fsm   *FSM
 	index uint64
 }
 
-func newHarness(t testing.TB) *fsmHarness { return &fsmHarness{t: t, fsm: NewFSM()} }
+func newHarness(t testing.TB) *fsmHarness {
+	h := &fsmHarness{t: t, fsm: NewFSM()}
+	t.Cleanup(h.checkViews)
+	return h
+}
 
 func (h *fsmHarness) apply(c *Command) any {
 	b, err := json.Marshal(c)
@@ -40,17 +44,7 @@ func (h *fsmHarness) apply(c *Command) any {
 		h.t.Fatal(err)
 	}
 	h.index++
-	res := h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: b})
-	h.fsm.View(func(s *State, _ uint64) {
-		for _, r := range s.Runs {
-			state, _ := json.Marshal(r)
-			view, _ := json.Marshal(r.View())
-			if !bytes.Equal(state, view) {
-				h.t.Fatalf("run %s's view is\n%s\nnot\n%s", r.ID, view, state)
-			}
-		}
-	})
-	return res
+	return h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: b})
 }
 
 func (h *fsmHarness) state() State {
@@ -60,6 +54,26 @@ func (h *fsmHarness) state() State {
 		json.Unmarshal(b, &s)
 	})
 	return s
+}
+
+// checkViews checks that every run's view is the run's JSON.
+func (h *fsmHarness) checkViews() {
+	h.fsm.View(func(s *State, _ uint64) {
+		for _, r := range s.Runs {
+			checkView(h.t, r)
+		}
+	})
+}
+
+// checkView checks that run r's view (the API's answer) is r's JSON, as
+// GET /v1/runs/{id} answered when it was the state itself.
+func checkView(t testing.TB, r *Run) {
+	t.Helper()
+	state, _ := json.Marshal(r)
+	view, _ := json.Marshal(r.View())
+	if !bytes.Equal(state, view) {
+		t.Fatalf("run %s's view is\n%s\nnot\n%s", r.ID, view, state)
+	}
 }
 
 // chainRun is a run over tiers 0 -> 1 -> 2, tier 1 loopy.

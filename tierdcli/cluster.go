@@ -494,13 +494,7 @@ func unitCount(us []*api.Unit) string {
 	if us == nil {
 		return "-"
 	}
-	done := 0
-	for _, u := range us {
-		if u.Done != nil {
-			done++
-		}
-	}
-	return fmt.Sprintf("%d/%d", done, len(us))
+	return fmt.Sprintf("%d/%d", api.CountDone(us), len(us))
 }
 
 func (p *Program) runFetch(e *cli.Env, args []string) error {

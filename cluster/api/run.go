@@ -193,11 +193,11 @@ func (t *Tier) Phase() string {
 
 // allDone reports whether units were created and every one is done.
 func allDone(us []*Unit) bool {
-	return us != nil && countDone(us) == len(us)
+	return us != nil && CountDone(us) == len(us)
 }
 
-// countDone counts the units done.
-func countDone(us []*Unit) int {
+// CountDone counts the units done.
+func CountDone(us []*Unit) int {
 	n := 0
 	for _, u := range us {
 		if u.Done != nil {

@@ -34,13 +34,7 @@ var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 		if us == nil {
 			return "–"
 		}
-		done := 0
-		for _, u := range us {
-			if u.Done != nil {
-				done++
-			}
-		}
-		return fmt.Sprintf("%d/%d", done, len(us))
+		return fmt.Sprintf("%d/%d", api.CountDone(us), len(us))
 	},
 }).Parse(statusHTML))
 

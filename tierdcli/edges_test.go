@@ -1,12 +1,16 @@
 package tierdcli
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -201,5 +205,35 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 			t.Errorf("query with %s damaged: exit %d, %q", path, code, stderr)
 		}
 		flipByte(t, filepath.Join(dir, path))
+	}
+}
+
+// TestProgramName: a program named otherwise says its own name in its
+// usage, its errors and the commands it suggests, never tierd's.
+func TestProgramName(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
+		code := New(games.Default()).Named("strip").Run(e, args)
+		return code, out.String(), errb.String()
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		out, err string // what stdout and stderr hold
+	}{
+		{[]string{"solve", "--bad"}, 2, "", "strip solve: flag provided but not defined: -bad\nusage: strip solve --game NAME"},
+		{[]string{"solve"}, 2, "", "strip solve: --game is required (see strip games)"},
+		{[]string{"solve", "-h"}, 0, "usage: strip solve", ""},
+		{[]string{"nosuch"}, 2, "", `strip: unknown command "nosuch" (run strip help)`},
+		{[]string{"query", "--db", filepath.Join(dir, "none"), "x"}, 1, "", "strip query: "},
+		{[]string{"solve", "--game", "tictactoe", "--out", dir}, 0, "(strip query --db " + dir + " POSITION)", ""},
+		{[]string{"help"}, 0, "run 'strip COMMAND -h'", ""},
+	} {
+		code, stdout, stderr := run(tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.out) || !strings.Contains(stderr, tc.err) || strings.Contains(stdout+stderr, "tierd ") {
+			t.Errorf("strip %s: exit %d\nstdout %q\nstderr %q\nwant exit %d, %q and %q, and no tierd", strings.Join(tc.args, " "), code, stdout, stderr, tc.code, tc.out, tc.err)
+		}
 	}
 }

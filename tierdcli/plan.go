@@ -30,7 +30,7 @@ type planJSON struct {
 
 func (p *Program) runPlan(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "plan")
-	game := fs.String("game", "", "game (see tierd games)")
+	game := fs.String("game", "", "game (see "+p.Name()+" games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	symmetry := fs.Bool("symmetry", false, "a run that keeps one position per symmetry class (as solve --symmetry)")
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")

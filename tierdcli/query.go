@@ -46,7 +46,7 @@ type queryResult struct {
 
 func (p *Program) runQuery(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "query")
-	game := fs.String("game", "", "game (see tierd games)")
+	game := fs.String("game", "", "game (see "+p.Name()+" games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	db := fs.String("db", "", "solved run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -228,7 +228,7 @@ func (p *Program) runVerify(e *cli.Env, args []string) error {
 			return err
 		}
 	} else {
-		printVerify(e, out)
+		printVerify(e, p.Name(), out)
 	}
 	if !rep.OK() {
 		return cli.ErrSilent
@@ -237,20 +237,20 @@ func (p *Program) runVerify(e *cli.Env, args []string) error {
 }
 
 // printVerify says what verify checked and what it found.
-func printVerify(e *cli.Env, v verifyJSON) {
+func printVerify(e *cli.Env, prog string, v verifyJSON) {
 	for _, f := range v.FileErrors {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s\n", f)
+		fmt.Fprintf(e.Stderr, "%s verify: %s\n", prog, f)
 	}
 	for _, x := range v.Examples {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %s\n", v.Dir, x)
+		fmt.Fprintf(e.Stderr, "%s verify: %s: %s\n", prog, v.Dir, x)
 	}
 	switch {
 	case len(v.FileErrors) > 0 && v.Tiers == 0:
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d of %d files do not match the manifest, so no value was re-derived; tierd solve --out %s redoes what is damaged\n",
-			v.Dir, len(v.FileErrors), v.Files, v.Dir)
+		fmt.Fprintf(e.Stderr, "%s verify: %s: %d of %d files do not match the manifest, so no value was re-derived; %s solve --out %s redoes what is damaged\n",
+			prog, v.Dir, len(v.FileErrors), v.Files, prog, v.Dir)
 	case !v.OK:
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d files checked, %d do not match the manifest; %d of %d positions in %d tiers do not match their children\n",
-			v.Dir, v.Files, len(v.FileErrors), v.Mismatches, v.Positions, v.Tiers)
+		fmt.Fprintf(e.Stderr, "%s verify: %s: %d files checked, %d do not match the manifest; %d of %d positions in %d tiers do not match their children\n",
+			prog, v.Dir, v.Files, len(v.FileErrors), v.Mismatches, v.Positions, v.Tiers)
 	default:
 		fmt.Fprintf(e.Stdout, "%s: ok: %d files match the manifest (size and SHA-256); %d positions in %d tiers re-derived from their children\n",
 			v.Dir, v.Files, v.Positions, v.Tiers)

@@ -237,3 +237,42 @@ func TestProgramName(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryJSONViews: query --json gives each move from two named views:
+// the mover's (mover_value, mover_remoteness: the best move's are the
+// position's own) and the child's (child_value, child_remoteness: the
+// position after the move, for the player to move there); the old value
+// (the mover's) and remoteness (the child's) stay for one release.
+func TestQueryJSONViews(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	flip := map[string]string{"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
+	for _, pos := range []string{"---/---/---", "x-o/-x-/--o", "xx-/oo-/---", "xo-/-x-/--o"} {
+		code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", pos)
+		var q struct {
+			Value      string
+			Remoteness int
+			Moves      []struct {
+				Move, Value     string
+				Remoteness      int
+				MoverValue      string `json:"mover_value"`
+				MoverRemoteness int    `json:"mover_remoteness"`
+				ChildValue      string `json:"child_value"`
+				ChildRemoteness int    `json:"child_remoteness"`
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &q) != nil || len(q.Moves) == 0 {
+			t.Fatalf("query %s: exit %d: %s %s", pos, code, stdout, stderr)
+		}
+		if best := q.Moves[0]; best.MoverValue != q.Value || best.MoverRemoteness != q.Remoteness {
+			t.Errorf("%s is a %s in %d, its best move %s a %s in %d for the mover", pos, q.Value, q.Remoteness, best.Move, best.MoverValue, best.MoverRemoteness)
+		}
+		for _, m := range q.Moves {
+			if m.MoverValue != flip[m.ChildValue] || m.MoverRemoteness != m.ChildRemoteness+1 || m.Value != m.MoverValue || m.Remoteness != m.ChildRemoteness {
+				t.Errorf("%s, move %s: %+v", pos, m.Move, m)
+			}
+		}
+	}
+}

@@ -25,10 +25,21 @@ func (p *Program) registerQuery() {
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
 }
 
+// queryMove is one move of query --json, from both views, each named: the
+// mover's (the result of making the move, as the position's own value and
+// remoteness read: the best move's are the position's) and the child's
+// (the position it leads to, for the player to move there, as the text
+// form's "(win in 3 to move there)").
 type queryMove struct {
-	Move       string `json:"move"`
-	Position   string `json:"position"`
-	Value      string `json:"value"` // for the player making the move
+	Move            string `json:"move"`
+	Position        string `json:"position"`
+	MoverValue      string `json:"mover_value"`
+	MoverRemoteness int    `json:"mover_remoteness"` // counted from the position before the move, the move included
+	ChildValue      string `json:"child_value"`
+	ChildRemoteness int    `json:"child_remoteness"`
+	// Deprecated, kept for one release: value is mover_value, remoteness
+	// is child_remoteness (two views in one object).
+	Value      string `json:"value"`
 	Remoteness int    `json:"remoteness"`
 }
 
@@ -111,7 +122,10 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 		res.Canonical = g.Format(t, c)
 	}
 	for _, m := range moves {
-		res.Moves = append(res.Moves, queryMove{Move: m.Name, Position: g.Format(m.Tier, m.Pos), Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
+		res.Moves = append(res.Moves, queryMove{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
+			MoverValue: m.Outcome().String(), MoverRemoteness: m.Remoteness(),
+			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
+			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
 	}
 	if *asJSON {
 		return json.NewEncoder(e.Stdout).Encode(res)

@@ -54,3 +54,13 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
 )
+
+// raft-wal v0.4.1 lists go-msgpack v1 among its requirements but imports
+// none of it (raft uses go-msgpack/v2). A workspace (go.work: the repo's
+// own, or a game author's built against a checkout) loads the whole
+// module graph and so checks whether go-msgpack v1 also holds the
+// packages of go-msgpack/v2, which needs a checksum of its zip that no
+// go.sum here has: without the checksum database, the build fails.
+// Excluded, the requirement is ignored (Go 1.16 and later) and nothing
+// needs that checksum.
+exclude github.com/hashicorp/go-msgpack v1.1.5

@@ -321,16 +321,11 @@ func (t *valveToxic) Pipe(stub *toxics.ToxicStub) {
 	v, st := vv.(*valve), stub.State.(*valveState)
 	for {
 		if st.rest == nil {
-			select {
-			case <-stub.Interrupt:
+			c, ok := next(stub)
+			if !ok {
 				return
-			case c := <-stub.Input:
-				if c == nil {
-					stub.Close()
-					return
-				}
-				st.rest = c
 			}
+			st.rest = c
 		}
 		select {
 		case <-v.open():
@@ -367,25 +362,35 @@ type resetToxic struct {
 
 func (t *resetToxic) Pipe(stub *toxics.ToxicStub) {
 	for {
-		select {
-		case <-stub.Interrupt:
+		c, ok := next(stub)
+		if !ok {
 			return
-		case c := <-stub.Input:
-			if c == nil {
-				stub.Close()
-				return
-			}
-			if rand.Float64() < t.Probability {
-				resets.Add(1)
-				stub.Close()
-				return
-			}
-			select {
-			case stub.Output <- c:
-			case <-stub.Interrupt:
-				stub.Output <- c
-				return
-			}
 		}
+		if rand.Float64() < t.Probability {
+			resets.Add(1)
+			stub.Close()
+			return
+		}
+		select {
+		case stub.Output <- c:
+		case <-stub.Interrupt:
+			stub.Output <- c
+			return
+		}
+	}
+}
+
+// next reads a link's next chunk; false when the toxic must return:
+// interrupted, or the input ended (then the link is closed).
+func next(stub *toxics.ToxicStub) (*stream.StreamChunk, bool) {
+	select {
+	case <-stub.Interrupt:
+		return nil, false
+	case c := <-stub.Input:
+		if c == nil {
+			stub.Close()
+			return nil, false
+		}
+		return c, true
 	}
 }

@@ -21,6 +21,11 @@ func DefaultMemory() uint64 { return memsize.DefaultBudget() }
 // four candidates in memory (64 MiB each before they spill to disk).
 const writerSlack = 256 << 20
 
+// WriterReserve is the memory every step's estimate counts for writing
+// level files, whatever the tier's size: the floor of an estimate, so a
+// small game's plan says about 256 MiB.
+const WriterReserve = writerSlack
+
 // bitsetBytes is the memory of a set over n positions, rank index included.
 func bitsetBytes(n uint64) uint64 { return n/8 + n/8/64 + 64 }
 

@@ -21,11 +21,6 @@ func DefaultMemory() uint64 { return memsize.DefaultBudget() }
 // four candidates in memory (64 MiB each before they spill to disk).
 const writerSlack = 256 << 20
 
-// WriterReserve is the memory every step's estimate counts for writing
-// level files, whatever the tier's size: the floor of an estimate, so a
-// small game's plan says about 256 MiB.
-const WriterReserve = writerSlack
-
 // bitsetBytes is the memory of a set over n positions, rank index included.
 func bitsetBytes(n uint64) uint64 { return n/8 + n/8/64 + 64 }
 
@@ -129,10 +124,11 @@ type Estimate struct {
 	LargestFit uint64
 }
 
-// baseBytes is what a run holds whatever its game: the program, the Go
-// runtime, goroutine stacks, compression tables (measured: 27-35 MiB for
-// tic-tac-toe, Quixo 3x3 and Connect Four 4x4 with 2 workers).
-const baseBytes = 32 << 20
+// BaseBytes is what a run holds whatever its game, counted in every
+// step's estimate: the program, the Go runtime, goroutine stacks,
+// compression tables (measured: 27-35 MiB for tic-tac-toe, Quixo 3x3 and
+// Connect Four 4x4 with 2 workers).
+const BaseBytes = 32 << 20
 
 // Estimate computes the memory estimate of a run: counts are the reachable
 // ones where the manifest knows them, else whole hash spaces.
@@ -144,7 +140,7 @@ func (r *Run) Estimate() Estimate {
 		e.HashSpace += size
 		e.Largest = max(e.Largest, size)
 		for _, n := range []uint64{r.reachBytes(t), solve[t]} {
-			if n += baseBytes; n > e.Need {
+			if n += BaseBytes; n > e.Need {
 				e.Tier, e.Need = t, n
 			}
 		}

@@ -80,8 +80,8 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s%s): %d tiers, hash space %d positions (largest tier %d)\n",
 		g.Name(), g.Option(), kind, est.Tiers, est.HashSpace, est.Largest)
-	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s (%s of it the fixed reserve for writing level files, the floor of every step); budget %s with %d workers: %s\n",
-		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(solver.WriterReserve), solver.BytesString(est.Budget), r.Workers, verdict)
+	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s (%s of it what every run holds: the program and the Go runtime); budget %s with %d workers: %s\n",
+		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(solver.BaseBytes), solver.BytesString(est.Budget), r.Workers, verdict)
 	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)
 	return fits()
 }

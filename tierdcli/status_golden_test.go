@@ -44,7 +44,7 @@ func TestPrintStatusGolden(t *testing.T) {
 		var run api.Run
 		read(name, &run)
 		var b bytes.Buffer
-		printStatus(&cli.Env{Stdout: &b}, &st, &run)
+		printStatus(&cli.Env{Stdout: &b}, "tierd", &st, &run)
 		out.WriteString("== " + name + "\n" + b.String())
 	}
 	want, err := os.ReadFile(filepath.Join("testdata", "status.golden"))

@@ -3,8 +3,10 @@ package solver
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // Win returns the probability that the player to move wins at a position
@@ -15,6 +17,40 @@ func (o *Oracle) Win(t tiergame.Tier, p tiergame.Position) (tiergame.Prob, error
 		return 0, err
 	}
 	return db.LookupProb(rank)
+}
+
+// PlaneNames names the planes of the run's game (tiergame.Planes), none
+// for a game without.
+func (o *Oracle) PlaneNames() []string {
+	_, names := planesOf(o.Game)
+	return names
+}
+
+// Planes returns the planes of a position of a chance game with planes
+// (tiergame.Planes), one value for each of PlaneNames.
+func (o *Oracle) Planes(t tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, error) {
+	if pg, _ := planesOf(o.Game); pg == nil {
+		return nil, fmt.Errorf("%s (%s) has no planes", o.Game.Name(), o.Game.Option())
+	}
+	_, rank, err := o.locate(t, p)
+	if err != nil {
+		return nil, err
+	}
+	ot, _ := o.tier(t) // loaded by locate
+	ot.planesOnce.Do(func() {
+		path := planesPath(o.run.dbPath(t))
+		if ot.planes, ot.planesErr = valuedb.Open(path); ot.planesErr != nil {
+			return
+		}
+		if h := ot.planes.Header(); h.Kind != valuedb.KindPlanes || h.Planes != strings.Join(o.PlaneNames(), ",") || h.Count != ot.set.Total() {
+			ot.planesErr = fmt.Errorf("%s holds %d records of kind %q, planes %q; want %d positions of planes %s",
+				path, h.Count, h.Kind, h.Planes, ot.set.Total(), strings.Join(o.PlaneNames(), ","))
+		}
+	})
+	if ot.planesErr != nil {
+		return nil, ot.planesErr
+	}
+	return ot.planes.LookupPlanes(rank)
 }
 
 // Play is a move of a game with chance after an outcome, with its value.

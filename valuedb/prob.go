@@ -28,10 +28,11 @@ var ErrKind = errors.New("wrong kind of records")
 // file's magic.
 func checkKind(m string, h Header) error {
 	switch {
-	case m == magic && h.Kind == "" && (h.RecordBytes == 1 || h.RecordBytes == 2):
-	case m == magicV2 && h.Kind == KindProbability && h.RecordBytes == probBytes:
+	case m == magic && h.Kind == "" && (h.RecordBytes == 1 || h.RecordBytes == 2) && h.Planes == "":
+	case m == magicV2 && h.Kind == KindProbability && h.RecordBytes == probBytes && h.Planes == "":
+	case m == magicV2 && h.Kind == KindPlanes && validPlanes(h.PlaneNames()) && h.RecordBytes == probBytes*len(h.PlaneNames()):
 	default:
-		return formatErr("%q file with kind %q and %d-byte records", m, h.Kind, h.RecordBytes)
+		return formatErr("%q file with kind %q, planes %q and %d-byte records", m, h.Kind, h.Planes, h.RecordBytes)
 	}
 	return nil
 }

@@ -148,12 +148,27 @@ func (c *coneSide) count(a int) int {
 	return len(c.byPip[a])
 }
 
-// NewMatchEval solves, at score s with table t, every position whose
-// player 0 board is reachable from any of boards0 and whose player 1
-// board is reachable from any of boards1 (one-sided indices), both
-// players on roll. It fails if that would take more than maxMemory bytes
-// (0: MaxMatchMemory).
-func (g *Game) NewMatchEval(ctx context.Context, t *met.Table, s Score, boards0, boards1 []int, maxMemory uint64) (*MatchEval, error) {
+// MatchOptions say what a MatchEval solves.
+type MatchOptions struct {
+	Table *met.Table // the match equity table
+	Score Score
+	// Boards[p] are player p's boards (one-sided indices): every board
+	// reachable from one of them is solved, against every one of the
+	// opponent's.
+	Boards [2][]int
+	// Cubes are cube states to hold besides those a centered cube leads
+	// to at the score (and those they lead to), such as a cube at 1 owned
+	// by a player.
+	Cubes []MatchCube
+	// MaxMemory bounds the memory of the values (0: MaxMatchMemory).
+	MaxMemory uint64
+}
+
+// NewMatchEval solves, at a score, the positions o names, both players on
+// roll, in every cube state from a centered cube and o.Cubes. It fails
+// with ErrTooLarge if that would take more than o.MaxMemory bytes.
+func (g *Game) NewMatchEval(ctx context.Context, o MatchOptions) (*MatchEval, error) {
+	s, t := o.Score, o.Table
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
@@ -161,10 +176,10 @@ func (g *Game) NewMatchEval(ctx context.Context, t *met.Table, s Score, boards0,
 		return nil, fmt.Errorf("%w: a %d-point match, the table %q goes to %d", met.ErrLength, s.Length, t.Name, t.Length)
 	}
 	e := &MatchEval{g: g, score: s, dead: -1}
-	if err := e.cubeStates(t); err != nil {
+	if err := e.cubeStates(t, o.Cubes); err != nil {
 		return nil, err
 	}
-	for p, bs := range [2][]int{boards0, boards1} {
+	for p, bs := range o.Boards {
 		for _, b := range bs {
 			if b < 0 || b >= g.n {
 				return nil, fmt.Errorf("bearoff: board %d outside the variant's %d", b, g.n)
@@ -173,6 +188,7 @@ func (g *Game) NewMatchEval(ctx context.Context, t *met.Table, s Score, boards0,
 		e.sides[p] = g.cone(bs)
 	}
 	size := e.size()
+	maxMemory := o.MaxMemory
 	if maxMemory == 0 {
 		maxMemory = MaxMatchMemory
 	}
@@ -241,9 +257,9 @@ func (e *MatchEval) size() uint64 {
 	return n[0] * n[1]
 }
 
-// cubeStates lists the cube states from a centered cube and the values of
-// winning and losing in each.
-func (e *MatchEval) cubeStates(t *met.Table) error {
+// cubeStates lists the cube states from a centered cube and from extra,
+// and the values of winning and losing in each.
+func (e *MatchEval) cubeStates(t *met.Table, extra []MatchCube) error {
 	s := e.score
 	index := map[MatchCube]int{}
 	var add func(c MatchCube) int
@@ -276,6 +292,15 @@ func (e *MatchEval) cubeStates(t *met.Table) error {
 		return k
 	}
 	add(centered)
+	for _, c := range extra {
+		if c.Value < 1 || c.Value&(c.Value-1) != 0 || c.Owner < -1 || c.Owner > 1 || c.Owner == -1 && c.Value != 1 {
+			return fmt.Errorf("%w: a cube at %d owned by %s", ErrScore, c.Value, ownerName(c.Owner))
+		}
+		if c.Value > 1<<20 {
+			c.Value = 1 << 20 // beyond any match: the game decides it
+		}
+		add(c)
+	}
 	post := s.Crawford || s.postCrawford() // the next game is post-Crawford
 	for p := range 2 {
 		e.win[p] = make([]float64, len(e.states))

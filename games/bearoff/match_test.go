@@ -133,7 +133,8 @@ func TestMatchAgainstReference(t *testing.T) {
 		{Length: 25, Away: [2]int{25, 25}}, {Length: 25, Away: [2]int{17, 9}},
 	}
 	for _, s := range scores {
-		e, err := g.NewMatchEval(context.Background(), table, s, all, all, 0)
+		e, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{all, all},
+			Cubes: []MatchCube{{1, 0}, {1, 1}, {4, 0}}})
 		if err != nil {
 			t.Fatalf("%v: %v", s, err)
 		}
@@ -178,12 +179,12 @@ func TestMatchCone(t *testing.T) {
 		all[b] = b
 	}
 	s := Score{Length: 9, Away: [2]int{6, 4}}
-	full, err := g.NewMatchEval(context.Background(), table, s, all, all, 0)
+	full, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{all, all}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	x, y := Index(Board{1, 0, 2, 1}, 4), Index(Board{0, 2, 0, 1}, 4)
-	part, err := g.NewMatchEval(context.Background(), table, s, []int{x}, []int{y}, 0)
+	part, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{{x}, {y}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestMatchCone(t *testing.T) {
 		}
 	}
 	// Too little memory is an error, not a crash.
-	if _, err := g.NewMatchEval(context.Background(), table, s, all, all, 1<<10); !errors.Is(err, ErrTooLarge) {
+	if _, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{all, all}, MaxMemory: 1 << 10}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a tiny memory bound: %v, want ErrTooLarge", err)
 	}
 }
@@ -253,7 +254,7 @@ func BenchmarkMatchEval(b *testing.B) {
 	for _, s := range []Score{{Length: 7, Away: [2]int{5, 3}}, {Length: 25, Away: [2]int{25, 25}}} {
 		b.Run(fmt.Sprintf("%d-%d-of-%d", s.Away[0], s.Away[1], s.Length), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := g.NewMatchEval(context.Background(), table, s, []int{start}, []int{start}, 0); err != nil {
+				if _, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{{start}, {start}}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -94,7 +94,7 @@ func TestReview(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Match(f, g, o)
+		rep, err := Match(f, g, o, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -160,6 +160,22 @@ func TestCubeQuery(t *testing.T) {
 		t.Errorf("--cube on tic-tac-toe: exit 0 %s", stderr)
 	}
 
+	// Review a real match with the table: its bearoff cube decisions of
+	// up to 4 checkers are judged by match winning chance.
+	if match := "../../shared/corpus/xg/test.xg"; fileExists(match) {
+		code, stdout, stderr := tierd(t, "review", "--db", dir, "--met", metFile, "--json", match)
+		var rep struct {
+			Table         string
+			CubeDecisions []struct{ Measure, Action, Right string } `json:"cube_decisions"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Table != "test table" || len(rep.CubeDecisions) == 0 || rep.CubeDecisions[0].Measure != "match winning chance" {
+			t.Fatalf("review: exit %d: %s %s", code, stdout, stderr)
+		}
+		if code, _, _ := tierd(t, "review", "--db", dir, "--met", filepath.Join(t.TempDir(), "none.xml"), match); code == 0 {
+			t.Error("review with a table that is not there: exit 0")
+		}
+	}
+
 	// A damaged planes database fails verify.
 	m, _ := solver.LoadManifest(dir)
 	f := filepath.Join(dir, m.Tiers[len(m.Tiers)-1].Planes.Path)

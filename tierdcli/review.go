@@ -72,8 +72,8 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "game\tplayer\tposition\troll\tplayed\tvalue\tbest\tvalue\tlost\tmeasure")
 	for _, d := range rep.Decisions {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%+.4f\t%s\t%+.4f\t%.4f\t%s\n", d.Game, rep.Totals[d.Player-1].Name, d.Position, d.Roll,
-			d.Played, d.Equity, d.Best, d.BestEquity, d.Lost, d.Measure)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%s\n", d.Game, rep.Totals[d.Player-1].Name, d.Position, d.Roll,
+			d.Played, value(d.Measure, d.Equity), d.Best, value(d.Measure, d.BestEquity), d.Lost, d.Measure)
 	}
 	tw.Flush()
 	printCubeReview(e.Stdout, rep)

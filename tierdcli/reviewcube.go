@@ -75,8 +75,9 @@ func printCubeReview(w io.Writer, rep *review.Report) {
 					score += " Crawford"
 				}
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d %s\t%s\t%s\t%s\t%+.4f\t%+.4f\t%+.4f\t%.4f\t%.4f\t%s\n", d.Game, rep.Totals[d.Player-1].Name, d.Position,
-				d.Cube, d.CubeState, score, d.Action, d.Right, d.NoDouble, d.DoubleTake, d.DoublePass, d.Lost, d.TakeLost, d.Measure)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%.4f\t%s\n", d.Game, rep.Totals[d.Player-1].Name, d.Position,
+				d.Cube, d.CubeState, score, d.Action, d.Right, value(d.Measure, d.NoDouble), value(d.Measure, d.DoubleTake), value(d.Measure, d.DoublePass),
+				d.Lost, d.TakeLost, d.Measure)
 		}
 		tw.Flush()
 	}
@@ -94,4 +95,13 @@ func printCubeReview(w io.Writer, rep *review.Report) {
 	if rep.Table != "" {
 		fmt.Fprintf(w, "match decisions judged by match winning chance with %s\n", rep.Table)
 	}
+}
+
+// value formats a value of a review: an equity with its sign, a match
+// winning chance without.
+func value(measure string, v float64) string {
+	if measure == review.MWC {
+		return fmt.Sprintf("%.4f", v)
+	}
+	return fmt.Sprintf("%+.4f", v)
 }

@@ -215,8 +215,7 @@ func (m *memCache) retire(run string, live []uint64) (freed int64) {
 	for k, e := range m.entries {
 		if e.owner.run == run && e.refs == 0 && !slices.Contains(live, e.owner.tier) {
 			freed += e.size
-			m.used -= e.size
-			delete(m.entries, k)
+			m.drop(k)
 		}
 	}
 	return freed
@@ -263,8 +262,18 @@ func (m *memCache) evictFor(size int64, keep string) {
 		if victim == "" {
 			return
 		}
-		m.used -= m.entries[victim].size
-		delete(m.entries, victim)
+		m.drop(victim)
+	}
+}
+
+// drop removes the entry under key, which nobody holds, and frees its
+// value if it holds memory outside the Go heap (a solved tier's cells).
+func (m *memCache) drop(key string) {
+	e := m.entries[key]
+	m.used -= e.size
+	delete(m.entries, key)
+	if f, ok := e.v.(interface{ Free() }); ok {
+		f.Free()
 	}
 }
 

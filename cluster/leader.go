@@ -487,6 +487,7 @@ func startRecord(g tiergame.Game, chance bool, t tiergame.Tier, levelPath, dbPat
 	if err != nil {
 		return nil, err
 	}
+	defer solved.Free()
 	return solver.NewStartRecord(g, solved)
 }
 

@@ -688,7 +688,14 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 				w.computedRecords(a.Token, recs)
 			}
 		} else {
-			recs, err = solver.SolveTier(ctx, g, t, set, kids, solver.Shape{Loopy: a.Loopy}, solver.Effort{Workers: w.cfg.Threads})
+			var st *solver.SolvedTier
+			if st, err = solver.SolveTier(ctx, g, t, set, kids, solver.Shape{Loopy: a.Loopy}, solver.Effort{Workers: w.cfg.Threads}); err == nil {
+				// Kept as records, as a range unit's are, for the
+				// units of its parents.
+				recs = make([]valuedb.Record, st.Len())
+				st.Records(recs, 0)
+				st.Free()
+			}
 		}
 		if err != nil {
 			return nil, nil, 0, err
@@ -1007,7 +1014,10 @@ func (w *Worker) solvedKids(ctx context.Context, g tiergame.Game, run string, in
 		if err != nil {
 			return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 		}
-		st := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+		st, err := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+		if err != nil {
+			return nil, 0, fmt.Errorf("tier %d: %w", t, err)
+		}
 		return st, int64(st.Bytes()), nil
 	})
 }

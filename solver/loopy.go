@@ -10,183 +10,46 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/tiergame"
-	"github.com/tiersolve/tiersolve/valuedb"
 )
 
-// Loopy tiers are solved by retrograde analysis. Each position keeps one
-// 32-bit word, updated only by compare-and-swap so workers can share it:
-// the high 16 bits are its valuedb.Record (while Undecided, the remoteness
-// field holds the largest remoteness of its winning children in other
-// tiers), the low 16 bits count its children not yet known to be wins
-// (blocked when a child in another tier is not a win, so it can never
-// become a loss).
+// Loopy tiers are solved by retrograde analysis in one cell a position
+// (see layout: a byte, or two bytes when remoteness outgrows a byte), the
+// way the best tablebase generators hold theirs. A decided position's
+// cell holds its value and remoteness, so the positions decided at level
+// r (the frontier) are found by scanning the cells for r's codes, not
+// kept in queues; an undecided position's cell says whether it can still
+// lose and how many of its children in the tier are not yet known to be
+// wins.
 //
-//  1. An initial pass (in parallel over ranges) gives primitive positions
-//     their value, reads the children in solved tiers, counts the children
-//     inside the tier of the positions that can still lose (only those
-//     need a count: the moves inside the tier are listed for no others),
-//     and queues positions with a losing child elsewhere as win candidates
-//     at the level 1 + that child's remoteness.
-//  2. Levels are processed in increasing remoteness, so the first value a
-//     position gets is the one with the right remoteness. A level's
-//     candidates are assigned first, then its decided positions propagate:
-//     a loss at level r makes its undecided parents wins at r+1; a win at
-//     level r counts down its parents, and a parent whose count reaches
-//     zero is a loss at 1 + the larger of r and its winning children
-//     elsewhere.
-//  3. The positions still undecided get ties the same way from tie
-//     children, and the rest are draws.
+//  1. A first pass (in parallel over ranges) gives primitive positions
+//     their value, reads the children in solved tiers, and sets every
+//     other cell: a win in 1 + r when a child elsewhere is a loss in r (a
+//     tentative win: a loss inside the tier may come sooner); undecided
+//     and unable to lose when a child elsewhere is not a win; else able
+//     to lose, with its count of distinct children in the tier (a loss in
+//     1 + the longest win elsewhere when there are none).
+//  2. Levels are processed in increasing remoteness. At level r the
+//     cells holding a win or loss in r are the frontier: a loss makes its
+//     undecided parents (and those holding a later tentative win) wins in
+//     r+1; a win counts down its parents, and a parent whose count reaches
+//     zero loses in 1 + the larger of r and its wins elsewhere (a parent
+//     whose count did not fit its cell checks its children instead). A
+//     cell holds a code of a level later than the one in progress only
+//     while it is tentative, so the scan of its level finds it.
+//  3. The positions still undecided are ties the same way, from tie
+//     children (primitive ties and ties elsewhere); the rest are draws.
+//
+// What a level assigns is counted by level, so levels without positions
+// are skipped and the analysis ends when no later level holds any.
 //
 // Parents come from the game's Parents when it implements tiergame.Unmover,
-// or else from a reverse index of the tier's moves built in the first pass.
+// or else from a reverse index of the tier's moves built in the first pass
+// (which costs 12 bytes a position and 4 a move: a game meant for large
+// loopy tiers implements Parents).
 //
-// The work words are indexed by position (dense) when the tier's hash space
-// is not much larger than its reachable count, which saves a rank lookup per
-// parent; otherwise by rank. Records are written out by rank either way.
-
-const (
-	counterBits = 16
-	blocked     = 1<<counterBits - 1 // counter of a position that cannot lose
-	maxCounter  = blocked - 1
-)
-
-func word(rec valuedb.Record, counter uint32) uint32 { return uint32(rec)<<counterBits | counter }
-
-// absent marks, in dense mode, the words of positions that are not
-// reachable: zero, which no reachable position's word is after the first
-// pass (a primitive position has a value, an undecided one at least one
-// child to count), so a fresh array needs no filling.
-const absent = 0
-
-func wordRecord(w uint32) valuedb.Record { return valuedb.Record(w >> counterBits) }
-
-// entry is a queued position: its position and whether it is a candidate
-// (not yet assigned) rather than a position whose value is set.
-type entry uint64
-
-func determined(p uint64) entry { return entry(p << 1) }
-func candidate(p uint64) entry  { return entry(p<<1 | 1) }
-func (e entry) pos() uint64     { return uint64(e >> 1) }
-func (e entry) isCandidate() bool {
-	return e&1 != 0
-}
-
-// queued holds one goroutine's entries by level (slices, not maps: a
-// push costs no hashing), candidates apart.
-type queued struct{ decided, candidates [][]entry }
-
-func (q *queued) push(level int, e entry) {
-	by := &q.decided
-	if e.isCandidate() {
-		by = &q.candidates
-	}
-	if level >= len(*by) {
-		grown := makeApart[[]entry](max(level+1, 2*len(*by))) // headers written for every push
-		copy(grown, *by)
-		*by = grown
-	}
-	(*by)[level] = append((*by)[level], e)
-}
-
-// levels holds the queued entries of all goroutines by level, as the
-// lists the goroutines made (joining them would copy every entry under the
-// lock); pushes go to levels above the one being processed.
-type levels struct {
-	mu                  sync.Mutex
-	decided, candidates [][][]entry
-	n                   int // entries held
-}
-
-func (l *levels) merge(local queued) {
-	l.mu.Lock()
-	l.add(&l.decided, local.decided)
-	l.add(&l.candidates, local.candidates)
-	l.mu.Unlock()
-}
-
-func (l *levels) add(by *[][][]entry, local [][]entry) {
-	for lv, es := range local {
-		if len(es) == 0 {
-			continue
-		}
-		for lv >= len(*by) {
-			*by = append(*by, nil)
-		}
-		(*by)[lv] = append((*by)[lv], es)
-		l.n += len(es)
-	}
-}
-
-// take removes and returns the lists of decided entries and of candidates
-// of level, and reports whether any entries were queued at all.
-func (l *levels) take(level int) (decided, candidates [][]entry, more bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n == 0 {
-		return nil, nil, false
-	}
-	return l.takeFrom(l.decided, level), l.takeFrom(l.candidates, level), true
-}
-
-func (l *levels) takeFrom(by [][][]entry, level int) [][]entry {
-	if level >= len(by) {
-		return nil
-	}
-	lists := by[level]
-	by[level] = nil
-	for _, es := range lists {
-		l.n -= len(es)
-	}
-	return lists
-}
-
-// parentRef is a parent inside the tier: its slot (index of its work word),
-// and its position when known (noPos otherwise; found by Select if needed).
-type parentRef struct{ slot, pos uint64 }
-
-const noPos = ^uint64(0)
-
-// scratch is one goroutine's buffers for listing parents.
-type scratch struct {
-	refs      []parentRef
-	positions []tiergame.Position
-}
-
-// parentSource lists the reachable parents of a position inside the tier.
-type parentSource interface {
-	// parents sets sc.refs to the parents of position q in slot qSlot.
-	parents(q, qSlot uint64, sc *scratch)
-}
-
-// unmoveParents asks the game.
-type unmoveParents struct {
-	s *loopySolver
-	g tiergame.Unmover
-}
-
-func (u *unmoveParents) parents(q, _ uint64, sc *scratch) {
-	sc.positions = u.g.Parents(u.s.t, tiergame.Position(q), u.s.t, sc.positions[:0])
-	sc.refs = sc.refs[:0]
-	for _, p := range sc.positions {
-		if i, ok := u.s.slot(uint64(p)); ok {
-			sc.refs = append(sc.refs, parentRef{i, uint64(p)})
-		}
-	}
-}
-
-// indexParents is a reverse index of the tier's moves: the parents of the
-// position in slot q are in the slots list[offsets[q]:offsets[q+1]].
-type indexParents struct {
-	offsets []uint64
-	list    []uint32
-}
-
-func (x *indexParents) parents(_, q uint64, sc *scratch) {
-	sc.refs = sc.refs[:0]
-	for _, p := range x.list[x.offsets[q]:x.offsets[q+1]] {
-		sc.refs = append(sc.refs, parentRef{uint64(p), noPos})
-	}
-}
+// Cells are indexed by position when the tier's hash space is not much
+// larger than its reachable count (dense: absent positions cost a cell),
+// otherwise by rank. The solved cells are the tier's SolvedTier.
 
 // loopySolver solves one loopy tier.
 type loopySolver struct {
@@ -196,104 +59,158 @@ type loopySolver struct {
 	kids    children
 	workers int
 	ranges  int
-	state   []uint32
-	queue   levels
-	ties    levels
+	cells   cellArray
+	dense   bool
+	um      tiergame.Unmover // nil: parents from idx
+	idx     *indexParents
 	edges   [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
-	useIdx  bool
-	dense   bool // work words indexed by position rather than by rank
 	done    *atomic.Uint64
+	// verify, when set, counts no children: every position that can lose
+	// checks its children when one becomes a win (the alternative the
+	// cells' counters replace, for tests and measurements).
+	verify bool
+
+	// counts[r] is how many cells hold a code of level r of the phase in
+	// progress that the levels have not processed yet.
+	counts []int64
+	phase  phase
+
+	pool chan *levelWorker // the workers of the levels, made once
+	made []*levelWorker
 }
 
-// denseLimit is the hash space up to which a loopy tier's work words are
+// phase is what the levels assign: wins and losses, then ties.
+type phase int
+
+const (
+	winLosePhase phase = iota
+	tiePhase
+)
+
+// denseLimit is the hash space up to which a loopy tier's cells are
 // indexed by position whatever its reachable count.
 const denseLimit = 1 << 24
 
-// loopyDense reports whether the work words of a loopy tier with hash
-// space size and n reachable positions are indexed by position.
+// loopyDense reports whether the cells of a loopy tier with hash space
+// size and n reachable positions are indexed by position.
 func loopyDense(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
 
-// slot returns the index of position p's work word, and whether p is a
+// slot returns the index of position p's cell, and whether p is a
 // reachable position of the tier.
 func (s *loopySolver) slot(p uint64) (uint64, bool) {
 	if s.dense {
-		return p, p < uint64(len(s.state)) && atomic.LoadUint32(&s.state[p]) != absent
+		i := p - s.set.Base()
+		return i, i < s.set.Len() && s.cells.get(i) != codeAbsent
 	}
 	return s.set.Lookup(p)
 }
 
-// solveLoopy fills out (indexed by rank) for loopy tier t.
-func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, out []valuedb.Record, done *atomic.Uint64) error {
-	n := set.Total()
-	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges,
-		done: done}
-	size := g.TierSize(t)
-	s.dense = loopyDense(size, n)
+// position returns the position of the cell in slot i.
+func (s *loopySolver) position(i uint64) uint64 {
 	if s.dense {
-		s.state = make([]uint32, size) // all absent
-	} else {
-		s.state = make([]uint32, n)
+		return s.set.Base() + i
 	}
+	p, _ := s.set.Select(i)
+	return p
+}
+
+// solveLoopy solves loopy tier t, whose reachable positions are set, from
+// its solved child tiers kids.
+func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, done *atomic.Uint64) (*SolvedTier, error) {
+	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges, done: done}
+	n := set.Total()
+	s.dense = loopyDense(set.Len(), n) && !loopyTest.ranked
+	s.verify = loopyTest.verify
+	slots := n
+	if s.dense {
+		slots = set.Len()
+	}
+	kidRem, kidTie := 0, -1
+	for _, k := range kids {
+		kidRem, kidTie = max(kidRem, k.maxRem), max(kidTie, k.maxTie)
+	}
+	// The first pass assigns remoteness up to one more than the
+	// children's.
+	var err error
+	if s.cells, err = newCells(slots, layoutFor(kidRem+1, kidTie+1)); err != nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.cells.free()
+		}
+	}()
 	um, hasUnmove := g.(tiergame.Unmover)
-	s.useIdx = forceIndex || !hasUnmove
-	if s.useIdx && uint64(len(s.state)) >= 1<<32 {
-		return fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, len(s.state))
+	if !forceIndex && hasUnmove {
+		s.um = um
+	} else if slots >= 1<<32 {
+		return nil, fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, slots)
 	}
 	rs := SplitShrinking(set, ranges) // the last ranges, small, end the pass together
 	s.edges = make([][]uint64, len(rs))
-	if err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error { return s.initRange(ctx, rs[i], i) }); err != nil {
+	s.counts = make([]int64, 1)
+	var mu sync.Mutex
+	if err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+		counts, err := s.initRange(ctx, rs[i], i)
+		mu.Lock()
+		s.addCounts(counts)
+		mu.Unlock()
 		return err
+	}); err != nil {
+		return nil, err
 	}
-	var src parentSource
-	if s.useIdx {
-		src = s.buildIndex()
-	} else {
-		src = &unmoveParents{s: s, g: um}
+	if s.um == nil {
+		s.idx = s.buildIndex()
 	}
 	s.edges = nil
-	if err := s.propagate(ctx, &s.queue, src, s.winLose); err != nil {
-		return err
+	if err := s.levels(ctx); err != nil {
+		return nil, err
 	}
-	if err := s.queueTies(ctx); err != nil {
-		return err
+	if err := s.startTies(ctx, kidTie >= 0); err != nil {
+		return nil, err
 	}
-	if err := s.propagate(ctx, &s.ties, src, s.tie); err != nil {
-		return err
+	if err := s.levels(ctx); err != nil {
+		return nil, err
 	}
-	// The records by rank; what is still undecided is a draw.
-	return forEach(ctx, workers, len(rs), func(_ context.Context, k int) error {
-		r := rs[k]
-		rank := firstRank(set, r)
-		for p := range set.Range(r.Lo, r.Hi) {
-			i := rank
-			if s.dense {
-				i = p
-			}
-			rec := wordRecord(s.state[i])
-			if rec.Value() == tiergame.Undecided {
-				rec = valuedb.Make(tiergame.Draw, 0)
-			}
-			out[rank] = rec
-			rank++
-		}
-		return nil
-	})
+	ok = true
+	return newSolvedCells(t, set, s.cells, s.dense, workers), nil
 }
 
-// initRange is the first pass over the members in r.
-func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
+// addCounts adds a worker's counts by level to s.counts.
+func (s *loopySolver) addCounts(counts []int64) {
+	if len(counts) > len(s.counts) {
+		s.counts = append(s.counts, make([]int64, len(counts)-len(s.counts))...)
+	}
+	for r, c := range counts {
+		s.counts[r] += c
+	}
+}
+
+// addLevel adds d cells at level r to a worker's counts.
+func addLevel(counts *[]int64, r int, d int64) {
+	if r >= len(*counts) {
+		*counts = append(*counts, make([]int64, r+1-len(*counts))...)
+	}
+	(*counts)[r] += d
+}
+
+// initRange is the first pass over the members in r; it returns the
+// cells it assigned by level.
+func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64, error) {
 	g, t, set := s.g, s.t, s.set
-	var local, localTies queued
+	var counts []int64
 	var edges []uint64
 	tm := newTierMoves(g, t)
 	kids := s.kids.of(tm.tiers)
+	lay := s.cells.lay
 	var seen dedupTable
 	rank := firstRank(set, r)
 	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			i := rank
 			if s.dense {
-				i = p
+				i = p - set.Base()
 			}
 			rank++
 			v, lists, err := tm.elsewhere(p)
@@ -301,16 +218,21 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 				return err
 			}
 			if v != tiergame.Undecided {
-				s.state[i] = word(valuedb.Make(v, 0), 0)
 				switch v {
-				case tiergame.Win, tiergame.Lose:
-					local.push(0, determined(p))
+				case tiergame.Win:
+					s.cells.set(i, lay.win(0))
+				case tiergame.Lose:
+					s.cells.set(i, lay.lose(0))
 				case tiergame.Tie:
-					localTies.push(0, determined(p))
+					s.cells.set(i, lay.tie0())
+				default:
+					s.cells.set(i, codeOpen)
+					continue
 				}
+				addLevel(&counts, 0, 1)
 				continue
 			}
-			minLose, maxWin, canLose := 1<<30, 0, true
+			minLose, maxWin, canLose, anyWin := 1<<30, 0, true, false
 			for k, l := range lists {
 				if len(l) == 0 {
 					continue
@@ -330,79 +252,92 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) error {
 						canLose = false
 					case tiergame.Win:
 						maxWin = max(maxWin, rec.Remoteness())
+						anyWin = true
 					default:
 						canLose = false
 					}
 				}
 			}
-			// A move elsewhere that does not lose decides the counter
-			// (blocked): the moves inside the tier need no counting, and
-			// without a reverse index to build, no listing.
+			// A move elsewhere that does not lose decides that the
+			// position cannot lose: the moves inside the tier need no
+			// counting, and without a reverse index to build, no listing.
 			var inTier []tiergame.Position
 			n := 0
 			switch {
-			case s.useIdx:
+			case s.um == nil:
 				inTier = dedup(tm.within(p), &seen)
 				n = len(inTier)
 			case canLose:
 				n = tm.countWithin(p, &seen)
 			}
-			if (canLose || s.useIdx) && n == 0 && count(lists) == 0 {
+			if (canLose || s.um == nil) && n == 0 && count(lists) == 0 {
 				return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
 			}
-			if n > maxCounter {
-				return fmt.Errorf("%s: tier %d position %d has %d moves inside its tier, more than %d", g.Name(), t, p, n, maxCounter)
+			for _, c := range inTier {
+				ci, ok := s.slotOf(uint64(c))
+				if !ok {
+					return fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", g.Name(), c, t, p)
+				}
+				edges = append(edges, ci<<32|i)
 			}
-			if s.useIdx {
-				for _, c := range inTier {
-					ci, ok := s.slotOf(uint64(c))
-					if !ok {
-						return fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", g.Name(), c, t, p)
-					}
-					edges = append(edges, ci<<32|i)
+			var code uint32
+			switch {
+			case minLose < 1<<30:
+				code = lay.win(minLose + 1) // tentative
+				addLevel(&counts, minLose+1, 1)
+			case !canLose:
+				code = codeOpen
+			case n == 0: // every move leads to a win elsewhere
+				code = lay.lose(maxWin + 1)
+				addLevel(&counts, maxWin+1, 1)
+			default:
+				f := uint32(0)
+				if anyWin {
+					f = 1
+				}
+				code = lay.uncounted(f)
+				if n <= int(lay.ctr) && !s.verify {
+					code = lay.counter(uint32(n), f)
 				}
 			}
-			counter := uint32(n)
-			if !canLose {
-				counter = blocked
-			}
-			if minLose < 1<<30 {
-				local.push(minLose+1, candidate(p))
-			}
-			if counter == 0 {
-				// Every move leads to a win elsewhere.
-				s.state[i] = word(valuedb.Make(tiergame.Lose, maxWin+1), 0)
-				local.push(maxWin+1, determined(p))
-				continue
-			}
-			s.state[i] = word(valuedb.Make(tiergame.Undecided, maxWin), counter)
+			s.cells.set(i, code)
 		}
 		if s.done != nil {
 			s.done.Add(uint64(len(ps)))
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s.queue.merge(local)
-	s.ties.merge(localTies)
 	s.edges[idx] = edges
-	return nil
+	return counts, err
 }
 
-// slotOf is slot for the first pass, when dense work words of positions
-// not yet visited are still absent: membership comes from the set.
+// slotOf is slot for the first pass, when dense cells of positions not
+// yet visited are still absent: membership comes from the set.
 func (s *loopySolver) slotOf(p uint64) (uint64, bool) {
 	if s.dense {
-		return p, s.set.Contains(p)
+		return p - s.set.Base(), s.set.Contains(p)
 	}
 	return s.set.Lookup(p)
 }
 
+// slots is the number of cells.
+func (s *loopySolver) slots() uint64 {
+	if s.dense {
+		return s.set.Len()
+	}
+	return s.set.Total()
+}
+
+// indexParents is a reverse index of the tier's moves: the parents of the
+// position in slot q are in the slots list[offsets[q]:offsets[q+1]].
+type indexParents struct {
+	offsets []uint64
+	list    []uint32
+}
+
 // buildIndex sorts the recorded edges into a reverse index.
 func (s *loopySolver) buildIndex() *indexParents {
-	n := uint64(len(s.state))
+	n := s.slots()
 	x := &indexParents{offsets: make([]uint64, n+1)}
 	var total uint64
 	for _, es := range s.edges {
@@ -426,214 +361,489 @@ func (s *loopySolver) buildIndex() *indexParents {
 	return x
 }
 
-// propagate processes the queued levels in increasing order; apply handles
-// one entry and returns the pushes it makes.
-func (s *loopySolver) propagate(ctx context.Context, q *levels, src parentSource, apply func(e entry, level int, qRank uint64, src parentSource, local *queued, sc *scratch)) error {
-	for level := 0; ; level++ {
-		decided, candidates, more := q.take(level)
-		if !more {
-			return nil
-		}
-		if len(decided)+len(candidates) == 0 {
+// levels processes the levels of the phase in progress in increasing
+// order, until no later level holds a cell.
+func (s *loopySolver) levels(ctx context.Context) error {
+	for r := 0; r < len(s.counts); r++ {
+		if s.counts[r] == 0 {
 			continue
 		}
-		if level > valuedb.MaxRemoteness {
-			return fmt.Errorf("%s: tier %d: remoteness above %d", s.g.Name(), s.t, valuedb.MaxRemoteness)
+		if err := s.fit(r + 1); err != nil {
+			return err
 		}
-		// Candidates of this level get their value before any entry of
-		// the level propagates, or a parent reached through a decided
-		// entry first would take level+1 instead of its own level: two
-		// passes, each in parts on the workers; those assigned join the
-		// level's decided entries.
-		v := tiergame.Win
-		if q == &s.ties {
-			v = tiergame.Tie
-		}
-		if len(candidates) > 0 {
-			parts := s.parts(candidates)
-			err := s.eachPart(ctx, parts, func(ctx context.Context, k int, part []entry) error {
-				kept := part[:0]
-				for _, e := range part {
-					r, _ := s.slot(e.pos())
-					if s.assign(r, valuedb.Make(v, level)) { // else decided earlier, at a lower level
-						kept = append(kept, determined(e.pos()))
-					}
-				}
-				parts[k] = kept
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			decided = append(decided, parts...)
-		}
-		parts := s.parts(decided)
-		err := s.eachPart(ctx, parts, func(ctx context.Context, _ int, part []entry) error {
-			local, sc := newApart[queued](), newApart[scratch]() // on the heap: apply and src take them
-			for k, e := range part {
-				if k&1023 == 0 && ctx.Err() != nil {
-					return ctx.Err()
-				}
-				r, _ := s.slot(e.pos())
-				apply(e, level, r, src, local, sc)
-			}
-			q.merge(*local)
-			return nil
-		})
-		if err != nil {
+		s.counts[r] = 0
+		if err := s.level(ctx, r); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
-// parts cuts lists of entries into parts for the workers.
-func (s *loopySolver) parts(lists [][]entry) [][]entry {
-	total := 0
-	for _, es := range lists {
-		total += len(es)
+// fit makes sure the cells' layout holds remoteness r in the phase in
+// progress, widening the cells to 16 bits if needed.
+func (s *loopySolver) fit(r int) error {
+	if err := checkLevel(s.g, s.t, r); err != nil {
+		return err
 	}
-	per := max(256, (total+s.workers*32-1)/(s.workers*32))
-	var parts [][]entry
-	for _, es := range lists {
-		for lo := 0; lo < len(es); lo += per {
-			parts = append(parts, es[lo:min(lo+per, len(es))])
-		}
+	lay := s.cells.lay
+	if s.phase == winLosePhase && r < int(lay.rem) || s.phase == tiePhase && r < int(lay.tieRem) || lay == layout16 {
+		return nil
 	}
-	return parts
-}
-
-// eachPart runs f on every part on the workers; a single part runs on the
-// caller's goroutine.
-func (s *loopySolver) eachPart(ctx context.Context, parts [][]entry, f func(ctx context.Context, k int, part []entry) error) error {
-	if len(parts) == 1 {
-		return f(ctx, 0, parts[0])
+	wide, err := newCells(s.slots(), layout16)
+	if err != nil {
+		return fmt.Errorf("%s: tier %d: %w", s.g.Name(), s.t, err)
 	}
-	return forEach(ctx, s.workers, len(parts), func(ctx context.Context, k int) error { return f(ctx, k, parts[k]) })
-}
-
-// winLose propagates a position decided at level (candidates were
-// assigned by propagate) to its parents.
-func (s *loopySolver) winLose(e entry, level int, qr uint64, src parentSource, local *queued, sc *scratch) {
-	rec := wordRecord(atomic.LoadUint32(&s.state[qr]))
-	src.parents(e.pos(), qr, sc)
-	switch rec.Value() {
-	case tiergame.Lose:
-		win := valuedb.Make(tiergame.Win, level+1)
-		for _, u := range sc.refs {
-			if s.assign(u.slot, win) {
-				local.push(level+1, determined(s.position(u)))
+	from := s.cells
+	forChunks(context.Background(), s.workers, int(s.slots()), func(lo, hi int) {
+		for i := uint64(lo); i < uint64(hi); i++ {
+			if c := from.peek(i); c != codeAbsent {
+				wide.set(i, translate(c, from.lay, wide.lay, s.phase))
 			}
 		}
-	case tiergame.Win:
-		for _, u := range sc.refs {
-			if lv, ok := s.countDown(u.slot, level); ok {
-				local.push(lv, determined(s.position(u)))
+	})
+	from.free()
+	s.cells = wide
+	return nil
+}
+
+// translate returns the code in layout to of code c of layout from, in
+// phase ph.
+func translate(c uint32, from, to layout, ph phase) uint32 {
+	if c == codeAbsent || c == codeOpen {
+		return c
+	}
+	if r, ok := from.isWin(c); ok {
+		return to.win(r)
+	}
+	if r, ok := from.isLose(c); ok {
+		return to.lose(r)
+	}
+	if ph == tiePhase {
+		return to.tie(int(c - from.tail()))
+	}
+	if c == from.tie0() {
+		return to.tie0()
+	}
+	k, f, _ := from.canLose(c)
+	if k == 0 {
+		return to.uncounted(f)
+	}
+	return to.counter(k, f)
+}
+
+// levelChunk is the words of cells a worker scans at a time.
+const levelChunk = 1 << 12
+
+// level processes level r: it scans the cells for r's codes (the
+// frontier) and updates their parents.
+func (s *loopySolver) level(ctx context.Context, r int) error {
+	lay := s.cells.lay
+	a, b := lay.win(r), lay.lose(r)
+	if s.phase == tiePhase {
+		a, b = lay.tie(r), lay.tie(r)
+	}
+	words := s.cells.words
+	chunks := (len(words) + levelChunk - 1) / levelChunk
+	if s.pool == nil {
+		s.pool = make(chan *levelWorker, s.workers)
+		for range s.workers {
+			w := newApart[levelWorker]()
+			w.s = s
+			s.pool <- w
+			s.made = append(s.made, w)
+		}
+	}
+	err := forEach(ctx, s.workers, chunks, func(ctx context.Context, k int) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		w := <-s.pool
+		defer func() { s.pool <- w }()
+		return w.scan(k*levelChunk, min((k+1)*levelChunk, len(words)), a, b, r)
+	})
+	for _, w := range s.made {
+		s.addCounts(w.counts)
+		clear(w.counts)
+	}
+	return err
+}
+
+// levelWorker is one goroutine's state while it processes a level.
+type levelWorker struct {
+	s      *loopySolver
+	counts []int64 // cells assigned, by level
+	cur    slotCursor
+	ps     []tiergame.Position
+	refs   []parentRef
+	tm     *tierMoves // for the positions whose children are looked at
+	kids   []*SolvedTier
+}
+
+// parentRef is a parent inside the tier: its slot, and its position when
+// known (noPos otherwise).
+type parentRef struct{ slot, pos uint64 }
+
+const noPos = ^uint64(0)
+
+// scan processes the frontier cells (codes a and b of level r) of words
+// [lo, hi).
+func (w *levelWorker) scan(lo, hi int, a, b uint32, r int) error {
+	c := &w.s.cells
+	ones, high := c.lanes()
+	pa, pb := uint64(a)*ones, uint64(b)*ones
+	w.cur = slotCursor{set: w.s.set}
+	for wi := lo; wi < hi; wi++ {
+		x := atomic.LoadUint64(&c.words[wi])
+		m := matchMask(x, pa, pb, high)
+		for m != 0 {
+			lane := uint(bits.TrailingZeros64(m)) / c.lay.bits
+			m &= m - 1
+			slot := uint64(wi)<<c.shift + uint64(lane)
+			if err := w.process(slot, uint32(x>>(lane*c.lay.bits)&c.mask), r); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }
 
-// tie propagates a tie decided at level to its undecided parents.
-func (s *loopySolver) tie(e entry, level int, qr uint64, src parentSource, local *queued, sc *scratch) {
-	src.parents(e.pos(), qr, sc)
-	for _, u := range sc.refs {
-		if s.assign(u.slot, valuedb.Make(tiergame.Tie, level+1)) {
-			local.push(level+1, determined(s.position(u)))
+// process updates the parents of the position in slot, decided at level
+// r with code.
+func (w *levelWorker) process(slot uint64, code uint32, r int) error {
+	s := w.s
+	p := s.set.Base() + slot
+	if !s.dense {
+		p = w.cur.seek(slot)
+	}
+	refs := w.parents(p, slot)
+	lay := s.cells.lay
+	switch {
+	case s.phase == tiePhase:
+		for _, u := range refs {
+			w.raise(u.slot, lay.tie(r+1), r+1, func(c uint32) (int, bool) { return int(c - lay.tail()), c >= lay.tail() })
+		}
+	case code == lay.lose(r):
+		for _, u := range refs {
+			w.raise(u.slot, lay.win(r+1), r+1, lay.isWin)
+		}
+	default:
+		for _, u := range refs {
+			if err := w.countDown(u, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// raise gives the parent in slot u the code v of level lv if it is
+// undecided, or holds a tentative code of a later level (tentative tells
+// such codes and their levels).
+func (w *levelWorker) raise(u uint64, v uint32, lv int, tentative func(uint32) (int, bool)) {
+	lay := w.s.cells.lay
+	was := -1
+	_, ok := w.s.cells.update(u, func(old uint32) (uint32, bool) {
+		was = -1
+		if old == codeOpen {
+			return v, true
+		}
+		if _, _, can := lay.canLose(old); can && w.s.phase == winLosePhase {
+			return v, true
+		}
+		if r, ok := tentative(old); ok && r > lv {
+			was = r
+			return v, true
+		}
+		return 0, false
+	})
+	if ok {
+		addLevel(&w.counts, lv, 1)
+		if was >= 0 {
+			addLevel(&w.counts, was, -1)
 		}
 	}
 }
 
-// assign gives an undecided position a record; false if it had one.
-func (s *loopySolver) assign(r uint64, rec valuedb.Record) bool {
+// countDown records that a child of the parent u became a win at level
+// r: a parent that can lose counts it down, or checks its children when
+// it keeps no count, and loses when none is left.
+func (w *levelWorker) countDown(u parentRef, r int) error {
+	c, lay := &w.s.cells, w.s.cells.lay
 	for {
-		w := atomic.LoadUint32(&s.state[r])
-		if wordRecord(w).Value() != tiergame.Undecided {
-			return false
+		old := c.get(u.slot)
+		k, f, can := lay.canLose(old)
+		if !can {
+			return nil
 		}
-		if atomic.CompareAndSwapUint32(&s.state[r], w, word(rec, w&blocked)) {
-			return true
-		}
-	}
-}
-
-// countDown records that one more child of an undecided position is a win
-// found at level; when none is left, the position is a loss, and countDown
-// returns the level its loss goes to.
-func (s *loopySolver) countDown(r uint64, level int) (int, bool) {
-	for {
-		w := atomic.LoadUint32(&s.state[r])
-		rec, c := wordRecord(w), w&blocked
-		if rec.Value() != tiergame.Undecided || c == blocked || c == 0 {
-			return 0, false
-		}
-		nw := w - 1
-		lv := 0
-		if c == 1 {
-			lv = max(level, rec.Remoteness()) + 1
-			nw = word(valuedb.Make(tiergame.Lose, lv), 0)
-		}
-		if atomic.CompareAndSwapUint32(&s.state[r], w, nw) {
-			return lv, c == 1
-		}
-	}
-}
-
-// position returns a parent's position.
-func (s *loopySolver) position(u parentRef) uint64 {
-	if u.pos != noPos {
-		return u.pos
-	}
-	if s.dense {
-		return u.slot
-	}
-	p, _ := s.set.Select(u.slot)
-	return p
-}
-
-// queueTies finds, for each position still undecided, its tie children in
-// other tiers, and queues it as a tie candidate.
-func (s *loopySolver) queueTies(ctx context.Context) error {
-	rs := SplitShrinking(s.set, s.ranges)
-	return forEach(ctx, s.workers, len(rs), func(ectx context.Context, k int) error {
-		r := rs[k]
-		var local queued
-		tm := newTierMoves(s.g, s.t)
-		kids := s.kids.of(tm.tiers)
-		lo := s.set.Rank(r.Lo)
-		for p := range s.set.Range(r.Lo, r.Hi) {
-			i := lo
-			if s.dense {
-				i = p
+		if k > 1 {
+			if c.swap(u.slot, old, lay.counter(k-1, f)) {
+				return nil
 			}
-			lo++
-			if wordRecord(s.state[i]).Value() != tiergame.Undecided {
-				continue
+			continue
+		}
+		lv := r + 1
+		if k == 0 { // not counted: are all its children wins by now?
+			m, lost, err := w.allWins(u, r, f)
+			if err != nil || !lost {
+				return err
 			}
-			if i&1023 == 0 && ectx.Err() != nil {
-				return ectx.Err()
-			}
-			_, lists, err := tm.elsewhere(p)
+			lv = max(r, m) + 1
+		} else if f == 1 {
+			m, err := w.winsElsewhere(u)
 			if err != nil {
 				return err
 			}
-			minTie := 1 << 30
-			for k, l := range lists {
-				if kids[k] == nil {
+			lv = max(r, m) + 1
+		}
+		// Only a loss of a child (making it a win) changes such a cell
+		// meanwhile.
+		if c.swap(u.slot, old, lay.lose(lv)) {
+			addLevel(&w.counts, lv, 1)
+			return nil
+		}
+	}
+}
+
+// moves readies the worker's move lists and child lookups.
+func (w *levelWorker) moves() *tierMoves {
+	if w.tm == nil {
+		w.tm = newTierMoves(w.s.g, w.s.t)
+		w.kids = w.s.kids.of(w.tm.tiers)
+	}
+	return w.tm
+}
+
+// pos returns a parent's position.
+func (w *levelWorker) pos(u parentRef) uint64 {
+	if u.pos != noPos {
+		return u.pos
+	}
+	return w.s.position(u.slot)
+}
+
+// allWins reports whether every child of the parent u is a win at level
+// r or before (its children in the tier) or elsewhere, and the longest
+// win elsewhere when f says there is one.
+func (w *levelWorker) allWins(u parentRef, r int, f uint32) (int, bool, error) {
+	tm := w.moves()
+	p := w.pos(u)
+	_, lists, err := tm.of(p)
+	if err != nil {
+		return 0, false, err
+	}
+	lay := w.s.cells.lay
+	maxWin := 0
+	for k, l := range lists {
+		if k == tm.self {
+			for _, q := range l {
+				qs, ok := w.s.slot(uint64(q))
+				if !ok {
+					return 0, false, fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", w.s.g.Name(), q, w.s.t, p)
+				}
+				if wr, ok := lay.isWin(w.s.cells.get(qs)); !ok || wr > r {
+					return 0, false, nil
+				}
+			}
+			continue
+		}
+		if f == 0 {
+			continue
+		}
+		m, err := w.longestWin(k, l, p)
+		if err != nil {
+			return 0, false, err
+		}
+		maxWin = max(maxWin, m)
+	}
+	return maxWin, true, nil
+}
+
+// winsElsewhere returns the longest win among the children of the parent
+// u in other tiers.
+func (w *levelWorker) winsElsewhere(u parentRef) (int, error) {
+	tm := w.moves()
+	p := w.pos(u)
+	_, lists, err := tm.elsewhere(p)
+	if err != nil {
+		return 0, err
+	}
+	maxWin := 0
+	for k, l := range lists {
+		m, err := w.longestWin(k, l, p)
+		if err != nil {
+			return 0, err
+		}
+		maxWin = max(maxWin, m)
+	}
+	return maxWin, nil
+}
+
+// longestWin returns the longest win among children l in child tier k of
+// position p.
+func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, error) {
+	m := 0
+	for _, q := range l {
+		rec, ok := w.kids[k].Lookup(q)
+		if !ok {
+			return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.tiers[k])
+		}
+		if rec.Value() == tiergame.Win {
+			m = max(m, rec.Remoteness())
+		}
+	}
+	return m, nil
+}
+
+// parents lists the reachable parents inside the tier of position p in
+// slot.
+func (w *levelWorker) parents(p, slot uint64) []parentRef {
+	s := w.s
+	w.refs = w.refs[:0]
+	if s.um == nil {
+		for _, u := range s.idx.list[s.idx.offsets[slot]:s.idx.offsets[slot+1]] {
+			w.refs = append(w.refs, parentRef{uint64(u), noPos})
+		}
+		return w.refs
+	}
+	w.ps = s.um.Parents(s.t, tiergame.Position(p), s.t, w.ps[:0])
+	for _, q := range w.ps {
+		if i, ok := s.slot(uint64(q)); ok {
+			w.refs = append(w.refs, parentRef{i, uint64(q)})
+		}
+	}
+	return w.refs
+}
+
+// slotCursor finds the positions of increasing ranks of a set: from one
+// to the next by counting members, not by a search from the start.
+type slotCursor struct {
+	set       *bitarray.Ranked
+	slot, pos uint64
+	ok        bool
+}
+
+// seek returns the member of rank slot.
+func (c *slotCursor) seek(slot uint64) uint64 {
+	if c.ok && slot == c.slot {
+		return c.pos
+	}
+	if !c.ok || slot < c.slot || slot-c.slot > 1<<12 {
+		c.pos, _ = c.set.Select(slot)
+		c.slot, c.ok = slot, true
+		return c.pos
+	}
+	k := slot - c.slot // members to pass after c.pos
+	ws := c.set.Words()
+	i := c.pos - c.set.Base()
+	wi := i >> 6
+	w := ws[wi] &^ (1<<(i&63+1) - 1)
+	for k > 0 {
+		n := uint64(bits.OnesCount64(w))
+		if k <= n {
+			for ; k > 1; k-- {
+				w &= w - 1
+			}
+			break
+		}
+		k -= n
+		wi++
+		w = ws[wi]
+	}
+	c.pos = c.set.Base() + wi<<6 + uint64(bits.TrailingZeros64(w))
+	c.slot = slot
+	return c.pos
+}
+
+// startTies ends the win and loss phase: the cells of undecided positions
+// become undecided whether or not they can lose, primitive ties ties in
+// 0, and positions with a tie elsewhere (when a child tier has ties,
+// kidTies) tentative ties.
+func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
+	s.phase = tiePhase
+	s.counts = make([]int64, 1)
+	lay := s.cells.lay
+	var ties atomic.Int64
+	forChunks(ctx, s.workers, len(s.cells.words), func(lo, hi int) {
+		var n int64
+		for wi := lo; wi < hi; wi++ {
+			for j := uint64(0); j < 1<<s.cells.shift; j++ {
+				i := uint64(wi)<<s.cells.shift + j
+				if i >= s.slots() {
+					break
+				}
+				c := s.cells.peek(i)
+				if c < lay.tail() {
 					continue
 				}
-				for _, q := range l {
-					if rec, ok := kids[k].Lookup(q); ok && rec.Value() == tiergame.Tie {
-						minTie = min(minTie, rec.Remoteness())
-					}
+				v := uint32(codeOpen)
+				if c == lay.tie0() {
+					v = lay.tie(0)
+					n++
 				}
-			}
-			if minTie < 1<<30 {
-				local.push(minTie+1, candidate(p))
+				s.cells.swap(i, c, v)
 			}
 		}
-		s.ties.merge(local)
-		return nil
+		ties.Add(n)
 	})
+	s.counts[0] = ties.Load()
+	if !kidTies {
+		return ctx.Err()
+	}
+	rs := SplitShrinking(s.set, s.ranges)
+	var mu sync.Mutex
+	return forEach(ctx, s.workers, len(rs), func(ctx context.Context, k int) error {
+		counts, err := s.tieRange(ctx, rs[k])
+		mu.Lock()
+		s.addCounts(counts)
+		mu.Unlock()
+		return err
+	})
+}
+
+// tieRange finds, for each position of range r still undecided, its tie
+// children in other tiers, and makes it a tentative tie.
+func (s *loopySolver) tieRange(ctx context.Context, r Range) ([]int64, error) {
+	var counts []int64
+	tm := newTierMoves(s.g, s.t)
+	kids := s.kids.of(tm.tiers)
+	lay := s.cells.lay
+	rank := firstRank(s.set, r)
+	for p := range s.set.Range(r.Lo, r.Hi) {
+		i := rank
+		if s.dense {
+			i = p - s.set.Base()
+		}
+		rank++
+		if s.cells.get(i) != codeOpen {
+			continue
+		}
+		if i&1023 == 0 && ctx.Err() != nil {
+			return counts, ctx.Err()
+		}
+		v, lists, err := tm.elsewhere(p)
+		if err != nil {
+			return counts, err
+		}
+		if v != tiergame.Undecided {
+			continue
+		}
+		minTie := 1 << 30
+		for k, l := range lists {
+			if kids[k] == nil {
+				continue
+			}
+			for _, q := range l {
+				if rec, ok := kids[k].Lookup(q); ok && rec.Value() == tiergame.Tie {
+					minTie = min(minTie, rec.Remoteness())
+				}
+			}
+		}
+		if minTie < 1<<30 {
+			s.cells.swap(i, codeOpen, lay.tie(minTie+1))
+			addLevel(&counts, minTie+1, 1)
+		}
+	}
+	return counts, nil
 }
 
 // dedupTable is an open-addressing set for dedup, cleared after each use.

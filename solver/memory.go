@@ -193,14 +193,15 @@ func BytesString(n uint64) string { return bytesString(n) }
 // the given workers, for a tier with one child tier of the same size
 // (Connect Four's shape): reaching needs its set plus one child set per
 // worker; solving needs two tiers' sets, the tier's records and the
-// child's (estimated at every position reachable, the worst case).
+// child's (estimated at every position reachable, the worst case: the
+// tier's records by rank and their cells, the child's cells).
 func LargestTier(memory uint64, workers int) uint64 {
 	if memory <= writerSlack {
 		return 0
 	}
 	m := float64(memory - writerSlack)
 	reach := m / ((1 + float64(workers)) * (1.0 / 8 * 65 / 64))
-	solve := m / (2*(1.0/8*65/64) + recordBytes + valueBytes)
+	solve := m / (2*(1.0/8*65/64) + recordBytes + 2*cellBytes)
 	return uint64(min(reach, solve))
 }
 

@@ -43,31 +43,40 @@ func TestCanonicalBound(t *testing.T) {
 }
 
 // TestEstimateSymmetric: a symmetric run's estimate counts the canonical
-// positions before reachability, and a loopy tier's work words by
-// position when most of the tier is reachable.
+// positions before reachability, and a loopy tier's cells by position
+// when most of the tier may be reachable.
 func TestEstimateSymmetric(t *testing.T) {
 	g, err := games.New("dshogi", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	need := func(symmetry bool) uint64 {
+	run := func(symmetry bool) *Run {
 		r, err := Plan(Config{Game: g, Workers: 2, Memory: 64 << 30, Symmetry: symmetry})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return r.Estimate().Need
+		return r
 	}
-	full, sym := need(false), need(true)
+	full, sym := run(false), run(true)
 	size := g.TierSize(0)
-	// The full run: the play tier's set, 2+4+8 bytes a position, and
-	// its two child tiers at 6 bytes a position.
-	want := bitsetBytes(size) + size*14 + bitsetBytes(g.TierSize(1)) + bitsetBytes(g.TierSize(2)) + 6*(g.TierSize(1)+g.TierSize(2))
-	if full != want {
-		t.Errorf("full run needs %d, want %d", full, want)
+	// The full run: the play tier's set and a cell a hash, and its two
+	// child tiers' sets and cells.
+	want := bitsetBytes(size) + size
+	for _, c := range []tiergame.Tier{1, 2} {
+		want += bitsetBytes(g.TierSize(c)) + g.TierSize(c)
 	}
-	// About half the positions are canonical, but the work words stay
-	// one a hash: 4 bytes a hash and 10 a canonical position in play.
-	if !(float64(sym) > 0.55*float64(full) && float64(sym) < 0.75*float64(full)) {
-		t.Errorf("symmetric run needs %d, the full run %d", sym, full)
+	if n := full.solveBytes(0); n != want {
+		t.Errorf("full run's play tier needs %d, want %d", n, want)
+	}
+	if e := full.Estimate(); e.Need < want {
+		t.Errorf("full run needs %d, less than its play tier's %d", e.Need, want)
+	}
+	// About half the positions are canonical, so the cells stay one a
+	// hash (dense), but the symmetric run counts fewer of them.
+	if n := sym.count(0); !(float64(n) > 0.45*float64(size) && float64(n) < 0.6*float64(size)) {
+		t.Errorf("symmetric run counts %d positions of %d hashes", n, size)
+	}
+	if a, b := sym.solveBytes(0), full.solveBytes(0); a > b {
+		t.Errorf("symmetric run's play tier needs %d, more than the full run's %d", a, b)
 	}
 }

@@ -25,42 +25,13 @@ import (
 //
 // So a player prefers Win, then Tie, then Draw, then Lose.
 
-// valueBytes is the memory per reachable position of a solved tier's
-// records (recordBytes by rank, and up to 4 more by position for tiers
-// that are mostly reachable: see NewSolvedTier), recordBytes that of the
-// records a tier's solving makes.
-const (
-	valueBytes  = 6
-	recordBytes = 2
-)
-
-// SolvedTier is a solved tier in memory, for lookups by its parents.
-type SolvedTier struct {
-	tier tiergame.Tier
-	set  *bitarray.Ranked
-	recs []valuedb.Record // by rank
-	// byPos, when set, holds the records by position (noRecord where a
-	// position is not reachable): a lookup is one array access instead of
-	// a rank computation. Kept for tiers whose hash space is small or
-	// mostly reachable, where it costs little memory more than recs.
-	byPos []valuedb.Record
-}
-
-// noRecord marks unreachable positions in SolvedTier.byPos: a value code
-// no record uses.
-const noRecord = valuedb.Record(7 << 13)
-
-// NewSolvedTier indexes a solved tier for lookups, on workers goroutines.
-func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) *SolvedTier {
-	st := &SolvedTier{tier: t, set: set, recs: recs}
-	if worthDense(set) {
-		st.byPos = byPosition(set, recs, noRecord, workers)
-	}
-	return st
-}
+// recordBytes is the memory per position of the records a loop-free
+// tier's solving makes (by rank).
+const recordBytes = 2
 
 // worthDense reports whether a tier's records are worth keeping by
-// position too: its hash space is small or mostly reachable.
+// position: its hash space is small or mostly reachable, so a lookup is
+// one array access instead of a rank computation, for little memory more.
 func worthDense(set *bitarray.Ranked) bool {
 	size := set.Len()
 	return size <= denseLimit || size/2 <= set.Total()
@@ -88,23 +59,6 @@ func byPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R 
 	}
 	eg.Wait()
 	return byPos
-}
-
-// Lookup returns the record of position p of the tier, and whether p is
-// one of its reachable positions.
-func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
-	if s.byPos != nil {
-		if i := uint64(p) - s.set.Base(); i < uint64(len(s.byPos)) {
-			r := s.byPos[i]
-			return r, r != noRecord
-		}
-		return 0, false
-	}
-	r, ok := s.set.Lookup(uint64(p))
-	if !ok {
-		return 0, false
-	}
-	return s.recs[r], true
 }
 
 // children finds the solved tier of each child without a map in the loop.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +43,7 @@ func (r *Run) Solve(ctx context.Context) error {
 	}
 	order := r.Graph.SolveOrder()
 	cache := map[tiergame.Tier]*SolvedTier{}
+	defer freeAll(cache)
 	parentsLeft := map[tiergame.Tier]int{}
 	for _, t := range order {
 		parentsLeft[t] = len(r.Graph.Parents[t])
@@ -102,6 +102,7 @@ func (r *Run) Solve(ctx context.Context) error {
 		}
 		for _, c := range r.Graph.Children[t] {
 			if parentsLeft[c]--; parentsLeft[c] == 0 {
+				cache[c].Free()
 				delete(cache, c)
 			}
 		}
@@ -174,28 +175,15 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	ranked := load.set
 	end = clk.phase("solve", true)
 	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done)
-	recs, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
+	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
 		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done})
 	stop()
 	end()
 	if err != nil {
 		return nil, err
 	}
-	if r.Graph.Loopy[t] && r.Game.TierSize(t) >= largeLoopyTier {
-		// A large loopy tier's work words and queues (gigabytes) are
-		// garbage now: collected before the next tier allocates its own,
-		// or the heap grows to hold both (K+R+N+A v K+A+A+B+B peaked at
-		// 18.0 GiB where the plan said 15.3). Small tiers leave it to the
-		// collector's pace: a forced collection per tier would cost more.
-		runtime.GC()
-	}
-	defer clk.phase("index", true)()
-	return NewSolvedTier(t, ranked, recs, r.Workers), nil
+	return st, nil
 }
-
-// largeLoopyTier is the hash space from which a loopy tier's solve is
-// followed by a garbage collection: 4 bytes of work words a hash, 256 MiB.
-const largeLoopyTier = 64 << 20
 
 // watchTier shows, every second while tier t is solved, how many of its
 // total positions the solver has visited (done counts them, from what it
@@ -252,6 +240,13 @@ func childrenOf[K any, S ~[]K](r *Run, t tiergame.Tier, kids S, load func(tierga
 	return kids, nil
 }
 
+// freeAll frees the solved tiers of a cache.
+func freeAll(cache map[tiergame.Tier]*SolvedTier) {
+	for _, st := range cache {
+		st.Free()
+	}
+}
+
 // cached returns cache[t], or else what load returns, which it caches.
 func cached[K any](cache map[tiergame.Tier]K, t tiergame.Tier, load func() (K, error)) (K, error) {
 	if k, ok := cache[t]; ok {
@@ -283,7 +278,7 @@ func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved f
 		defer close(w.done)
 		defer r.busy.background()()
 		path := r.dbPath(t)
-		if w.h, w.err = WriteDB(path, r.Game, t, st.recs, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
+		if w.h, w.err = WriteSolvedDB(path, r.Game, st, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
 			return
 		}
 		rel, _ := filepath.Rel(r.Dir, path)
@@ -326,23 +321,33 @@ func setSolved(rec *TierRecord, fi *FileInfo, h valuedb.Header) {
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 }
 
-// solveBytes estimates the peak memory of solving tier t: its set and
-// records (2 bytes a position, by rank), for a loopy tier its work words
-// (by position when the solver indexes them so: see solveLoopy) and queued
-// entries, and each child tier's set and records (valueBytes: by rank and
-// by position). Counts are from Run.count.
-func (r *Run) solveBytes(t tiergame.Tier) uint64 {
+// cellBytes is the memory of a cell: a position's state while a loopy
+// tier is solved, and its record once solved (layout8; a tier whose
+// remoteness outgrows a byte takes two).
+const cellBytes = 1
+
+// solvedBytes is the memory of tier t once solved (a SolvedTier): its set
+// and its cells.
+func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 	size, count := r.Game.TierSize(t), r.count(t)
-	n := bitsetBytes(size) + count*recordBytes
-	if r.Graph.Loopy[t] {
-		words := count
-		if loopyDense(size, count) {
-			words = size
-		}
-		n += words*4 + count*8 // work words, queued entries
+	cells := count
+	if size <= denseLimit || size/2 <= count {
+		cells = size
+	}
+	return bitsetBytes(size) + cells*cellBytes
+}
+
+// solveBytes estimates the peak memory of solving tier t: its set and
+// cells (a loopy tier's are its solved tier; a loop-free tier's records
+// are made by rank, two bytes a position, then turned into cells), and
+// each child tier's set and cells. Counts are from Run.count.
+func (r *Run) solveBytes(t tiergame.Tier) uint64 {
+	n := r.solvedBytes(t)
+	if !r.Graph.Loopy[t] {
+		n += r.count(t) * recordBytes
 	}
 	for _, c := range r.Graph.Children[t] {
-		n += bitsetBytes(r.Game.TierSize(c)) + r.count(c)*valueBytes
+		n += r.solvedBytes(c)
 	}
 	return n
 }

@@ -238,28 +238,44 @@ type Shape struct {
 	ReverseIndex bool
 }
 
-// SolveTier computes the records (by rank) of every position of tier t,
-// whose reachable positions are set, from its solved child tiers kids:
-// in ranges by SolveRange for a loop-free tier, by retrograde analysis for
-// a loopy one. Records depend on neither shape.ReverseIndex nor effort.
-func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*SolvedTier, shape Shape, e Effort) ([]valuedb.Record, error) {
+// SolveTier solves tier t, whose reachable positions are set, from its
+// solved child tiers kids: in ranges by SolveRange for a loop-free tier,
+// by retrograde analysis for a loopy one, in which case the records are
+// made in their compact form and never held twice. The records depend on
+// neither shape.ReverseIndex nor effort. The caller owns the result (see
+// SolvedTier.Free).
+func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*SolvedTier, shape Shape, e Effort) (*SolvedTier, error) {
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := rangesFor(set.Total(), workers, e.Ranges)
-	recs := make([]valuedb.Record, set.Total())
 	if shape.Loopy {
-		err := solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, recs, done)
-		return recs, err
+		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, done)
 	}
+	recs := make([]valuedb.Record, set.Total())
 	rs := SplitShrinking(set, ranges)
-	return recs, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+	err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
 		return SolveRange(ctx, g, t, set, rs[i], kids, recs[firstRank(set, rs[i]):], done)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return NewSolvedTier(t, set, recs, workers)
 }
 
 // WriteDB writes tier t's value database from its records (by rank). The
 // bytes depend only on the records and o's BlockRecords.
 func WriteDB(path string, g tiergame.Game, t tiergame.Tier, recs []valuedb.Record, o *valuedb.WriteOptions) (valuedb.Header, error) {
-	return valuedb.Write(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, recs, o)
+	return valuedb.Write(path, dbHeader(g, t), recs, o)
+}
+
+// WriteSolvedDB writes a solved tier's value database: the bytes WriteDB
+// writes for the same records.
+func WriteSolvedDB(path string, g tiergame.Game, st *SolvedTier, o *valuedb.WriteOptions) (valuedb.Header, error) {
+	return valuedb.WriteFrom(path, dbHeader(g, st.tier), st, o)
+}
+
+// dbHeader is what a value database's header says of its tier.
+func dbHeader(g tiergame.Game, t tiergame.Tier) valuedb.Header {
+	return valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}
 }
 
 // ConcatDB writes tier t's value database from the databases of its
@@ -268,22 +284,33 @@ func WriteDB(path string, g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 // was written by WriteDB with o and holds whole blocks (but the last:
 // SplitShrinkingAligned); otherwise valuedb.ErrUnaligned.
 func ConcatDB(path string, g tiergame.Game, t tiergame.Tier, parts []string, o *valuedb.WriteOptions) (valuedb.Header, error) {
-	return valuedb.Concat(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, parts, o)
+	return valuedb.Concat(path, dbHeader(g, t), parts, o)
 }
 
 // LoadSolvedTier loads a solved tier from its level file and value
-// database, checking that they agree, and indexes it for lookups.
+// database, checking that they agree, into its compact form (a block of
+// records decoded at a time). The caller owns it (see SolvedTier.Free).
 func LoadSolvedTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*SolvedTier, error) {
 	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	recs, err := db.ReadAll(workers)
+	h := db.Header()
+	maxTie := -1
+	if h.Tie > 0 {
+		maxTie = h.MaxRemoteness
+	}
+	st, err := newSolvedTier(t, ranked, h.MaxRemoteness, maxTie)
 	if err != nil {
 		return nil, err
 	}
-	return NewSolvedTier(t, ranked, recs, workers), nil
+	if err := db.EachBlock(workers, st.fill); err != nil {
+		st.Free()
+		return nil, err
+	}
+	st.maxRem, st.maxTie = st.longest(workers)
+	return st, nil
 }
 
 // openSolved loads tier t's level file with its rank index and opens its
@@ -346,9 +373,4 @@ func rangesFor(n uint64, workers, ranges int) int {
 		return ranges
 	}
 	return int(max(1, min(uint64(max(workers, 1)*rangesPerWorker), n/minRange)))
-}
-
-// Bytes is about how much memory the solved tier holds.
-func (s *SolvedTier) Bytes() uint64 {
-	return bitsetBytes(s.set.Len()) + 2*uint64(len(s.recs)) + 2*uint64(len(s.byPos))
 }

@@ -116,6 +116,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		return rep, nil
 	}
 	cache := map[tiergame.Tier]*SolvedTier{}
+	defer freeAll(cache)
 	pending := map[tiergame.Tier]int{}
 	for _, t := range r.Graph.Tiers {
 		pending[t] = len(r.Graph.Parents[t])
@@ -194,6 +195,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		rep.Tiers++
 		for _, c := range r.Graph.Children[t] {
 			if pending[c]--; pending[c] == 0 {
+				cache[c].Free()
 				delete(cache, c)
 			}
 		}

@@ -270,6 +270,29 @@ func (d *DB) ReadAllInto(dst []Record, workers int) error {
 	})
 }
 
+// EachBlock decodes the records block by block on workers goroutines (0
+// means GOMAXPROCS) and calls f with each block's records and the rank of
+// the first; f must not keep recs. A caller that keeps the records in a
+// form of its own does not hold them whole, decoded, as ReadAll does.
+func (d *DB) EachBlock(workers int, f func(base uint64, recs []Record)) error {
+	if d.h.Kind != "" {
+		return fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	var pool sync.Pool
+	return d.eachBlock(workers, func(raw []byte, base int) {
+		n := len(raw) / d.h.RecordBytes
+		buf, _ := pool.Get().(*[]Record)
+		if buf == nil || cap(*buf) < n {
+			b := make([]Record, n)
+			buf = &b
+		}
+		recs := (*buf)[:n]
+		decodeRecords(recs, raw, d.h.RecordBytes)
+		f(uint64(base), recs)
+		pool.Put(buf)
+	})
+}
+
 // eachBlock decompresses every block on workers goroutines (0 means
 // GOMAXPROCS) and calls f with it and the rank of its first record.
 func (d *DB) eachBlock(workers int, f func(raw []byte, base int)) error {

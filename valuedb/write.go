@@ -49,10 +49,17 @@ func (opts *WriteOptions) normalized() WriteOptions {
 func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, error) {
 	o := opts.normalized()
 	byCode, maxRem := tally(recs, o.Workers)
+	return writeTallied(path, h, len(recs), byCode, maxRem, o, func(lo, hi int) []Record { return recs[lo:hi] })
+}
+
+// writeTallied writes n records, counted by value code in byCode with
+// the longest remoteness maxRem, which records gives a block at a time:
+// the records of ranks [lo, hi).
+func writeTallied(path string, h Header, n int, byCode [8]uint64, maxRem Record, o WriteOptions, records func(lo, hi int) []Record) (Header, error) {
 	if byCode[tiergame.Undecided]+byCode[5]+byCode[6]+byCode[7] > 0 {
 		return h, fmt.Errorf("valuedb %s: a record has no value", path)
 	}
-	h.Count, h.Win, h.Lose, h.Tie, h.Draw = uint64(len(recs)), byCode[tiergame.Win], byCode[tiergame.Lose], byCode[tiergame.Tie], byCode[tiergame.Draw]
+	h.Count, h.Win, h.Lose, h.Tie, h.Draw = uint64(n), byCode[tiergame.Win], byCode[tiergame.Lose], byCode[tiergame.Tie], byCode[tiergame.Draw]
 	h.MaxRemoteness = int(maxRem)
 	h.RecordBytes = 1
 	if h.MaxRemoteness >= 64 {
@@ -63,11 +70,76 @@ func Write(path string, h Header, recs []Record, opts *WriteOptions) (Header, er
 	}
 	h.Kind, h.Mean = "", 0
 	width := h.RecordBytes
-	err := writeFramed(path, magic, &h, len(recs), o, func(raw []byte, lo, hi int) error {
-		encodeRecords(raw, recs[lo:hi], width)
+	err := writeFramed(path, magic, &h, n, o, func(raw []byte, lo, hi int) error {
+		encodeRecords(raw, records(lo, hi), width)
 		return nil
 	})
 	return h, err
+}
+
+// A Source gives the records of a tier by rank, for WriteFrom: a tier
+// held in a compact form is written without being decoded whole.
+type Source interface {
+	// Len is the number of records.
+	Len() uint64
+	// Records stores the records of ranks [lo, lo+len(dst)) in dst; it
+	// is called from several goroutines at once.
+	Records(dst []Record, lo uint64)
+}
+
+// WriteFrom is Write of the records src gives: the same bytes, with one
+// block of records decoded at a time per worker.
+func WriteFrom(path string, h Header, src Source, opts *WriteOptions) (Header, error) {
+	o := opts.normalized()
+	n := src.Len()
+	if n > uint64(^uint(0)>>1) {
+		return h, fmt.Errorf("valuedb %s: %d records", path, n)
+	}
+	byCode, maxRem, err := tallySource(src, o)
+	if err != nil {
+		return h, err
+	}
+	return writeTallied(path, h, int(n), byCode, maxRem, o, func(lo, hi int) []Record {
+		recs := make([]Record, hi-lo)
+		src.Records(recs, uint64(lo))
+		return recs
+	})
+}
+
+// tallySource is tally of the records of src, a block at a time on
+// o.Workers goroutines.
+func tallySource(src Source, o WriteOptions) (byCode [8]uint64, maxRem Record, err error) {
+	n := src.Len()
+	blocks := (n + uint64(o.BlockRecords) - 1) / uint64(o.BlockRecords)
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(o.Workers)
+	per := max(1, blocks/uint64(4*o.Workers))
+	for b0 := uint64(0); b0 < blocks; b0 += per {
+		g.Go(func() error {
+			buf := make([]Record, o.BlockRecords)
+			var local [8]uint64
+			var localMax Record
+			for b := b0; b < min(b0+per, blocks); b++ {
+				lo := b * uint64(o.BlockRecords)
+				recs := buf[:min(uint64(o.BlockRecords), n-lo)]
+				src.Records(recs, lo)
+				c, m := tallyPart(recs)
+				for i := range c {
+					local[i] += c[i]
+				}
+				localMax = max(localMax, m)
+			}
+			mu.Lock()
+			for i := range local {
+				byCode[i] += local[i]
+			}
+			maxRem = max(maxRem, localMax)
+			mu.Unlock()
+			return nil
+		})
+	}
+	return byCode, maxRem, g.Wait()
 }
 
 // tally counts records by value code (the top 3 bits: 1 win ... 4 draw)

@@ -1,0 +1,153 @@
+package solver
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/examples/dodgem"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// loopyGolden are the runs of small variants of every bundled loopy game
+// (and tic-tac-toe, loop-free) as the solver of 4-byte work words and
+// 8-byte queue entries wrote them (commit 7ee83d4, before the cells): the
+// SHA-256 of the list of their value databases' and manifest's names and
+// SHA-256s. The cells change how a tier is solved, never what is written.
+var loopyGolden = []struct {
+	game, option string
+	symmetry     bool
+	files        int
+	sum          string
+	long         bool // only without the race detector (CI runs it so)
+}{
+	{"quixo", "size=3", false, 56, "1d27fbfba0984020674e47cf1a6c1787da854be09a648660088922990d48102a", false},
+	{"quixo", "size=3", true, 56, "fd4b84aa15fcb357e873afab78307dd65289bbdcb83ce5ea411cd268f07a5a37", true},
+	{"dshogi", "pieces=LC", false, 4, "a5c9fab0434b45935eb1073e6a0ad82835bd50a69f1458f42d2cdb23242741cc", false},
+	{"dshogi", "pieces=LC", true, 4, "c3ceff05a4b7d82ec1ff09850221cb96019f3c1c9681c0f84fe630f6211321bb", true},
+	{"dshogi", "pieces=LGE", false, 4, "b618286fd2bd8571391093f52146b65bf08133dda51e2490297b2b6c7d557f09", true},
+	{"xiangqi", "material=KRvKAB", false, 9, "d2db357963de7bccb412d5afdf0c4695b78b639e4dfbc1a0c1d810b371e319cc", false},
+	{"xiangqi", "material=KNvKAB", false, 9, "3d65b51ca4e68d785205196c83e1842583f7a7d1de347f0cbe0c09839a564be5", true},
+	{"xiangqi", "material=KCvKA", false, 5, "9963fb2df2430d362d13cef3de25deed1cfa8bb95ef187880ca67047450eb751", true},
+	{"xiangqi", "material=KRvKAB", true, 9, "97d49a0bf8185415db68f3ed274326b3db53cf1c8fab9586462498c21b04e0fd", true},
+	{"dodgem", "size=3", false, 9, "532104b65afeb2a89be5c909c018bd7eb0ca181c0b2bc8d2a041994d7a293667", false},
+	{"dodgem", "size=4", false, 16, "36001eaf25eb91dc740dcad50b9a5e31bc51e0ed24c7ef147c9626708c51e6a4", true},
+	{"tictactoe", "", false, 11, "116b67e34d17314f203217142492dab379d4ece8f08e0fb6cf395314b94ea6c2", false},
+}
+
+// TestLoopyDatabasesUnchanged solves small variants of every bundled
+// loopy game (Teeko has no small variant: TestSymmetricAgainstGamesmanOne
+// in games/teeko checks it whole) and compares the databases and the
+// manifest, byte for byte, with what the solver wrote before the cells.
+// Under the race detector the shorter half run.
+func TestLoopyDatabasesUnchanged(t *testing.T) {
+	for _, tc := range loopyGolden {
+		if tc.long && oracleRace && !longTests() {
+			continue
+		}
+		t.Run(fmt.Sprintf("%s/%s/symmetry=%v", tc.game, tc.option, tc.symmetry), func(t *testing.T) {
+			var g tiergame.Game
+			var err error
+			if tc.game == "dodgem" {
+				o, _ := tiergame.ParseOptions(tc.option)
+				g, err = dodgem.New(o)
+			} else {
+				g, err = games.New(tc.game, tc.option)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			r := solved(t, reopen(t, g, dir, Config{Workers: 2, Symmetry: tc.symmetry}))
+			r.Close()
+			n, sum := runSum(t, dir)
+			if n != tc.files || sum != tc.sum {
+				t.Errorf("%d files, SHA-256 of their sums %s; before the cells %d, %s", n, sum, tc.files, tc.sum)
+			}
+		})
+	}
+}
+
+// runSum returns the number of value databases and manifests of the run
+// in dir, and the SHA-256 of their names and SHA-256s, one a line.
+func runSum(t *testing.T, dir string) (int, string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "db", "*.vdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join(dir, "manifest.json"))
+	sort.Strings(files)
+	h := sha256.New()
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s %x\n", rel, sha256.Sum256(b))
+	}
+	return len(files), fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestLoopyCellPaths solves random games (loopy tiers with ties, draws
+// and repeated moves) with the cells' rarer paths forced, against the
+// reference solver: no child counts (every position that can lose checks
+// its children), a byte layout of 3 remoteness codes a value, 2 tie codes
+// and 1 counter (so cells widen to 16 bits in the first pass, during the
+// levels and among ties, and counters overflow), cells by rank, and all
+// of them at once.
+func TestLoopyCellPaths(t *testing.T) {
+	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
+	variants := []struct {
+		name   string
+		verify bool
+		narrow *layout
+		ranked bool
+	}{
+		{"verify", true, nil, false},
+		{"narrow", false, &narrow, false},
+		{"ranked", false, nil, true},
+		{"all", true, &narrow, true},
+	}
+	seeds := 12
+	if testing.Short() || oracleRace {
+		seeds = 4
+	}
+	var widened int
+	for _, v := range variants {
+		loopyTest.verify, loopyTest.narrow, loopyTest.ranked = v.verify, v.narrow, v.ranked
+		for seed := range uint64(seeds) {
+			g := newRandGame(seed)
+			ref := g.reference()
+			for i, cfg := range []Config{{Workers: 1, Ranges: 1}, {Workers: 2, Ranges: 3}, {Workers: 2, Ranges: 3, ReverseIndex: true}} {
+				var game tiergame.Game = randUnmover{g}
+				if i == 1 {
+					game = g
+				}
+				t.Run(fmt.Sprintf("%s/seed%d/cfg%d", v.name, seed, i), func(t *testing.T) {
+					r := solved(t, reopen(t, game, t.TempDir(), cfg))
+					checkVerifies(t, r, uint64(len(ref)))
+					checkAgainstRef(t, r, slices.Values(ref))
+				})
+			}
+			if v.narrow != nil {
+				for _, p := range ref {
+					if p.rec.rem >= int(narrow.rem) {
+						widened++
+						break
+					}
+				}
+			}
+		}
+	}
+	loopyTest.verify, loopyTest.narrow, loopyTest.ranked = false, nil, false
+	if widened == 0 {
+		t.Errorf("no random game has remoteness of %d or more: the narrow layout never widened", narrow.rem)
+	}
+}

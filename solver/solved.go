@@ -1,0 +1,214 @@
+package solver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// SolvedTier is a solved tier in memory, for lookups by its parents and
+// for writing its database: one cell a position in the solved layout (a
+// byte while its remoteness fits one: see layout), outside the Go heap.
+// The cells are indexed by position when the tier's hash space is small
+// or mostly reachable (worthDense: a lookup is then one array access),
+// else by rank. A loopy tier's solving leaves its records in this form,
+// so they are never held twice.
+//
+// Its owner frees it (Free) when no parent needs it any more.
+type SolvedTier struct {
+	tier   tiergame.Tier
+	set    *bitarray.Ranked
+	cells  cellArray
+	decode []valuedb.Record // by code; 0 for absent
+	dense  bool
+	// maxRem is the longest win or loss, maxTie the longest tie (-1
+	// without ties).
+	maxRem, maxTie int
+}
+
+// decodeTables holds the records of the codes of each solved layout (0
+// for absent: no record is 0, whose value is Undecided), made on first
+// use.
+var decodeTables sync.Map // layout → []valuedb.Record
+
+// decodeTable returns the records of the codes of solved layout l.
+func decodeTable(l layout) []valuedb.Record {
+	if t, ok := decodeTables.Load(l); ok {
+		return t.([]valuedb.Record)
+	}
+	t, _ := decodeTables.LoadOrStore(l, makeDecodeTable(l))
+	return t.([]valuedb.Record)
+}
+
+func makeDecodeTable(l layout) []valuedb.Record {
+	t := make([]valuedb.Record, 1<<l.bits)
+	for c := range t {
+		if c < int(l.tail())+int(l.tieRem) {
+			t[c], _ = l.record(uint32(c))
+		}
+	}
+	return t
+}
+
+// newSolvedCells makes a SolvedTier of cells in the solved layout.
+func newSolvedCells(t tiergame.Tier, set *bitarray.Ranked, cells cellArray, dense bool, workers int) *SolvedTier {
+	st := &SolvedTier{tier: t, set: set, cells: cells, dense: dense, decode: decodeTable(cells.lay)}
+	st.maxRem, st.maxTie = st.longest(workers)
+	return st
+}
+
+// longest returns the longest win or loss and the longest tie (-1 if
+// none) of the cells.
+func (s *SolvedTier) longest(workers int) (maxRem, maxTie int) {
+	var mu sync.Mutex
+	maxTie = -1
+	n := len(s.cells.words)
+	forChunks(context.Background(), workers, n, func(lo, hi int) {
+		var seen [1 << 16]bool
+		per := uint64(1) << s.cells.shift
+		for i := uint64(lo) * per; i < uint64(hi)*per; i++ {
+			seen[s.cells.peek(i)] = true
+		}
+		rem, tie := 0, -1
+		for c, ok := range seen[:1<<s.cells.lay.bits] {
+			if !ok {
+				continue
+			}
+			if r := s.decode[c]; r.Value() == tiergame.Tie {
+				tie = max(tie, r.Remoteness())
+			} else if r != 0 {
+				rem = max(rem, r.Remoteness())
+			}
+		}
+		mu.Lock()
+		maxRem, maxTie = max(maxRem, rem), max(maxTie, tie)
+		mu.Unlock()
+	})
+	return maxRem, maxTie
+}
+
+// NewSolvedTier makes a solved tier of records held by rank, on workers
+// goroutines. It returns an error only when the cells cannot be
+// allocated.
+func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) (*SolvedTier, error) {
+	maxRem, maxTie := longestOf(recs)
+	st, err := newSolvedTier(t, set, maxRem, maxTie)
+	if err != nil {
+		return nil, err
+	}
+	rs := SplitRanges(set, max(workers, 1))
+	forEach(context.Background(), workers, len(rs), func(_ context.Context, k int) error {
+		rank := firstRank(set, rs[k])
+		st.fill(rank, recs[rank:rank+rs[k].Count(set)])
+		return nil
+	})
+	return st, nil
+}
+
+// newSolvedTier makes an empty solved tier whose cells hold remoteness up
+// to maxRem (wins and losses) and maxTie (ties).
+func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, maxRem, maxTie int) (*SolvedTier, error) {
+	lay := layoutFor(maxRem, maxTie)
+	st := &SolvedTier{tier: t, set: set, dense: worthDense(set), decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie}
+	n := set.Total()
+	if st.dense {
+		n = set.Len()
+	}
+	var err error
+	st.cells, err = newCells(n, lay)
+	return st, err
+}
+
+// longestOf returns the longest win or loss and the longest tie (-1 if
+// none) of recs.
+func longestOf(recs []valuedb.Record) (maxRem, maxTie int) {
+	maxTie = -1
+	for _, r := range recs {
+		if r.Value() == tiergame.Tie {
+			maxTie = max(maxTie, r.Remoteness())
+		} else {
+			maxRem = max(maxRem, r.Remoteness())
+		}
+	}
+	return maxRem, maxTie
+}
+
+// fill stores the records of ranks [lo, lo+len(recs)).
+func (s *SolvedTier) fill(lo uint64, recs []valuedb.Record) {
+	lay := s.cells.lay
+	if !s.dense {
+		for i, r := range recs {
+			s.cells.set(lo+uint64(i), lay.code(r))
+		}
+		return
+	}
+	if len(recs) == 0 {
+		return
+	}
+	cur := slotCursor{set: s.set}
+	p := cur.seek(lo)
+	i := 0
+	for q := range s.set.Range(p, s.set.End()) {
+		s.cells.set(q-s.set.Base(), lay.code(recs[i]))
+		if i++; i == len(recs) {
+			return
+		}
+	}
+}
+
+// Lookup returns the record of position p of the tier, and whether p is
+// one of its reachable positions.
+func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
+	if s.dense {
+		i := uint64(p) - s.set.Base()
+		if i >= s.set.Len() {
+			return 0, false
+		}
+		r := s.decode[s.cells.peek(i)]
+		return r, r != 0
+	}
+	rank, ok := s.set.Lookup(uint64(p))
+	if !ok {
+		return 0, false
+	}
+	return s.decode[s.cells.peek(rank)], true
+}
+
+// Len is the number of records: the tier's reachable positions.
+func (s *SolvedTier) Len() uint64 { return s.set.Total() }
+
+// Records stores the records of ranks [lo, lo+len(dst)) in dst.
+func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
+	if !s.dense {
+		for i := range dst {
+			dst[i] = s.decode[s.cells.peek(lo+uint64(i))]
+		}
+		return
+	}
+	if len(dst) == 0 {
+		return
+	}
+	cur := slotCursor{set: s.set}
+	p := cur.seek(lo)
+	i := 0
+	for q := range s.set.Range(p, s.set.End()) {
+		dst[i] = s.decode[s.cells.peek(q-s.set.Base())]
+		if i++; i == len(dst) {
+			return
+		}
+	}
+}
+
+// Bytes is the memory the solved tier holds: its cells and its set.
+func (s *SolvedTier) Bytes() uint64 { return s.cells.bytes() + bitsetBytes(s.set.Len()) }
+
+// Free returns the cells' memory; the tier must not be used afterwards.
+// A second Free does nothing.
+func (s *SolvedTier) Free() {
+	if s != nil {
+		s.cells.free()
+	}
+}

@@ -39,7 +39,6 @@ func (g *Game) SolvePlanes(t tiergame.Tier, lo, hi tiergame.Position, vals func(
 
 // cubeKernel is the scratch space of SolvePlanes.
 type cubeKernel struct {
-	view []tiergame.Prob // a child row after the child's cube decision
 	best []tiergame.Prob // a roll's best (smallest) child value per opponent and state
 	acc  []uint64        // weighted sum over the rolls per opponent and state
 	// rows[a-a'] holds the planes of group (b, a') of tier b+a'.
@@ -69,7 +68,6 @@ func (k *cubeKernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals f
 		start := cti.start[b-cti.aLo]
 		k.rows[d] = v[cubeStates*start : cubeStates*(start+cb*g.count(a-d))]
 	}
-	k.view = grow(k.view, cubeStates*int(cb))
 	k.best = grow(k.best, cubeStates*int(cb))
 	k.acc = grow(k.acc, cubeStates*int(cb))
 	for ri := range ca {
@@ -92,11 +90,16 @@ func (k *cubeKernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals f
 			if ms[0] == 0 { // a play bears off the last checker: the roll wins
 				continue
 			}
-			k.viewRow(best, s, a, ms[0], cb, rjLo)
-			for _, c := range ms[1:] {
-				minRow(best, k.viewRow(k.view[:cubeStates*n], s, a, c, cb, rjLo))
+			w := uint64(rollWeight(roll))
+			if len(ms) == 1 {
+				addViewRow(acc, k.row(s, a, ms[0], cb, rjLo, n), w)
+				continue
 			}
-			addRow(acc, best, uint64(rollWeight(roll)))
+			viewRow(best, k.row(s, a, ms[0], cb, rjLo, n))
+			for _, c := range ms[1 : len(ms)-1] {
+				minViewRow(best, k.row(s, a, c, cb, rjLo, n))
+			}
+			addMinViewRow(acc, best, k.row(s, a, ms[len(ms)-1], cb, rjLo, n), w)
 		}
 		for x := range n {
 			o := cubeStates * ((rjLo+uint64(x))*ca + ri - l0)
@@ -108,14 +111,50 @@ func (k *cubeKernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals f
 	return nil
 }
 
-// viewRow fills dst with the planes of children (j, c), for the opponents
-// j from rank rjLo on (len(dst)/3 of them), after each child's cube
-// decision, and returns dst.
-func (k *cubeKernel) viewRow(dst []tiergame.Prob, s *oneSided, a int, c uint32, cb, rjLo uint64) []tiergame.Prob {
+// row returns the planes of children (j, c) for the n opponents j from
+// rank rjLo on, three values each, c being a board the mover (pip count
+// a) can leave.
+func (k *cubeKernel) row(s *oneSided, a int, c uint32, cb, rjLo uint64, n int) []tiergame.Prob {
 	off := cubeStates * (uint64(s.rank[c])*cb + rjLo)
-	row := k.rows[a-int(s.pips[c])][off : off+uint64(len(dst))]
+	return k.rows[a-int(s.pips[c])][off : off+cubeStates*uint64(n)]
+}
+
+// viewRow sets dst to row's planes after each child's cube decision
+// (afterDecision).
+func viewRow(dst, row []tiergame.Prob) {
+	dst = dst[:len(row)]
 	for x := 0; x+2 < len(row); x += cubeStates {
 		dst[x], dst[x+1], dst[x+2] = afterDecision(row[x], row[x+1], row[x+2])
 	}
-	return dst
+}
+
+// minViewRow lowers best to row's planes after the cube decision where
+// they are smaller.
+func minViewRow(best, row []tiergame.Prob) {
+	best = best[:len(row)]
+	for x := 0; x+2 < len(row); x += cubeStates {
+		c, o, v := afterDecision(row[x], row[x+1], row[x+2])
+		best[x], best[x+1], best[x+2] = min(best[x], c), min(best[x+1], o), min(best[x+2], v)
+	}
+}
+
+// addViewRow adds to acc w times row's planes after the cube decision.
+func addViewRow(acc []uint64, row []tiergame.Prob, w uint64) {
+	acc = acc[:len(row)]
+	for x := 0; x+2 < len(row); x += cubeStates {
+		c, o, v := afterDecision(row[x], row[x+1], row[x+2])
+		acc[x], acc[x+1], acc[x+2] = acc[x]+w*uint64(c), acc[x+1]+w*uint64(o), acc[x+2]+w*uint64(v)
+	}
+}
+
+// addMinViewRow adds to acc w times the smaller of best and row's planes
+// after the cube decision.
+func addMinViewRow(acc []uint64, best, row []tiergame.Prob, w uint64) {
+	acc, best = acc[:len(row)], best[:len(row)]
+	for x := 0; x+2 < len(row); x += cubeStates {
+		c, o, v := afterDecision(row[x], row[x+1], row[x+2])
+		acc[x] += w * uint64(min(best[x], c))
+		acc[x+1] += w * uint64(min(best[x+1], o))
+		acc[x+2] += w * uint64(min(best[x+2], v))
+	}
 }

@@ -21,7 +21,7 @@ type bearoffSize struct {
 	peer bool
 	// estimates on the reference machine: tiersolve with 2 workers, and
 	// makebearoff (cubeful, its default; cubeless-only takes about as
-	// long).
+	// long); tiersolve with cube=money takes about 3 times tier.
 	tier, gnubg time.Duration
 }
 
@@ -52,35 +52,46 @@ func makebearoffPath() string {
 
 // Bearoff is the suite of the two-sided backgammon bearoff (6 points, 3 to
 // 15 checkers a side), solved exactly by tiersolve with all cores, against
-// gnubg's makebearoff -t 6xC where that is practical (up to 6 checkers):
-// with its default cubeful equities, and with -C, cubeless only, which is
-// what tiersolve computes.
+// gnubg's makebearoff -t 6xC where that is practical (up to 6 checkers),
+// each group comparing the same values: bearoff/6xC the cubeless ones
+// (tiersolve against makebearoff -C), bearoff/cube/6xC the cubeless and
+// cubeful money ones (tiersolve with cube=money against makebearoff, which
+// computes both by default).
 func Bearoff() harness.Suite {
 	return harness.Suite{
 		Name: "bearoff",
-		Doc:  "the two-sided bearoff on 6 points, 3 to 15 checkers, against gnubg's makebearoff up to 6",
+		Doc:  "the two-sided bearoff on 6 points, 3 to 15 checkers, against gnubg's makebearoff up to 6, cubeless and cubeful",
 		Groups: func(cfg harness.Config) []harness.Group {
 			bin := makebearoffPath()
 			var gs []harness.Group
 			for _, s := range bearoffSizes {
+				job := func(cube string) *harness.Job {
+					return harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores, Cube: cube})
+				}
+				params := map[string]float64{"workers": float64(cfg.Cores)}
 				g := harness.Group{ID: fmt.Sprintf("bearoff/6x%d", s.checkers), Table: "bearoff",
 					Title: fmt.Sprintf("bearoff, %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve",
-					Params: map[string]float64{"checkers": float64(s.checkers)},
-					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores})}},
+					Params:   map[string]float64{"checkers": float64(s.checkers)},
+					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject, Params: params, Job: job("")}},
 					Estimate: childStart + s.tier}
-				if s.peer {
-					if bin == "" {
-						g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
-					}
-					t := fmt.Sprintf("6x%d", s.checkers)
-					g.Variants = append(g.Variants,
-						harness.Variant{Name: "makebearoff", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-f", "ts.bd"}},
-						harness.Variant{Name: "makebearoff-C", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-C", "-f", "ts.bd"}})
-					g.Estimate += 2 * (childStart + s.gnubg)
+				if !s.peer {
+					gs = append(gs, g)
+					continue
 				}
-				gs = append(gs, g)
+				cube := harness.Group{ID: fmt.Sprintf("bearoff/cube/6x%d", s.checkers), Table: "bearoff-cube",
+					Title: fmt.Sprintf("bearoff with the cube (money), %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve-cube",
+					Params:   map[string]float64{"checkers": float64(s.checkers)},
+					Variants: []harness.Variant{{Name: "tiersolve-cube", Kind: results.KindSubject, Params: params, Job: job("money")}},
+					Estimate: 2*childStart + 3*s.tier + s.gnubg}
+				if bin == "" {
+					g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
+					cube.Skip = g.Skip
+				}
+				t := fmt.Sprintf("6x%d", s.checkers)
+				g.Variants = append(g.Variants, harness.Variant{Name: "makebearoff-C", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-C", "-f", "ts.bd"}})
+				g.Estimate += childStart + s.gnubg
+				cube.Variants = append(cube.Variants, harness.Variant{Name: "makebearoff", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-f", "ts.bd"}})
+				gs = append(gs, g, cube)
 			}
 			return gs
 		},
@@ -97,8 +108,9 @@ func Bearoff() harness.Suite {
 
 // bearoffArgs: reach then solve the bearoff of Checkers on 6 points.
 type bearoffArgs struct {
-	Checkers int `json:"checkers"`
-	Workers  int `json:"workers"`
+	Checkers int    `json:"checkers"`
+	Workers  int    `json:"workers"`
+	Cube     string `json:"cube,omitempty"` // "money": also the cubeful planes
 }
 
 func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
@@ -106,7 +118,11 @@ func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 	if err := harness.DecodeArgs(raw, &a); err != nil {
 		return harness.Sample{}, err
 	}
-	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: fmt.Sprintf("checkers=%d,points=6", a.Checkers), Workers: a.Workers}))
+	option := fmt.Sprintf("checkers=%d,points=6", a.Checkers)
+	if a.Cube != "" {
+		option += ",cube=" + a.Cube
+	}
+	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: option, Workers: a.Workers}))
 }
 
 // mustArgs encodes a job's arguments, for a job that runs another.

@@ -329,6 +329,9 @@ const cellBytes = 1
 // solvedBytes is the memory of tier t once solved (a SolvedTier): its set
 // and its cells.
 func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
+	if r.isChance() {
+		return r.chanceBytes(t)
+	}
 	size, count := r.Game.TierSize(t), r.count(t)
 	cells := count
 	if size <= denseLimit || size/2 <= count {
@@ -343,7 +346,7 @@ func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 // each child tier's set and cells. Counts are from Run.count.
 func (r *Run) solveBytes(t tiergame.Tier) uint64 {
 	n := r.solvedBytes(t)
-	if !r.Graph.Loopy[t] {
+	if !r.Graph.Loopy[t] && !r.isChance() {
 		n += r.count(t) * recordBytes
 	}
 	for _, c := range r.Graph.Children[t] {

@@ -32,6 +32,13 @@
 // move lists, computed once, serve every opponent, and a child look-up
 // reads memory in order (see SolveChance).
 //
+// # The cube
+//
+// With option cube=money each position also holds the cubeful money
+// equities of its three cube states (cube.go, tiergame.Planes), and
+// MatchEval solves match play at a score on demand (match.go); cube
+// decisions follow gnubg's rules (cubeaction.go).
+//
 // # Text form
 //
 // A position's text form is its gnubg Position ID (the side on roll as

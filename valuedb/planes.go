@@ -94,12 +94,7 @@ func (d *DB) ReadAllPlanes(workers int) ([]tiergame.Prob, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range out {
-		if _, err := checkedProb(d.name, p); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, checkedProbs(d.name, out)
 }
 
 // kindName names the kind of the database's records for messages.

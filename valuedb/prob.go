@@ -117,12 +117,17 @@ func (d *DB) ReadAllProbs(workers int) ([]tiergame.Prob, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range out {
-		if _, err := checkedProb(d.name, p); err != nil {
-			return nil, err
+	return out, checkedProbs(d.name, out)
+}
+
+// checkedProbs checks that every value of ps is a probability.
+func checkedProbs(name string, ps []tiergame.Prob) error {
+	for _, p := range ps {
+		if _, err := checkedProb(name, p); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func checkedProb(name string, p tiergame.Prob) (tiergame.Prob, error) {

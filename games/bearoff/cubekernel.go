@@ -20,104 +20,13 @@ func (g *Game) SolvePlanes(t tiergame.Tier, lo, hi tiergame.Position, vals func(
 	if int(t) >= len(g.tiers) || uint64(hi) > g.TierSize(t) || lo > hi || len(out) != cubeStates*int(hi-lo) {
 		return fmt.Errorf("bearoff: plane kernel range [%d, %d) of tier %d", lo, hi, t)
 	}
-	s := g.moveLists()
-	ti := &g.tiers[t]
-	var k cubeKernel
-	for grp := range len(ti.start) - 1 {
-		gs, ge := ti.start[grp], ti.start[grp+1]
-		l0, l1 := max(uint64(lo), gs), min(uint64(hi), ge)
-		if l0 >= l1 {
-			continue
-		}
-		a := ti.aLo + grp
-		if err := k.group(g, s, int(t), a, l0-gs, l1-gs, vals, out[cubeStates*(l0-uint64(lo)):cubeStates*(l1-uint64(lo))]); err != nil {
-			return err
-		}
-	}
-	return nil
+	var k kernel
+	return k.solve(g, t, lo, hi, vals, out, viewRows)
 }
 
-// cubeKernel is the scratch space of SolvePlanes.
-type cubeKernel struct {
-	best []tiergame.Prob // a roll's best (smallest) child value per opponent and state
-	acc  []uint64        // weighted sum over the rolls per opponent and state
-	// rows[a-a'] holds the planes of group (b, a') of tier b+a'.
-	rows [25][]tiergame.Prob
-}
-
-// group solves local positions [l0, l1) of group (a, T-a) into out, three
-// values a position.
-func (k *cubeKernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals func(tiergame.Tier) []tiergame.Prob, out []tiergame.Prob) error {
-	b := T - a
-	ca, cb := g.count(a), g.count(b)
-	switch {
-	case a == 0:
-		fill(out, tiergame.ProbOne)
-		return nil
-	case b == 0:
-		fill(out, 0)
-		return nil
-	}
-	for d := 1; d <= min(24, a); d++ {
-		ct := tiergame.Tier(T - d)
-		v := vals(ct)
-		cti := &g.tiers[ct]
-		if v == nil || uint64(len(v)) != cubeStates*g.TierSize(ct) {
-			return fmt.Errorf("bearoff: child tier %d of tier %d has no planes", ct, T)
-		}
-		start := cti.start[b-cti.aLo]
-		k.rows[d] = v[cubeStates*start : cubeStates*(start+cb*g.count(a-d))]
-	}
-	k.best = grow(k.best, cubeStates*int(cb))
-	k.acc = grow(k.acc, cubeStates*int(cb))
-	for ri := range ca {
-		var rjLo, rjHi uint64
-		if l0 > ri {
-			rjLo = (l0 - ri + ca - 1) / ca
-		}
-		if l1 > ri {
-			rjHi = (l1-1-ri)/ca + 1
-		}
-		if rjLo >= rjHi {
-			continue
-		}
-		n := int(rjHi - rjLo)
-		best, acc := k.best[:cubeStates*n], k.acc[:cubeStates*n]
-		clear(acc)
-		i := int(s.byPip[a][ri])
-		for roll := range rolls {
-			ms := s.moves(i, roll)
-			if ms[0] == 0 { // a play bears off the last checker: the roll wins
-				continue
-			}
-			w := uint64(rollWeight(roll))
-			if len(ms) == 1 {
-				addViewRow(acc, k.row(s, a, ms[0], cb, rjLo, n), w)
-				continue
-			}
-			viewRow(best, k.row(s, a, ms[0], cb, rjLo, n))
-			for _, c := range ms[1 : len(ms)-1] {
-				minViewRow(best, k.row(s, a, c, cb, rjLo, n))
-			}
-			addMinViewRow(acc, best, k.row(s, a, ms[len(ms)-1], cb, rjLo, n), w)
-		}
-		for x := range n {
-			o := cubeStates * ((rjLo+uint64(x))*ca + ri - l0)
-			for st := range cubeStates {
-				out[o+uint64(st)] = tiergame.ChanceValue(acc[cubeStates*x+st], totalWeight)
-			}
-		}
-	}
-	return nil
-}
-
-// row returns the planes of children (j, c) for the n opponents j from
-// rank rjLo on, three values each, c being a board the mover (pip count
-// a) can leave.
-func (k *cubeKernel) row(s *oneSided, a int, c uint32, cb, rjLo uint64, n int) []tiergame.Prob {
-	off := cubeStates * (uint64(s.rank[c])*cb + rjLo)
-	return k.rows[a-int(s.pips[c])][off : off+cubeStates*uint64(n)]
-}
+// viewRows are the plane kernel's row operations: each child's planes
+// taken after its cube decision.
+var viewRows = rowOps{width: cubeStates, what: "planes", first: viewRow, min: minViewRow, add: addViewRow, addMin: addMinViewRow}
 
 // viewRow sets dst to row's planes after each child's cube decision
 // (afterDecision).

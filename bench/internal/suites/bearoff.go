@@ -8,6 +8,9 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/tiersolve/tiersolve/gamecodecs/met"
+	"github.com/tiersolve/tiersolve/games/bearoff"
+
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/bench/internal/results"
 )
@@ -93,14 +96,15 @@ func Bearoff() harness.Suite {
 				cube.Variants = append(cube.Variants, harness.Variant{Name: "makebearoff", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-f", "ts.bd"}})
 				gs = append(gs, g, cube)
 			}
-			return gs
+			return append(gs, matchGroup(cfg))
 		},
-		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff},
+		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff, "bearoff-match": runBearoffMatch},
 		Columns: []harness.Column{
 			{Key: "positions", Header: "positions", Format: "%.0f"},
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
 			{Key: "db_bytes", Header: "databases", Format: "bytes"},
 			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+			{Key: "cube_states", Header: "cube states", Format: "%.0f"},
 			{Key: "fact:start", Header: "start"},
 		},
 	}
@@ -132,4 +136,61 @@ func mustArgs(v any) json.RawMessage {
 		panic(err) // a struct of numbers and strings always encodes
 	}
 	return raw
+}
+
+// matchGroup is bearoff/match/6x6: a match-play query at a new score, the
+// exact match winning chances of every cube state of every position the
+// 6-checker start reaches (all 853,776, both players on roll) with gnubg's
+// default table, at a 7-point score and at the longest the table covers
+// (25-away each, the most cube states), all cores.
+func matchGroup(cfg harness.Config) harness.Group {
+	g := harness.Group{ID: "bearoff/match/6x6", Table: "bearoff-match", Title: "bearoff, match play at a new score, 6 checkers on 6 points",
+		Level: harness.Full, Reference: "5-3-of-7", Estimate: 2 * (childStart + 2*time.Second)}
+	for _, v := range []bearoffMatchArgs{{Checkers: 6, Length: 7, Away: [2]int{5, 3}}, {Checkers: 6, Length: 25, Away: [2]int{25, 25}}} {
+		g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("%d-%d-of-%d", v.Away[0], v.Away[1], v.Length), Kind: results.KindSubject,
+			Params: map[string]float64{"workers": float64(cfg.Cores)}, Job: harness.NewJob("bearoff-match", v)})
+	}
+	if _, err := os.Stat(met.DefaultFile); err != nil {
+		g.Skip = "gnubg's match equity tables are not installed (Debian package gnubg)"
+	}
+	return g
+}
+
+// bearoffMatchArgs: the match winning chances of the positions the start
+// of Checkers on 6 points reaches, at a score.
+type bearoffMatchArgs struct {
+	Checkers int    `json:"checkers"`
+	Length   int    `json:"length"`
+	Away     [2]int `json:"away"`
+}
+
+func runBearoffMatch(ctx context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a bearoffMatchArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	table, err := met.ReadFile(met.DefaultFile)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	g, err := bearoff.NewGame(a.Checkers, 6)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	start := bearoff.Index(bearoff.Board{5: uint8(a.Checkers)}, 6)
+	t0 := time.Now()
+	e, err := g.NewMatchEval(ctx, bearoff.MatchOptions{Table: table, Score: bearoff.Score{Length: a.Length, Away: a.Away},
+		Boards: [2][]int{{start}, {start}}, Cubes: []bearoff.MatchCube{{Value: 1, Owner: 0}, {Value: 1, Owner: 1}}})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	secs := time.Since(t0).Seconds()
+	d, err := e.Decision(0, start, start, bearoff.MatchCube{Value: 1, Owner: -1})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	n := float64(g.Sides()) * float64(g.Sides())
+	return harness.Sample{Seconds: secs,
+		Metrics: map[string]float64{"positions": n, "positions_per_s": perSecond(n, secs), "cube_states": float64(len(e.States()))},
+		Facts:   map[string]string{"start": fmt.Sprintf("%s, match winning chance %.6f", d.Action, d.Optimal)}}, nil
 }

@@ -176,8 +176,18 @@ func TestCubeQuery(t *testing.T) {
 		}
 	}
 
-	// A damaged planes database fails verify.
+	// A planes database gone is redone when the run is solved again.
 	m, _ := solver.LoadManifest(dir)
+	lost := filepath.Join(dir, m.Tiers[len(m.Tiers)/2].Planes.Path)
+	os.Remove(lost)
+	if code, _, stderr := tierd(t, "solve", "--game", "bearoff", "--option", opt, "--out", dir); code != 0 {
+		t.Fatalf("solve again: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := tierd(t, "verify", "--db", dir); code != 0 || !fileExists(lost) {
+		t.Fatalf("verify after the planes were redone: exit %d: %s", code, stderr)
+	}
+
+	// A damaged planes database fails verify.
 	f := filepath.Join(dir, m.Tiers[len(m.Tiers)-1].Planes.Path)
 	raw, _ := os.ReadFile(f)
 	raw[len(raw)/2] ^= 0xFF

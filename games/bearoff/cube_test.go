@@ -1,10 +1,12 @@
 package bearoff
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -209,4 +211,44 @@ func BenchmarkPlaneKernel(b *testing.B) {
 		}
 		b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds(), "pos/s")
 	})
+}
+
+// TestMoneySeededRun solves the planes of what a few positions reach
+// (the solver's path position by position, over sparse tiers) and checks
+// them against a full run, and that verify re-derives them.
+func TestMoneySeededRun(t *testing.T) {
+	g := moneyGame(t, 4, 6)
+	full := solveRun(t, g, solver.Config{})
+	seeds := map[tiergame.Tier][]tiergame.Position{}
+	r := rand.New(rand.NewPCG(17, 18))
+	var picked [][2]int
+	for range 4 {
+		i, j := 1+r.IntN(g.n-1), 1+r.IntN(g.n-1)
+		tier, pos := g.Position(i, j)
+		seeds[tier] = append(seeds[tier], pos)
+		picked = append(picked, [2]int{i, j})
+	}
+	dir := t.TempDir()
+	if _, err := solver.WriteSeeds(dir, g, seeds); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(t.TempDir(), "run")
+	part := solveRun(t, g, solver.Config{Seeds: dir, Dir: runDir})
+	for _, ij := range picked {
+		tier, pos := g.Position(ij[0], ij[1])
+		want, err1 := full.Planes(tier, pos)
+		got, err2 := part.Planes(tier, pos)
+		if err1 != nil || err2 != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("seed %v: %v (%v), full run %v (%v)", ij, got, err2, want, err1)
+		}
+	}
+	run, err := solver.Open(solver.Config{Game: g, Dir: runDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	rep, err := run.Verify(context.Background())
+	if err != nil || !rep.OK() || rep.Positions == 0 {
+		t.Fatalf("verify: %+v, %v", rep, err)
+	}
 }

@@ -162,11 +162,10 @@ func WritePlanesDB(path string, g tiergame.Game, t tiergame.Tier, planes []tierg
 	return valuedb.WritePlanes(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, names, planes, o)
 }
 
-// loadPlanes reads tier ct's planes from the database beside dbPath,
-// checking that they are the game's.
-func loadPlanes(g tiergame.Game, ct *ChanceTier, dbPath string, workers int) error {
+// loadPlanes reads tier ct's planes from the database at path, checking
+// that they are the game's.
+func loadPlanes(g tiergame.Game, ct *ChanceTier, path string, workers int) error {
 	_, names := planesOf(g)
-	path := planesPath(dbPath)
 	db, err := valuedb.Open(path)
 	if err != nil {
 		return err

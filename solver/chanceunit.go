@@ -48,6 +48,16 @@ func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.
 // for look-ups; for a game with planes, also its planes, from the database
 // beside the probabilities (PlanesFile).
 func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*ChanceTier, error) {
+	planes := ""
+	if pg, _ := planesOf(g); pg != nil {
+		planes = planesPath(dbPath)
+	}
+	return LoadChanceFiles(g, t, levelPath, dbPath, planes, workers)
+}
+
+// LoadChanceFiles is LoadChanceTier with the planes database named
+// (planesPath), or none ("": the tier is loaded without its planes).
+func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*ChanceTier, error) {
 	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
@@ -58,8 +68,8 @@ func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, 
 		return nil, err
 	}
 	ct := NewChanceTier(t, ranked, vals, workers)
-	if pg, _ := planesOf(g); pg != nil {
-		if err := loadPlanes(g, ct, dbPath, workers); err != nil {
+	if planesPath != "" {
+		if err := loadPlanes(g, ct, planesPath, workers); err != nil {
 			return nil, err
 		}
 	}

@@ -3,10 +3,8 @@ package solver
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/tiersolve/tiersolve/tiergame"
-	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // Win returns the probability that the player to move wins at a position
@@ -37,16 +35,7 @@ func (o *Oracle) Planes(t tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, 
 		return nil, err
 	}
 	ot, _ := o.tier(t) // loaded by locate
-	ot.planesOnce.Do(func() {
-		path := planesPath(o.run.dbPath(t))
-		if ot.planes, ot.planesErr = valuedb.Open(path); ot.planesErr != nil {
-			return
-		}
-		if h := ot.planes.Header(); h.Kind != valuedb.KindPlanes || h.Planes != strings.Join(o.PlaneNames(), ",") || h.Count != ot.set.Total() {
-			ot.planesErr = fmt.Errorf("%s holds %d records of kind %q, planes %q; want %d positions of planes %s",
-				path, h.Count, h.Kind, h.Planes, ot.set.Total(), strings.Join(o.PlaneNames(), ","))
-		}
-	})
+	ot.planesOnce.Do(func() { ot.planes, ot.planesErr = openPlanes(o.Game, planesPath(o.run.dbPath(t)), ot.set.Total()) })
 	if ot.planesErr != nil {
 		return nil, ot.planesErr
 	}

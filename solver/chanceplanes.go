@@ -162,20 +162,30 @@ func WritePlanesDB(path string, g tiergame.Game, t tiergame.Tier, planes []tierg
 	return valuedb.WritePlanes(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, names, planes, o)
 }
 
-// loadPlanes reads tier ct's planes from the database at path, checking
-// that they are the game's.
-func loadPlanes(g tiergame.Game, ct *ChanceTier, path string, workers int) error {
+// openPlanes opens the database of planes at path, checking that it
+// holds count positions of g's planes.
+func openPlanes(g tiergame.Game, path string, count uint64) (*valuedb.DB, error) {
 	_, names := planesOf(g)
 	db, err := valuedb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if h := db.Header(); h.Kind != valuedb.KindPlanes || h.Planes != strings.Join(names, ",") || h.Count != count {
+		db.Close()
+		return nil, fmt.Errorf("%s holds %d records of kind %q, planes %q; want %d positions of planes %q",
+			filepath.Base(path), h.Count, h.Kind, h.Planes, count, strings.Join(names, ","))
+	}
+	return db, nil
+}
+
+// loadPlanes reads tier ct's planes from the database at path.
+func loadPlanes(g tiergame.Game, ct *ChanceTier, path string, workers int) error {
+	_, names := planesOf(g)
+	db, err := openPlanes(g, path, ct.set.Total())
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	h := db.Header()
-	if h.Kind != valuedb.KindPlanes || h.Planes != strings.Join(names, ",") || h.Count != ct.set.Total() {
-		return fmt.Errorf("%s holds %d records of kind %q, planes %q; want %d positions of planes %q",
-			filepath.Base(path), h.Count, h.Kind, h.Planes, ct.set.Total(), strings.Join(names, ","))
-	}
 	planes, err := db.ReadAllPlanes(workers)
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 )
@@ -364,6 +365,7 @@ func (e *MatchEval) index(p, m, o int) int {
 func (e *MatchEval) solve(ctx context.Context) error {
 	maxT := len(e.sides[0].byPip) + len(e.sides[1].byPip) - 2
 	workers := runtime.GOMAXPROCS(0)
+	scratch := make([]matchScratch, workers)
 	type job struct{ p, a, b, lo, hi int }
 	for T := 0; T <= maxT; T++ {
 		if err := ctx.Err(); err != nil {
@@ -383,29 +385,38 @@ func (e *MatchEval) solve(ctx context.Context) error {
 				}
 			}
 		}
-		var eg errgroup.Group
-		eg.SetLimit(workers)
-		for _, j := range jobs {
-			eg.Go(func() error {
-				e.group(j.p, j.a, j.b, j.lo, j.hi)
-				return nil
-			})
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := range min(workers, len(jobs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := next.Add(1) - 1; n < int64(len(jobs)); n = next.Add(1) - 1 {
+					j := jobs[n]
+					e.group(&scratch[w], j.p, j.a, j.b, j.lo, j.hi)
+				}
+			}()
 		}
-		eg.Wait()
+		wg.Wait()
 	}
 	return nil
 }
 
+// matchScratch is a worker's scratch space: values against every
+// opponent of a pip count.
+type matchScratch struct{ nd, best []float64 }
+
 // group computes movers of ranks [lo, hi) of group (a, b), player p on
 // roll, against every opponent of pip count b: their values after their
 // own cube decision (after).
-func (e *MatchEval) group(p, a, b, lo, hi int) {
+func (e *MatchEval) group(sc *matchScratch, p, a, b, lo, hi int) {
 	k := len(e.states)
 	m, o := &e.sides[p], &e.sides[1-p]
 	ca, cb := m.count(a), o.count(b)
 	out := e.vals[p]
 	base := e.start[p][a][b]
-	nd := make([]float64, k*cb)
+	sc.nd, sc.best = grow(sc.nd, k*cb), grow(sc.best, k*cb)
+	nd, best := sc.nd, sc.best
 	put := func(ri int) { // nd: k values for each opponent
 		for rj := range cb {
 			e.after(p, nd[k*rj:k*(rj+1)], out[k*(base+rj*ca+ri):k*(base+rj*ca+ri+1)])
@@ -425,7 +436,6 @@ func (e *MatchEval) group(p, a, b, lo, hi int) {
 		}
 		return
 	}
-	best := make([]float64, k*cb)
 	for ri := lo; ri < hi; ri++ {
 		e.noDouble(p, int(m.byPip[a][ri]), b, nd, best)
 		put(ri)

@@ -249,12 +249,16 @@ func FuzzParseScore(f *testing.F) {
 // new score, as a query at a score asked for the first time does.
 func BenchmarkMatchEval(b *testing.B) {
 	table := testTable(b, 25)
+	if tb, err := met.ReadFile(met.DefaultFile); err == nil {
+		table = tb // gnubg's default, as the bench harness's bearoff/match/6x6
+	}
 	g, _ := NewGame(6, 6)
 	start := Index(Board{0, 0, 0, 0, 0, 6}, 6)
 	for _, s := range []Score{{Length: 7, Away: [2]int{5, 3}}, {Length: 25, Away: [2]int{25, 25}}} {
 		b.Run(fmt.Sprintf("%d-%d-of-%d", s.Away[0], s.Away[1], s.Length), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{{start}, {start}}}); err != nil {
+				if _, err := g.NewMatchEval(context.Background(), MatchOptions{Table: table, Score: s, Boards: [2][]int{{start}, {start}},
+					Cubes: []MatchCube{{1, 0}, {1, 1}}}); err != nil {
 					b.Fatal(err)
 				}
 			}

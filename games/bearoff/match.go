@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -124,14 +125,14 @@ type MatchEval struct {
 	// after p doubles, and p's chance after winning or losing the game.
 	canDouble [2][]bool
 	doubled   [2][]int
-	win, lose [2][]float64
+	win, lose [2][]mwc
 	sides     [2]coneSide
 	// vals[p] holds, player p on roll, len(states) values a position,
 	// after p's cube decision (the values rolling without doubling are
 	// derived from the children's when asked for: Decision): group (a, b)
 	// of mover pip count a and opponent pip count b starts at
 	// start[p][a][b], and (m, o) is at rank(o)*count(a) + rank(m).
-	vals  [2][]float64
+	vals  [2][]mwc
 	start [2][][]int
 }
 
@@ -193,7 +194,7 @@ func (g *Game) NewMatchEval(ctx context.Context, o MatchOptions) (*MatchEval, er
 	if maxMemory == 0 {
 		maxMemory = MaxMatchMemory
 	}
-	if need := 2 * size * uint64(len(e.states)) * 8; need > maxMemory {
+	if need := 2 * size * uint64(len(e.states)) * 4; need > maxMemory { // an mwc a state and position
 		return nil, fmt.Errorf("%w: the match winning chances of %d positions in %d cube states need %.1f GiB, more than %.1f GiB",
 			ErrTooLarge, 2*size, len(e.states), float64(need)/(1<<30), float64(maxMemory)/(1<<30))
 	}
@@ -304,16 +305,18 @@ func (e *MatchEval) cubeStates(t *met.Table, extra []MatchCube) error {
 	}
 	post := s.Crawford || s.postCrawford() // the next game is post-Crawford
 	for p := range 2 {
-		e.win[p] = make([]float64, len(e.states))
-		e.lose[p] = make([]float64, len(e.states))
+		e.win[p] = make([]mwc, len(e.states))
+		e.lose[p] = make([]mwc, len(e.states))
 		for k, c := range e.states {
-			var err error
-			if e.win[p][k], err = e.chance(t, p, p, c.Value, post); err != nil {
+			w, err := e.chance(t, p, p, c.Value, post)
+			if err != nil {
 				return err
 			}
-			if e.lose[p][k], err = e.chance(t, p, 1-p, c.Value, post); err != nil {
+			l, err := e.chance(t, p, 1-p, c.Value, post)
+			if err != nil {
 				return err
 			}
+			e.win[p][k], e.lose[p][k] = toMWC(w), toMWC(l)
 		}
 	}
 	return nil
@@ -345,7 +348,7 @@ func (e *MatchEval) layout() {
 				n += m.count(a) * o.count(b)
 			}
 		}
-		e.vals[p] = make([]float64, k*n)
+		e.vals[p] = make([]mwc, k*n)
 	}
 }
 
@@ -404,7 +407,10 @@ func (e *MatchEval) solve(ctx context.Context) error {
 
 // matchScratch is a worker's scratch space: values against every
 // opponent of a pip count.
-type matchScratch struct{ nd, best []float64 }
+type matchScratch struct {
+	nd, best []mwc
+	acc      []uint64
+}
 
 // group computes movers of ranks [lo, hi) of group (a, b), player p on
 // roll, against every opponent of pip count b: their values after their
@@ -415,7 +421,7 @@ func (e *MatchEval) group(sc *matchScratch, p, a, b, lo, hi int) {
 	ca, cb := m.count(a), o.count(b)
 	out := e.vals[p]
 	base := e.start[p][a][b]
-	sc.nd, sc.best = grow(sc.nd, k*cb), grow(sc.best, k*cb)
+	sc.nd, sc.best, sc.acc = grow(sc.nd, k*cb), grow(sc.best, k*cb), grow(sc.acc, k*cb)
 	nd, best := sc.nd, sc.best
 	put := func(ri int) { // nd: k values for each opponent
 		for rj := range cb {
@@ -437,7 +443,7 @@ func (e *MatchEval) group(sc *matchScratch, p, a, b, lo, hi int) {
 		return
 	}
 	for ri := lo; ri < hi; ri++ {
-		e.noDouble(p, int(m.byPip[a][ri]), b, nd, best)
+		e.noDouble(p, int(m.byPip[a][ri]), b, nd, best, sc.acc)
 		put(ri)
 	}
 }
@@ -445,41 +451,63 @@ func (e *MatchEval) group(sc *matchScratch, p, a, b, lo, hi int) {
 // noDouble computes into nd the values of mover board m, player p on roll,
 // rolling without doubling, against every opponent board of pip count b
 // (len(states) values each), from the values after their cube decision
-// of the children; best is scratch space of nd's size.
-func (e *MatchEval) noDouble(p, m, b int, nd, best []float64) {
+// of the children; best and acc are scratch space of nd's size.
+func (e *MatchEval) noDouble(p, m, b int, nd, best []mwc, acc []uint64) {
 	k := len(e.states)
 	q := 1 - p
-	mc, cb := &e.sides[p], e.sides[q].count(b)
+	cb := e.sides[q].count(b)
 	s := e.g.moveLists()
-	clear(nd)
-	row := func(c uint32) []float64 {
-		return e.vals[q][k*(e.start[q][b][s.pips[c]]+int(mc.rank[c])*cb):][:len(nd)]
+	vals, starts, rank, pips := e.vals[q], e.start[q][b], e.sides[p].rank, s.pips
+	clear(acc)
+	row := func(c uint32) []mwc {
+		return vals[k*(starts[pips[c]]+int(rank[c])*cb):][:len(nd)]
 	}
 	for roll := range rolls {
 		// The children (o, c), o on roll, for every o of pip count b:
 		// consecutive in q's group (b, pips(c)).
 		ms := s.moves(m, roll)
-		w := float64(rollWeight(roll))
+		w := uint64(rollWeight(roll))
 		if len(ms) == 1 {
-			addTimes(nd, row(ms[0]), w)
+			addTimes(acc, row(ms[0]), w)
 			continue
 		}
 		copy(best, row(ms[0]))
 		for _, c := range ms[1 : len(ms)-1] {
 			minInto(best, row(c))
 		}
-		addMinTimes(nd, best, row(ms[len(ms)-1]), w)
+		addMinTimes(acc, best, row(ms[len(ms)-1]), w)
 	}
-	for x := range nd {
-		nd[x] = 1 - nd[x]/totalWeight
+	for x, v := range acc {
+		nd[x] = meanLeft(v)
 	}
 }
+
+// mwc is a match winning chance in fixed point, mwcOne being certainty,
+// as a tiergame.Prob: minima and sums in integers are exact, deterministic
+// and quick (a float64 minimum handles NaNs and signed zeros), four bytes
+// halve the memory read (the evaluation is bound by it), and 31 bits keep
+// far more than the tables' five or six decimals, rounded to nearest at
+// each level as tiergame.ChanceValue rounds.
+type mwc = uint32
+
+const mwcOne mwc = 1 << 31
+
+// toMWC returns the fixed point of a chance f in [0, 1].
+func toMWC(f float64) mwc { return mwc(math.Round(f * float64(mwcOne))) }
+
+// mwcFloat returns v as a float64.
+func mwcFloat(v mwc) float64 { return float64(v) / float64(mwcOne) }
+
+// meanLeft is the mover's chance from acc, the weighted sum over the
+// rolls of the smallest chance a play leaves the opponent: one minus its
+// mean, rounded to nearest.
+func meanLeft(acc uint64) mwc { return mwcOne - mwc((acc+totalWeight/2)/totalWeight) }
 
 // after writes to dst the values of a position, player p on roll, after
 // their cube decision, from nd, its values when they roll without
 // doubling: where p may double, the better of no double and a double, the
 // opponent choosing between take and pass.
-func (e *MatchEval) after(p int, nd, dst []float64) {
+func (e *MatchEval) after(p int, nd, dst []mwc) {
 	for st, v := range nd {
 		if e.canDouble[p][st] {
 			v = max(v, min(nd[e.doubled[p][st]], e.win[p][st]))
@@ -515,7 +543,7 @@ func ownerName(o int) string {
 
 // lookup returns the values after the cube decision (one per state) of
 // mover board m against opponent board o, player p on roll.
-func (e *MatchEval) lookup(p, m, o int) ([]float64, error) {
+func (e *MatchEval) lookup(p, m, o int) ([]mwc, error) {
 	i := e.index(p, m, o)
 	if i < 0 {
 		return nil, fmt.Errorf("bearoff: position outside the match evaluation (boards %d, %d)", m, o)
@@ -537,7 +565,7 @@ func (e *MatchEval) Decision(p, m, o int, c MatchCube) (CubeDecision, error) {
 	// The values rolling without doubling, from the children's, against
 	// o (the last of its pip count computed alone).
 	k := len(e.states)
-	nd := make([]float64, k)
+	nd := make([]mwc, k)
 	switch {
 	case m == 0:
 		copy(nd, e.win[p])
@@ -547,18 +575,18 @@ func (e *MatchEval) Decision(p, m, o int, c MatchCube) (CubeDecision, error) {
 		e.noDoubleOne(p, m, o, nd)
 	}
 	if !e.canDouble[p][st] {
-		return noCube(nd[st]), nil
+		return noCube(mwcFloat(nd[st])), nil
 	}
-	return Decide(nd[st], nd[e.doubled[p][st]], e.win[p][st]), nil
+	return Decide(mwcFloat(nd[st]), mwcFloat(nd[e.doubled[p][st]]), mwcFloat(e.win[p][st])), nil
 }
 
 // noDoubleOne computes into nd the values of mover board m against
 // opponent board o, player p on roll, rolling without doubling.
-func (e *MatchEval) noDoubleOne(p, m, o int, nd []float64) {
+func (e *MatchEval) noDoubleOne(p, m, o int, nd []mwc) {
 	k := len(e.states)
 	s := e.g.moveLists()
-	clear(nd)
-	best := make([]float64, k)
+	acc := make([]uint64, k)
+	best := make([]mwc, k)
 	for roll := range rolls {
 		for n, c := range s.moves(m, roll) {
 			v, _ := e.lookup(1-p, o, int(c)) // in the cone: m's is closed under plays
@@ -571,11 +599,11 @@ func (e *MatchEval) noDoubleOne(p, m, o int, nd []float64) {
 			}
 		}
 		for x, v := range best {
-			nd[x] += float64(rollWeight(roll)) * v
+			acc[x] += uint64(rollWeight(roll)) * uint64(v)
 		}
 	}
-	for x := range nd {
-		nd[x] = 1 - nd[x]/totalWeight
+	for x, v := range acc {
+		nd[x] = meanLeft(v)
 	}
 }
 
@@ -591,7 +619,7 @@ func (e *MatchEval) AfterPlay(p, m, to, o int, c MatchCube) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 1 - v[st], nil
+	return mwcFloat(mwcOne - v[st]), nil
 }
 
 // Covers reports whether the evaluation holds boards b0 of player 0 and
@@ -602,7 +630,7 @@ func (e *MatchEval) Covers(b0, b1 int) bool { return e.index(0, b0, b1) >= 0 }
 func (e *MatchEval) States() []MatchCube { return slices.Clone(e.states) }
 
 // minInto sets best to the element-wise minimum of best and row.
-func minInto(best, row []float64) {
+func minInto(best, row []mwc) {
 	row = row[:len(best)]
 	for x, v := range row {
 		best[x] = min(best[x], v)
@@ -610,17 +638,17 @@ func minInto(best, row []float64) {
 }
 
 // addTimes adds w times row to acc.
-func addTimes(acc, row []float64, w float64) {
+func addTimes(acc []uint64, row []mwc, w uint64) {
 	row = row[:len(acc)]
 	for x, v := range row {
-		acc[x] += w * v
+		acc[x] += w * uint64(v)
 	}
 }
 
 // addMinTimes adds to acc w times the element-wise minimum of best and row.
-func addMinTimes(acc, best, row []float64, w float64) {
+func addMinTimes(acc []uint64, best, row []mwc, w uint64) {
 	best, row = best[:len(acc)], row[:len(acc)]
 	for x, v := range row {
-		acc[x] += w * min(best[x], v)
+		acc[x] += w * uint64(min(best[x], v))
 	}
 }

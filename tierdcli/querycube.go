@@ -100,9 +100,6 @@ type cubeResult struct {
 	NoDouble   *float64    `json:"no_double,omitempty"`
 	DoubleTake *float64    `json:"double_take,omitempty"`
 	DoublePass *float64    `json:"double_pass,omitempty"`
-	// measure names what plays are sorted by: "cubeful equity" or "match
-	// winning chance".
-	measure string
 }
 
 // cubeQuery answers the cube part of a bearoff query: nil when the run
@@ -217,7 +214,6 @@ func (q *cubeQuery) result(t tiergame.Tier, p tiergame.Position) (*cubeResult, e
 		if d, err = bearoff.MoneyDecision(planes, q.state); err != nil {
 			return nil, err
 		}
-		res.measure = "cubeful equity"
 	}
 	if q.eval != nil {
 		s := q.eval.Score()
@@ -235,7 +231,6 @@ func (q *cubeQuery) result(t tiergame.Tier, p tiergame.Position) (*cubeResult, e
 			return nil, err
 		}
 		res.CubeValue = q.value
-		res.measure = "match winning chance"
 	}
 	res.Action = d.Action.String()
 	res.NoDouble = &d.NoDouble

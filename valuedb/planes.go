@@ -28,14 +28,7 @@ func WritePlanes(path string, h Header, names []string, vals []tiergame.Prob, op
 	if !validPlanes(names) || len(vals)%k != 0 {
 		return h, fmt.Errorf("valuedb %s: %d values in planes %q", path, len(vals), names)
 	}
-	var o WriteOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.BlockRecords <= 0 {
-		o.BlockRecords = DefaultProbBlockRecords
-	}
-	o = o.normalized()
+	o := probOptions(opts)
 	n := len(vals) / k
 	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(n), 0, 0, 0, 0, 0
 	h.Kind, h.RecordBytes, h.Mean, h.Planes = KindPlanes, k*probBytes, 0, strings.Join(names, ",")

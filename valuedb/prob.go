@@ -46,14 +46,7 @@ func checkKind(m string, h Header) error {
 // on (each record a little-endian uint32 split into byte planes), which
 // zstd compresses better than whole records.
 func WriteProbs(path string, h Header, vals []tiergame.Prob, opts *WriteOptions) (Header, error) {
-	var o WriteOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.BlockRecords <= 0 {
-		o.BlockRecords = DefaultProbBlockRecords
-	}
-	o = o.normalized()
+	o := probOptions(opts)
 	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(vals)), 0, 0, 0, 0, 0
 	h.Kind, h.RecordBytes, h.Mean = KindProbability, probBytes, 0
 	var sum float64
@@ -79,6 +72,19 @@ func WriteProbs(path string, h Header, vals []tiergame.Prob, opts *WriteOptions)
 		return nil
 	})
 	return h, err
+}
+
+// probOptions are the options of a database of probabilities or planes:
+// DefaultProbBlockRecords records a block unless opts say otherwise.
+func probOptions(opts *WriteOptions) WriteOptions {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.BlockRecords <= 0 {
+		o.BlockRecords = DefaultProbBlockRecords
+	}
+	return o.normalized()
 }
 
 // probAt decodes record i of a block of byte planes.

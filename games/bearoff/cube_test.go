@@ -219,21 +219,8 @@ func BenchmarkPlaneKernel(b *testing.B) {
 func TestMoneySeededRun(t *testing.T) {
 	g := moneyGame(t, 4, 6)
 	full := solveRun(t, g, solver.Config{})
-	seeds := map[tiergame.Tier][]tiergame.Position{}
-	r := rand.New(rand.NewPCG(17, 18))
-	var picked [][2]int
-	for range 4 {
-		i, j := 1+r.IntN(g.n-1), 1+r.IntN(g.n-1)
-		tier, pos := g.Position(i, j)
-		seeds[tier] = append(seeds[tier], pos)
-		picked = append(picked, [2]int{i, j})
-	}
-	dir := t.TempDir()
-	if _, err := solver.WriteSeeds(dir, g, seeds); err != nil {
-		t.Fatal(err)
-	}
 	runDir := filepath.Join(t.TempDir(), "run")
-	part := solveRun(t, g, solver.Config{Seeds: dir, Dir: runDir})
+	part, picked := seededRun(t, g, 4, 17, runDir)
 	for _, ij := range picked {
 		tier, pos := g.Position(ij[0], ij[1])
 		want, err1 := full.Planes(tier, pos)

@@ -144,15 +144,3 @@ func (r *Run) loadChance(t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier) (
 		return LoadChanceTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
 	})
 }
-
-// chanceBytes is the memory of a solved tier of a chance game (a
-// ChanceTier): its set, its probabilities by rank (and by position where
-// the tier is dense but not full) and its planes, four bytes each.
-func (r *Run) chanceBytes(t tiergame.Tier) uint64 {
-	size, count := r.Game.TierSize(t), r.count(t)
-	n := bitsetBytes(size) + count*4*uint64(1+tiergame.PlaneCount(r.Game))
-	if count < size && (size <= denseLimit || size/2 <= count) {
-		n += size * 4
-	}
-	return n
-}

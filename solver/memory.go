@@ -37,8 +37,16 @@ func (r *Run) reachBytes(t tiergame.Tier) uint64 {
 	for _, c := range r.Graph.Children[t] {
 		children += bitsetBytes(g.TierSize(c))
 	}
-	return n + uint64(r.Workers)*children + writerSlack
+	return n + uint64(r.Workers)*children + writerBytes(g.TierSize(t))
 }
+
+// writerBytes is what writing the level file of a tier of size hashes
+// may hold besides its set: its four candidates, each in memory up to
+// 64 MiB (then it spills to disk), and compressed: about a bitmap's size
+// at most for the smallest of them, which is all that matters once a
+// candidate has lost. Level files of the sparse or structured tiers games
+// have are far smaller.
+func writerBytes(size uint64) uint64 { return min(writerSlack, 4*min(64<<20, bitsetBytes(size))) }
 
 // count is the number of positions of tier t a step holds: the reachable
 // ones once the manifest knows them; before, the most there can be: the
@@ -116,22 +124,64 @@ type Estimate struct {
 	LargestFit uint64
 }
 
+// BaseBytes is what a run holds whatever its game, counted in every
+// step's estimate: the program, the Go runtime, goroutine stacks,
+// compression tables (measured: 27-35 MiB for tic-tac-toe, Quixo 3x3 and
+// Connect Four 4x4 with 2 workers).
+const BaseBytes = 32 << 20
+
 // Estimate computes the memory estimate of a run: counts are the reachable
 // ones where the manifest knows them, else whole hash spaces.
 func (r *Run) Estimate() Estimate {
 	e := Estimate{Tiers: len(r.Graph.Tiers), Budget: r.Memory, LargestFit: LargestTier(r.Memory, r.Workers)}
+	solve := r.solveSteps()
 	for _, t := range r.Graph.Tiers {
 		size := r.Game.TierSize(t)
 		e.HashSpace += size
 		e.Largest = max(e.Largest, size)
-		for _, n := range []uint64{r.reachBytes(t), r.solveBytes(t)} {
-			if n > e.Need {
+		for _, n := range []uint64{r.reachBytes(t), solve[t]} {
+			if n += BaseBytes; n > e.Need {
 				e.Tier, e.Need = t, n
 			}
 		}
 	}
 	e.Fits = e.Need <= e.Budget
 	return e
+}
+
+// solveSteps estimates the peak memory of each tier's solving step as
+// Run.Solve takes them, children first: the step's own (solveBytes), the
+// solved tiers it keeps for parents still to solve, and the next tier's
+// level file, which loads meanwhile.
+func (r *Run) solveSteps() map[tiergame.Tier]uint64 {
+	order := r.Graph.SolveOrder()
+	steps := make(map[tiergame.Tier]uint64, len(order))
+	held := map[tiergame.Tier]uint64{} // solved tiers kept for their parents
+	left := map[tiergame.Tier]int{}
+	var heldSum uint64
+	for _, t := range order {
+		left[t] = len(r.Graph.Parents[t])
+	}
+	for i, t := range order {
+		others := heldSum
+		for _, c := range r.Graph.Children[t] {
+			others -= held[c] // in solveBytes
+		}
+		var next uint64
+		if i+1 < len(order) {
+			next = bitsetBytes(r.Game.TierSize(order[i+1]))
+		}
+		steps[t] = r.solveBytes(t) + others + next
+		held[t] = r.solvedBytes(t)
+		heldSum += held[t]
+		for _, c := range r.Graph.Children[t] {
+			if left[c]--; left[c] == 0 {
+				heldSum -= held[c]
+				delete(held, c)
+			}
+		}
+	}
+	return steps
 }
 
 // Plan builds the tier graph of cfg's game and estimates its memory,

@@ -172,6 +172,18 @@ func (m Move) Outcome() tiergame.Value {
 	return m.Child.Value()
 }
 
+// Remoteness is the move's remoteness for the player making it: the
+// plies to the end counted from the position before the move, the move
+// included (the child's remoteness + 1), so that the best move's Outcome
+// and Remoteness are the position's own value and remoteness. 0 for a
+// draw, which has none.
+func (m Move) Remoteness() int {
+	if m.Child.Value() == tiergame.Draw {
+		return 0
+	}
+	return m.Child.Remoteness() + 1
+}
+
 // Moves returns the moves of a position with their values, best first for
 // the player to move: wins (quickest first), ties (quickest first), draws,
 // then losses (slowest first). The moves and the positions they lead to

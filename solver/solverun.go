@@ -321,6 +321,10 @@ func setSolved(rec *TierRecord, fi *FileInfo, h valuedb.Header) {
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 }
 
+// probBytes is the memory per position of a chance tier's values, by
+// rank (and by position for most tiers: see NewChanceTier).
+const probBytes = 8
+
 // cellBytes is the memory of a cell: a position's state while a loopy
 // tier is solved, and its record once solved (layout8; a tier whose
 // remoteness outgrows a byte takes two).
@@ -329,10 +333,10 @@ const cellBytes = 1
 // solvedBytes is the memory of tier t once solved (a SolvedTier): its set
 // and its cells.
 func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
-	if r.isChance() {
-		return r.chanceBytes(t)
-	}
 	size, count := r.Game.TierSize(t), r.count(t)
+	if r.isChance() { // its planes too, four bytes each a position
+		return bitsetBytes(size) + count*(probBytes+4*uint64(tiergame.PlaneCount(r.Game)))
+	}
 	cells := count
 	if size <= denseLimit || size/2 <= count {
 		cells = size
@@ -346,7 +350,9 @@ func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 // each child tier's set and cells. Counts are from Run.count.
 func (r *Run) solveBytes(t tiergame.Tier) uint64 {
 	n := r.solvedBytes(t)
-	if !r.Graph.Loopy[t] && !r.isChance() {
+	if r.isChance() {
+		n += r.count(t) * probBytes // made by rank, then indexed
+	} else if !r.Graph.Loopy[t] {
 		n += r.count(t) * recordBytes
 	}
 	for _, c := range r.Graph.Children[t] {

@@ -37,7 +37,7 @@ func (p *Program) registerCluster() {
 		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
 	p.cli.Register(&cli.Command{Name: "fetch", Run: p.runFetch,
 		Usage:   "fetch --coordinators URLS --token-file F --out DIR [--through-coordinators] RUN",
-		Summary: "download a finished cluster run in the layout of tierd solve"})
+		Summary: "download a finished cluster run in the layout of a solve"})
 }
 
 // clusterFlags are the flags every cluster client command has.
@@ -46,10 +46,10 @@ type clusterFlags struct {
 	timeout                        *time.Duration
 }
 
-func newClusterFlags(fs *flag.FlagSet) *clusterFlags {
+func newClusterFlags(fs *flag.FlagSet, prog string) *clusterFlags {
 	return &clusterFlags{
 		coordinators: fs.String("coordinators", "", "comma-separated coordinator URLs, e.g. http://10.0.0.1:7070,http://10.0.0.2:7070"),
-		tokenFile:    fs.String("token-file", "", "file holding a token of the cluster: the admin token, or the worker token (tierd worker) or the read token (tierd status, tierd fetch)"),
+		tokenFile:    fs.String("token-file", "", "file holding a token of the cluster: the admin token, or the worker token ("+prog+" worker) or the read token ("+prog+" status, "+prog+" fetch)"),
 		tlsCA:        fs.String("tls-ca", "", "PEM file of the CA that signed the coordinators' certificates (for https URLs)"),
 		timeout:      fs.Duration("timeout", 30*time.Second, "how long to keep trying while no coordinator or leader answers"),
 	}
@@ -159,7 +159,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 	data := fs.String("data", "", "data folder: raft log, snapshots, artifact store")
 	tokenFile := fs.String("token-file", "", "file holding the admin token (everything; the coordinators use it between themselves)")
 	workerTokenFile := fs.String("worker-token-file", "", "file holding the worker token: lease, heartbeat, complete, release, blob upload and download")
-	readTokenFile := fs.String("read-token-file", "", "file holding the read token: status page, /v1/status, runs, /metrics, blob download (tierd status, tierd fetch)")
+	readTokenFile := fs.String("read-token-file", "", "file holding the read token: status page, /v1/status, runs, /metrics, blob download ("+p.Name()+" status, "+p.Name()+" fetch)")
 	bootstrap := fs.String("bootstrap", "", "first start of a new cluster only: every coordinator as ID=RAFTADDR=HTTPADDR,... (the addresses the others dial: advertised)")
 	lease := fs.Duration("lease", cluster.DefaultLeaseTTL, "lease time to live without a worker heartbeat")
 	maxBlob := fs.String("max-artifact", "64GiB", "largest artifact accepted")
@@ -261,7 +261,7 @@ func (p *Program) runCoordinator(e *cli.Env, args []string) error {
 
 func (p *Program) runWorker(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "worker")
-	cf := newClusterFlags(fs)
+	cf := newClusterFlags(fs, p.Name())
 	data := fs.String("data", "", "cache folder (inputs by SHA-256, outputs until accepted); nothing in it matters")
 	threads := fs.Int("threads", 0, "units run at once (default: all cores)")
 	id := fs.String("id", "", "this worker's name (default: HOST-PID)")
@@ -315,15 +315,15 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 
 func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "submit")
-	cf := newClusterFlags(fs)
-	game := fs.String("game", "", "game to solve (see tierd games)")
+	cf := newClusterFlags(fs, p.Name())
+	game := fs.String("game", "", "game to solve (see "+p.Name()+" games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	perThread := fs.Int("ranges-per-thread", cluster.DefaultSettings.RangesPerThread, "units a tier is cut into per worker thread")
 	expandPerThread := fs.Int("expand-ranges-per-thread", cluster.DefaultSettings.ExpandRangesPerThread, "units a tier's expansion is cut into per worker thread (0: as --ranges-per-thread)")
 	maxRanges := fs.Int("max-ranges", cluster.DefaultSettings.MaxRanges, "most units a tier is cut into")
 	minRange := fs.Uint64("min-range", cluster.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
 	level := fs.Int("level", cluster.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
-	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as tierd solve --symmetry")
+	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as "+p.Name()+" solve --symmetry")
 	wait := fs.Bool("wait", false, "wait for the run to finish (exit 1 if it fails)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -332,7 +332,7 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 		return cli.UsageError("unexpected argument %q", fs.Arg(0))
 	}
 	if *game == "" {
-		return cli.UsageError("--game is required (see tierd games)")
+		return cli.UsageError("--game is required (see %s games)", p.Name())
 	}
 	// A game this program knows is checked here (a bad option is a wrong
 	// command line); one it does not know goes to the coordinators, whose
@@ -373,7 +373,7 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 
 func (p *Program) runStatus(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "status")
-	cf := newClusterFlags(fs)
+	cf := newClusterFlags(fs, p.Name())
 	asJSON := fs.Bool("json", false, "print JSON")
 	wait := fs.Bool("wait", false, "wait for RUN to finish, then print its status (exit 1 if it failed)")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -423,12 +423,12 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 			return err
 		}
 	}
-	printStatus(e, st, run)
+	printStatus(e, p.Name(), st, run)
 	return failed
 }
 
 // printStatus prints the cluster's status, and a run's tiers if given.
-func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
+func printStatus(e *cli.Env, prog string, st *cluster.StatusResponse, run *cluster.Run) {
 	w := e.Stdout
 	var ms []string
 	for _, m := range st.Members {
@@ -473,8 +473,8 @@ func printStatus(e *cli.Env, st *cluster.StatusResponse, run *cluster.Run) {
 		tw.Flush()
 		for _, wk := range st.Workers {
 			if len(wk.MissingGames) > 0 {
-				fmt.Fprintf(w, "worker %s does not have %s: their runs wait for a worker that runs a tierd with them (it has %s)\n",
-					wk.ID, strings.Join(wk.MissingGames, ", "), strings.Join(wk.Games, ", "))
+				fmt.Fprintf(w, "worker %s does not have %s: their runs wait for a worker that runs a %s with them (it has %s)\n",
+					wk.ID, strings.Join(wk.MissingGames, ", "), prog, strings.Join(wk.Games, ", "))
 			}
 		}
 	}
@@ -503,9 +503,9 @@ func unitCount(us []*cluster.Unit) string {
 
 func (p *Program) runFetch(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "fetch")
-	cf := newClusterFlags(fs)
-	out := fs.String("out", "", "folder to write the run into (the layout of tierd solve)")
-	asJSON := fs.Bool("json", false, "print the summary as JSON, as tierd solve --json")
+	cf := newClusterFlags(fs, p.Name())
+	out := fs.String("out", "", "folder to write the run into (the layout of "+p.Name()+" solve)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON, as "+p.Name()+" solve --json")
 	through := fs.Bool("through-coordinators", false, "with an object store (--store), read the files through the coordinators rather than from the store (for a machine that cannot reach the store)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -535,13 +535,13 @@ func (p *Program) runFetch(e *cli.Env, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)
 	}
-	printSolve(e.Stdout, sum)
+	printSolve(e.Stdout, p.Name(), sum)
 	return nil
 }
 
 func (p *Program) runMembers(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "members")
-	cf := newClusterFlags(fs)
+	cf := newClusterFlags(fs, p.Name())
 	add := fs.String("add", "", "add a coordinator, started with an empty --data and no --bootstrap: ID=RAFTADDR=HTTPADDR")
 	remove := fs.String("remove", "", "remove a coordinator (one that is lost, or about to be)")
 	if err := cli.ParseFlags(fs, args); err != nil {

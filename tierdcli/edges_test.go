@@ -1,12 +1,16 @@
 package tierdcli
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -201,5 +205,74 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 			t.Errorf("query with %s damaged: exit %d, %q", path, code, stderr)
 		}
 		flipByte(t, filepath.Join(dir, path))
+	}
+}
+
+// TestProgramName: a program named otherwise says its own name in its
+// usage, its errors and the commands it suggests, never tierd's.
+func TestProgramName(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
+		code := New(games.Default()).Named("strip").Run(e, args)
+		return code, out.String(), errb.String()
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		out, err string // what stdout and stderr hold
+	}{
+		{[]string{"solve", "--bad"}, 2, "", "strip solve: flag provided but not defined: -bad\nusage: strip solve --game NAME"},
+		{[]string{"solve"}, 2, "", "strip solve: --game is required (see strip games)"},
+		{[]string{"solve", "-h"}, 0, "usage: strip solve", ""},
+		{[]string{"nosuch"}, 2, "", `strip: unknown command "nosuch" (run strip help)`},
+		{[]string{"query", "--db", filepath.Join(dir, "none"), "x"}, 1, "", "strip query: "},
+		{[]string{"solve", "--game", "tictactoe", "--out", dir}, 0, "(strip query --db " + dir + " POSITION)", ""},
+		{[]string{"help"}, 0, "run 'strip COMMAND -h'", ""},
+	} {
+		code, stdout, stderr := run(tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.out) || !strings.Contains(stderr, tc.err) || strings.Contains(stdout+stderr, "tierd ") {
+			t.Errorf("strip %s: exit %d\nstdout %q\nstderr %q\nwant exit %d, %q and %q, and no tierd", strings.Join(tc.args, " "), code, stdout, stderr, tc.code, tc.out, tc.err)
+		}
+	}
+}
+
+// TestQueryJSONViews: query --json gives each move from two named views:
+// the mover's (mover_value, mover_remoteness: the best move's are the
+// position's own) and the child's (child_value, child_remoteness: the
+// position after the move, for the player to move there); the old value
+// (the mover's) and remoteness (the child's) stay for one release.
+func TestQueryJSONViews(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	flip := map[string]string{"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
+	for _, pos := range []string{"---/---/---", "x-o/-x-/--o", "xx-/oo-/---", "xo-/-x-/--o"} {
+		code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", pos)
+		var q struct {
+			Value      string
+			Remoteness int
+			Moves      []struct {
+				Move, Value     string
+				Remoteness      int
+				MoverValue      string `json:"mover_value"`
+				MoverRemoteness int    `json:"mover_remoteness"`
+				ChildValue      string `json:"child_value"`
+				ChildRemoteness int    `json:"child_remoteness"`
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &q) != nil || len(q.Moves) == 0 {
+			t.Fatalf("query %s: exit %d: %s %s", pos, code, stdout, stderr)
+		}
+		if best := q.Moves[0]; best.MoverValue != q.Value || best.MoverRemoteness != q.Remoteness {
+			t.Errorf("%s is a %s in %d, its best move %s a %s in %d for the mover", pos, q.Value, q.Remoteness, best.Move, best.MoverValue, best.MoverRemoteness)
+		}
+		for _, m := range q.Moves {
+			if m.MoverValue != flip[m.ChildValue] || m.MoverRemoteness != m.ChildRemoteness+1 || m.Value != m.MoverValue || m.Remoteness != m.ChildRemoteness {
+				t.Errorf("%s, move %s: %+v", pos, m.Move, m)
+			}
+		}
 	}
 }

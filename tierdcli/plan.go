@@ -30,7 +30,7 @@ type planJSON struct {
 
 func (p *Program) runPlan(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "plan")
-	game := fs.String("game", "", "game (see tierd games)")
+	game := fs.String("game", "", "game (see "+p.Name()+" games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	symmetry := fs.Bool("symmetry", false, "a run that keeps one position per symmetry class (as solve --symmetry)")
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
@@ -80,8 +80,8 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s%s): %d tiers, hash space %d positions (largest tier %d)\n",
 		g.Name(), g.Option(), kind, est.Tiers, est.HashSpace, est.Largest)
-	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s; budget %s with %d workers: %s\n",
-		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(est.Budget), r.Workers, verdict)
+	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s (%s of it what every run holds: the program and the Go runtime); budget %s with %d workers: %s\n",
+		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(solver.BaseBytes), solver.BytesString(est.Budget), r.Workers, verdict)
 	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)
 	return fits()
 }

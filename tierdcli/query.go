@@ -25,10 +25,21 @@ func (p *Program) registerQuery() {
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
 }
 
+// queryMove is one move of query --json, from both views, each named: the
+// mover's (the result of making the move, as the position's own value and
+// remoteness read: the best move's are the position's) and the child's
+// (the position it leads to, for the player to move there, as the text
+// form's "(win in 3 to move there)").
 type queryMove struct {
-	Move       string `json:"move"`
-	Position   string `json:"position"`
-	Value      string `json:"value"` // for the player making the move
+	Move            string `json:"move"`
+	Position        string `json:"position"`
+	MoverValue      string `json:"mover_value"`
+	MoverRemoteness int    `json:"mover_remoteness"` // counted from the position before the move, the move included
+	ChildValue      string `json:"child_value"`
+	ChildRemoteness int    `json:"child_remoteness"`
+	// Deprecated, kept for one release: value is mover_value, remoteness
+	// is child_remoteness (two views in one object).
+	Value      string `json:"value"`
 	Remoteness int    `json:"remoteness"`
 }
 
@@ -46,7 +57,7 @@ type queryResult struct {
 
 func (p *Program) runQuery(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "query")
-	game := fs.String("game", "", "game (see tierd games)")
+	game := fs.String("game", "", "game (see "+p.Name()+" games)")
 	option := fs.String("option", "", "game options, K=V,...")
 	db := fs.String("db", "", "solved run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -116,7 +127,10 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 		res.Canonical = g.Format(t, c)
 	}
 	for _, m := range moves {
-		res.Moves = append(res.Moves, queryMove{Move: m.Name, Position: g.Format(m.Tier, m.Pos), Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
+		res.Moves = append(res.Moves, queryMove{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
+			MoverValue: m.Outcome().String(), MoverRemoteness: m.Remoteness(),
+			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
+			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
 	}
 	if *asJSON {
 		return json.NewEncoder(e.Stdout).Encode(res)
@@ -233,7 +247,7 @@ func (p *Program) runVerify(e *cli.Env, args []string) error {
 			return err
 		}
 	} else {
-		printVerify(e, out)
+		printVerify(e, p.Name(), out)
 	}
 	if !rep.OK() {
 		return cli.ErrSilent
@@ -242,20 +256,20 @@ func (p *Program) runVerify(e *cli.Env, args []string) error {
 }
 
 // printVerify says what verify checked and what it found.
-func printVerify(e *cli.Env, v verifyJSON) {
+func printVerify(e *cli.Env, prog string, v verifyJSON) {
 	for _, f := range v.FileErrors {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s\n", f)
+		fmt.Fprintf(e.Stderr, "%s verify: %s\n", prog, f)
 	}
 	for _, x := range v.Examples {
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %s\n", v.Dir, x)
+		fmt.Fprintf(e.Stderr, "%s verify: %s: %s\n", prog, v.Dir, x)
 	}
 	switch {
 	case len(v.FileErrors) > 0 && v.Tiers == 0:
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d of %d files do not match the manifest, so no value was re-derived; tierd solve --out %s redoes what is damaged\n",
-			v.Dir, len(v.FileErrors), v.Files, v.Dir)
+		fmt.Fprintf(e.Stderr, "%s verify: %s: %d of %d files do not match the manifest, so no value was re-derived; %s solve --out %s redoes what is damaged\n",
+			prog, v.Dir, len(v.FileErrors), v.Files, prog, v.Dir)
 	case !v.OK:
-		fmt.Fprintf(e.Stderr, "tierd verify: %s: %d files checked, %d do not match the manifest; %d of %d positions in %d tiers do not match their children\n",
-			v.Dir, v.Files, len(v.FileErrors), v.Mismatches, v.Positions, v.Tiers)
+		fmt.Fprintf(e.Stderr, "%s verify: %s: %d files checked, %d do not match the manifest; %d of %d positions in %d tiers do not match their children\n",
+			prog, v.Dir, v.Files, len(v.FileErrors), v.Mismatches, v.Positions, v.Tiers)
 	default:
 		fmt.Fprintf(e.Stdout, "%s: ok: %d files match the manifest (size and SHA-256); %d positions in %d tiers re-derived from their children\n",
 			v.Dir, v.Files, v.Positions, v.Tiers)

@@ -35,6 +35,7 @@ func (p *Program) registerRun() {
 
 // jobFlags are the flags of reach and solve.
 type jobFlags struct {
+	prog              string // the program\'s name, in messages
 	game, option, out *string
 	workers, ranges   *int
 	memory            *string
@@ -66,10 +67,11 @@ func (j *job) stopped(err error) error {
 		"%v; every finished tier is recorded in %s: run the same command again to resume", sig, j.run.Dir)}
 }
 
-func newJobFlags(fs *flag.FlagSet) *jobFlags {
+func newJobFlags(fs *flag.FlagSet, prog string) *jobFlags {
 	return &jobFlags{
-		game:         fs.String("game", "", "game to solve (see tierd games)"),
-		option:       fs.String("option", "", "game options, K=V,... (see tierd games)"),
+		prog:         prog,
+		game:         fs.String("game", "", "game to solve (see "+prog+" games)"),
+		option:       fs.String("option", "", "game options, K=V,... (see "+prog+" games)"),
 		out:          fs.String("out", "", "run folder (solve: default tierd-GAME-OPTIONS)"),
 		workers:      fs.Int("workers", 0, "worker goroutines (default: all cores)"),
 		ranges:       fs.Int("ranges", 0, "ranges each tier is cut into (default: one per worker); the output does not depend on it"),
@@ -109,7 +111,7 @@ func startProfile(path string) (stop func(), err error) {
 // the CPU profile and the signal handling.
 func (p *Program) startJob(e *cli.Env, name string, args []string) (*job, error) {
 	fs := p.flagSet(e, name)
-	jf := newJobFlags(fs)
+	jf := newJobFlags(fs, p.Name())
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func (p *Program) startJob(e *cli.Env, name string, args []string) (*job, error)
 // open builds the game and opens the run.
 func (jf *jobFlags) open(e *cli.Env, reg *games.Registry, defaultOut bool) (*solver.Run, error) {
 	if *jf.game == "" {
-		return nil, cli.UsageError("--game is required (see tierd games)")
+		return nil, cli.UsageError("--game is required (see %s games)", jf.prog)
 	}
 	g, err := reg.New(*jf.game, *jf.option)
 	if err != nil { // an unknown game or a bad option: the command line is wrong
@@ -333,7 +335,7 @@ func (p *Program) runSolve(e *cli.Env, args []string) error {
 	if !r.Worked() {
 		sum.already = "already solved" + whenItRan(r.Times.ReachSeconds+r.Times.SolveSeconds)
 	}
-	printSolve(e.Stdout, sum)
+	printSolve(e.Stdout, p.Name(), sum)
 	return nil
 }
 
@@ -354,7 +356,7 @@ func solveSummaryOf(m *solver.Manifest, dir string, secs float64) solveSummary {
 	return sum
 }
 
-func printSolve(w io.Writer, sum solveSummary) {
+func printSolve(w io.Writer, prog string, sum solveSummary) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tier\tname\treachable\twin\tlose\ttie\tdraw\t")
 	for _, t := range sum.Tiers {
@@ -376,7 +378,7 @@ func printSolve(w io.Writer, sum solveSummary) {
 	default:
 		fmt.Fprintf(w, "; the start position %s is a %s in %d", st.Position, st.Value, st.Remoteness)
 	}
-	fmt.Fprintf(w, "\nresults in %s (tierd query --db %s POSITION)\n", sum.Dir, sum.Dir)
+	fmt.Fprintf(w, "\nresults in %s (%s query --db %s POSITION)\n", sum.Dir, prog, sum.Dir)
 }
 
 // positionsWord is what a run's count of positions counts: in a symmetric

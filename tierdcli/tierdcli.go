@@ -7,6 +7,10 @@
 //		tierdcli.Main(games.Default().With(mygame.Spec))
 //	}
 //
+// The program calls itself by the name of its executable (strip solve
+// -h prints "usage: strip solve ..."); New(reg).Named("strip").Main()
+// gives it a name of its own.
+//
 // A cluster runs a game when its coordinators and workers run a binary
 // that registers it: a worker leases only units of the games it has.
 package tierdcli
@@ -17,6 +21,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -37,7 +43,7 @@ type Program struct {
 }
 
 // New returns tierd with the games of reg (games.Default() for the
-// bundled games).
+// bundled games), named "tierd" (see Named).
 func New(reg *games.Registry) *Program {
 	p := &Program{games: reg, cli: &cli.Program{
 		Name:    "tierd",
@@ -56,9 +62,39 @@ func New(reg *games.Registry) *Program {
 // 128+signal for a run stopped by SIGINT or SIGTERM.
 func (p *Program) Run(e *Env, args []string) int { return p.cli.Run(e, args) }
 
+// Named sets the program's name, which its usage, its errors and the
+// commands it suggests (in the line after a solve, in its hints) use,
+// and returns p.
+func (p *Program) Named(name string) *Program {
+	p.cli.Name = name
+	return p
+}
+
+// Name is the program's name.
+func (p *Program) Name() string { return p.cli.Name }
+
 // Main runs tierd with the games of reg on the process's command line
-// and exits with its code.
+// and exits with its code. The program is named after its executable
+// (os.Args[0] without its folder or a .exe): tierd for cmd/tierd, and
+// your own name for your own main.
 func Main(reg *games.Registry) {
+	New(reg).Named(executableName()).Main()
+}
+
+// executableName is the name the process was started by, without its
+// folder or a .exe ("tierd" if there is none).
+func executableName() string {
+	if len(os.Args) == 0 || os.Args[0] == "" {
+		return "tierd"
+	}
+	return strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+}
+
+// Main runs p on the process's command line and exits with its code:
+// the commands print to the process's standard output and error, and
+// log (log/slog) to standard error, warnings only on a terminal, where
+// a progress line shows the rest.
+func (p *Program) Main() {
 	level := slog.LevelInfo
 	if term.IsTerminal(int(os.Stderr.Fd())) {
 		level = slog.LevelWarn // the progress line says it all
@@ -69,7 +105,7 @@ func Main(reg *games.Registry) {
 		Stderr: os.Stderr,
 		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}
-	os.Exit(New(reg).Run(e, os.Args[1:]))
+	os.Exit(p.Run(e, os.Args[1:]))
 }
 
 // flagSet returns the flag set of the command called name.

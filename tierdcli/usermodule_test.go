@@ -97,13 +97,18 @@ func main() {
 }
 `
 
-// userBinary builds userMain in a module of its own in a temporary
-// folder, requiring this checkout through a replace, offline: the
-// dependencies come from the module cache the project's own build filled.
-// The module lists the project's requirements as its own, as go mod tidy
-// would, so that the build needs no go.mod file that the project's build
-// did not (some of them, of modules older than Go 1.17, would name
-// modules that are not in the cache).
+// userBinary builds userMain the way docs/writing-a-game.md says, step
+// for step ("Outside this repository"): a new module in a folder of its
+// own (go mod init), a workspace with this checkout (go work init . ROOT),
+// go build. It builds as a user's machine without the network and without
+// the checksum database would: no module proxy (GOPROXY=off), nothing
+// written to a go.sum (-mod=readonly), and a GOPATH of its own, so no
+// state of the checksum database that an earlier go mod tidy may have
+// left; only the module cache that building this repository filled. The
+// module gets no go.sum: the workspace takes the checksums from this
+// checkout's. Then go mod graph of the module must hold none of the
+// modules only this repository's tests, benchmarks and deployment checks
+// use.
 func userBinary(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
@@ -114,33 +119,54 @@ func userBinary(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	projectMod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	modCache, err := exec.Command(goBin, "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(projectMod), "\n") // all but the module line
-	if !ok {
-		t.Fatal("the project's go.mod is one line")
-	}
-	goMod := "module example.com/mynim\n" + rest + "\nrequire github.com/tiersolve/tiersolve v0.0.0\n" +
-		"\nreplace github.com/tiersolve/tiersolve => " + root + "\n"
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
+	dir := filepath.Join(t.TempDir(), "mynim")
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, b := range map[string][]byte{"go.mod": []byte(goMod), "go.sum": sum, "main.go": []byte(userMain)} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
+	env := append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=", "GOTOOLCHAIN=local",
+		"GOSUMDB=sum.golang.org", "GONOSUMDB=", "GONOSUMCHECK=", "GOPRIVATE=", "GOINSECURE=",
+		"GOPATH="+t.TempDir(), "GOMODCACHE="+strings.TrimSpace(string(modCache)))
+	goCmd := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s (as docs/writing-a-game.md says, offline, without the checksum database): %v\n%s", strings.Join(args, " "), err, out)
 		}
+		return string(out)
+	}
+	goCmd("mod", "init", "example.com/mynim")
+	goCmd("work", "init", ".", root)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(userMain), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "mynim")
-	cmd := exec.Command(goBin, "build", "-o", bin, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build of a user's module (offline, with a replace to %s): %v\n%s", root, err, out)
+	goCmd("build", "-o", bin, ".")
+	for _, name := range []string{"go.sum", "go.work.sum"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("the build wrote %s: a checksum came from somewhere other than the checkout's go.sum", name)
+		}
 	}
+	graph := goCmd("mod", "graph")
+	modules := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(graph), "\n") {
+		from, to, _ := strings.Cut(line, " ")
+		modules[to] = true
+		if from != "github.com/tiersolve/tiersolve" {
+			continue
+		}
+		for _, testOnly := range []string{"github.com/Shopify/toxiproxy", "github.com/rs/zerolog", "gonum.org/v1/plot", "k8s.io/", "sigs.k8s.io/yaml"} {
+			if strings.HasPrefix(to, testOnly) {
+				t.Errorf("go mod graph: tiersolve requires %s, which only its tests, benchmarks or deployment checks use", to)
+			}
+		}
+	}
+	t.Logf("the user's module: no go.sum; %d module versions in its go mod graph", len(modules))
 	return bin
 }
 
@@ -166,6 +192,10 @@ func TestUserModule(t *testing.T) {
 		return 0, out.String(), errb.String()
 	}
 
+	// The binary calls itself by its own name.
+	if code, _, stderr := run("solve", "--bad"); code != 2 || !strings.Contains(stderr, "mynim solve: flag provided but not defined: -bad\nusage: mynim solve ") {
+		t.Errorf("mynim solve --bad: exit %d, %q; want exit 2 and mynim's own name", code, stderr)
+	}
 	code, stdout, stderr := run("games")
 	if code != 0 || !strings.Contains(stdout, "nim\tNim with two heaps") || !strings.Contains(stdout, "connect4\t") {
 		t.Fatalf("games: exit %d: %s %s", code, stdout, stderr)
@@ -191,11 +221,12 @@ func TestUserModule(t *testing.T) {
 		Value      string `json:"value"`
 		Remoteness int    `json:"remoteness"`
 		Moves      []struct {
-			Position, Value string
+			Position   string
+			MoverValue string `json:"mover_value"`
 		} `json:"moves"`
 	}
 	if code != 0 || json.Unmarshal([]byte(stdout), &q) != nil || q.Value != "win" || q.Remoteness != 3 || len(q.Moves) != 4 ||
-		q.Moves[0].Position != "1,1" || q.Moves[0].Value != "win" {
+		q.Moves[0].Position != "1,1" || q.Moves[0].MoverValue != "win" {
 		t.Fatalf("query 3,1: exit %d: %s %s", code, stdout, stderr)
 	}
 	if code, stdout, stderr = run("verify", "--db", solved); code != 0 {

@@ -1,66 +1,70 @@
 // Package faultnet puts TCP proxies that inject faults between the parts
-// of a cluster in tests, on loopback: Shopify's toxiproxy, embedded (no
-// server process, no HTTP API), with the faults the cluster's tests need:
-// a partition (Cut, Heal), latency with jitter, a bandwidth cap, and
-// connections reset at random.
+// of a cluster in tests, on loopback, with the faults the cluster's tests
+// need: a partition (Cut, Heal), latency with jitter, a bandwidth cap,
+// and connections reset at random.
 //
-// Two toxics are its own: a valve (a bandwidth cap that can be closed
-// in the middle of a chunk, and holds what it has until it opens) and a
-// reset at random chunks (toxiproxy's own reset_peer decides once per
-// connection).
+// The proxies are Shopify's toxiproxy, run in a process of its own (the
+// command in faultproxy/, a module of its own with two toxics added)
+// that this package starts and drives through its HTTP API on loopback.
+// So toxiproxy is a requirement of that module only: it is in no module
+// graph of a program that imports this repository's packages, and
+// linked into no command.
 //
-// Only tests import it: toxiproxy is linked into no command.
+// The server is built with the go command on first use, from this
+// checkout (or taken from $TIERD_FAULTPROXY), started once per process,
+// and exits when that process does.
 package faultnet
 
 import (
+	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/Shopify/toxiproxy/v2/stream"
-	"github.com/Shopify/toxiproxy/v2/toxics"
-	"github.com/rs/zerolog"
 )
 
 // Net is a set of proxies.
 type Net struct {
-	api *toxiproxy.ApiServer
+	id int64 // names the proxies of this Net apart from other Nets' in the server
 
 	mu      sync.Mutex
 	proxies []*Proxy
 }
 
-// New returns an empty set of proxies.
+var nets atomic.Int64
+
+// New returns an empty set of proxies. The server starts with the first
+// proxy.
 func New() *Net {
-	return &Net{api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())}
+	return &Net{id: nets.Add(1)}
 }
 
 // Proxy starts a proxy on a free loopback port that forwards every
 // connection to upstream (host:port).
 func (n *Net) Proxy(name, upstream string) (*Proxy, error) {
-	p := toxiproxy.NewProxy(n.api, name, "127.0.0.1:0", upstream)
-	if err := p.Start(); err != nil {
+	s, err := theServer()
+	if err != nil {
 		return nil, fmt.Errorf("faultnet: proxy %s: %w", name, err)
 	}
-	px := &Proxy{p: p, valve: newValve()}
-	valves.Store(name, px.valve)
-	for _, stream := range []string{"upstream", "downstream"} {
-		b, _ := json.Marshal(map[string]any{"name": "faultnet_valve_" + stream, "type": "faultnet_valve", "stream": stream, "attributes": map[string]string{"valve": name}})
-		if _, err := p.Toxics.AddToxicJson(bytes.NewReader(b)); err != nil {
-			p.Stop()
-			return nil, fmt.Errorf("faultnet: proxy %s: %w", name, err)
-		}
+	p := &Proxy{s: s, name: name, id: fmt.Sprintf("n%d-%s", n.id, name)}
+	var resp struct{ Listen string }
+	if err := s.call("POST", "/proxies", map[string]string{"name": p.id, "upstream": upstream}, &resp); err != nil {
+		return nil, fmt.Errorf("faultnet: proxy %s: %w", name, err)
 	}
+	p.addr = resp.Listen
 	n.mu.Lock()
-	n.proxies = append(n.proxies, px)
+	n.proxies = append(n.proxies, p)
 	n.mu.Unlock()
-	return px, nil
+	return p, nil
 }
 
 // Close stops every proxy and closes their connections.
@@ -70,42 +74,28 @@ func (n *Net) Close() {
 	n.proxies = nil
 	n.mu.Unlock()
 	for _, p := range ps {
-		p.valve.set(true, 0)
-		p.p.Stop()
-		valves.Delete(p.p.Name)
+		p.s.call("DELETE", "/proxies/"+p.id, nil, nil)
 	}
 }
 
 // Proxy is one proxy: every connection to Addr goes on to its upstream
 // through the faults added to it, in both directions.
 type Proxy struct {
-	p     *toxiproxy.Proxy
-	valve *valve
-
-	mu    sync.Mutex
-	names []string // the toxics in place
+	s        *server
+	name, id string
+	addr     string
 }
 
 // Addr is where the proxy listens (127.0.0.1:PORT).
-func (p *Proxy) Addr() string { return p.p.Listen }
+func (p *Proxy) Addr() string { return p.addr }
 
 // Name is the proxy's name.
-func (p *Proxy) Name() string { return p.p.Name }
+func (p *Proxy) Name() string { return p.name }
 
-// both adds a toxic of a type with attributes to both directions.
-func (p *Proxy) both(typ string, toxicity float32, attrs any) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, stream := range []string{"upstream", "downstream"} {
-		name := fmt.Sprintf("%s_%s_%d", typ, stream, len(p.names))
-		b, err := json.Marshal(map[string]any{"name": name, "type": typ, "stream": stream, "toxicity": toxicity, "attributes": attrs})
-		if err != nil {
-			return err
-		}
-		if _, err := p.p.Toxics.AddToxicJson(bytes.NewReader(b)); err != nil {
-			return fmt.Errorf("faultnet: %s on %s: %w", typ, p.p.Name, err)
-		}
-		p.names = append(p.names, name)
+// fault asks the server for a fault on this proxy.
+func (p *Proxy) fault(fault string, body any) error {
+	if err := p.s.call("POST", "/proxies/"+p.id+"/"+fault, body, nil); err != nil {
+		return fmt.Errorf("faultnet: %s on %s: %w", fault, p.name, err)
 	}
 	return nil
 }
@@ -117,25 +107,13 @@ func (p *Proxy) both(typ string, toxicity float32, attrs any) error {
 // order, as TCP retransmits after a partition heals. On a proxy slowed by
 // Slow, the cut falls where the data is: a chunk half sent stays half
 // sent.
-func (p *Proxy) Cut() error {
-	p.valve.set(false, p.valve.rate.Load())
-	return nil
-}
+func (p *Proxy) Cut() error { return p.fault("cut", nil) }
 
 // Slow delays every chunk of data by latency ± jitter (each direction)
 // and caps each direction of each connection at rate bytes per second
 // (at least 10; 0: no cap).
 func (p *Proxy) Slow(latency, jitter time.Duration, rate int64) error {
-	if latency > 0 {
-		if err := p.both("latency", 1, map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()}); err != nil {
-			return err
-		}
-	}
-	if rate > 0 {
-		rate = max(10, rate)
-	}
-	p.valve.rate.Store(rate)
-	return nil
+	return p.fault("slow", map[string]int64{"latency_ms": latency.Milliseconds(), "jitter_ms": jitter.Milliseconds(), "rate": rate})
 }
 
 // ResetRandomly closes a connection abruptly, mid-stream, with
@@ -144,168 +122,139 @@ func (p *Proxy) Slow(latency, jitter time.Duration, rate int64) error {
 // chunks survives with probability (1-prob)^n. Connections opened after
 // the call are reset (RST, SO_LINGER 0), older ones closed (FIN).
 func (p *Proxy) ResetRandomly(prob float64) error {
-	// reset_peer with a toxicity of 0 never fires: it is there because
-	// toxiproxy sets SO_LINGER 0 on the links of a proxy that has one.
-	if err := p.both("reset_peer", 0, map[string]int64{"timeout": 0}); err != nil {
-		return err
-	}
-	return p.both("faultnet_reset", 1, map[string]float64{"probability": prob})
+	return p.fault("reset", map[string]float64{"probability": prob})
 }
 
 // Heal removes every fault: held data goes through.
-func (p *Proxy) Heal() error {
-	p.valve.set(true, 0)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, name := range p.names {
-		if err := p.p.Toxics.RemoveToxic(context.Background(), name); err != nil {
-			return fmt.Errorf("faultnet: healing %s: %w", p.p.Name, err)
-		}
-	}
-	p.names = nil
-	return nil
-}
-
-func init() {
-	toxics.Register("faultnet_valve", new(valveToxic))
-	toxics.Register("faultnet_reset", new(resetToxic))
-	zerolog.SetGlobalLevel(zerolog.Disabled) // toxiproxy's toxics log to stderr through the global logger
-}
-
-// resets counts the connections ResetRandomly reset.
-var resets atomic.Int64
+func (p *Proxy) Heal() error { return p.fault("heal", nil) }
 
 // Resets is how many connections ResetRandomly has reset, over all the
-// proxies of the process.
-func Resets() int64 { return resets.Load() }
-
-// A valve is the first toxic of each direction of every proxy: it lets
-// data through at a rate, in pieces of a tenth of a second, or holds it
-// while it is closed, where it is, a chunk half sent included. Its state
-// is shared by the proxy's links and changed in place: toxiproxy's own
-// updates rewrite a toxic's attributes while its links run.
-type valve struct {
-	rate atomic.Int64 // bytes per second; 0: no cap
-
-	mu     sync.Mutex
-	opened chan struct{} // closed while the valve is open
+// proxies of the process (0 before the first proxy).
+func Resets() int64 {
+	if running.Load() == nil {
+		return 0
+	}
+	var resp struct{ Resets int64 }
+	if err := running.Load().call("GET", "/resets", nil, &resp); err != nil {
+		return 0
+	}
+	return resp.Resets
 }
 
-var valves sync.Map // proxy name → *valve
-
-func newValve() *valve {
-	v := &valve{opened: make(chan struct{})}
-	close(v.opened)
-	return v
+// server is the running fault proxy of this process.
+type server struct {
+	url   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser // held, never written: the server exits when it closes
 }
 
-// set opens or closes the valve and sets its rate.
-func (v *valve) set(open bool, rate int64) {
-	v.rate.Store(rate)
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	select {
-	case <-v.opened:
-		if !open {
-			v.opened = make(chan struct{})
+var (
+	startOnce sync.Once
+	running   atomic.Pointer[server]
+	startErr  error
+)
+
+// theServer starts the process's server on first use.
+func theServer() (*server, error) {
+	startOnce.Do(func() {
+		var s *server
+		s, startErr = start()
+		running.Store(s)
+	})
+	return running.Load(), startErr
+}
+
+// start builds the server unless $TIERD_FAULTPROXY names one, and runs it
+// with a pipe as its standard input that only this process holds, so
+// that it exits with this process.
+func start() (*server, error) {
+	bin := os.Getenv("TIERD_FAULTPROXY")
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "faultproxy-")
+		if err != nil {
+			return nil, err
 		}
-	default:
-		if open {
-			close(v.opened)
+		defer os.RemoveAll(dir) // a running binary may be removed
+		if bin, err = build(dir); err != nil {
+			return nil, err
 		}
 	}
+	cmd := exec.Command(bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("%s did not start: %q %v: %s", bin, line, err, stderr.Bytes())
+	}
+	go io.Copy(io.Discard, stdout)
+	return &server{url: "http://" + addr, cmd: cmd, stdin: stdin}, nil
 }
 
-func (v *valve) open() <-chan struct{} {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.opened
-}
-
-// valveToxic is a proxy's valve in one link.
-type valveToxic struct {
-	Valve string `json:"valve"` // the proxy's name
-}
-
-// valveState holds the part of a chunk not sent yet.
-type valveState struct{ rest *stream.StreamChunk }
-
-func (valveToxic) NewState() any { return new(valveState) }
-
-func (t *valveToxic) Pipe(stub *toxics.ToxicStub) {
-	vv, ok := valves.Load(t.Valve)
+// build compiles the server from this checkout into dir.
+func build(dir string) (string, error) {
+	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		new(toxics.NoopToxic).Pipe(stub)
-		return
+		return "", fmt.Errorf("cannot find the fault proxy's source (set TIERD_FAULTPROXY)")
 	}
-	v, st := vv.(*valve), stub.State.(*valveState)
-	for {
-		if st.rest == nil {
-			select {
-			case <-stub.Interrupt:
-				return
-			case c := <-stub.Input:
-				if c == nil {
-					stub.Close()
-					return
-				}
-				st.rest = c
-			}
-		}
-		select {
-		case <-v.open():
-		case <-stub.Interrupt:
-			return
-		}
-		n, wait := len(st.rest.Data), time.Duration(0)
-		if rate := v.rate.Load(); rate > 0 {
-			n = min(n, int(rate/10))
-			wait = time.Duration(n) * time.Second / time.Duration(rate)
-		}
-		select {
-		case stub.Output <- &stream.StreamChunk{Data: st.rest.Data[:n], Timestamp: st.rest.Timestamp}:
-		case <-stub.Interrupt:
-			return
-		}
-		if st.rest.Data = st.rest.Data[n:]; len(st.rest.Data) == 0 {
-			st.rest = nil
-		}
-		if wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-stub.Interrupt:
-				return
-			}
-		}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
 	}
+	bin := filepath.Join(dir, "faultproxy")
+	cmd := exec.Command(goBin, "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "faultproxy")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the fault proxy in %s: %v\n%s", cmd.Dir, err, out)
+	}
+	return bin, nil
 }
 
-// resetToxic closes the link at a chunk with its probability.
-type resetToxic struct {
-	Probability float64 `json:"probability"`
-}
+// client is the HTTP client of every call: loopback, and quick.
+var client = &http.Client{Timeout: 30 * time.Second}
 
-func (t *resetToxic) Pipe(stub *toxics.ToxicStub) {
-	for {
-		select {
-		case <-stub.Interrupt:
-			return
-		case c := <-stub.Input:
-			if c == nil {
-				stub.Close()
-				return
-			}
-			if rand.Float64() < t.Probability {
-				resets.Add(1)
-				stub.Close()
-				return
-			}
-			select {
-			case stub.Output <- c:
-			case <-stub.Interrupt:
-				stub.Output <- c
-				return
-			}
+// call sends a request with a JSON body (nil: none) and decodes a JSON
+// answer into out (nil: ignored).
+func (s *server) call(method, path string, body, out any) error {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
 		}
+		r = bytes.NewReader(b)
 	}
+	req, err := http.NewRequest(method, s.url+path, r)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", strings.TrimSpace(string(b)))
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
 }

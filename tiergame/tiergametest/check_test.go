@@ -1,8 +1,12 @@
 package tiergametest_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -492,7 +496,7 @@ func TestFailureCap(t *testing.T) {
 		return tictactoe.Game{}.Moves(t, p, nil)
 	}
 	errs := check(t, g, tiergametest.Options{MaxFailures: 3})
-	if len(errs) != 4 || !strings.HasSuffix(errs[3], "appends: 5475 more failures not shown") {
+	if len(errs) != 4 || !strings.Contains(errs[3], "appends: 5475 more failures not shown") {
 		t.Errorf("%d failures, want 3 and a count of the other 5475:\n%s", len(errs), strings.Join(errs, "\n"))
 	}
 }
@@ -589,5 +593,33 @@ func TestReach(t *testing.T) {
 	counts = tiergametest.Reach(t, ring{}, func(t tiergame.Tier) bool { return t == 0 }, func(tiergame.Tier, tiergame.Position, tiergame.Value, []tiergame.Child) { n++ })
 	if len(counts) != 1 || counts[0] != ringSize || n != ringSize {
 		t.Errorf("ring, tier 0 alone: %v, %d visited", counts, n)
+	}
+}
+
+// TestFailuresPointAtTheCaller: a failure names the line of the author's
+// test that called Check, never a line of the kit, though the kit's
+// workers found it in other goroutines. The test runs itself again as a
+// child process whose Check fails, and reads the child's output.
+func TestFailuresPointAtTheCaller(t *testing.T) {
+	if os.Getenv("TIERGAMETEST_FAILING_CHILD") == "1" {
+		g := ttt()
+		g.moves = func(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+			return tictactoe.Game{}.Moves(t, p, nil) // drops dst: the appends rule fails everywhere
+		}
+		_, _, line, _ := runtime.Caller(0)
+		fmt.Printf("Check is called at line %d\n", line+2)
+		tiergametest.Check(t, g, tiergametest.Options{MaxFailures: 2})
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFailuresPointAtTheCaller$", "-test.v")
+	cmd.Env = append(os.Environ(), "TIERGAMETEST_FAILING_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	var line int
+	if _, serr := fmt.Sscanf(string(out[bytes.Index(out, []byte("Check is called at line")):]), "Check is called at line %d", &line); err == nil || serr != nil {
+		t.Fatalf("the child: %v, %v:\n%s", err, serr, out)
+	}
+	at := fmt.Sprintf("check_test.go:%d: tictactoe default: appends: ", line)
+	if n := strings.Count(string(out), at); n != 3 || strings.Contains(string(out), "report.go") {
+		t.Errorf("want 2 failures and a count, each at %q (found %d), none inside the kit:\n%s", at, n, out)
 	}
 }

@@ -140,8 +140,9 @@ func (c *checker) sample(rng *rand.Rand, st tiergame.Tier, sp tiergame.Position,
 }
 
 // drawHashes adds the hashes drawn from the tiers entered that are
-// positions of the game to set, and returns how many it drew.
-func (c *checker) drawHashes(rng *rand.Rand, set *positionSet) int {
+// positions of the game to set, and returns how many it drew, and
+// whether those were every hash of the tiers.
+func (c *checker) drawHashes(rng *rand.Rand, set *positionSet) (drawn int, every bool) {
 	var total uint64
 	var tiers []tiergame.Tier
 	for _, t := range c.entered {
@@ -151,9 +152,8 @@ func (c *checker) drawHashes(rng *rand.Rand, set *positionSet) int {
 		}
 	}
 	if len(tiers) == 0 {
-		return 0
+		return 0, false
 	}
-	drawn := 0
 	if total <= uint64(c.opts.Hashes) {
 		for _, t := range tiers {
 			for p := range tiergame.Position(c.graph.info[t].size) {
@@ -163,7 +163,7 @@ func (c *checker) drawHashes(rng *rand.Rand, set *positionSet) int {
 				}
 			}
 		}
-		return drawn
+		return drawn, true
 	}
 	const run = 16
 	for drawn < c.opts.Hashes {
@@ -175,7 +175,7 @@ func (c *checker) drawHashes(rng *rand.Rand, set *positionSet) int {
 			}
 		}
 	}
-	return drawn
+	return drawn, false
 }
 
 // valid reports whether hash p of tier t is a position of the game.

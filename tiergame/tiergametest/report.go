@@ -40,8 +40,11 @@ const (
 	ruleLegality    = "legality"          // Legality: LegalWords and the text form agree
 )
 
-// reporter sends failures to t, at most max per rule, and counts the rest.
-// Workers report concurrently.
+// reporter keeps failures, at most max per rule, and counts the rest;
+// flush sends them to t. Workers report concurrently, and only the
+// goroutine of Check's caller sends them, from Check, so that t.Helper
+// makes each failure point at the line of the author's test that called
+// Check, never at the kit.
 type reporter struct {
 	t      testing.TB
 	prefix string // the game and its option
@@ -49,22 +52,28 @@ type reporter struct {
 
 	mu     sync.Mutex
 	counts map[string]int
+	shown  []string // the messages kept, in the order they came
 }
 
 func (r *reporter) failf(rule, format string, args ...any) {
 	r.mu.Lock()
-	n := r.counts[rule] + 1
-	r.counts[rule] = n
-	r.mu.Unlock()
-	if n <= r.max {
-		r.t.Errorf("%s: %s: %s", r.prefix, rule, fmt.Sprintf(format, args...))
+	defer r.mu.Unlock()
+	r.counts[rule]++
+	if r.counts[rule] <= r.max {
+		r.shown = append(r.shown, fmt.Sprintf("%s: %s: %s", r.prefix, rule, fmt.Sprintf(format, args...)))
 	}
 }
 
-// summary reports how many failures of each rule were not shown.
-func (r *reporter) summary() {
+// flush reports the failures kept, then how many of each rule were not
+// shown. Called from Check (or CheckPosition), in its caller's goroutine.
+func (r *reporter) flush() {
+	r.t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, m := range r.shown {
+		r.t.Errorf("%s", m)
+	}
+	r.shown = nil
 	rules := make([]string, 0, len(r.counts))
 	for rule, n := range r.counts {
 		if n > r.max {
@@ -73,8 +82,9 @@ func (r *reporter) summary() {
 	}
 	sort.Strings(rules)
 	for _, rule := range rules {
-		r.t.Errorf("%s: %s: %d more failures not shown", r.prefix, rule, r.counts[rule]-r.max)
+		r.t.Errorf("%s: %s: %d more failures not shown (Options.MaxFailures is %d)", r.prefix, rule, r.counts[rule]-r.max, r.max)
 	}
+	clear(r.counts)
 }
 
 // failed reports whether a rule failed.

@@ -42,10 +42,12 @@
 // self-loops (a loopy tier lists itself), and a game with chance has no
 // loopy tier.
 //
-// Check reports with t.Errorf, at most Options.MaxFailures messages per
-// rule and then a count of the rest, so one run shows several distinct
-// problems; a failure stops only the check that failed, at that
-// position. It never calls t.Fatal, so it may run in any goroutine. It
+// Check reports with t.Errorf when it returns, at most
+// Options.MaxFailures messages per rule and then a count of the rest, so
+// one run shows several distinct problems; each message names the line of
+// the test that called Check (t.Helper), not a line of the kit. A failure
+// stops only the check that failed, at that position. It never calls
+// t.Fatal, so it may run in any goroutine. It
 // calls the game from several goroutines at once, as the solver does, so
 // under the race detector it also finds data races in the game.
 //
@@ -145,7 +147,7 @@ type checker struct {
 func Check(t testing.TB, g tiergame.Game, opts Options) {
 	t.Helper()
 	c := newChecker(t, g, opts)
-	defer c.rep.summary()
+	defer c.rep.flush()
 	st, sp, ok := c.checkGame()
 	if !ok {
 		return
@@ -165,20 +167,34 @@ func Check(t testing.TB, g tiergame.Game, opts Options) {
 	if cut && opts.Samples > 0 {
 		sampled = c.sample(rng, st, sp, set)
 	}
-	hashes := 0
+	hashes, every := 0, false
 	if opts.Hashes > 0 {
-		hashes = c.drawHashes(rng, set)
+		hashes, every = c.drawHashes(rng, set)
 	}
 	c.run(rng, set)
 	if c.kvals.full {
 		t.Logf("%s: the kernel was not checked in every tier: the made-up values of child tiers it needs are capped at %d in all", c.rep.prefix, maxKernelValues)
 	}
-	how := "every reachable position"
+	t.Logf("%s: %s", c.rep.prefix, checkedWhat(set.n, len(set.byTier), reached, sampled, cut, hashes, every))
+}
+
+// checkedWhat says which positions Check checked: n in all, in tiers
+// tiers; reached breadth first from the start (all of them unless cut),
+// sampled from random games; and the positions that the hashes drawn (at
+// random, or every hash) added to those.
+func checkedWhat(n, tiers, reached, sampled int, cut bool, hashes int, every bool) string {
+	s := fmt.Sprintf("checked %d positions in %d tiers: all %d reachable from the start", n, tiers, reached)
 	if cut {
-		how = fmt.Sprintf("the first %d reachable breadth first and %d of random games", reached, sampled)
+		s = fmt.Sprintf("checked %d positions in %d tiers: the first %d reachable from the start (breadth first, Options.MaxPositions), %d more from random games (Options.Samples)",
+			n, tiers, reached, sampled)
 	}
-	t.Logf("%s: checked %d positions in %d tiers: %s; of %d hashes drawn, %d more",
-		c.rep.prefix, set.n, len(set.byTier), how, hashes, set.n-reached-sampled)
+	switch extra := n - reached - sampled; {
+	case every:
+		s += fmt.Sprintf("; then every hash of those tiers (%d, no more than Options.Hashes), which added %d positions not reached", hashes, extra)
+	case hashes > 0:
+		s += fmt.Sprintf("; then %d hashes drawn at random from those tiers (Options.Hashes), which added %d positions not reached", hashes, extra)
+	}
+	return s
 }
 
 // CheckPosition runs the checks of Check at position p of the given tier
@@ -188,7 +204,7 @@ func Check(t testing.TB, g tiergame.Game, opts Options) {
 func CheckPosition(t testing.TB, g tiergame.Game, tier tiergame.Tier, p tiergame.Position) {
 	t.Helper()
 	c := newChecker(t, g, Options{})
-	defer c.rep.summary()
+	defer c.rep.flush()
 	if _, _, ok := c.checkGame(); !ok {
 		return
 	}

@@ -274,8 +274,10 @@ type dbWrite struct {
 // writeDB starts writing tier t's value database; settleDB records it.
 func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved func()) *dbWrite {
 	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), solved: solved}
+	release := st.hold() // the tier may be freed before its database is written
 	go func() {
 		defer close(w.done)
+		defer release()
 		defer r.busy.background()()
 		path := r.dbPath(t)
 		if w.h, w.err = WriteSolvedDB(path, r.Game, st, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {

@@ -341,12 +341,28 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		return nil
 	}
 	var write func(path string) (any, error)
+	var planes *Blob // a chance game's database of planes
 	if in.run.Chance {
-		vals := make([]tiergame.Prob, count)
+		width := uint64(1 + tiergame.PlaneCount(g))
+		results := make([]tiergame.Prob, width*count)
 		if err := each(func(off uint64, path string) (uint64, error) {
-			return readProbsInto(vals, off, path, g, t, n.cfg.Workers)
+			off, err := readChanceInto(results, width*off, path, g, t, n.cfg.Workers)
+			return off / width, err
 		}); err != nil {
 			return err
+		}
+		vals, pl := splitChance(results, width)
+		if pl != nil {
+			blob, _, err := n.storeFile(func(path string) (any, error) {
+				return solver.WritePlanesDB(path, g, t, pl, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+			})
+			if err != nil {
+				return err
+			}
+			if err := n.replicate(ctx, []Blob{blob}); err != nil {
+				return err
+			}
+			planes = &blob
 		}
 		write = func(path string) (any, error) {
 			return solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
@@ -379,7 +395,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 	}
 	h := res.(valuedb.Header)
 	_, err = n.propose(&command{Op: opDB, DB: &dbCmd{Run: in.run.ID, Tier: in.tier.Tier,
-		DB: DB{Blob: blob, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}}})
+		DB: DB{Blob: blob, Planes: planes, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}}})
 	return err
 }
 
@@ -474,7 +490,7 @@ func (n *Node) finishRun(ctx context.Context, g tiergame.Game, in taskInputs) er
 // startRecord is the start position's value, from its tier's files.
 func startRecord(g tiergame.Game, chance bool, t tiergame.Tier, levelPath, dbPath string, workers int) (*solver.StartRecord, error) {
 	if chance {
-		ct, err := solver.LoadChanceTier(g, t, levelPath, dbPath, workers)
+		ct, err := solver.LoadChanceFiles(g, t, levelPath, dbPath, "", workers) // the start's probability only
 		if err != nil {
 			return nil, err
 		}
@@ -656,6 +672,9 @@ func assignment(s *State, ref UnitRef, token uint64) *Assignment {
 			k := KidInput{Tier: c, Level: ct.Level.Blob, Set: r.setKey(ct)}
 			if allDone(ct.Solve) {
 				k.DB, k.Records = ct.records()
+				if ct.DB != nil {
+					k.Planes = ct.DB.Planes
+				}
 			} else { // leased provisionally: one place per unit
 				for i, cu := range ct.Solve {
 					if cu.Done != nil {

@@ -167,13 +167,15 @@ func (lv *Level) expandRanges() []solver.Range {
 	return lv.Ranges
 }
 
-// DB is a tier's merged value database.
+// DB is a tier's merged value database, and for a chance game with planes
+// (tiergame.Planes) its database of planes.
 type DB struct {
-	Blob Blob   `json:"blob"`
-	Win  uint64 `json:"win"`
-	Lose uint64 `json:"lose"`
-	Tie  uint64 `json:"tie"`
-	Draw uint64 `json:"draw"`
+	Blob   Blob   `json:"blob"`
+	Planes *Blob  `json:"planes,omitempty"`
+	Win    uint64 `json:"win"`
+	Lose   uint64 `json:"lose"`
+	Tie    uint64 `json:"tie"`
+	Draw   uint64 `json:"draw"`
 }
 
 // Blob names an immutable file of the blob store.
@@ -643,6 +645,9 @@ func (s *State) liveBlobs() map[string]int64 {
 			}
 			if t.DB != nil {
 				add(t.DB.Blob)
+				if t.DB.Planes != nil {
+					add(*t.DB.Planes)
+				}
 			}
 			if r.State != Running {
 				continue

@@ -666,8 +666,15 @@ func (w *Worker) execute(ctx context.Context, a *Assignment, computed func()) (o
 			if err := solver.SolveChanceRange(ctx, g, t, set, r, kids, vals, nil); err != nil {
 				return nil, nil, 0, err
 			}
+			var planes []tiergame.Prob
+			if k := tiergame.PlaneCount(g); k > 0 {
+				planes = make([]tiergame.Prob, k*len(vals))
+				if err := solver.SolvePlanesRange(ctx, g, t, set, r, kids, planes, nil); err != nil {
+					return nil, nil, 0, err
+				}
+			}
 			computed()
-			if err := out.probs(g, t, vals); err != nil {
+			if err := out.probs(g, t, vals, planes); err != nil {
 				return nil, nil, 0, err
 			}
 			return out.outs, out.files, uint64(len(vals)), nil
@@ -790,15 +797,16 @@ func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 	return err
 }
 
-// probs writes a range's probabilities as a probability database, and
-// keeps them in memory as records does.
-func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) error {
+// probs writes a range's probabilities as a probability database, or
+// with the game's planes a database of both (writeChance), and keeps
+// them in memory as records does.
+func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals, planes []tiergame.Prob) error {
+	results := joinChance(vals, planes)
 	err := o.add(t, func(path string) error {
-		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
-		return err
+		return writeChance(path, g, t, results, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
 	})
 	if err == nil {
-		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), owner{o.run, uint64(t)}, vals, 4*int64(len(vals)))
+		o.w.mem.put(resultsKey(o.outs[len(o.outs)-1].Blob), owner{o.run, uint64(t)}, results, 4*int64(len(results)))
 	}
 	return err
 }
@@ -958,6 +966,9 @@ func kidsOf[T any](ctx context.Context, w *Worker, g tiergame.Game, run string, 
 			blobs := k.Records
 			if k.DB != nil {
 				blobs = []Blob{*k.DB}
+				if k.Planes != nil { // read beside it (chanceKids)
+					blobs = append(blobs, *k.Planes)
+				}
 			}
 			// The units this worker computes itself have no file yet.
 			var files []Blob
@@ -1028,15 +1039,36 @@ func (w *Worker) chanceKids(ctx context.Context, g tiergame.Game, run string, in
 		if len(k.Mine) > 0 { // never leased so (Run.readyFor): a coordinator that did
 			return nil, 0, fmt.Errorf("tier %d: %w", t, errNotMine)
 		}
-		vals := make([]tiergame.Prob, set.Total())
-		err := gatherResults[tiergame.Prob](w, vals, blobs, paths, nil, func(off uint64, path string) (uint64, error) {
-			return readProbsInto(vals, off, path, g, t, w.cfg.Threads)
-		})
+		width := uint64(1 + tiergame.PlaneCount(g))
+		var results []tiergame.Prob
+		var err error
+		if k.DB != nil && width > 1 { // the merged tier: probabilities and planes apart
+			vals, planes := make([]tiergame.Prob, set.Total()), make([]tiergame.Prob, (width-1)*set.Total())
+			if len(paths) != 2 {
+				return nil, 0, fmt.Errorf("tier %d: no database of planes beside its probabilities", t)
+			}
+			if _, err = readChanceInto(vals, 0, paths[0], g, t, w.cfg.Threads); err == nil {
+				_, err = readChanceInto(planes, 0, paths[1], g, t, w.cfg.Threads)
+			}
+			results = joinChance(vals, planes)
+		} else {
+			results = make([]tiergame.Prob, width*set.Total())
+			err = gatherResults[tiergame.Prob](w, results, blobs, paths, nil, func(off uint64, path string) (uint64, error) {
+				return readChanceInto(results, off, path, g, t, w.cfg.Threads)
+			})
+		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 		}
-		// At most: the values, a copy by position, and the set.
-		return solver.NewChanceTier(t, set, vals, w.cfg.Threads), int64(4*(set.Total()+set.Len()) + set.Len()/8), nil
+		vals, planes := splitChance(results, width)
+		ct := solver.NewChanceTier(t, set, vals, w.cfg.Threads)
+		if planes != nil {
+			if err := ct.SetPlanes(int(width-1), planes); err != nil {
+				return nil, 0, err
+			}
+		}
+		// At most: the values and planes, a copy by position, and the set.
+		return ct, int64(4*(width*set.Total()+set.Len()) + set.Len()/8), nil
 	})
 }
 

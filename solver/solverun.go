@@ -336,8 +336,8 @@ const cellBytes = 1
 // and its cells.
 func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 	size, count := r.Game.TierSize(t), r.count(t)
-	if r.isChance() {
-		return bitsetBytes(size) + count*probBytes
+	if r.isChance() { // its planes too, four bytes each a position
+		return bitsetBytes(size) + count*(probBytes+4*uint64(tiergame.PlaneCount(r.Game)))
 	}
 	cells := count
 	if size <= denseLimit || size/2 <= count {

@@ -51,6 +51,7 @@ var bundled = []Spec{
 		Options: []Option{
 			{"checkers", "15", "checkers a side at most, 1 to 15"},
 			{"points", "6", "home-board points the checkers stand on, 1 to 6"},
+			{"cube", "none", "money: also the cubeful money equities of the three cube states (a second database a tier)"},
 		},
 		New: bearoff.New,
 	},

@@ -27,6 +27,10 @@ type ChanceTier struct {
 	// reachable), for tiers whose hash space is small or mostly reachable;
 	// it is vals itself when every position is reachable.
 	byPos []tiergame.Prob
+	// planes holds k values a position by rank, for a game with planes
+	// (chanceplanes.go); k is 0 without.
+	planes []tiergame.Prob
+	k      int
 }
 
 // noProb marks unreachable positions in ChanceTier.byPos.

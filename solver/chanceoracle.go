@@ -17,6 +17,31 @@ func (o *Oracle) Win(t tiergame.Tier, p tiergame.Position) (tiergame.Prob, error
 	return db.LookupProb(rank)
 }
 
+// PlaneNames names the planes of the run's game (tiergame.Planes), none
+// for a game without.
+func (o *Oracle) PlaneNames() []string {
+	_, names := planesOf(o.Game)
+	return names
+}
+
+// Planes returns the planes of a position of a chance game with planes
+// (tiergame.Planes), one value for each of PlaneNames.
+func (o *Oracle) Planes(t tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, error) {
+	if pg, _ := planesOf(o.Game); pg == nil {
+		return nil, fmt.Errorf("%s (%s) has no planes", o.Game.Name(), o.Game.Option())
+	}
+	_, rank, err := o.locate(t, p)
+	if err != nil {
+		return nil, err
+	}
+	ot, _ := o.tier(t) // loaded by locate
+	ot.planesOnce.Do(func() { ot.planes, ot.planesErr = openPlanes(o.Game, planesPath(o.run.dbPath(t)), ot.set.Total()) })
+	if ot.planesErr != nil {
+		return nil, ot.planesErr
+	}
+	return ot.planes.LookupPlanes(rank)
+}
+
 // Play is a move of a game with chance after an outcome, with its value.
 type Play struct {
 	Name string

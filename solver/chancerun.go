@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -32,7 +33,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 	start := time.Now()
 	err := eachChildrenFirst(r, "solve", cache, func(t tiergame.Tier) error {
 		rec := r.Manifest.tier(uint64(t))
-		if rec.Solved && rec.DB.check(r.Dir, false) == nil {
+		if rec.Solved && rec.DB.check(r.Dir, false) == nil && r.planesRecorded(rec) {
 			return nil
 		}
 		t0 := time.Now()
@@ -40,7 +41,9 @@ func (r *Run) solveChance(ctx context.Context) error {
 		if err == nil {
 			var h valuedb.Header
 			if h, err = WriteProbDB(r.dbPath(t), g, t, ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err == nil {
-				err = r.recordSolved(t, rec, h)
+				if err = r.writePlanes(t, rec, ct); err == nil {
+					err = r.recordSolved(t, rec, h)
+				}
 			}
 		}
 		if err != nil {
@@ -82,11 +85,50 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 		return nil, err
 	}
 	ranked := bitarray.NewRanked(set)
-	vals, err := SolveChanceTier(ctx, r.Game, t, ranked, kids, r.Workers, rangesFor(ranked.Total(), r.Workers, r.Ranges), done)
+	ranges := rangesFor(ranked.Total(), r.Workers, r.Ranges)
+	vals, err := SolveChanceTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, done)
 	if err != nil {
 		return nil, err
 	}
-	return NewChanceTier(t, ranked, vals, r.Workers), nil
+	ct := NewChanceTier(t, ranked, vals, r.Workers)
+	if _, names := planesOf(r.Game); names != nil {
+		planes, err := SolvePlanesTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := ct.SetPlanes(len(names), planes); err != nil {
+			return nil, err
+		}
+	}
+	return ct, nil
+}
+
+// planesRecorded reports whether a tier's planes are recorded and match
+// their file, or the game has none.
+func (r *Run) planesRecorded(rec *TierRecord) bool {
+	if pg, _ := planesOf(r.Game); pg == nil {
+		return true
+	}
+	return rec.Planes != nil && rec.Planes.check(r.Dir, false) == nil
+}
+
+// writePlanes writes tier t's database of planes, if the game has planes,
+// and notes it in rec (recordSolved then records the tier).
+func (r *Run) writePlanes(t tiergame.Tier, rec *TierRecord, ct *ChanceTier) error {
+	if pg, _ := planesOf(r.Game); pg == nil {
+		return nil
+	}
+	path := planesPath(r.dbPath(t))
+	if _, err := WritePlanesDB(path, r.Game, t, ct.planes, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(r.Dir, path)
+	fi, err := fileInfo(r.Dir, rel)
+	if err != nil {
+		return err
+	}
+	rec.Planes = fi
+	return nil
 }
 
 // chanceChildren appends t's solved child tiers to kids, from the cache or

@@ -45,8 +45,19 @@ func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.
 
 // LoadChanceTier loads a solved tier of a game with chance from its level
 // file and probability database, checking that they agree, and indexes it
-// for look-ups.
+// for look-ups; for a game with planes, also its planes, from the database
+// beside the probabilities (PlanesFile).
 func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*ChanceTier, error) {
+	planes := ""
+	if pg, _ := planesOf(g); pg != nil {
+		planes = planesPath(dbPath)
+	}
+	return LoadChanceFiles(g, t, levelPath, dbPath, planes, workers)
+}
+
+// LoadChanceFiles is LoadChanceTier with the planes database named
+// (planesPath), or none ("": the tier is loaded without its planes).
+func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*ChanceTier, error) {
 	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
@@ -56,7 +67,13 @@ func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, 
 	if err != nil {
 		return nil, err
 	}
-	return NewChanceTier(t, ranked, vals, workers), nil
+	ct := NewChanceTier(t, ranked, vals, workers)
+	if planesPath != "" {
+		if err := loadPlanes(g, ct, planesPath, workers); err != nil {
+			return nil, err
+		}
+	}
+	return ct, nil
 }
 
 // ChanceStartRecord is the manifest's record of the start position of a

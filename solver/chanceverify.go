@@ -44,7 +44,11 @@ func (r *Run) checkFiles(rep *VerifyReport) error {
 		if !rec.Solved {
 			return fmt.Errorf("tier %s is not solved", rec.Name)
 		}
-		for _, fi := range []*FileInfo{rec.Level, rec.DB} {
+		files := []*FileInfo{rec.Level, rec.DB}
+		if pg, _ := planesOf(r.Game); pg != nil {
+			files = append(files, rec.Planes)
+		}
+		for _, fi := range files {
 			rep.Files++
 			if err := fi.check(r.Dir, true); err != nil {
 				rep.FileErrors = append(rep.FileErrors, err.Error())
@@ -89,27 +93,32 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(r.Workers)
 		var n atomic.Uint64
+		mismatch := func(m Mismatch) {
+			mu.Lock()
+			rep.Mismatches++
+			if len(rep.Examples) < 10 {
+				rep.Examples = append(rep.Examples, m)
+			}
+			mu.Unlock()
+		}
 		for _, rg := range SplitRanges(ct.set, rangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
 			eg.Go(func() error {
 				d := newDeriver(r.Game, cg, t, kids)
+				pd := newPlanesDeriver(r.Game, kids)
 				rank := firstRank(ct.set, rg)
 				for p := range ct.set.Range(rg.Lo, rg.Hi) {
 					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
 						return ectx.Err()
 					}
 					stored := ct.vals[rank]
-					rank++
 					derived, err := d.value(tiergame.Position(p))
-					if err == nil && derived == stored {
-						continue
+					if err != nil || derived != stored {
+						mismatch(Mismatch{Tier: t, Position: tiergame.Position(p), Chance: true, StoredWin: stored, DerivedWin: derived, Err: err})
 					}
-					mu.Lock()
-					rep.Mismatches++
-					if len(rep.Examples) < 10 {
-						rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Chance: true,
-							StoredWin: stored, DerivedWin: derived, Err: err})
+					if pd != nil {
+						pd.check(t, tiergame.Position(p), ct.planes[uint64(pd.k)*rank:uint64(pd.k)*(rank+1)], mismatch)
 					}
-					mu.Unlock()
+					rank++
 				}
 				return nil
 			})
@@ -129,3 +138,44 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 
 // errStop ends a walk early without an error.
 var errStop = fmt.Errorf("stop")
+
+// planesDeriver re-derives the planes of positions from their children's,
+// for verify.
+type planesDeriver struct {
+	pg      tiergame.Planes
+	names   []string
+	k       int
+	kid     func(tiergame.Tier, tiergame.Position) ([]tiergame.Prob, bool)
+	derived []tiergame.Prob
+}
+
+// newPlanesDeriver returns a deriver over the planes of kids, or nil for a
+// game without planes.
+func newPlanesDeriver(g tiergame.Game, kids []*ChanceTier) *planesDeriver {
+	pg, names := planesOf(g)
+	if pg == nil {
+		return nil
+	}
+	last := 0
+	kid := func(c tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, bool) {
+		if ct := chanceKids(kids).find(c, &last); ct != nil {
+			return ct.Planes(p)
+		}
+		return nil, false
+	}
+	return &planesDeriver{pg: pg, names: names, k: len(names), kid: kid, derived: make([]tiergame.Prob, len(names))}
+}
+
+// check re-derives the planes of position p of tier t and reports each
+// that differs from stored.
+func (d *planesDeriver) check(t tiergame.Tier, p tiergame.Position, stored []tiergame.Prob, mismatch func(Mismatch)) {
+	if err := d.pg.PlaneValues(t, p, d.kid, d.derived); err != nil {
+		mismatch(Mismatch{Tier: t, Position: p, Chance: true, Plane: d.names[0], Err: err})
+		return
+	}
+	for n, v := range d.derived {
+		if v != stored[n] {
+			mismatch(Mismatch{Tier: t, Position: p, Chance: true, Plane: d.names[n], StoredWin: stored[n], DerivedWin: v})
+		}
+	}
+}

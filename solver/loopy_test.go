@@ -8,10 +8,13 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"time"
 
+	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/examples/dodgem"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // loopyGolden are the runs of small variants of every bundled loopy game
@@ -150,4 +153,37 @@ func TestLoopyCellPaths(t *testing.T) {
 	if widened == 0 {
 		t.Errorf("no random game has remoteness of %d or more: the narrow layout never widened", narrow.rem)
 	}
+}
+
+// TestFreeWaitsForHolders: a solved tier whose cells a goroutine holds
+// (writing its database) is freed only once it lets go.
+func TestFreeWaitsForHolders(t *testing.T) {
+	set := bitarray.New(0, 1<<21)
+	set.AddRange(0, 1<<21-1) // inclusive
+	recs := make([]valuedb.Record, 1<<21)
+	for i := range recs {
+		recs[i] = valuedb.Make(tiergame.Win, i%50)
+	}
+	st, err := NewSolvedTier(0, bitarray.NewRanked(set), recs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := st.hold()
+	freed := make(chan struct{})
+	go func() {
+		st.Free()
+		close(freed)
+	}()
+	select {
+	case <-freed:
+		t.Fatal("Free returned while the cells were held")
+	case <-time.After(50 * time.Millisecond):
+	}
+	got := make([]valuedb.Record, 1000)
+	st.Records(got, 1<<20)
+	if !slices.Equal(got, recs[1<<20:1<<20+1000]) {
+		t.Error("records read while held differ")
+	}
+	release()
+	<-freed
 }

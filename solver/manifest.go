@@ -63,6 +63,9 @@ type TierRecord struct {
 	// Solving.
 	Solved bool      `json:"solved"`
 	DB     *FileInfo `json:"db_file,omitempty"`
+	// Planes is the database of a chance game's planes (tiergame.Planes),
+	// beside DB.
+	Planes *FileInfo `json:"planes_file,omitempty"`
 	Win    uint64    `json:"win"`
 	Lose   uint64    `json:"lose"`
 	Tie    uint64    `json:"tie"`

@@ -30,6 +30,11 @@ type oracleTier struct {
 	err  error
 	set  *bitarray.Ranked
 	db   *valuedb.DB
+	// planes is a chance game's database of planes, opened on the first
+	// query of planes (Oracle.Planes).
+	planesOnce sync.Once
+	planesErr  error
+	planes     *valuedb.DB
 }
 
 // OpenOracle opens a solved run folder for game g.
@@ -73,6 +78,9 @@ func (o *Oracle) Close() error {
 	for _, t := range o.tiers {
 		if t.db != nil {
 			t.db.Close()
+		}
+		if t.planes != nil {
+			t.planes.Close()
 		}
 	}
 	o.tiers = nil

@@ -295,3 +295,42 @@ func TestResumeDamagedLevelFile(t *testing.T) {
 	}
 	compareRuns(t, base, r)
 }
+
+// TestResolveUnderSolvedParents deletes the database of a tier whose only
+// parent is the next tier to solve, so a resumed run solves it again and,
+// its parent being solved, needs it no more at once, while its database
+// is still being written from it (a run's last tier is freed so, under
+// the race detector a use after free). The files must be the
+// uninterrupted run's.
+func TestResolveUnderSolvedParents(t *testing.T) {
+	g, err := games.New("quixo", "size=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := solveRun(t, "quixo", "size=3", Config{Dir: t.TempDir()})
+	base.Close()
+	n0, sum0 := runSum(t, base.Dir)
+	dir := copyDir(t, base.Dir)
+	order := base.Graph.SolveOrder()
+	deleted := false
+	for i, c := range order[:len(order)-1] {
+		if ps := base.Graph.Parents[c]; len(ps) == 1 && ps[0] == order[i+1] {
+			if err := os.Remove(filepath.Join(dir, DBFile(base.Game, c))); err != nil {
+				t.Fatal(err)
+			}
+			deleted = true
+			break
+		}
+	}
+	if !deleted {
+		t.Fatal("no tier has the next tier as its only parent")
+	}
+	r := reopen(t, g, dir, Config{Workers: 2})
+	if err := r.Solve(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if n, sum := runSum(t, dir); n != n0 || sum != sum0 {
+		t.Errorf("re-solved run: %d files, sum %s; the uninterrupted run %d, %s", n, sum, n0, sum0)
+	}
+}

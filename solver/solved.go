@@ -27,6 +27,10 @@ type SolvedTier struct {
 	// maxRem is the longest win or loss, maxTie the longest tie (-1
 	// without ties).
 	maxRem, maxTie int
+	// readers are the goroutines reading the cells apart from lookups
+	// (writing the tier's database in the background): Free waits for
+	// them.
+	readers sync.WaitGroup
 }
 
 // decodeTables holds the records of the codes of each solved layout (0
@@ -205,10 +209,19 @@ func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
 // Bytes is the memory the solved tier holds: its cells and its set.
 func (s *SolvedTier) Bytes() uint64 { return s.cells.bytes() + bitsetBytes(s.set.Len()) }
 
-// Free returns the cells' memory; the tier must not be used afterwards.
+// hold keeps the cells from Free until release is called: a goroutine
+// that reads them (writing the tier's database) holds them from before it
+// starts.
+func (s *SolvedTier) hold() (release func()) {
+	s.readers.Add(1)
+	return s.readers.Done
+}
+
+// Free returns the cells' memory, once those who hold them are done; the tier must not be used afterwards.
 // A second Free does nothing.
 func (s *SolvedTier) Free() {
 	if s != nil {
+		s.readers.Wait()
 		s.cells.free()
 	}
 }

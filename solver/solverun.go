@@ -274,8 +274,10 @@ type dbWrite struct {
 // writeDB starts writing tier t's value database; settleDB records it.
 func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved func()) *dbWrite {
 	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), solved: solved}
+	release := st.hold() // the tier may be freed before its database is written
 	go func() {
 		defer close(w.done)
+		defer release()
 		defer r.busy.background()()
 		path := r.dbPath(t)
 		if w.h, w.err = WriteSolvedDB(path, r.Game, st, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
@@ -334,8 +336,8 @@ const cellBytes = 1
 // and its cells.
 func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 	size, count := r.Game.TierSize(t), r.count(t)
-	if r.isChance() {
-		return bitsetBytes(size) + count*probBytes
+	if r.isChance() { // its planes too, four bytes each a position
+		return bitsetBytes(size) + count*(probBytes+4*uint64(tiergame.PlaneCount(r.Game)))
 	}
 	cells := count
 	if size <= denseLimit || size/2 <= count {

@@ -19,15 +19,20 @@ type Mismatch struct {
 	Stored   valuedb.Record
 	Derived  valuedb.Record
 	Err      error // set when the children could not be read
-	// In a game with chance (Chance set) the values are probabilities.
+	// In a game with chance (Chance set) the values are probabilities,
+	// or with Plane set the values of that plane (tiergame.Planes).
 	Chance                bool
 	StoredWin, DerivedWin tiergame.Prob
+	Plane                 string
 }
 
 func (m Mismatch) String() string {
 	switch {
 	case m.Err != nil:
 		return fmt.Sprintf("tier %d position %d: %v", m.Tier, m.Position, m.Err)
+	case m.Chance && m.Plane != "":
+		return fmt.Sprintf("tier %d position %d: plane %s stored %v (%#x), children give %v (%#x)", m.Tier, m.Position, m.Plane,
+			m.StoredWin, uint32(m.StoredWin), m.DerivedWin, uint32(m.DerivedWin))
 	case m.Chance:
 		return fmt.Sprintf("tier %d position %d: stored %v (%#x), children give %v (%#x)", m.Tier, m.Position,
 			m.StoredWin, uint32(m.StoredWin), m.DerivedWin, uint32(m.DerivedWin))

@@ -18,8 +18,8 @@ import (
 
 func (p *Program) registerQuery() {
 	p.cli.Register(&cli.Command{Name: "query", Run: p.runQuery,
-		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] POSITION",
-		Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll)"})
+		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] [--cube centered|owned|opponent] [--match N --score A-B [--crawford] [--cube-value V] [--met FILE]] POSITION",
+		Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll; in a bearoff, the cube action in money play or at a match score)"})
 	p.cli.Register(&cli.Command{Name: "verify", Run: p.runVerify,
 		Usage:   "verify --db DIR [--workers N]",
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
@@ -62,6 +62,7 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 	db := fs.String("db", "", "solved run folder")
 	asJSON := fs.Bool("json", false, "print JSON")
 	roll := fs.String("roll", "", "in a game with dice, list every play of this roll (31 or 13)")
+	cube := addCubeFlags(fs)
 	args, position := splitPosition(fs, args)
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -100,8 +101,12 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 		return err
 	}
 	defer o.Close()
+	cq, err := newCubeQuery(fs, cube, o, t, pos)
+	if err != nil {
+		return err
+	}
 	if cg, ok := g.(tiergame.Chance); ok {
-		return queryChance(e, o, cg, t, pos, *roll, *asJSON)
+		return queryChance(e, o, cg, t, pos, *roll, *asJSON, cq)
 	}
 	if *roll != "" {
 		return cli.UsageError("--roll: %s has no dice", g.Name())

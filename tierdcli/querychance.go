@@ -17,6 +17,11 @@ type chancePlay struct {
 	Position string  `json:"position"` // after the play, the opponent to move
 	Win      float64 `json:"win"`      // for the player making the play
 	Equity   float64 `json:"equity"`
+	// Cubeful is the money equity after the play under the cube asked
+	// for (a bearoff run with cube=money), MWC the match winning chance
+	// at the match score asked for; the plays are then sorted by it.
+	Cubeful *float64 `json:"cubeful_equity,omitempty"`
+	MWC     *float64 `json:"mwc,omitempty"`
 }
 
 // chanceResult is query --json for a game with chance.
@@ -28,11 +33,13 @@ type chanceResult struct {
 	Equity   float64      `json:"equity"` // 2*win-1
 	Roll     string       `json:"roll,omitempty"`
 	Plays    []chancePlay `json:"plays,omitempty"` // best first
+	*cubeResult
 }
 
 // queryChance answers a query in a game with chance: the position's chance
-// to win and, with roll, every play of that outcome, best first.
-func queryChance(e *cli.Env, o *solver.Oracle, cg tiergame.Chance, t tiergame.Tier, p tiergame.Position, roll string, asJSON bool) error {
+// to win and, with roll, every play of that outcome, best first; with cq,
+// the bearoff's cube.
+func queryChance(e *cli.Env, o *solver.Oracle, cg tiergame.Chance, t tiergame.Tier, p tiergame.Position, roll string, asJSON bool, cq *cubeQuery) error {
 	g := o.Game
 	win, err := o.Win(t, p)
 	if errors.Is(err, solver.ErrUnreachable) {
@@ -42,6 +49,11 @@ func queryChance(e *cli.Env, o *solver.Oracle, cg tiergame.Chance, t tiergame.Ti
 		return err
 	}
 	res := chanceResult{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Win: win.Float(), Equity: win.Equity()}
+	if cq != nil {
+		if res.cubeResult, err = cq.result(t, p); err != nil {
+			return err
+		}
+	}
 	if roll != "" {
 		k, err := outcomeIndex(cg, roll)
 		if err != nil {
@@ -56,16 +68,24 @@ func queryChance(e *cli.Env, o *solver.Oracle, cg tiergame.Chance, t tiergame.Ti
 			w := pl.Win()
 			res.Plays = append(res.Plays, chancePlay{Play: pl.Name, Position: g.Format(pl.Tier, pl.Pos), Win: w.Float(), Equity: w.Equity()})
 		}
+		if cq != nil {
+			if err := cq.sortPlays(res.Plays, plays); err != nil {
+				return err
+			}
+		}
 	}
 	if asJSON {
 		return json.NewEncoder(e.Stdout).Encode(res)
 	}
 	fmt.Fprintf(e.Stdout, "%s (tier %s): the player to move wins with probability %.6f, equity %+.6f\n", res.Position, res.TierName, res.Win, res.Equity)
+	if res.cubeResult != nil {
+		printCube(e.Stdout, res.cubeResult)
+	}
 	if res.Roll != "" && len(res.Plays) == 0 {
 		fmt.Fprintf(e.Stdout, "  roll %s: the game is over\n", res.Roll)
 	}
 	for _, pl := range res.Plays {
-		fmt.Fprintf(e.Stdout, "  %s %-24s equity %+.6f  win %.6f  -> %s\n", res.Roll, pl.Play, pl.Equity, pl.Win, pl.Position)
+		fmt.Fprintf(e.Stdout, "  %s %-24s equity %+.6f  win %.6f%s  -> %s\n", res.Roll, pl.Play, pl.Equity, pl.Win, cubePlay(pl), pl.Position)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "review")
 	db := fs.String("db", "", "solved run folder (bearoff for .xg matches, xiangqi for .egf games)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	rf := addReviewCubeFlags(fs)
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -57,7 +58,11 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := review.Match(f, g, o)
+	opts, err := rf.options(f)
+	if err != nil {
+		return err
+	}
+	rep, err := review.Match(f, g, o, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
@@ -65,15 +70,13 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 		return json.NewEncoder(e.Stdout).Encode(rep)
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "game\tplayer\tposition\troll\tplayed\tequity\tbest\tequity\tlost")
+	fmt.Fprintln(tw, "game\tplayer\tposition\troll\tplayed\tvalue\tbest\tvalue\tlost\tmeasure")
 	for _, d := range rep.Decisions {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%+.4f\t%s\t%+.4f\t%.4f\n", d.Game, rep.Totals[d.Player-1].Name, d.Position, d.Roll,
-			d.Played, d.Equity, d.Best, d.BestEquity, d.Lost)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%s\n", d.Game, rep.Totals[d.Player-1].Name, d.Position, d.Roll,
+			d.Played, value(d.Measure, d.Equity), d.Best, value(d.Measure, d.BestEquity), d.Lost, d.Measure)
 	}
 	tw.Flush()
-	for _, t := range rep.Totals {
-		fmt.Fprintf(e.Stdout, "%s: %d bearoff plays, %d lost equity, %.4f lost in all\n", t.Name, t.Decisions, t.Errors, t.Lost)
-	}
+	printCubeReview(e.Stdout, rep)
 	if len(rep.NotCovered) > 0 {
 		reasons := make([]string, 0, len(rep.Reasons))
 		for r := range rep.Reasons {

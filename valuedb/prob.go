@@ -28,10 +28,11 @@ var ErrKind = errors.New("wrong kind of records")
 // file's magic.
 func checkKind(m string, h Header) error {
 	switch {
-	case m == magic && h.Kind == "" && (h.RecordBytes == 1 || h.RecordBytes == 2):
-	case m == magicV2 && h.Kind == KindProbability && h.RecordBytes == probBytes:
+	case m == magic && h.Kind == "" && (h.RecordBytes == 1 || h.RecordBytes == 2) && h.Planes == "":
+	case m == magicV2 && h.Kind == KindProbability && h.RecordBytes == probBytes && h.Planes == "":
+	case m == magicV2 && h.Kind == KindPlanes && validPlanes(h.PlaneNames()) && h.RecordBytes == probBytes*len(h.PlaneNames()):
 	default:
-		return formatErr("%q file with kind %q and %d-byte records", m, h.Kind, h.RecordBytes)
+		return formatErr("%q file with kind %q, planes %q and %d-byte records", m, h.Kind, h.Planes, h.RecordBytes)
 	}
 	return nil
 }
@@ -45,14 +46,7 @@ func checkKind(m string, h Header) error {
 // on (each record a little-endian uint32 split into byte planes), which
 // zstd compresses better than whole records.
 func WriteProbs(path string, h Header, vals []tiergame.Prob, opts *WriteOptions) (Header, error) {
-	var o WriteOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.BlockRecords <= 0 {
-		o.BlockRecords = DefaultProbBlockRecords
-	}
-	o = o.normalized()
+	o := probOptions(opts)
 	h.Count, h.Win, h.Lose, h.Tie, h.Draw, h.MaxRemoteness = uint64(len(vals)), 0, 0, 0, 0, 0
 	h.Kind, h.RecordBytes, h.Mean = KindProbability, probBytes, 0
 	var sum float64
@@ -78,6 +72,19 @@ func WriteProbs(path string, h Header, vals []tiergame.Prob, opts *WriteOptions)
 		return nil
 	})
 	return h, err
+}
+
+// probOptions are the options of a database of probabilities or planes:
+// DefaultProbBlockRecords records a block unless opts say otherwise.
+func probOptions(opts *WriteOptions) WriteOptions {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.BlockRecords <= 0 {
+		o.BlockRecords = DefaultProbBlockRecords
+	}
+	return o.normalized()
 }
 
 // probAt decodes record i of a block of byte planes.
@@ -116,12 +123,17 @@ func (d *DB) ReadAllProbs(workers int) ([]tiergame.Prob, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range out {
-		if _, err := checkedProb(d.name, p); err != nil {
-			return nil, err
+	return out, checkedProbs(d.name, out)
+}
+
+// checkedProbs checks that every value of ps is a probability.
+func checkedProbs(name string, ps []tiergame.Prob) error {
+	for _, p := range ps {
+		if _, err := checkedProb(name, p); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func checkedProb(name string, p tiergame.Prob) (tiergame.Prob, error) {

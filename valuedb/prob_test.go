@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -122,4 +123,74 @@ func b2u(b bool) uint64 {
 		return 1
 	}
 	return 0
+}
+
+// TestPlanesRoundTrip writes planes and reads them back, whole and one
+// position at a time, and checks the kinds are kept apart.
+func TestPlanesRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	dir := t.TempDir()
+	names := []string{"centered", "owned", "opponent"}
+	for _, tc := range []struct{ n, block int }{{0, 0}, {1, 0}, {1000, 100}, {9000, 4096}, {5000, 999}} {
+		vals := randomProbs(r, 3*tc.n)
+		path := filepath.Join(dir, "planes.vdb")
+		h, err := WritePlanes(path, Header{Game: "g", Option: "o", Tier: 9, TierName: "nine"}, names, vals, &WriteOptions{BlockRecords: tc.block})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Kind != KindPlanes || h.Count != uint64(tc.n) || h.RecordBytes != 12 || h.Planes != "centered,owned,opponent" {
+			t.Fatalf("header %+v", h)
+		}
+		db, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.Header() != h || !slices.Equal(db.Header().PlaneNames(), names) {
+			t.Fatalf("read header %+v, wrote %+v", db.Header(), h)
+		}
+		if err := db.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		all, err := db.ReadAllPlanes(2)
+		if err != nil || !slices.Equal(all, vals) {
+			t.Fatalf("ReadAllPlanes: %v (%d values, wrote %d)", err, len(all), len(vals))
+		}
+		for i := 0; i < tc.n; i += 1 + tc.n/50 {
+			got, err := db.LookupPlanes(uint64(i))
+			if err != nil || !slices.Equal(got, vals[3*i:3*i+3]) {
+				t.Fatalf("LookupPlanes(%d) = %v, %v; want %v", i, got, err, vals[3*i:3*i+3])
+			}
+		}
+		if _, err := db.LookupProb(0); !errors.Is(err, ErrKind) {
+			t.Errorf("LookupProb on planes: %v, want ErrKind", err)
+		}
+		if _, err := db.Lookup(0); tc.n > 0 && !errors.Is(err, ErrKind) {
+			t.Errorf("Lookup on planes: %v, want ErrKind", err)
+		}
+		if _, err := db.LookupPlanes(uint64(tc.n)); err == nil {
+			t.Errorf("LookupPlanes past the end: no error")
+		}
+		db.Close()
+	}
+	// A probability database is not one of planes.
+	path := filepath.Join(dir, "p.vdb")
+	if _, err := WriteProbs(path, Header{}, randomProbs(r, 10), nil); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.LookupPlanes(0); !errors.Is(err, ErrKind) {
+		t.Errorf("LookupPlanes on probabilities: %v, want ErrKind", err)
+	}
+	for _, bad := range [][]string{nil, {""}, {"a,b"}, make([]string, MaxPlanes+1)} {
+		if _, err := WritePlanes(filepath.Join(dir, "bad.vdb"), Header{}, bad, nil, nil); err == nil {
+			t.Errorf("WritePlanes with names %q: no error", bad)
+		}
+	}
+	if _, err := WritePlanes(filepath.Join(dir, "bad.vdb"), Header{}, names, make([]tiergame.Prob, 4), nil); err == nil {
+		t.Errorf("WritePlanes with 4 values in 3 planes: no error")
+	}
 }

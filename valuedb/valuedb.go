@@ -3,9 +3,11 @@
 // the size follows the reachable count, not the hash space), in blocks that
 // decompress independently, so a lookup reads one block.
 //
-// Two kinds of records share the layout: values and remoteness (version
-// 1, Write), and probabilities for games with chance (version 2 of kind
-// "probability", WriteProbs).
+// Three kinds of records share the layout: values and remoteness (version
+// 1, Write), probabilities for games with chance (version 2 of kind
+// "probability", WriteProbs), and several probability-like values a
+// position for chance games with planes (version 2 of kind "planes",
+// WritePlanes).
 //
 // Layout (all integers little-endian; see LAYOUT.md):
 //
@@ -23,6 +25,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -77,6 +80,18 @@ type Header struct {
 	Kind string `json:"kind,omitempty"`
 	// Mean is the mean probability of a probability database.
 	Mean float64 `json:"mean,omitempty"`
+	// Planes names the values of a record of a database of planes
+	// (KindPlanes), in order, separated by commas ("centered,owned,
+	// opponent"), so that a Header stays comparable; see PlaneNames.
+	Planes string `json:"planes,omitempty"`
+}
+
+// PlaneNames returns the names of the planes of a database of planes.
+func (h Header) PlaneNames() []string {
+	if h.Planes == "" {
+		return nil
+	}
+	return strings.Split(h.Planes, ",")
 }
 
 // Errors callers test with errors.Is.

@@ -121,6 +121,10 @@ func FuzzOpen(f *testing.F) {
 	WriteProbs(probs, Header{Game: "g"}, randomProbs(rand.New(rand.NewPCG(1, 2)), 300), &WriteOptions{BlockRecords: 64})
 	seed, _ = os.ReadFile(probs)
 	f.Add(seed)
+	planes := filepath.Join(dir, "planes.vdb")
+	WritePlanes(planes, Header{Game: "g"}, []string{"a", "b"}, randomProbs(rand.New(rand.NewPCG(1, 3)), 600), &WriteOptions{BlockRecords: 64})
+	seed, _ = os.ReadFile(planes)
+	f.Add(seed)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := filepath.Join(t.TempDir(), "f.vdb")
 		os.WriteFile(p, b, 0o644)
@@ -138,5 +142,9 @@ func FuzzOpen(f *testing.F) {
 			db.ReadAllProbs(1)
 		}
 		db.LookupProb(0)
+		if db.Header().Count <= 1<<16 {
+			db.ReadAllPlanes(1)
+		}
+		db.LookupPlanes(0)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -199,14 +200,27 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	}
 	var g errgroup.Group
 	g.SetLimit(o.Workers)
+	var scratch sync.Pool // a block's raw bytes and its encoding
 	for b := range blocks {
 		g.Go(func() error {
 			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, n)
-			raw := make([]byte, (hi-lo)*h.RecordBytes)
+			buf, _ := scratch.Get().(*[2][]byte)
+			if buf == nil {
+				buf = new([2][]byte)
+			}
+			defer scratch.Put(buf)
+			raw := slices.Grow(buf[0][:0], (hi-lo)*h.RecordBytes)[:(hi-lo)*h.RecordBytes]
+			clear(raw) // as a new block's: an encoder need not write every byte
+			buf[0] = raw
 			if err := encode(raw, lo, hi); err != nil {
 				return err
 			}
-			blocks[b] = enc.EncodeAll(raw, nil)
+			// EncodeAll grows its destination to the block's bound, so
+			// the block is kept in a copy of its own size: every block
+			// held its raw size until the file was written (255 MB for
+			// a 129M-record database).
+			buf[1] = enc.EncodeAll(raw, buf[1][:0])
+			blocks[b] = slices.Clone(buf[1])
 			return nil
 		})
 	}

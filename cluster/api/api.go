@@ -192,10 +192,13 @@ type UploadsResponse struct {
 // value database if it is written, else the records of its units in rank
 // order.
 type KidInput struct {
-	Tier    uint64 `json:"tier"`
-	Level   Blob   `json:"level"`
-	Set     string `json:"set"` // as Assignment.Set
-	DB      *Blob  `json:"db,omitempty"`
+	Tier  uint64 `json:"tier"`
+	Level Blob   `json:"level"`
+	Set   string `json:"set"` // as Assignment.Set
+	DB    *Blob  `json:"db,omitempty"`
+	// Planes is the tier's database of planes, beside DB, for a chance
+	// game with planes (tiergame.Planes).
+	Planes  *Blob  `json:"planes,omitempty"`
 	Records []Blob `json:"records,omitempty"`
 	// Mine lists, for a unit leased provisionally (before the units of
 	// its child tiers are recorded done: LeaseRequest.Holding), the

@@ -56,6 +56,11 @@ func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, o
 		if rec.DB, err = c.fetchFile(ctx, dir, solver.DBFile(g, tiergame.Tier(rec.Tier)), t.DB.Blob); err != nil {
 			return nil, err
 		}
+		if t.DB.Planes != nil {
+			if rec.Planes, err = c.fetchFile(ctx, dir, solver.PlanesFile(g, tiergame.Tier(rec.Tier)), *t.DB.Planes); err != nil {
+				return nil, err
+			}
+		}
 		rec.Reached, rec.Expanded, rec.Solved = true, true, true
 		rec.Reachable, rec.LevelType = t.Level.Reachable, t.Level.Type
 		rec.Win, rec.Lose, rec.Tie, rec.Draw = t.DB.Win, t.DB.Lose, t.DB.Tie, t.DB.Draw

@@ -220,13 +220,15 @@ type Level struct {
 	Expand []solver.Range `json:"expand,omitempty"`
 }
 
-// DB is a tier's merged value database.
+// DB is a tier's merged value database, and for a chance game with planes
+// (tiergame.Planes) its database of planes.
 type DB struct {
-	Blob Blob   `json:"blob"`
-	Win  uint64 `json:"win"`
-	Lose uint64 `json:"lose"`
-	Tie  uint64 `json:"tie"`
-	Draw uint64 `json:"draw"`
+	Blob   Blob   `json:"blob"`
+	Planes *Blob  `json:"planes,omitempty"`
+	Win    uint64 `json:"win"`
+	Lose   uint64 `json:"lose"`
+	Tie    uint64 `json:"tie"`
+	Draw   uint64 `json:"draw"`
 }
 
 // Unit is a unit of work: a kind and a range of a tier.

@@ -20,6 +20,19 @@ func TestChanceGameMatchesEmbedded(t *testing.T) {
 	}
 }
 
+// TestPlanesMatchEmbedded: a chance game with planes (the bearoff with
+// cube=money: its cubeful money equities) runs on the cluster, each solve
+// unit computing both, and the fetched run holds tierd solve's bytes,
+// databases of planes included.
+func TestPlanesMatchEmbedded(t *testing.T) {
+	m := clusterMatchesEmbedded(t, "bearoff", "checkers=4,points=4,cube=money", 2)
+	for _, rec := range m.Tiers {
+		if rec.Planes == nil {
+			t.Fatalf("fetched manifest: tier %d has no planes", rec.Tier)
+		}
+	}
+}
+
 // TestXiangqiMatchesEmbedded: an exhaustive game whose tiers hold hashes
 // that are no positions (xiangqi: every tier loopy, the legal hashes only,
 // solver.FullTier on the leader) runs on the cluster and gives tierd

@@ -302,6 +302,9 @@ func sameRunFolders(t testing.TB, want, got string) {
 		if !bytes.Equal(readFile(t, want, wt.DB.Path), readFile(t, got, gt.DB.Path)) {
 			t.Errorf("tier %d: value databases differ", wt.Tier)
 		}
+		if (wt.Planes == nil) != (gt.Planes == nil) || wt.Planes != nil && !bytes.Equal(readFile(t, want, wt.Planes.Path), readFile(t, got, gt.Planes.Path)) {
+			t.Errorf("tier %d: databases of planes differ", wt.Tier)
+		}
 	}
 	if a, b := readFile(t, want, solver.ManifestName), readFile(t, got, solver.ManifestName); !bytes.Equal(a, b) {
 		t.Errorf("manifests differ:\n%s\n----\n%s", a, b)

@@ -101,8 +101,9 @@ func namesAll(blobs []api.Blob, names map[string]bool) bool {
 }
 
 // mergeDB joins a tier's range records, in rank order, into its value
-// database (the bytes of tierd solve's), stores it on a majority of the
-// coordinators and records it. The units wrote their records in the
+// database (the bytes of tierd solve's; for a chance game with planes,
+// also its database of planes), stores them (keepMerged) and records
+// them. The units wrote their records in the
 // database's own blocks (their ranges are cut at whole blocks), so the
 // blocks are copied (solver.ConcatDB); records that do not line up (a
 // tier cut before the cut was aligned) and probabilities are decoded and
@@ -134,12 +135,28 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 	}
 	db := unitio.TierDB{Game: g, Tier: t, Workers: n.cfg.Workers}
 	var write func(path string) (any, error)
+	var planes *api.Blob // a chance game's database of planes
 	if in.run.Chance {
-		vals := make([]tiergame.Prob, count)
+		width := uint64(1 + tiergame.PlaneCount(g))
+		results := make([]tiergame.Prob, width*count)
 		if err := each(func(off uint64, path string) (uint64, error) {
-			return db.ProbsInto(vals, off, path)
+			off, err := db.ChanceInto(results, width*off, path)
+			return off / width, err
 		}); err != nil {
 			return err
+		}
+		vals, pl := unitio.SplitChance(results, width)
+		if pl != nil {
+			blob, _, err := n.storeFile(func(path string) (any, error) {
+				return solver.WritePlanesDB(path, g, t, pl, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+			})
+			if err != nil {
+				return err
+			}
+			if err := n.artifacts.keepMerged(ctx, []api.Blob{blob}); err != nil {
+				return err
+			}
+			planes = &blob
 		}
 		write = func(path string) (any, error) {
 			return solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
@@ -171,7 +188,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		return err
 	}
 	h := res.(valuedb.Header)
-	_, err = n.propose(state.SetDB(in.run.ID, in.tier.Tier, state.DB{Blob: blob, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}))
+	_, err = n.propose(state.SetDB(in.run.ID, in.tier.Tier, state.DB{Blob: blob, Planes: planes, Win: h.Win, Lose: h.Lose, Tie: h.Tie, Draw: h.Draw}))
 	return err
 }
 
@@ -257,7 +274,7 @@ type tierFiles struct {
 // startRecord is the start position's value, from its tier t's files.
 func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int) (*solver.StartRecord, error) {
 	if files.chance {
-		ct, err := solver.LoadChanceTier(g, t, files.level, files.db, workers)
+		ct, err := solver.LoadChanceFiles(g, t, files.level, files.db, "", workers) // the start's probability only
 		if err != nil {
 			return nil, err
 		}

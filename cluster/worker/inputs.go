@@ -179,6 +179,9 @@ func loadKids[T any](ctx context.Context, w *Worker, u *unit, how kidLoader[T]) 
 			files := kidFiles{blobs: k.Records}
 			if k.DB != nil {
 				files.blobs = []api.Blob{*k.DB}
+				if k.Planes != nil { // read beside it (chanceKids)
+					files.blobs = append(files.blobs, *k.Planes)
+				}
 			}
 			// The units this worker computes itself have no file yet.
 			var download []api.Blob
@@ -253,15 +256,36 @@ func (w *Worker) chanceKids(ctx context.Context, u *unit) ([]*solver.ChanceTier,
 			if len(k.Mine) > 0 { // never leased so (provisional leases are not for chance): a coordinator that did
 				return nil, 0, fmt.Errorf("tier %d: %w", t, errNotMine)
 			}
-			vals := make([]tiergame.Prob, set.Total())
+			width := uint64(1 + tiergame.PlaneCount(u.g))
 			db := unitio.TierDB{Game: u.g, Tier: t, Workers: w.cfg.Threads}
-			err := gatherResults(vals, files, nil, w.mem.probs, func(off uint64, path string) (uint64, error) {
-				return db.ProbsInto(vals, off, path)
-			})
+			var results []tiergame.Prob
+			var err error
+			if k.DB != nil && width > 1 { // the merged tier: probabilities and planes apart
+				vals, planes := make([]tiergame.Prob, set.Total()), make([]tiergame.Prob, (width-1)*set.Total())
+				if len(files.paths) != 2 {
+					return nil, 0, fmt.Errorf("tier %d: no database of planes beside its probabilities", t)
+				}
+				if _, err = db.ChanceInto(vals, 0, files.paths[0]); err == nil {
+					_, err = db.ChanceInto(planes, 0, files.paths[1])
+				}
+				results = unitio.JoinChance(vals, planes)
+			} else {
+				results = make([]tiergame.Prob, width*set.Total())
+				err = gatherResults(results, files, nil, w.mem.probs, func(off uint64, path string) (uint64, error) {
+					return db.ChanceInto(results, off, path)
+				})
+			}
 			if err != nil {
 				return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 			}
-			// At most: the values, a copy by position, and the set.
-			return solver.NewChanceTier(t, set, vals, w.cfg.Threads), int64(4*(set.Total()+set.Len()) + set.Len()/8), nil
+			vals, planes := unitio.SplitChance(results, width)
+			ct := solver.NewChanceTier(t, set, vals, w.cfg.Threads)
+			if planes != nil {
+				if err := ct.SetPlanes(int(width-1), planes); err != nil {
+					return nil, 0, err
+				}
+			}
+			// At most: the values and planes, a copy by position, and the set.
+			return ct, int64(4*(width*set.Total()+set.Len()) + set.Len()/8), nil
 		}})
 }

@@ -28,7 +28,8 @@ type memCache struct {
 	// records of its own units in place (rangeRecords).
 	tierRecords *shelf[string, []valuedb.Record]
 	// records and probs are the results of units this worker computed, by
-	// the SHA-256 of the file it wrote them to.
+	// the SHA-256 of the file it wrote them to (probs: with a game's planes,
+	// 1+K values a position, unitio.JoinChance).
 	records *shelf[string, []valuedb.Record]
 	probs   *shelf[string, []tiergame.Prob]
 	// solved and chance are solved child tiers, loaded for the units of

@@ -11,6 +11,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
+	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -164,8 +165,9 @@ func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
 }
 
 // solveChanceRange solves the unit's range of a tier of a game with
-// chance (solver.SolveChanceRange): a database of the range's
-// probabilities.
+// chance (solver.SolveChanceRange, and solver.SolvePlanesRange for a game
+// with planes): a database of the range's probabilities, or of both
+// (unitio.WriteChance).
 func (w *Worker) solveChanceRange(ctx context.Context, u *unit, set *bitarray.Ranked) (uint64, error) {
 	kids, releaseKids, err := w.chanceKids(ctx, u)
 	if err != nil {
@@ -176,8 +178,15 @@ func (w *Worker) solveChanceRange(ctx context.Context, u *unit, set *bitarray.Ra
 	if err := solver.SolveChanceRange(ctx, u.g, u.tier, set, u.rng, kids, vals, nil); err != nil {
 		return 0, err
 	}
+	var planes []tiergame.Prob
+	if k := tiergame.PlaneCount(u.g); k > 0 {
+		planes = make([]tiergame.Prob, k*len(vals))
+		if err := solver.SolvePlanesRange(ctx, u.g, u.tier, set, u.rng, kids, planes, nil); err != nil {
+			return 0, err
+		}
+	}
 	u.computed()
-	if err := u.out.probs(u.g, u.tier, vals); err != nil {
+	if err := u.out.probs(u.g, u.tier, vals, planes); err != nil {
 		return 0, err
 	}
 	return uint64(len(vals)), nil
@@ -311,15 +320,16 @@ func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 	return err
 }
 
-// probs writes a range's probabilities as a probability database, and
+// probs writes a range's probabilities as a probability database, or
+// with the game's planes a database of both (unitio.WriteChance), and
 // keeps them in memory as records does.
-func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob) error {
+func (o *outputs) probs(g tiergame.Game, t tiergame.Tier, vals, planes []tiergame.Prob) error {
+	results := unitio.JoinChance(vals, planes)
 	err := o.add(t, func(path string) error {
-		_, err := solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
-		return err
+		return unitio.WriteChance(path, g, t, results, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true, Fast: true})
 	})
 	if err == nil {
-		o.w.mem.probs.put(o.last(), owner{o.run, uint64(t)}, vals, 4*int64(len(vals)))
+		o.w.mem.probs.put(o.last(), owner{o.run, uint64(t)}, results, 4*int64(len(results)))
 	}
 	return err
 }

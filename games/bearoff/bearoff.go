@@ -32,6 +32,13 @@
 // move lists, computed once, serve every opponent, and a child look-up
 // reads memory in order (see SolveChance).
 //
+// # The cube
+//
+// With option cube=money each position also holds the cubeful money
+// equities of its three cube states (cube.go, tiergame.Planes), and
+// MatchEval solves match play at a score on demand (match.go); cube
+// decisions follow gnubg's rules (cubeaction.go).
+//
 // # Text form
 //
 // A position's text form is its gnubg Position ID (the side on roll as
@@ -75,7 +82,8 @@ type Game struct {
 	points, checkers int
 	maxPip           int
 	sides            *oneSided
-	n                int // one-sided positions
+	n                int  // one-sided positions
+	money            bool // option cube=money: the cubeful money planes (cube.go)
 
 	// tiers[T].start[a-tiers[T].aLo] is the first position of the group of
 	// mover pip count a; the last entry is the tier's size.
@@ -92,10 +100,10 @@ type tierInfo struct {
 	start []uint64
 }
 
-// New returns the variant described by options checkers (1..15) and points
-// (1..6).
+// New returns the variant described by options checkers (1..15), points
+// (1..6) and cube (CubeNone, the default, or CubeMoney).
 func New(o tiergame.Options) (tiergame.Game, error) {
-	if err := o.Check("checkers", "points"); err != nil {
+	if err := o.Check("checkers", "points", "cube"); err != nil {
 		return nil, fmt.Errorf("bearoff: %w", err)
 	}
 	c, err := o.Int("checkers", DefaultCheckers, 1, MaxCheckers)
@@ -106,19 +114,31 @@ func New(o tiergame.Options) (tiergame.Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bearoff: %w", err)
 	}
-	return NewGame(c, p)
+	cube, ok := o["cube"]
+	if !ok {
+		cube = CubeNone
+	}
+	return NewVariant(c, p, cube)
 }
 
-// NewGame returns the bearoff of up to checkers checkers on points points.
-func NewGame(checkers, points int) (*Game, error) {
+// NewGame returns the bearoff of up to checkers checkers on points points,
+// cubeless.
+func NewGame(checkers, points int) (*Game, error) { return NewVariant(checkers, points, CubeNone) }
+
+// NewVariant returns the bearoff of up to checkers checkers on points
+// points, with the cubeful money planes if cube is CubeMoney.
+func NewVariant(checkers, points int, cube string) (*Game, error) {
 	if checkers < 1 || checkers > MaxCheckers || points < 1 || points > MaxPoints {
 		return nil, fmt.Errorf("bearoff: %d checkers on %d points: want 1..%d checkers on 1..%d points", checkers, points, MaxCheckers, MaxPoints)
+	}
+	if cube != CubeNone && cube != CubeMoney {
+		return nil, fmt.Errorf("bearoff: option cube=%q: want %s (cubeless, the default) or %s (also the cubeful money equities)", cube, CubeNone, CubeMoney)
 	}
 	sides, err := newOneSided(points, checkers)
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{points: points, checkers: checkers, maxPip: checkers * points, sides: sides, n: len(sides.boards)}
+	g := &Game{points: points, checkers: checkers, maxPip: checkers * points, sides: sides, n: len(sides.boards), money: cube == CubeMoney}
 	g.tiers = make([]tierInfo, 2*g.maxPip+1)
 	for T := range g.tiers {
 		ti := &g.tiers[T]
@@ -147,8 +167,14 @@ func (g *Game) Sides() int { return g.n }
 // Name is "bearoff".
 func (g *Game) Name() string { return "bearoff" }
 
-// Option is "checkers=C,points=P".
-func (g *Game) Option() string { return fmt.Sprintf("checkers=%d,points=%d", g.checkers, g.points) }
+// Option is "checkers=C,points=P", and ",cube=money" with the money planes.
+func (g *Game) Option() string {
+	o := fmt.Sprintf("checkers=%d,points=%d", g.checkers, g.points)
+	if g.money {
+		o += ",cube=" + CubeMoney
+	}
+	return o
+}
 
 // Exhaustive reports that every pair of sides is a position to solve.
 func (g *Game) Exhaustive() bool { return true }

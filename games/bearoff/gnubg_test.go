@@ -58,41 +58,78 @@ func makeTwoSided(t testing.TB, points, checkers int) (string, *gnubgbd.TwoSided
 	return path, db
 }
 
-// gnubgValue recomputes gnubg's stored value of mover i against opponent
-// j from the stored values of its children, with makebearoff's integer
-// arithmetic (gnubg 1.07): equities are int16 e = stored-0x8000, a child's
-// equity e seen from the mover is ^e = -e-1, a roll takes the best child,
-// and the weighted sum over the 36 rolls is divided by 36 truncating
-// toward zero.
-func gnubgValue(g *Game, raw func(i, j int) uint16, i, j int) uint16 {
+// gnubgValues recomputes gnubg's stored records of mover i against
+// opponent j (gnubgbd.Values) from the stored records of its children,
+// with makebearoff's integer arithmetic (gnubg 1.07): equities are int16
+// e = stored-0x8000, a child's equity e seen from the mover is ^e = -e-1,
+// a roll takes the best child for each record, and the weighted sum over
+// the 36 rolls is divided by 36 truncating toward zero. The cubeful
+// records take each child after its own cube decision (gnubgCubeEquity):
+// for the mover's owned cube the child's opponent-owned record, for the
+// centered cube the child's centered one, for the opponent's cube the
+// child's owned one, each against its opponent-owned record doubled.
+// Without cubeful records only the first is computed.
+func gnubgValues(g *Game, raw func(i, j int) [4]uint16, cubeful bool, i, j int) (out [4]uint16) {
 	switch {
 	case i == 0:
-		return 0xFFFF
+		return [4]uint16{0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF}
 	case j == 0:
-		return 0
+		return [4]uint16{}
 	}
+	const equityOne = 0x7FFF
 	s := g.moveLists()
-	total := 0
+	var total [4]int
 	for k := range rolls {
-		best := math.MinInt
+		best := [4]int{math.MinInt, math.MinInt, math.MinInt, math.MinInt}
 		for _, c := range s.moves(i, k) {
-			best = max(best, ^(int(raw(j, int(c))) - 0x8000))
+			var e [4]int
+			for n, v := range raw(j, int(c)) {
+				e[n] = int(v) - 0x8000
+			}
+			best[gnubgbd.Cubeless] = max(best[gnubgbd.Cubeless], ^e[gnubgbd.Cubeless])
+			best[gnubgbd.OwnedCube] = max(best[gnubgbd.OwnedCube], ^e[gnubgbd.OpponentOwnsCube])
+			best[gnubgbd.CenteredCube] = max(best[gnubgbd.CenteredCube], ^gnubgCubeEquity(e[gnubgbd.CenteredCube], e[gnubgbd.OpponentOwnsCube], equityOne))
+			best[gnubgbd.OpponentOwnsCube] = max(best[gnubgbd.OpponentOwnsCube], ^gnubgCubeEquity(e[gnubgbd.OwnedCube], e[gnubgbd.OpponentOwnsCube], equityOne))
 		}
-		total += int(rollWeight(k)) * best
+		for n := range total {
+			total[n] += int(rollWeight(k)) * best[n]
+		}
 	}
-	return uint16(total/totalWeight + 0x8000)
+	for n := range out {
+		if n == 0 || cubeful {
+			out[n] = uint16(total[n]/totalWeight + 0x8000)
+		}
+	}
+	return out
 }
 
-// TestGnubgTwoSided compares a variant with gnubg's two-sided database, in
-// two ways:
+// gnubgCubeEquity is the equity after a player's cube decision in
+// makebearoff's 16-bit integers, from no double (nd), the take value at
+// the current cube (dt: doubled when the opponent takes) and double/pass
+// (dp): a double when 2dt >= nd and dp >= nd, by its integer halvings;
+// then a pass when dt >= dp/2.
+func gnubgCubeEquity(nd, dt, dp int) int {
+	if dt >= nd/2 && dp >= nd {
+		if dt >= dp/2 {
+			return dp
+		}
+		return 2 * dt
+	}
+	return nd
+}
+
+// TestGnubgTwoSided compares a variant with gnubg's two-sided database
+// with cubeful equities (makebearoff without -C), in two ways:
 //
-//   - Every stored gnubg value must follow from gnubg's own stored values
-//     of its children over our legal plays, with gnubg's arithmetic
-//     (gnubgValue): an exact check of our move generator and index
-//     against every position of gnubg's table.
-//   - Our exact equities against gnubg's: gnubg truncates to 16 bits at
-//     every level, so its values drift from the exact ones by a few units
-//     of 1/32767.5; the test reports the worst and mean difference.
+//   - Every stored gnubg record must follow from gnubg's own stored
+//     records of its children over our legal plays, with gnubg's
+//     arithmetic (gnubgValues): an exact check of our move generator and
+//     index, and of our reading of its cube rules, against every position
+//     of gnubg's table.
+//   - Our exact equities against gnubg's, the cubeless one and the three
+//     cubeful planes (cube=money): gnubg truncates to 16 bits at every
+//     level, so its values drift from the exact ones by a few units of
+//     1/32767.5; the test reports the worst and mean difference.
 //
 // CI compares 6 points with 5 checkers (213,444 positions) and 4 with 6;
 // TIERSOLVE_GNUBG_FULL=1 also 6 with 6 (853,776).
@@ -108,56 +145,98 @@ func TestGnubgTwoSided(t *testing.T) {
 		points, checkers := v[0], v[1]
 		t.Run(fmt.Sprintf("%dx%d", points, checkers), func(t *testing.T) {
 			path, gdb := makeTwoSided(t, points, checkers)
-			g, err := NewGame(checkers, points)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if gdb.N != g.n {
-				t.Fatalf("gnubg has %d one-sided positions, we have %d", gdb.N, g.n)
+			g := moneyGame(t, checkers, points)
+			if gdb.N != g.n || !gdb.Cubeful {
+				t.Fatalf("gnubg has %d one-sided positions (cubeful %v), we have %d", gdb.N, gdb.Cubeful, g.n)
 			}
 			o := solveRun(t, g, solver.Config{})
+			cmp := compareGnubg(t, g, o, gdb)
 			const unit = 1 / 32767.5
-			var worst, sum float64
-			var inconsistent, n int
-			for i := range g.n {
-				for j := range g.n {
-					if want, got := gdb.Raw(i, j), gnubgValue(g, gdb.Raw, i, j); got != want {
-						if inconsistent++; inconsistent <= 5 {
-							t.Errorf("mover %d, opponent %d: gnubg stores %d, its children give %d over our plays", i, j, want, got)
-						}
-					}
-					tier, pos := g.Position(i, j)
-					p, err := o.Win(tier, pos)
-					if err != nil {
-						t.Fatal(err)
-					}
-					d := math.Abs(p.Equity() - gdb.Equity(i, j))
-					worst = max(worst, d)
-					sum += d
-					n++
+			for n, name := range recordNames {
+				t.Logf("%s: %d positions: gnubg's values follow from its children over our plays in %d; "+
+					"exact equity minus gnubg's: worst %.3g (%.2f units of 1/32767.5), mean %.3g (%.2f units)",
+					name, cmp.n, cmp.n-cmp.inconsistent[n], cmp.worst[n], cmp.worst[n]/unit, cmp.sum[n]/float64(cmp.n), cmp.sum[n]/float64(cmp.n)/unit)
+				if cmp.inconsistent[n] > 0 {
+					t.Errorf("%s: %d positions where gnubg's record does not follow from its children over our plays", name, cmp.inconsistent[n])
 				}
-			}
-			t.Logf("%d positions: gnubg's values follow from its children over our plays in %d; "+
-				"exact equity minus gnubg's: worst %.3g (%.2f units of 1/32767.5), mean %.3g (%.2f units)",
-				n, n-inconsistent, worst, worst/unit, sum/float64(n), sum/float64(n)/unit)
-			if worst > 16*unit {
-				t.Errorf("our equities differ from gnubg's by up to %.2f units, more than its truncation explains", worst/unit)
+				if cmp.worst[n] > 16*unit {
+					t.Errorf("%s: our equities differ from gnubg's by up to %.2f units, more than its truncation explains", name, cmp.worst[n]/unit)
+				}
 			}
 			checkBearoffdump(t, g, path, o, 20)
 		})
 	}
 }
 
+// recordNames names gnubg's records by index.
+var recordNames = [4]string{"cubeless", "owned cube", "centered cube", "opponent owns cube"}
+
+// gnubgComparison is how far our equities are from a gnubg database's,
+// record by record (gnubgbd's indices).
+type gnubgComparison struct {
+	n            int
+	inconsistent [4]int
+	worst, sum   [4]float64
+	examples     int
+}
+
+// compareGnubg compares every position of g, solved in o, with gnubg's
+// database gdb.
+func compareGnubg(t *testing.T, g *Game, o *solver.Oracle, gdb *gnubgbd.TwoSided) *gnubgComparison {
+	c := &gnubgComparison{}
+	planeOf := [4]CubeState{gnubgbd.OwnedCube: Owned, gnubgbd.CenteredCube: Centered, gnubgbd.OpponentOwnsCube: OpponentOwns}
+	for i := range g.n {
+		for j := range g.n {
+			stored := gdb.Values(i, j)
+			derived := gnubgValues(g, gdb.Values, gdb.Cubeful, i, j)
+			tier, pos := g.Position(i, j)
+			p, err := o.Win(tier, pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			planes, err := o.Planes(tier, pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := range stored {
+				if derived[n] != stored[n] {
+					if c.inconsistent[n]++; c.examples < 5 {
+						c.examples++
+						t.Errorf("mover %d, opponent %d, %s: gnubg stores %d, its children give %d over our plays", i, j, recordNames[n], stored[n], derived[n])
+					}
+				}
+				ours := p.Equity()
+				if n != gnubgbd.Cubeless {
+					ours = planes[planeOf[n]].Equity()
+				}
+				d := math.Abs(ours - gnubgbd.EquityOf(stored[n]))
+				c.worst[n] = max(c.worst[n], d)
+				c.sum[n] += d
+			}
+			c.n++
+		}
+	}
+	return c
+}
+
 var (
 	dumpID     = regexp.MustCompile(`Position ID: ([A-Za-z0-9+/]{14})`)
 	dumpSides  = regexp.MustCompile(`Position\s+(\d+)\s+(\d+)`)
 	dumpEquity = regexp.MustCompile(`Cubeless equity\s*:\s*([+-][0-9.]+)`)
+	// dumpCubeful reads the cubeful lines of a database with them, in
+	// the order of our planes.
+	dumpCubeful = [cubeStates]*regexp.Regexp{
+		Centered:     regexp.MustCompile(`Centered cube\s*:\s*([+-][0-9.]+)`),
+		Owned:        regexp.MustCompile(`Owned cube\s*:\s*([+-][0-9.]+)`),
+		OpponentOwns: regexp.MustCompile(`Opponent owns cube\s*:\s*([+-][0-9.]+)`),
+	}
 )
 
 // checkBearoffdump asks gnubg's bearoffdump for n random positions of the
 // database at path: its Position ID must be our position with that index,
-// and its printed equity (4 decimals) ours. This checks our reading of the
-// file and our one-sided index against gnubg itself.
+// and its printed equities (4 decimals) ours, the cubeless one and, for a
+// run with the money planes, the three cubeful ones. This checks our
+// reading of the file and our one-sided index against gnubg itself.
 func checkBearoffdump(t *testing.T, g *Game, path string, o *solver.Oracle, n int) {
 	bin := gnubgTool(t, "bearoffdump")
 	r := rand.New(rand.NewPCG(1, uint64(g.n)))
@@ -186,6 +265,23 @@ func checkBearoffdump(t *testing.T, g *Game, path string, o *solver.Oracle, n in
 		}
 		if math.Abs(p.Equity()-want) > 0.00005+16/32767.5 {
 			t.Errorf("bearoffdump -n %d (%s): equity %+.4f, ours %+.7f", key, id[1], want, p.Equity())
+		}
+		if g.Cube() != CubeMoney {
+			continue
+		}
+		planes, err := o.Planes(tier, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s, re := range dumpCubeful {
+			m := re.FindSubmatch(out)
+			if m == nil {
+				t.Fatalf("bearoffdump -n %d: no %v line:\n%s", key, CubeState(s), out)
+			}
+			want, _ := strconv.ParseFloat(string(m[1]), 64)
+			if got := planes[s].Equity(); math.Abs(got-want) > 0.00005+16/32767.5 {
+				t.Errorf("bearoffdump -n %d (%s): %v cube %+.4f, ours %+.7f", key, id[1], CubeState(s), want, got)
+			}
 		}
 	}
 }

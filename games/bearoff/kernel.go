@@ -24,10 +24,39 @@ func (g *Game) SolveChance(t tiergame.Tier, lo, hi tiergame.Position, vals func(
 	if int(t) >= len(g.tiers) || uint64(hi) > g.TierSize(t) || lo > hi || len(out) != int(hi-lo) {
 		return fmt.Errorf("bearoff: kernel range [%d, %d) of tier %d", lo, hi, t)
 	}
+	var k kernel
+	return k.solve(g, t, lo, hi, vals, out, plainRows)
+}
+
+// rowOps are a kernel's operations on rows of child values (width values
+// an opponent): the cubeless kernel's take the values as they are, the
+// plane kernel's after each child's cube decision (cubekernel.go).
+type rowOps struct {
+	width  int
+	what   string                                                  // what a child tier holds, for errors
+	first  func(best, row []tiergame.Prob)                         // best = row
+	min    func(best, row []tiergame.Prob)                         // best = min(best, row)
+	add    func(acc []uint64, row []tiergame.Prob, w uint64)       // acc += w*row
+	addMin func(acc []uint64, best, row []tiergame.Prob, w uint64) // acc += w*min(best, row)
+}
+
+// plainRows are the cubeless kernel's row operations.
+var plainRows = rowOps{width: 1, what: "values", first: func(best, row []tiergame.Prob) { copy(best, row) }, min: minRow, add: addRow, addMin: addMinRow}
+
+// kernel is the scratch space of SolveChance and SolvePlanes.
+type kernel struct {
+	best []tiergame.Prob // a roll's best (smallest) child value per opponent
+	acc  []uint64        // weighted sum over the rolls per opponent
+	// rows[a-a'] holds the values of group (b, a') of tier b+a': child
+	// (j, i') is at rank(i')*count(b) + rank(j) (times the width).
+	rows [25][]tiergame.Prob
+}
+
+// solve computes positions [lo, hi) of tier t group by group.
+func (k *kernel) solve(g *Game, t tiergame.Tier, lo, hi tiergame.Position, vals func(tiergame.Tier) []tiergame.Prob, out []tiergame.Prob, ops rowOps) error {
 	s := g.moveLists()
 	ti := &g.tiers[t]
-	T := int(t)
-	var k kernel
+	w := uint64(ops.width)
 	for grp := range len(ti.start) - 1 {
 		gs, ge := ti.start[grp], ti.start[grp+1]
 		l0, l1 := max(uint64(lo), gs), min(uint64(hi), ge)
@@ -35,27 +64,19 @@ func (g *Game) SolveChance(t tiergame.Tier, lo, hi tiergame.Position, vals func(
 			continue
 		}
 		a := ti.aLo + grp
-		if err := k.group(g, s, T, a, l0-gs, l1-gs, vals, out[l0-uint64(lo):l1-uint64(lo)]); err != nil {
+		if err := k.group(g, s, int(t), a, l0-gs, l1-gs, vals, out[w*(l0-uint64(lo)):w*(l1-uint64(lo))], ops); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// kernel is the scratch space of SolveChance.
-type kernel struct {
-	best []tiergame.Prob // a roll's best (smallest) child value per opponent
-	acc  []uint64        // weighted sum over the rolls per opponent
-	// rows[a-a'] holds the values of group (b, a') of tier b+a': child
-	// (j, i') is at rank(i')*count(b) + rank(j).
-	rows [25][]tiergame.Prob
-}
-
 // group solves local positions [l0, l1) of group (a, T-a); out[0] is
-// local position l0.
-func (k *kernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals func(tiergame.Tier) []tiergame.Prob, out []tiergame.Prob) error {
+// local position l0 (ops.width values a position).
+func (k *kernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals func(tiergame.Tier) []tiergame.Prob, out []tiergame.Prob, ops rowOps) error {
 	b := T - a
 	ca, cb := g.count(a), g.count(b)
+	width := uint64(ops.width)
 	switch {
 	case a == 0: // the mover has no checkers left: won
 		fill(out, tiergame.ProbOne)
@@ -68,14 +89,14 @@ func (k *kernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals func(
 		ct := tiergame.Tier(T - d)
 		v := vals(ct)
 		cti := &g.tiers[ct]
-		if v == nil || uint64(len(v)) != g.TierSize(ct) {
-			return fmt.Errorf("bearoff: child tier %d of tier %d has no values", ct, T)
+		if v == nil || uint64(len(v)) != width*g.TierSize(ct) {
+			return fmt.Errorf("bearoff: child tier %d of tier %d has no %s", ct, T, ops.what)
 		}
 		start := cti.start[b-cti.aLo]
-		k.rows[d] = v[start : start+cb*g.count(a-d)]
+		k.rows[d] = v[width*start : width*(start+cb*g.count(a-d))]
 	}
-	k.best = grow(k.best, int(cb))
-	k.acc = grow(k.acc, int(cb))
+	k.best = grow(k.best, int(width*cb))
+	k.acc = grow(k.acc, int(width*cb))
 	for ri := range ca {
 		// The opponents rj with l0 <= rj*ca+ri < l1.
 		var rjLo, rjHi uint64
@@ -88,10 +109,14 @@ func (k *kernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals func(
 		if rjLo >= rjHi {
 			continue
 		}
-		n := int(rjHi - rjLo)
-		best, acc := k.best[:n], k.acc[:n]
+		n := rjHi - rjLo
+		best, acc := k.best[:width*n], k.acc[:width*n]
 		clear(acc)
 		i := int(s.byPip[a][ri])
+		row := func(c uint32) []tiergame.Prob {
+			off := width * (uint64(s.rank[c])*cb + rjLo)
+			return k.rows[a-int(s.pips[c])][off : off+width*n]
+		}
 		for roll := range rolls {
 			ms := s.moves(i, roll)
 			if ms[0] == 0 { // a play bears off the last checker: the roll wins
@@ -99,27 +124,23 @@ func (k *kernel) group(g *Game, s *oneSided, T, a int, l0, l1 uint64, vals func(
 			}
 			w := uint64(rollWeight(roll))
 			if len(ms) == 1 {
-				addRow(acc, k.row(s, a, ms[0], cb, rjLo, n), w)
+				ops.add(acc, row(ms[0]), w)
 				continue
 			}
-			copy(best, k.row(s, a, ms[0], cb, rjLo, n))
+			ops.first(best, row(ms[0]))
 			for _, c := range ms[1 : len(ms)-1] {
-				minRow(best, k.row(s, a, c, cb, rjLo, n))
+				ops.min(best, row(c))
 			}
-			addMinRow(acc, best, k.row(s, a, ms[len(ms)-1], cb, rjLo, n), w)
+			ops.addMin(acc, best, row(ms[len(ms)-1]), w)
 		}
-		for x, v := range acc {
-			out[(rjLo+uint64(x))*ca+ri-l0] = tiergame.ChanceValue(v, totalWeight)
+		for x := range n {
+			o := width * ((rjLo+x)*ca + ri - l0)
+			for v := range width {
+				out[o+v] = tiergame.ChanceValue(acc[width*x+v], totalWeight)
+			}
 		}
 	}
 	return nil
-}
-
-// row returns the values of child (j, c) for the n opponents j from rank
-// rjLo on, c being a board the mover (pip count a) can leave.
-func (k *kernel) row(s *oneSided, a int, c uint32, cb, rjLo uint64, n int) []tiergame.Prob {
-	off := uint64(s.rank[c])*cb + rjLo
-	return k.rows[a-int(s.pips[c])][off : off+uint64(n)]
 }
 
 func minRow(best, row []tiergame.Prob) {

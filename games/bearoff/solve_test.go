@@ -147,20 +147,7 @@ func TestSeededRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := solveRun(t, g, solver.Config{})
-	seeds := map[tiergame.Tier][]tiergame.Position{}
-	var picked [][2]int
-	r := rand.New(rand.NewPCG(7, 8))
-	for range 5 {
-		i, j := 1+r.IntN(g.n-1), 1+r.IntN(g.n-1)
-		tier, pos := g.Position(i, j)
-		seeds[tier] = append(seeds[tier], pos)
-		picked = append(picked, [2]int{i, j})
-	}
-	dir := t.TempDir()
-	if _, err := solver.WriteSeeds(dir, g, seeds); err != nil {
-		t.Fatal(err)
-	}
-	part := solveRun(t, g, solver.Config{Seeds: dir})
+	part, picked := seededRun(t, g, 5, 7, "")
 	for _, ij := range picked {
 		tier, pos := g.Position(ij[0], ij[1])
 		want, _ := full.Win(tier, pos)
@@ -185,6 +172,27 @@ func TestSeededRun(t *testing.T) {
 	if _, err := part.Win(tier, pos); err == nil {
 		t.Errorf("the start position is solved in a run from seeds that do not reach it")
 	}
+}
+
+// seededRun solves, into dir (a temporary folder if ""), only what n
+// random positions reach (Config.Seeds, drawn from seed), and returns an
+// oracle on it and the positions (mover, opponent).
+func seededRun(t *testing.T, g *Game, n int, seed uint64, dir string) (*solver.Oracle, [][2]int) {
+	t.Helper()
+	seeds := map[tiergame.Tier][]tiergame.Position{}
+	var picked [][2]int
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for range n {
+		i, j := 1+r.IntN(g.n-1), 1+r.IntN(g.n-1)
+		tier, pos := g.Position(i, j)
+		seeds[tier] = append(seeds[tier], pos)
+		picked = append(picked, [2]int{i, j})
+	}
+	seedDir := t.TempDir()
+	if _, err := solver.WriteSeeds(seedDir, g, seeds); err != nil {
+		t.Fatal(err)
+	}
+	return solveRun(t, g, solver.Config{Seeds: seedDir, Dir: dir}), picked
 }
 
 // BigRunEnv names a solved run of 15 checkers on 6 points (made by

@@ -8,6 +8,9 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/tiersolve/tiersolve/gamecodecs/met"
+	"github.com/tiersolve/tiersolve/games/bearoff"
+
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/bench/internal/results"
 )
@@ -21,7 +24,7 @@ type bearoffSize struct {
 	peer bool
 	// estimates on the reference machine: tiersolve with 2 workers, and
 	// makebearoff (cubeful, its default; cubeless-only takes about as
-	// long).
+	// long); tiersolve with cube=money takes about 3 times tier.
 	tier, gnubg time.Duration
 }
 
@@ -52,44 +55,56 @@ func makebearoffPath() string {
 
 // Bearoff is the suite of the two-sided backgammon bearoff (6 points, 3 to
 // 15 checkers a side), solved exactly by tiersolve with all cores, against
-// gnubg's makebearoff -t 6xC where that is practical (up to 6 checkers):
-// with its default cubeful equities, and with -C, cubeless only, which is
-// what tiersolve computes.
+// gnubg's makebearoff -t 6xC where that is practical (up to 6 checkers),
+// each group comparing the same values: bearoff/6xC the cubeless ones
+// (tiersolve against makebearoff -C), bearoff/cube/6xC the cubeless and
+// cubeful money ones (tiersolve with cube=money against makebearoff, which
+// computes both by default).
 func Bearoff() harness.Suite {
 	return harness.Suite{
 		Name: "bearoff",
-		Doc:  "the two-sided bearoff on 6 points, 3 to 15 checkers, against gnubg's makebearoff up to 6",
+		Doc:  "the two-sided bearoff on 6 points, 3 to 15 checkers, against gnubg's makebearoff up to 6, cubeless and cubeful",
 		Groups: func(cfg harness.Config) []harness.Group {
 			bin := makebearoffPath()
 			var gs []harness.Group
 			for _, s := range bearoffSizes {
+				job := func(cube string) *harness.Job {
+					return harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores, Cube: cube})
+				}
+				params := map[string]float64{"workers": float64(cfg.Cores)}
 				g := harness.Group{ID: fmt.Sprintf("bearoff/6x%d", s.checkers), Table: "bearoff",
 					Title: fmt.Sprintf("bearoff, %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve",
-					Params: map[string]float64{"checkers": float64(s.checkers)},
-					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores})}},
+					Params:   map[string]float64{"checkers": float64(s.checkers)},
+					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject, Params: params, Job: job("")}},
 					Estimate: childStart + s.tier}
-				if s.peer {
-					if bin == "" {
-						g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
-					}
-					t := fmt.Sprintf("6x%d", s.checkers)
-					g.Variants = append(g.Variants,
-						harness.Variant{Name: "makebearoff", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-f", "ts.bd"}},
-						harness.Variant{Name: "makebearoff-C", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-C", "-f", "ts.bd"}})
-					g.Estimate += 2 * (childStart + s.gnubg)
+				if !s.peer {
+					gs = append(gs, g)
+					continue
 				}
-				gs = append(gs, g)
+				cube := harness.Group{ID: fmt.Sprintf("bearoff/cube/6x%d", s.checkers), Table: "bearoff-cube",
+					Title: fmt.Sprintf("bearoff with the cube (money), %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve-cube",
+					Params:   map[string]float64{"checkers": float64(s.checkers)},
+					Variants: []harness.Variant{{Name: "tiersolve-cube", Kind: results.KindSubject, Params: params, Job: job("money")}},
+					Estimate: 2*childStart + 3*s.tier + s.gnubg}
+				if bin == "" {
+					g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
+					cube.Skip = g.Skip
+				}
+				t := fmt.Sprintf("6x%d", s.checkers)
+				g.Variants = append(g.Variants, harness.Variant{Name: "makebearoff-C", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-C", "-f", "ts.bd"}})
+				g.Estimate += childStart + s.gnubg
+				cube.Variants = append(cube.Variants, harness.Variant{Name: "makebearoff", Kind: results.KindPeer, Command: []string{bin, "-t", t, "-f", "ts.bd"}})
+				gs = append(gs, g, cube)
 			}
-			return gs
+			return append(gs, matchGroup(cfg))
 		},
-		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff},
+		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff, "bearoff-match": runBearoffMatch},
 		Columns: []harness.Column{
 			{Key: "positions", Header: "positions", Format: "%.0f"},
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
 			{Key: "db_bytes", Header: "databases", Format: "bytes"},
 			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+			{Key: "cube_states", Header: "cube states", Format: "%.0f"},
 			{Key: "fact:start", Header: "start"},
 		},
 	}
@@ -97,8 +112,9 @@ func Bearoff() harness.Suite {
 
 // bearoffArgs: reach then solve the bearoff of Checkers on 6 points.
 type bearoffArgs struct {
-	Checkers int `json:"checkers"`
-	Workers  int `json:"workers"`
+	Checkers int    `json:"checkers"`
+	Workers  int    `json:"workers"`
+	Cube     string `json:"cube,omitempty"` // "money": also the cubeful planes
 }
 
 func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
@@ -106,7 +122,11 @@ func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (h
 	if err := harness.DecodeArgs(raw, &a); err != nil {
 		return harness.Sample{}, err
 	}
-	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: fmt.Sprintf("checkers=%d,points=6", a.Checkers), Workers: a.Workers}))
+	option := fmt.Sprintf("checkers=%d,points=6", a.Checkers)
+	if a.Cube != "" {
+		option += ",cube=" + a.Cube
+	}
+	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: option, Workers: a.Workers}))
 }
 
 // mustArgs encodes a job's arguments, for a job that runs another.
@@ -116,4 +136,61 @@ func mustArgs(v any) json.RawMessage {
 		panic(err) // a struct of numbers and strings always encodes
 	}
 	return raw
+}
+
+// matchGroup is bearoff/match/6x6: a match-play query at a new score, the
+// exact match winning chances of every cube state of every position the
+// 6-checker start reaches (all 853,776, both players on roll) with gnubg's
+// default table, at a 7-point score and at the longest the table covers
+// (25-away each, the most cube states), all cores.
+func matchGroup(cfg harness.Config) harness.Group {
+	g := harness.Group{ID: "bearoff/match/6x6", Table: "bearoff-match", Title: "bearoff, match play at a new score, 6 checkers on 6 points",
+		Level: harness.Full, Reference: "5-3-of-7", Estimate: 2 * (childStart + 2*time.Second)}
+	for _, v := range []bearoffMatchArgs{{Checkers: 6, Length: 7, Away: [2]int{5, 3}}, {Checkers: 6, Length: 25, Away: [2]int{25, 25}}} {
+		g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("%d-%d-of-%d", v.Away[0], v.Away[1], v.Length), Kind: results.KindSubject,
+			Params: map[string]float64{"workers": float64(cfg.Cores)}, Job: harness.NewJob("bearoff-match", v)})
+	}
+	if _, err := os.Stat(met.DefaultFile); err != nil {
+		g.Skip = "gnubg's match equity tables are not installed (Debian package gnubg)"
+	}
+	return g
+}
+
+// bearoffMatchArgs: the match winning chances of the positions the start
+// of Checkers on 6 points reaches, at a score.
+type bearoffMatchArgs struct {
+	Checkers int    `json:"checkers"`
+	Length   int    `json:"length"`
+	Away     [2]int `json:"away"`
+}
+
+func runBearoffMatch(ctx context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a bearoffMatchArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	table, err := met.ReadFile(met.DefaultFile)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	g, err := bearoff.NewGame(a.Checkers, 6)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	start := bearoff.Index(bearoff.Board{5: uint8(a.Checkers)}, 6)
+	t0 := time.Now()
+	e, err := g.NewMatchEval(ctx, bearoff.MatchOptions{Table: table, Score: bearoff.Score{Length: a.Length, Away: a.Away},
+		Boards: [2][]int{{start}, {start}}, Cubes: []bearoff.MatchCube{{Value: 1, Owner: 0}, {Value: 1, Owner: 1}}})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	secs := time.Since(t0).Seconds()
+	d, err := e.Decision(0, start, start, bearoff.MatchCube{Value: 1, Owner: -1})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	n := float64(g.Sides()) * float64(g.Sides())
+	return harness.Sample{Seconds: secs,
+		Metrics: map[string]float64{"positions": n, "positions_per_s": perSecond(n, secs), "cube_states": float64(len(e.States()))},
+		Facts:   map[string]string{"start": fmt.Sprintf("%s, match winning chance %.6f", d.Action, d.Optimal)}}, nil
 }

@@ -104,7 +104,7 @@ type RunStats struct {
 	Positions  uint64
 	Tiers      int
 	LevelBytes int64 // all full level files
-	DBBytes    int64 // all value databases (0 without solving)
+	DBBytes    int64 // all value databases, planes included (0 without solving)
 	Start      string
 }
 
@@ -149,6 +149,9 @@ func Run(ctx context.Context, s Spec, dir string, solve bool) (RunStats, error) 
 		}
 		if rec.DB != nil {
 			st.DBBytes += rec.DB.Bytes
+		}
+		if rec.Planes != nil {
+			st.DBBytes += rec.Planes.Bytes
 		}
 	}
 	switch {

@@ -98,7 +98,8 @@ func ownTier(t *Tier, out uint64) bool { return out == t.Tier }
 
 // solveInputs sets the inputs of a unit that solves tier t: its level
 // file, and each child tier solved, with its records: its value database
-// once written, else its units' records; for a unit leased
+// once written (and its database of planes, if it has one), else its
+// units' records; for a unit leased
 // provisionally, a place for each unit not done yet, which its worker
 // computes (api.KidInput.Mine).
 func solveInputs(r *Run, t *Tier, a *api.Assignment) {
@@ -108,6 +109,9 @@ func solveInputs(r *Run, t *Tier, a *api.Assignment) {
 		k := api.KidInput{Tier: c, Level: ct.Level.Blob, Set: r.setKey(ct)}
 		if allDone(ct.Solve) {
 			k.DB, k.Records = ct.records()
+			if ct.DB != nil {
+				k.Planes = ct.DB.Planes
+			}
 		} else { // leased provisionally: one place per unit
 			for i, cu := range ct.Solve {
 				if cu.Done != nil {

@@ -264,6 +264,9 @@ func (s *State) LiveBlobs() map[string]int64 {
 			}
 			if t.DB != nil {
 				add(t.DB.Blob)
+				if t.DB.Planes != nil {
+					add(*t.DB.Planes)
+				}
 			}
 			if r.State != api.Running {
 				continue

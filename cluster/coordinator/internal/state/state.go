@@ -105,13 +105,15 @@ func (lv *Level) expandRanges() []solver.Range {
 	return lv.Ranges
 }
 
-// DB is a tier's merged value database.
+// DB is a tier's merged value database, and for a chance game with planes
+// (tiergame.Planes) its database of planes.
 type DB struct {
-	Blob api.Blob `json:"blob"`
-	Win  uint64   `json:"win"`
-	Lose uint64   `json:"lose"`
-	Tie  uint64   `json:"tie"`
-	Draw uint64   `json:"draw"`
+	Blob   api.Blob  `json:"blob"`
+	Planes *api.Blob `json:"planes,omitempty"`
+	Win    uint64    `json:"win"`
+	Lose   uint64    `json:"lose"`
+	Tie    uint64    `json:"tie"`
+	Draw   uint64    `json:"draw"`
 }
 
 // Unit is a unit of work: a kind and a range of a tier.
@@ -227,8 +229,8 @@ func allDone(us []*Unit) bool {
 // View is the run as the API shows it (GET /v1/runs/{id}, the status
 // page): a copy, which the caller may keep and read without the FSM's
 // lock. It shares with the state only what the state never changes in
-// place (a tier's parents and children, a level's ranges, a
-// completion's outputs, the start record).
+// place (a tier's parents and children, a level's ranges, a database's
+// planes, a completion's outputs, the start record).
 func (r *Run) View() *api.Run {
 	v := &api.Run{ID: r.ID, Game: r.Game, Option: r.Option, Settings: r.Settings, Created: r.Created, State: r.State,
 		Error: r.Error, Finished: r.Finished, Chance: r.Chance, Exhaustive: r.Exhaustive, Start: r.Start,
@@ -243,7 +245,7 @@ func (r *Run) View() *api.Run {
 			vt.Level = &api.Level{Blob: t.Level.Blob, Reachable: t.Level.Reachable, Type: t.Level.Type, Ranges: t.Level.Ranges, Expand: t.Level.Expand}
 		}
 		if t.DB != nil {
-			vt.DB = &api.DB{Blob: t.DB.Blob, Win: t.DB.Win, Lose: t.DB.Lose, Tie: t.DB.Tie, Draw: t.DB.Draw}
+			vt.DB = &api.DB{Blob: t.DB.Blob, Planes: t.DB.Planes, Win: t.DB.Win, Lose: t.DB.Lose, Tie: t.DB.Tie, Draw: t.DB.Draw}
 		}
 		v.Tiers[i] = vt
 	}

@@ -51,6 +51,35 @@ func (d *TwoSided) Raw(i, j int) uint16 {
 	return binary.LittleEndian.Uint16(d.data[off:])
 }
 
+// Cubeful record indices of a two-sided database with cubeful equities
+// (Values): after the cubeless equity, the cubeful money equities of the
+// player on roll (cube value 1, rolling without doubling) with the cube
+// owned by them, centered, and owned by the opponent.
+const (
+	Cubeless = iota
+	OwnedCube
+	CenteredCube
+	OpponentOwnsCube
+)
+
+// Values returns the stored records of mover i against opponent j, by the
+// indices above; only Cubeless is set in a database without cubeful
+// equities.
+func (d *TwoSided) Values(i, j int) (v [4]uint16) {
+	if !d.Cubeful {
+		v[Cubeless] = d.Raw(i, j)
+		return v
+	}
+	off := 8 * (i*d.N + j)
+	for k := range v {
+		v[k] = binary.LittleEndian.Uint16(d.data[off+2*k:])
+	}
+	return v
+}
+
+// EquityOf reads a stored record as gnubg does: v/32767.5 - 1.
+func EquityOf(v uint16) float64 { return float64(v)/32767.5 - 1 }
+
 // Equity returns the cubeless equity of mover i against opponent j, as
 // gnubg reads it: Raw/32767.5 - 1.
 func (d *TwoSided) Equity(i, j int) float64 { return float64(d.Raw(i, j))/32767.5 - 1 }

@@ -62,6 +62,13 @@ func TestReadTwoSided(t *testing.T) {
 		if d.N != 2 || d.Cubeful != cubeful || d.Raw(1, 0) != 100+2*step || d.Equity(0, 0) != 100/32767.5-1 {
 			t.Errorf("cubeful %v: %+v", cubeful, d)
 		}
+		want := [4]uint16{100 + 3*step}
+		if cubeful {
+			want = [4]uint16{112, 113, 114, 115}
+		}
+		if v := d.Values(1, 1); v != want || EquityOf(v[0]) != d.Equity(1, 1) {
+			t.Errorf("cubeful %v: Values(1, 1) = %v, want %v", cubeful, v, want)
+		}
 		if _, err := ReadTwoSided(bytes.NewReader(b[:len(b)-1]), int64(len(b)-1)); !errors.Is(err, ErrFormat) {
 			t.Errorf("a short file: %v", err)
 		}

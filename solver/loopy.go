@@ -65,6 +65,8 @@ type loopySolver struct {
 	idx     *indexParents
 	edges   [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
 	done    *atomic.Uint64
+	// progress is where the levels are, for a progress display.
+	progress *LevelProgress
 	// verify, when set, counts no children: every position that can lose
 	// checks its children when one becomes a win (the alternative the
 	// cells' counters replace, for tests and measurements).
@@ -116,8 +118,11 @@ func (s *loopySolver) position(i uint64) uint64 {
 
 // solveLoopy solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
-func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, done *atomic.Uint64) (*SolvedTier, error) {
-	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges, done: done}
+func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, done *atomic.Uint64, progress *LevelProgress) (*SolvedTier, error) {
+	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges, done: done, progress: progress}
+	if progress == nil {
+		s.progress = new(LevelProgress) // nobody reads it
+	}
 	n := set.Total()
 	s.dense = loopyDense(set.Len(), n) && !loopyTest.ranked
 	s.verify = loopyTest.verify
@@ -371,6 +376,8 @@ func (s *loopySolver) levels(ctx context.Context) error {
 		if err := s.fit(r + 1); err != nil {
 			return err
 		}
+		s.progress.level.Store(int64(r))
+		s.progress.decided.Add(uint64(s.counts[r]))
 		s.counts[r] = 0
 		if err := s.level(ctx, r); err != nil {
 			return err
@@ -760,6 +767,7 @@ func (c *slotCursor) seek(slot uint64) uint64 {
 // kidTies) tentative ties.
 func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 	s.phase = tiePhase
+	s.progress.ties.Store(true)
 	s.counts = make([]int64, 1)
 	lay := s.cells.lay
 	var ties atomic.Int64

@@ -152,31 +152,36 @@ func (r *Run) Estimate() Estimate {
 // solveSteps estimates the peak memory of each tier's solving step as
 // Run.Solve takes them, children first: the step's own (solveBytes), the
 // solved tiers it keeps for parents still to solve, and the next tier's
-// level file, which loads meanwhile.
+// level file, which loads meanwhile. What of it lives on the Go heap (the
+// tiers' sets; cells are outside it) counts twice: the collector lets the
+// heap grow to twice what is live before it collects (GOGC=100).
 func (r *Run) solveSteps() map[tiergame.Tier]uint64 {
 	order := r.Graph.SolveOrder()
 	steps := make(map[tiergame.Tier]uint64, len(order))
 	held := map[tiergame.Tier]uint64{} // solved tiers kept for their parents
 	left := map[tiergame.Tier]int{}
-	var heldSum uint64
+	var heldSum, heldSets uint64
 	for _, t := range order {
 		left[t] = len(r.Graph.Parents[t])
 	}
+	set := func(t tiergame.Tier) uint64 { return bitsetBytes(r.Game.TierSize(t)) }
 	for i, t := range order {
-		others := heldSum
+		others, sets := heldSum, heldSets+set(t)
 		for _, c := range r.Graph.Children[t] {
 			others -= held[c] // in solveBytes
 		}
 		var next uint64
 		if i+1 < len(order) {
-			next = bitsetBytes(r.Game.TierSize(order[i+1]))
+			next = set(order[i+1])
 		}
-		steps[t] = r.solveBytes(t) + others + next
+		steps[t] = r.solveBytes(t) + others + 2*next + sets
 		held[t] = r.solvedBytes(t)
 		heldSum += held[t]
+		heldSets += set(t)
 		for _, c := range r.Graph.Children[t] {
 			if left[c]--; left[c] == 0 {
 				heldSum -= held[c]
+				heldSets -= set(c)
 				delete(held, c)
 			}
 		}

@@ -174,9 +174,10 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	}
 	ranked := load.set
 	end = clk.phase("solve", true)
-	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done)
+	levels := new(LevelProgress)
+	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done, levels)
 	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
-		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done})
+		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels})
 	stop()
 	end()
 	if err != nil {
@@ -188,9 +189,9 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 // watchTier shows, every second while tier t is solved, how many of its
 // total positions the solver has visited (done counts them, from what it
 // holds now): a loopy tier of a billion positions otherwise shows nothing
-// for an hour. A loopy tier visits each position once, then propagates
-// wins and losses back through it.
-func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64) (stop func()) {
+// for an hour. A loopy tier visits each position once, then decides its
+// positions level of remoteness by level: levels says where it is.
+func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64, levels *LevelProgress) (stop func()) {
 	name := r.Game.TierName(t)
 	base := done.Load()
 	quit, finished := make(chan struct{}), make(chan struct{})
@@ -206,7 +207,9 @@ func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64) (sto
 				n := done.Load() - base
 				detail := fmt.Sprintf("tier %s: %d of %d positions visited (%.0f%%)", name, n, total, 100*float64(n)/float64(max(total, 1)))
 				if r.Graph.Loopy[t] && n >= total {
-					detail = fmt.Sprintf("tier %s: every position visited; propagating wins and losses", name)
+					phase, level, decided := levels.Load()
+					detail = fmt.Sprintf("tier %s: every position visited; %s at remoteness %d, %d of %d positions decided (%.0f%%)",
+						name, phase, level, decided, total, 100*float64(decided)/float64(max(total, 1)))
 				}
 				r.meter.Detail(detail)
 			}

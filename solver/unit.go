@@ -111,6 +111,28 @@ type Effort struct {
 	Ranges int
 	// Done, if not nil, counts positions as they are visited: progress.
 	Done *atomic.Uint64
+	// Levels, if not nil, follows a loopy tier's retrograde analysis
+	// level by level once its positions are visited: progress.
+	Levels *LevelProgress
+}
+
+// LevelProgress is where a loopy tier's retrograde analysis is: the phase
+// (wins and losses, then ties), the level of remoteness it processes, and
+// how many positions the levels processed so far decided.
+type LevelProgress struct {
+	ties    atomic.Bool
+	level   atomic.Int64
+	decided atomic.Uint64
+}
+
+// Load returns the phase ("wins and losses" or "ties"), the level and the
+// positions decided so far.
+func (p *LevelProgress) Load() (phase string, level int, decided uint64) {
+	phase = "wins and losses"
+	if p.ties.Load() {
+		phase = "ties"
+	}
+	return phase, int(p.level.Load()), p.decided.Load()
 }
 
 // CloseTier adds to set everything reachable by moves inside loopy tier t
@@ -248,7 +270,7 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := rangesFor(set.Total(), workers, e.Ranges)
 	if shape.Loopy {
-		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, done)
+		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, done, e.Levels)
 	}
 	recs := make([]valuedb.Record, set.Total())
 	rs := SplitShrinking(set, ranges)

@@ -80,6 +80,11 @@ var loopyTest struct {
 	narrow *layout
 	// ranked: a loopy tier's cells are by rank however dense it is.
 	ranked bool
+	// parts: loopy tiers are solved in that many parts, in this process
+	// (solveLoopyParts), as a cluster's workers solve them; notes counts
+	// the notes of levels they pass.
+	parts int
+	notes atomic.Int64
 }
 
 const (
@@ -102,6 +107,9 @@ func (l layout) isWin(c uint32) (int, bool) { return int(c - 2), c-2 < l.rem }
 func (l layout) isLose(c uint32) (int, bool) {
 	return int(c - 2 - l.rem), c-2-l.rem < l.rem
 }
+
+// isTie reports a tie code (of the tie phase) and its remoteness.
+func (l layout) isTie(c uint32) (int, bool) { return int(c - l.tail()), c >= l.tail() }
 
 // canLose reports whether c (a code of the win and lose phase) is an
 // undecided position that can still lose, its counter k (0: not counted)

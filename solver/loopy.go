@@ -76,9 +76,28 @@ type loopySolver struct {
 	// progress that the levels have not processed yet.
 	counts []int64
 	phase  phase
+	// outbox holds the notes of a level for the other parts, by part.
+	outbox [][]note
 
 	pool chan *levelWorker // the workers of the levels, made once
 	made []*levelWorker
+
+	// A solver holds the positions of hashes [lo, hi): the whole tier, or
+	// one part of it (cut, part), solved beside the other parts, with
+	// which it exchanges notes (see parts.go). loRank is the rank of lo.
+	lo, hi, loRank uint64
+	cut            *Cut
+	part           int
+	// A part learns what its children in other tiers are from notes
+	// (push), not by looking them up, so it keeps what the whole-tier
+	// solver looks up again: the exact count of children in the tier of
+	// a position whose count does not fit its cell (counted), and the
+	// longest win elsewhere of a position that can lose (maxWin), by
+	// slot.
+	push    bool
+	sideMu  sync.Mutex
+	counted map[uint64]uint32
+	maxWin  map[uint64]uint16
 }
 
 // phase is what the levels assign: wins and losses, then ties.
@@ -98,71 +117,74 @@ const denseLimit = 1 << 24
 func loopyDense(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
 
 // slot returns the index of position p's cell, and whether p is a
-// reachable position of the tier.
+// reachable position of the solver's range.
 func (s *loopySolver) slot(p uint64) (uint64, bool) {
-	if s.dense {
-		i := p - s.set.Base()
-		return i, i < s.set.Len() && s.cells.get(i) != codeAbsent
+	if p < s.lo || p >= s.hi {
+		return 0, false
 	}
-	return s.set.Lookup(p)
+	if s.dense {
+		i := p - s.lo
+		return i, s.cells.get(i) != codeAbsent
+	}
+	r, ok := s.set.Lookup(p)
+	return r - s.loRank, ok
 }
 
 // position returns the position of the cell in slot i.
 func (s *loopySolver) position(i uint64) uint64 {
 	if s.dense {
-		return s.set.Base() + i
+		return s.lo + i
 	}
-	p, _ := s.set.Select(i)
+	p, _ := s.set.Select(s.loRank + i)
 	return p
+}
+
+// holdRange sets the range of hashes the solver holds, [lo, hi), and how
+// its cells are indexed.
+func (s *loopySolver) holdRange(lo, hi uint64) {
+	s.lo, s.hi = lo, hi
+	s.dense = loopyDense(s.set.Len(), s.set.Total()) && !loopyTest.ranked
+	s.loRank = firstRank(s.set, Range{Lo: lo})
+}
+
+// ranges cuts the solver's positions into ranges for the first passes.
+func (s *loopySolver) rangesOf() []Range {
+	sub := SplitShrinking(s.set, s.ranges)
+	var rs []Range
+	for _, r := range sub {
+		r.Lo, r.Hi = max(r.Lo, s.lo), min(r.Hi, s.hi)
+		if r.Lo < r.Hi {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // solveLoopy solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
 func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, done *atomic.Uint64, progress *LevelProgress) (*SolvedTier, error) {
-	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: ranges, done: done, progress: progress}
-	if progress == nil {
-		s.progress = new(LevelProgress) // nobody reads it
+	kidRem, kidTie := longestOfKids(kids)
+	s, err := newLoopySolver(g, t, set, kids, workers, ranges, done, progress, layoutFor(kidRem+1, kidTie+1))
+	if err != nil {
+		return nil, err
 	}
-	n := set.Total()
-	s.dense = loopyDense(set.Len(), n) && !loopyTest.ranked
-	s.verify = loopyTest.verify
-	slots := n
-	if s.dense {
-		slots = set.Len()
-	}
-	kidRem, kidTie := 0, -1
-	for _, k := range kids {
-		kidRem, kidTie = max(kidRem, k.maxRem), max(kidTie, k.maxTie)
-	}
-	// The first pass assigns remoteness up to one more than the
-	// children's.
-	var err error
-	if s.cells, err = newCells(slots, layoutFor(kidRem+1, kidTie+1)); err != nil {
-		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
-	}
+	s.holdRange(set.Base(), set.End())
 	ok := false
 	defer func() {
 		if !ok {
 			s.cells.free()
 		}
 	}()
-	um, hasUnmove := g.(tiergame.Unmover)
-	if !forceIndex && hasUnmove {
-		s.um = um
-	} else if slots >= 1<<32 {
-		return nil, fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, slots)
+	if s.cells, err = newCells(s.slots(), s.cells.lay); err != nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
-	rs := SplitShrinking(set, ranges) // the last ranges, small, end the pass together
-	s.edges = make([][]uint64, len(rs))
-	s.counts = make([]int64, 1)
-	var mu sync.Mutex
-	if err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
-		counts, err := s.initRange(ctx, rs[i], i)
-		mu.Lock()
-		s.addCounts(counts)
-		mu.Unlock()
-		return err
-	}); err != nil {
+	if forceIndex || s.um == nil {
+		if s.slots() >= 1<<32 {
+			return nil, fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, s.slots())
+		}
+		s.um = nil
+	}
+	if err := s.firstPass(ctx); err != nil {
 		return nil, err
 	}
 	if s.um == nil {
@@ -180,6 +202,44 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	}
 	ok = true
 	return newSolvedCells(t, set, s.cells, s.dense, workers), nil
+}
+
+// newLoopySolver returns a solver of loopy tier t (its range and cells
+// still to set) whose first cells will be of layout lay.
+func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, done *atomic.Uint64, progress *LevelProgress, lay layout) (*loopySolver, error) {
+	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: max(workers, 1), ranges: ranges, done: done, progress: progress,
+		verify: loopyTest.verify, counts: make([]int64, 1)}
+	s.cells.lay = lay
+	if progress == nil {
+		s.progress = new(LevelProgress) // nobody reads it
+	}
+	s.um, _ = g.(tiergame.Unmover)
+	return s, nil
+}
+
+// longestOfKids returns the longest win or loss and the longest tie (-1
+// if none) of solved child tiers.
+func longestOfKids(kids children) (maxRem, maxTie int) {
+	maxTie = -1
+	for _, k := range kids {
+		maxRem, maxTie = max(maxRem, k.maxRem), max(maxTie, k.maxTie)
+	}
+	return maxRem, maxTie
+}
+
+// firstPass sets every cell of the solver's range (initRange), in
+// parallel over ranges.
+func (s *loopySolver) firstPass(ctx context.Context) error {
+	rs := s.rangesOf() // shrinking: the last ranges, small, end the pass together
+	s.edges = make([][]uint64, len(rs))
+	var mu sync.Mutex
+	return forEach(ctx, s.workers, len(rs), func(ctx context.Context, i int) error {
+		counts, err := s.initRange(ctx, rs[i], i)
+		mu.Lock()
+		s.addCounts(counts)
+		mu.Unlock()
+		return err
+	})
 }
 
 // addCounts adds a worker's counts by level to s.counts.
@@ -210,12 +270,12 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 	kids := s.kids.of(tm.tiers)
 	lay := s.cells.lay
 	var seen dedupTable
-	rank := firstRank(set, r)
+	rank := firstRank(set, r) - s.loRank
 	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			i := rank
 			if s.dense {
-				i = p - set.Base()
+				i = p - s.lo
 			}
 			rank++
 			v, lists, err := tm.elsewhere(p)
@@ -235,6 +295,12 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 					continue
 				}
 				addLevel(&counts, 0, 1)
+				continue
+			}
+			if s.push {
+				// What the children elsewhere are comes in notes: count
+				// the children in the tier, as if it could lose.
+				s.cells.set(i, s.counter(i, uint32(tm.countWithin(p, &seen)), 0))
 				continue
 			}
 			minLose, maxWin, canLose, anyWin := 1<<30, 0, true, false
@@ -316,11 +382,26 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 	return counts, err
 }
 
-// slotOf is slot for the first pass, when dense cells of positions not
-// yet visited are still absent: membership comes from the set.
+// counter returns the code of a position in slot i that can lose, with
+// n children in the tier and flag f, in a part: a count that does not fit
+// the cell is kept beside it.
+func (s *loopySolver) counter(i uint64, n, f uint32) uint32 {
+	lay := s.cells.lay
+	if n >= 1 && n <= lay.ctr {
+		return lay.counter(n, f)
+	}
+	s.sideMu.Lock()
+	s.counted[i] = n
+	s.sideMu.Unlock()
+	return lay.uncounted(f)
+}
+
+// slotOf is slot for the first pass of the whole tier, when dense cells of
+// positions not yet visited are still absent: membership comes from the
+// set.
 func (s *loopySolver) slotOf(p uint64) (uint64, bool) {
 	if s.dense {
-		return p - s.set.Base(), s.set.Contains(p)
+		return p - s.lo, s.set.Contains(p)
 	}
 	return s.set.Lookup(p)
 }
@@ -328,9 +409,9 @@ func (s *loopySolver) slotOf(p uint64) (uint64, bool) {
 // slots is the number of cells.
 func (s *loopySolver) slots() uint64 {
 	if s.dense {
-		return s.set.Len()
+		return s.hi - s.lo
 	}
-	return s.set.Total()
+	return firstRank(s.set, Range{Lo: s.hi}) - s.loRank
 }
 
 // indexParents is a reverse index of the tier's moves: the parents of the
@@ -456,6 +537,9 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 		for range s.workers {
 			w := newApart[levelWorker]()
 			w.s = s
+			if s.cut != nil {
+				w.out = make([][]note, s.cut.Parts())
+			}
 			s.pool <- w
 			s.made = append(s.made, w)
 		}
@@ -471,6 +555,10 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 	for _, w := range s.made {
 		s.addCounts(w.counts)
 		clear(w.counts)
+		for k, ns := range w.out {
+			s.outbox[k] = append(s.outbox[k], ns...)
+			w.out[k] = ns[:0]
+		}
 	}
 	return err
 }
@@ -484,6 +572,8 @@ type levelWorker struct {
 	refs   []parentRef
 	tm     *tierMoves // for the positions whose children are looked at
 	kids   []*SolvedTier
+	// out holds the notes for the other parts' parents, by part.
+	out [][]note
 }
 
 // parentRef is a parent inside the tier: its slot, and its position when
@@ -515,30 +605,45 @@ func (w *levelWorker) scan(lo, hi int, a, b uint32, r int) error {
 }
 
 // process updates the parents of the position in slot, decided at level
-// r with code.
+// r with code: those in the solver's range at once, the others by a note
+// to their part.
 func (w *levelWorker) process(slot uint64, code uint32, r int) error {
 	s := w.s
-	p := s.set.Base() + slot
+	p := s.lo + slot
 	if !s.dense {
-		p = w.cur.seek(slot)
+		p = w.cur.seek(s.loRank + slot)
 	}
-	refs := w.parents(p, slot)
-	lay := s.cells.lay
-	switch {
+	kind := wonAt
+	switch lay := s.cells.lay; {
 	case s.phase == tiePhase:
-		for _, u := range refs {
-			w.raise(u.slot, lay.tie(r+1), r+1, func(c uint32) (int, bool) { return int(c - lay.tail()), c >= lay.tail() })
-		}
+		kind = tiedAt
 	case code == lay.lose(r):
-		for _, u := range refs {
-			w.raise(u.slot, lay.win(r+1), r+1, lay.isWin)
+		kind = lostAt
+	}
+	for _, u := range w.parents(p, slot) {
+		if u.slot == noSlot {
+			k := w.s.cut.part(u.pos)
+			w.out[k] = append(w.out[k], makeNote(u.pos, kind, r))
+			continue
 		}
+		if err := w.apply(u, kind, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply updates the parent u of a position decided at level r (what kind
+// says: lost, won, tied).
+func (w *levelWorker) apply(u parentRef, kind noteKind, r int) error {
+	lay := w.s.cells.lay
+	switch kind {
+	case tiedAt:
+		w.raise(u.slot, lay.tie(r+1), r+1, lay.isTie)
+	case lostAt:
+		w.raise(u.slot, lay.win(r+1), r+1, lay.isWin)
 	default:
-		for _, u := range refs {
-			if err := w.countDown(u, r); err != nil {
-				return err
-			}
-		}
+		return w.countDown(u, r)
 	}
 	return nil
 }
@@ -589,13 +694,23 @@ func (w *levelWorker) countDown(u parentRef, r int) error {
 			continue
 		}
 		lv := r + 1
-		if k == 0 { // not counted: are all its children wins by now?
+		switch {
+		case w.s.push && k == 0: // its count is kept beside the cell
+			if !w.s.countDownSide(u.slot) {
+				return nil
+			}
+			if f == 1 {
+				lv = max(r, w.s.longestWinSide(u.slot)) + 1
+			}
+		case w.s.push && f == 1:
+			lv = max(r, w.s.longestWinSide(u.slot)) + 1
+		case k == 0: // not counted: are all its children wins by now?
 			m, lost, err := w.allWins(u, r, f)
 			if err != nil || !lost {
 				return err
 			}
 			lv = max(r, m) + 1
-		} else if f == 1 {
+		case f == 1:
 			m, err := w.winsElsewhere(u)
 			if err != nil {
 				return err
@@ -701,8 +816,9 @@ func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, e
 	return m, nil
 }
 
-// parents lists the reachable parents inside the tier of position p in
-// slot.
+// parents lists the parents inside the tier of position p in slot: the
+// reachable ones in the solver's range, and those of other parts (slot
+// noSlot: whether they are reachable is for their part to say).
 func (w *levelWorker) parents(p, slot uint64) []parentRef {
 	s := w.s
 	w.refs = w.refs[:0]
@@ -716,10 +832,15 @@ func (w *levelWorker) parents(p, slot uint64) []parentRef {
 	for _, q := range w.ps {
 		if i, ok := s.slot(uint64(q)); ok {
 			w.refs = append(w.refs, parentRef{i, uint64(q)})
+		} else if s.cut != nil && (uint64(q) < s.lo || uint64(q) >= s.hi) {
+			w.refs = append(w.refs, parentRef{noSlot, uint64(q)})
 		}
 	}
 	return w.refs
 }
+
+// noSlot marks a parent of another part.
+const noSlot = ^uint64(0)
 
 // slotCursor finds the positions of increasing ranks of a set: from one
 // to the next by counting members, not by a search from the start.
@@ -794,10 +915,10 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 		ties.Add(n)
 	})
 	s.counts[0] = ties.Load()
-	if !kidTies {
-		return ctx.Err()
+	if !kidTies || s.push {
+		return ctx.Err() // a part's tie children come in notes
 	}
-	rs := SplitShrinking(s.set, s.ranges)
+	rs := s.rangesOf()
 	var mu sync.Mutex
 	return forEach(ctx, s.workers, len(rs), func(ctx context.Context, k int) error {
 		counts, err := s.tieRange(ctx, rs[k])
@@ -815,11 +936,11 @@ func (s *loopySolver) tieRange(ctx context.Context, r Range) ([]int64, error) {
 	tm := newTierMoves(s.g, s.t)
 	kids := s.kids.of(tm.tiers)
 	lay := s.cells.lay
-	rank := firstRank(s.set, r)
+	rank := firstRank(s.set, r) - s.loRank
 	for p := range s.set.Range(r.Lo, r.Hi) {
 		i := rank
 		if s.dense {
-			i = p - s.set.Base()
+			i = p - s.lo
 		}
 		rank++
 		if s.cells.get(i) != codeOpen {

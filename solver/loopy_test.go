@@ -187,3 +187,64 @@ func TestFreeWaitsForHolders(t *testing.T) {
 	release()
 	<-freed
 }
+
+// TestLoopyParts solves loopy tiers in parts, passing notes as a
+// cluster's workers do, and compares every record with the whole-tier
+// solver's (the golden runs' databases and manifests, byte for byte, and
+// random games against the reference), with 2, 3 and 7 parts, and with
+// the rarer paths forced (cells by rank, a narrow layout that widens).
+func TestLoopyParts(t *testing.T) {
+	defer func() { loopyTest.parts, loopyTest.narrow, loopyTest.ranked = 0, nil, false }()
+	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
+	for _, parts := range []int{2, 3, 7} {
+		loopyTest.parts = parts
+		for _, tc := range loopyGolden {
+			if tc.symmetry || tc.long && (oracleRace || testing.Short()) && !longTests() {
+				continue
+			}
+			t.Run(fmt.Sprintf("parts%d/%s/%s", parts, tc.game, tc.option), func(t *testing.T) {
+				g := goldenGame(t, tc.game, tc.option)
+				dir := t.TempDir()
+				r := solved(t, reopen(t, g, dir, Config{Workers: 2}))
+				r.Close()
+				if n, sum := runSum(t, dir); n != tc.files || sum != tc.sum {
+					t.Errorf("%d files, SHA-256 of their sums %s; the whole-tier solver's %d, %s", n, sum, tc.files, tc.sum)
+				}
+			})
+		}
+		for v, force := range []func(){func() {}, func() { loopyTest.ranked = true }, func() { loopyTest.narrow = &narrow }} {
+			force()
+			for seed := range uint64(6) {
+				g := newRandGame(seed)
+				ref := g.reference()
+				t.Run(fmt.Sprintf("parts%d/variant%d/seed%d", parts, v, seed), func(t *testing.T) {
+					r := solved(t, reopen(t, randUnmover{g}, t.TempDir(), Config{Workers: 2, Ranges: 3}))
+					checkVerifies(t, r, uint64(len(ref)))
+					checkAgainstRef(t, r, slices.Values(ref))
+				})
+			}
+			loopyTest.ranked, loopyTest.narrow = false, nil
+		}
+	}
+	if loopyTest.notes.Load() == 0 {
+		t.Error("the parts passed no notes")
+	}
+	t.Logf("%d notes of levels passed", loopyTest.notes.Load())
+}
+
+// goldenGame returns the game of a golden run.
+func goldenGame(t *testing.T, game, option string) tiergame.Game {
+	t.Helper()
+	var g tiergame.Game
+	var err error
+	if game == "dodgem" {
+		o, _ := tiergame.ParseOptions(option)
+		g, err = dodgem.New(o)
+	} else {
+		g, err = games.New(game, option)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

@@ -27,6 +27,9 @@ type SolvedTier struct {
 	// maxRem is the longest win or loss, maxTie the longest tie (-1
 	// without ties).
 	maxRem, maxTie int
+	// The tier's positions of hashes [lo, hi), whose ranks start at
+	// loRank: the whole tier, or a part's (see Cut).
+	lo, hi, loRank uint64
 	// readers are the goroutines reading the cells apart from lookups
 	// (writing the tier's database in the background): Free waits for
 	// them.
@@ -59,7 +62,7 @@ func makeDecodeTable(l layout) []valuedb.Record {
 
 // newSolvedCells makes a SolvedTier of cells in the solved layout.
 func newSolvedCells(t tiergame.Tier, set *bitarray.Ranked, cells cellArray, dense bool, workers int) *SolvedTier {
-	st := &SolvedTier{tier: t, set: set, cells: cells, dense: dense, decode: decodeTable(cells.lay)}
+	st := &SolvedTier{tier: t, set: set, cells: cells, dense: dense, decode: decodeTable(cells.lay), lo: set.Base(), hi: set.End()}
 	st.maxRem, st.maxTie = st.longest(workers)
 	return st
 }
@@ -116,7 +119,8 @@ func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record,
 // to maxRem (wins and losses) and maxTie (ties).
 func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, maxRem, maxTie int) (*SolvedTier, error) {
 	lay := layoutFor(maxRem, maxTie)
-	st := &SolvedTier{tier: t, set: set, dense: worthDense(set), decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie}
+	st := &SolvedTier{tier: t, set: set, dense: worthDense(set), decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
+		lo: set.Base(), hi: set.End()}
 	n := set.Total()
 	if st.dense {
 		n = set.Len()
@@ -167,24 +171,35 @@ func (s *SolvedTier) fill(lo uint64, recs []valuedb.Record) {
 // one of its reachable positions.
 func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 	if s.dense {
-		i := uint64(p) - s.set.Base()
-		if i >= s.set.Len() {
+		i := uint64(p) - s.lo
+		if i >= s.hi-s.lo {
 			return 0, false
 		}
 		r := s.decode[s.cells.peek(i)]
 		return r, r != 0
 	}
+	if uint64(p) < s.lo || uint64(p) >= s.hi {
+		return 0, false
+	}
 	rank, ok := s.set.Lookup(uint64(p))
 	if !ok {
 		return 0, false
 	}
-	return s.decode[s.cells.peek(rank)], true
+	return s.decode[s.cells.peek(rank-s.loRank)], true
 }
 
-// Len is the number of records: the tier's reachable positions.
-func (s *SolvedTier) Len() uint64 { return s.set.Total() }
+// Len is the number of records: the reachable positions the tier (or
+// its part) holds.
+func (s *SolvedTier) Len() uint64 { return firstRank(s.set, Range{Lo: s.hi}) - s.loRank }
 
-// Records stores the records of ranks [lo, lo+len(dst)) in dst.
+// position returns the position of the i-th record.
+func (s *SolvedTier) position(i uint64) uint64 {
+	p, _ := s.set.Select(s.loRank + i)
+	return p
+}
+
+// Records stores the records [lo, lo+len(dst)) (counted from the first
+// the tier or part holds) in dst.
 func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
 	if !s.dense {
 		for i := range dst {
@@ -195,11 +210,9 @@ func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
 	if len(dst) == 0 {
 		return
 	}
-	cur := slotCursor{set: s.set}
-	p := cur.seek(lo)
 	i := 0
-	for q := range s.set.Range(p, s.set.End()) {
-		dst[i] = s.decode[s.cells.peek(q-s.set.Base())]
+	for q := range s.set.Range(s.position(lo), s.hi) {
+		dst[i] = s.decode[s.cells.peek(q-s.lo)]
 		if i++; i == len(dst) {
 			return
 		}

@@ -269,6 +269,9 @@ type Shape struct {
 func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*SolvedTier, shape Shape, e Effort) (*SolvedTier, error) {
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := rangesFor(set.Total(), workers, e.Ranges)
+	if shape.Loopy && loopyTest.parts > 0 {
+		return solveLoopyParts(ctx, g, t, set, kids, loopyTest.parts, e)
+	}
 	if shape.Loopy {
 		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, done, e.Levels)
 	}

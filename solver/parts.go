@@ -1,0 +1,429 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// A loopy tier too large for one machine is solved in parts: ranges of
+// its hashes (a Cut), each held by one solver (a worker's, in a cluster)
+// with only its range's cells, in lockstep by levels of remoteness. What
+// a part cannot look up it learns from notes the others send it:
+//
+//   - What its positions' children in other tiers are: the children's
+//     records, read from the child tiers' databases a block at a time,
+//     are turned into notes to the parts of their parents (un-moves and
+//     un-captures: Unmover.Parents of the child's tier into the tier).
+//     Notes that a child is lost, tied or drawn come first (a parent
+//     with one can no longer lose), then those that it is won (a parent
+//     that can still lose keeps its longest win elsewhere beside its
+//     cell, for the remoteness of its loss); notes of ties again when the
+//     ties' phase starts.
+//   - At each level, the positions of a part decided at that level are
+//     lost, won or tied children of parents in other parts: a note each,
+//     applied by their part before it processes the next level.
+//
+// A note is applied where the whole-tier solver would have updated the
+// parent directly, and the updates of a level commute, so the parts'
+// records are the whole tier's (TestLoopyParts). A part needs the game's
+// Parents (tiergame.Unmover): a reverse index of the tier's moves is not
+// a part's to build.
+
+// A Cut is where a loopy tier is cut into parts: part k holds the hashes
+// [Bounds[k], Bounds[k+1]).
+type Cut struct {
+	Bounds []uint64
+}
+
+// NewCut cuts the tier whose reachable positions are set into parts of
+// about as many positions each, at ranks that are multiples of align
+// (but the last part): the parts' databases join into the tier's without
+// decoding (ConcatDB) when align is their block size.
+func NewCut(set *bitarray.Ranked, parts int, align uint64) Cut {
+	weights := make([]uint64, max(1, min(parts, int(max(set.Total(), 1)))))
+	for i := range weights {
+		weights[i] = 1
+	}
+	rs := splitWeighted(set, weights, max(align, 1))
+	c := Cut{Bounds: []uint64{set.Base()}}
+	for _, r := range rs[:len(rs)-1] {
+		c.Bounds = append(c.Bounds, r.Hi)
+	}
+	return Cut{Bounds: append(c.Bounds, set.End())}
+}
+
+// Parts is the number of parts.
+func (c Cut) Parts() int { return len(c.Bounds) - 1 }
+
+// part returns the part that holds hash p.
+func (c Cut) part(p uint64) int {
+	return sort.Search(len(c.Bounds)-2, func(k int) bool { return c.Bounds[k+1] > p })
+}
+
+// A note tells a part about one of its positions: what kind of child it
+// has and the child's remoteness (the level it was decided at, for the
+// notes of levels). It packs the position (48 bits), the kind (3) and the
+// remoteness (13).
+type note uint64
+
+type noteKind uint8
+
+const (
+	childLost noteKind = iota // a child in another tier is lost
+	childWon                  // ... won
+	childHeld                 // ... tied or drawn: the parent cannot lose
+	childTied                 // ... tied (read again in the ties' phase)
+	lostAt                    // a child in the tier was lost at a level
+	wonAt                     // ... won
+	tiedAt                    // ... tied
+)
+
+func makeNote(p uint64, k noteKind, rem int) note { return note(p<<16 | uint64(k)<<13 | uint64(rem)) }
+func (n note) pos() uint64                       { return uint64(n) >> 16 }
+func (n note) kind() noteKind                    { return noteKind(n >> 13 & 7) }
+func (n note) rem() int                          { return int(n & valuedb.MaxRemoteness) }
+
+// maxNotePos is the largest hash a note holds.
+const maxNotePos = 1<<48 - 1
+
+// errNeedsParents refuses a part of a game without Parents.
+var errNeedsParents = errors.New("a loopy tier solved in parts needs the game's Parents (tiergame.Unmover)")
+
+// newPart returns the solver of part k of loopy tier t as cut, with its
+// cells set from its own moves: primitive positions decided, the others
+// able to lose with their children in the tier counted (the notes of the
+// children elsewhere come next). kidRem and kidTie are the longest win or
+// loss and the longest tie (-1 if none) of the child tiers.
+func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut Cut, k int, kidRem, kidTie int, e Effort) (*loopySolver, error) {
+	if set.End() > maxNotePos {
+		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, set.End())
+	}
+	workers := max(e.Workers, 1)
+	s, err := newLoopySolver(g, t, set, nil, workers, rangesFor(set.Total(), workers, e.Ranges), e.Done, e.Levels, layoutFor(kidRem+1, kidTie+1))
+	if err != nil {
+		return nil, err
+	}
+	if s.um == nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, errNeedsParents)
+	}
+	s.cut, s.part, s.push = &cut, k, true
+	s.counted, s.maxWin = map[uint64]uint32{}, map[uint64]uint16{}
+	s.outbox = make([][]note, cut.Parts())
+	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
+	if s.cells, err = newCells(s.slots(), s.cells.lay); err != nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
+	}
+	if err := s.firstPass(ctx); err != nil {
+		s.cells.free()
+		return nil, err
+	}
+	return s, nil
+}
+
+// childNotes lists what the positions of child tier c with ranks [lo, hi)
+// (st holds them) are, as notes to their parents in tier t, by part as
+// cut: lost, tied or drawn children in held, won ones in won, tied ones
+// again in tied.
+func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut Cut, st *SolvedTier, lo, hi uint64) (held, won, tied [][]note, err error) {
+	um, ok := g.(tiergame.Unmover)
+	if !ok {
+		return nil, nil, nil, errNeedsParents
+	}
+	n := cut.Parts()
+	held, won, tied = make([][]note, n), make([][]note, n), make([][]note, n)
+	recs := make([]valuedb.Record, min(hi-lo, 1<<15))
+	var ps []tiergame.Position
+	for b := lo; b < hi; b += uint64(len(recs)) {
+		if ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
+		recs = recs[:min(uint64(len(recs)), hi-b)]
+		st.Records(recs, b)
+		i := 0
+		for q := range st.set.Range(st.position(b), st.hi) {
+			rec := recs[i]
+			ps = um.Parents(st.tier, tiergame.Position(q), t, ps[:0])
+			for _, p := range ps {
+				k := cut.part(uint64(p))
+				switch rec.Value() {
+				case tiergame.Lose:
+					held[k] = append(held[k], makeNote(uint64(p), childLost, rec.Remoteness()))
+				case tiergame.Win:
+					won[k] = append(won[k], makeNote(uint64(p), childWon, rec.Remoteness()))
+				case tiergame.Tie:
+					held[k] = append(held[k], makeNote(uint64(p), childHeld, 0))
+					tied[k] = append(tied[k], makeNote(uint64(p), childTied, rec.Remoteness()))
+				default:
+					held[k] = append(held[k], makeNote(uint64(p), childHeld, 0))
+				}
+			}
+			if i++; i == len(recs) {
+				break
+			}
+		}
+	}
+	return held, won, tied, nil
+}
+
+// applyNotes applies notes about the part's positions, on its workers:
+// those of children elsewhere in the order childNotes gives them (held,
+// then won, then in the ties' phase tied), those of a level before the
+// next level is processed (step).
+func (s *loopySolver) applyNotes(ctx context.Context, ns []note) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	parts := max(1, min(s.workers, len(ns)/4096))
+	var mu sync.Mutex
+	return forEach(ctx, parts, parts, func(ctx context.Context, k int) error {
+		w := &levelWorker{s: s}
+		for _, n := range ns[len(ns)*k/parts : len(ns)*(k+1)/parts] {
+			i, ok := s.slot(n.pos())
+			if !ok {
+				continue // not a reachable position
+			}
+			if err := w.note(parentRef{i, n.pos()}, n); err != nil {
+				return err
+			}
+		}
+		mu.Lock()
+		s.addCounts(w.counts)
+		mu.Unlock()
+		return nil
+	})
+}
+
+// note applies one note about the position u.
+func (w *levelWorker) note(u parentRef, n note) error {
+	s, lay := w.s, w.s.cells.lay
+	switch n.kind() {
+	case childLost:
+		w.raise(u.slot, lay.win(n.rem()+1), n.rem()+1, lay.isWin)
+	case childHeld:
+		s.cells.update(u.slot, func(old uint32) (uint32, bool) {
+			_, _, can := lay.canLose(old)
+			return codeOpen, can
+		})
+	case childWon:
+		_, ok := s.cells.update(u.slot, func(old uint32) (uint32, bool) {
+			k, _, can := lay.canLose(old)
+			if !can {
+				return 0, false
+			}
+			if k == 0 {
+				return lay.uncounted(1), true
+			}
+			return lay.counter(k, 1), true
+		})
+		if ok {
+			s.sideMu.Lock()
+			s.maxWin[u.slot] = max(s.maxWin[u.slot], uint16(n.rem()))
+			s.sideMu.Unlock()
+		}
+	case childTied:
+		w.raise(u.slot, lay.tie(n.rem()+1), n.rem()+1, lay.isTie)
+	default:
+		return w.apply(u, n.kind(), n.rem())
+	}
+	return nil
+}
+
+// endFirstPass decides, once every note of the children elsewhere is
+// applied, the positions that can lose and have no child in the tier:
+// lost in 1 + their longest win elsewhere. The part's maxWin keeps only
+// the positions that can still lose.
+func (s *loopySolver) endFirstPass() error {
+	lay := s.cells.lay
+	s.sideMu.Lock()
+	defer s.sideMu.Unlock()
+	var counts []int64
+	for i, n := range s.counted {
+		if _, _, can := lay.canLose(s.cells.get(i)); !can {
+			delete(s.counted, i)
+			continue
+		}
+		if n == 0 {
+			lv := int(s.maxWin[i]) + 1
+			s.cells.update(i, func(uint32) (uint32, bool) { return lay.lose(lv), true })
+			addLevel(&counts, lv, 1)
+			delete(s.counted, i)
+		}
+	}
+	for i := range s.maxWin {
+		if _, _, can := lay.canLose(s.cells.get(i)); !can {
+			delete(s.maxWin, i)
+		}
+	}
+	s.addCounts(counts)
+	return nil
+}
+
+// countDownSide counts down the child count kept beside the cell of slot
+// i, and reports whether none is left.
+func (s *loopySolver) countDownSide(i uint64) bool {
+	s.sideMu.Lock()
+	defer s.sideMu.Unlock()
+	n := s.counted[i] - 1
+	s.counted[i] = n
+	return n == 0
+}
+
+// longestWinSide returns the longest win elsewhere of the position in
+// slot i, kept beside its cell.
+func (s *loopySolver) longestWinSide(i uint64) int {
+	s.sideMu.Lock()
+	defer s.sideMu.Unlock()
+	return int(s.maxWin[i])
+}
+
+// step is a part's level r: it applies the notes the other parts sent at
+// the level before (in), then processes its cells of level r, leaving in
+// its outbox the notes for the other parts.
+func (s *loopySolver) step(ctx context.Context, r int, in []note) error {
+	if err := s.fit(r + 1); err != nil {
+		return err
+	}
+	if err := s.applyNotes(ctx, in); err != nil {
+		return err
+	}
+	if r >= len(s.counts) || s.counts[r] == 0 {
+		return nil
+	}
+	s.progress.level.Store(int64(r))
+	s.progress.decided.Add(uint64(s.counts[r]))
+	s.counts[r] = 0
+	return s.level(ctx, r)
+}
+
+// nextLevel returns the first level after r holding cells of the part, or
+// -1.
+func (s *loopySolver) nextLevel(r int) int {
+	for l := r + 1; l < len(s.counts); l++ {
+		if s.counts[l] > 0 {
+			return l
+		}
+	}
+	return -1
+}
+
+// takeOutbox returns the notes for the other parts, by part, and empties
+// the outbox.
+func (s *loopySolver) takeOutbox() [][]note {
+	out := s.outbox
+	s.outbox = make([][]note, len(out))
+	return out
+}
+
+// solved returns the part's solved tier: its range's records.
+func (s *loopySolver) solved() *SolvedTier {
+	st := newSolvedCells(s.t, s.set, s.cells, s.dense, s.workers)
+	st.lo, st.hi, st.loRank = s.lo, s.hi, s.loRank
+	return st
+}
+
+// solveLoopyParts solves loopy tier t in parts, in this process: what a
+// cluster's workers do, with the notes in memory. It is the check that
+// parts give the whole tier's records (tests), not a way to save memory.
+func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e Effort) (*SolvedTier, error) {
+	cut := NewCut(set, parts, 1)
+	kidRem, kidTie := longestOfKids(kids)
+	ps := make([]*loopySolver, cut.Parts())
+	defer func() {
+		for _, p := range ps {
+			if p != nil {
+				p.cells.free()
+			}
+		}
+	}()
+	for k := range ps {
+		var err error
+		if ps[k], err = newPart(ctx, g, t, set, cut, k, kidRem, kidTie, e); err != nil {
+			return nil, err
+		}
+	}
+	tied := make([][]note, len(ps))
+	for _, kid := range kids {
+		h, w, ti, err := childNotes(ctx, g, t, cut, kid, 0, kid.Len())
+		if err != nil {
+			return nil, err
+		}
+		for k, p := range ps {
+			if err := p.applyNotes(ctx, h[k]); err != nil {
+				return nil, err
+			}
+			if err := p.applyNotes(ctx, w[k]); err != nil {
+				return nil, err
+			}
+			tied[k] = append(tied[k], ti[k]...)
+		}
+	}
+	for _, p := range ps {
+		if err := p.endFirstPass(); err != nil {
+			return nil, err
+		}
+	}
+	if err := lockstep(ctx, ps); err != nil {
+		return nil, err
+	}
+	for k, p := range ps {
+		if err := p.startTies(ctx, false); err != nil {
+			return nil, err
+		}
+		if err := p.applyNotes(ctx, tied[k]); err != nil {
+			return nil, err
+		}
+	}
+	if err := lockstep(ctx, ps); err != nil {
+		return nil, err
+	}
+	recs := make([]valuedb.Record, set.Total())
+	for _, p := range ps {
+		st := p.solved()
+		st.Records(recs[st.loRank:st.loRank+st.Len()], 0)
+	}
+	return NewSolvedTier(t, set, recs, e.Workers)
+}
+
+// lockstep runs the parts' levels of the phase in progress, each level
+// on every part before the next, passing the notes of each level to
+// their parts, until no part holds a later level and no note is left.
+func lockstep(ctx context.Context, ps []*loopySolver) error {
+	inbox := make([][]note, len(ps))
+	for r := -1; ; {
+		next, sent := -1, false
+		for k, p := range ps {
+			if l := p.nextLevel(r); l >= 0 && (next < 0 || l < next) {
+				next = l
+			}
+			sent = sent || len(inbox[k]) > 0
+		}
+		if sent {
+			next = r + 1 // the notes give codes of that level or later
+		}
+		if next < 0 {
+			return nil
+		}
+		outs := make([][][]note, len(ps))
+		for k, p := range ps {
+			if err := p.step(ctx, next, inbox[k]); err != nil {
+				return err
+			}
+			outs[k] = p.takeOutbox()
+		}
+		for k := range ps {
+			inbox[k] = nil
+			for _, out := range outs {
+				inbox[k] = append(inbox[k], out[k]...)
+			}
+			loopyTest.notes.Add(int64(len(inbox[k])))
+		}
+		r = next
+	}
+}

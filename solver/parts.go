@@ -86,9 +86,9 @@ const (
 )
 
 func makeNote(p uint64, k noteKind, rem int) note { return note(p<<16 | uint64(k)<<13 | uint64(rem)) }
-func (n note) pos() uint64                       { return uint64(n) >> 16 }
-func (n note) kind() noteKind                    { return noteKind(n >> 13 & 7) }
-func (n note) rem() int                          { return int(n & valuedb.MaxRemoteness) }
+func (n note) pos() uint64                        { return uint64(n) >> 16 }
+func (n note) kind() noteKind                     { return noteKind(n >> 13 & 7) }
+func (n note) rem() int                           { return int(n & valuedb.MaxRemoteness) }
 
 // maxNotePos is the largest hash a note holds.
 const maxNotePos = 1<<48 - 1

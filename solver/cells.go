@@ -85,6 +85,9 @@ var loopyTest struct {
 	// the notes of levels they pass.
 	parts int
 	notes atomic.Int64
+	// checkpoints: every part is checkpointed and restored after every
+	// level.
+	checkpoints bool
 }
 
 const (

@@ -192,7 +192,8 @@ func TestFreeWaitsForHolders(t *testing.T) {
 // cluster's workers do, and compares every record with the whole-tier
 // solver's (the golden runs' databases and manifests, byte for byte, and
 // random games against the reference), with 2, 3 and 7 parts, and with
-// the rarer paths forced (cells by rank, a narrow layout that widens).
+// the rarer paths forced (cells by rank, a narrow layout that widens, and
+// every part checkpointed and restored after every level).
 func TestLoopyParts(t *testing.T) {
 	defer func() { loopyTest.parts, loopyTest.narrow, loopyTest.ranked = 0, nil, false }()
 	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
@@ -212,7 +213,8 @@ func TestLoopyParts(t *testing.T) {
 				}
 			})
 		}
-		for v, force := range []func(){func() {}, func() { loopyTest.ranked = true }, func() { loopyTest.narrow = &narrow }} {
+		for v, force := range []func(){func() {}, func() { loopyTest.ranked = true }, func() { loopyTest.narrow = &narrow },
+			func() { loopyTest.checkpoints = true }} {
 			force()
 			for seed := range uint64(6) {
 				g := newRandGame(seed)
@@ -223,7 +225,7 @@ func TestLoopyParts(t *testing.T) {
 					checkAgainstRef(t, r, slices.Values(ref))
 				})
 			}
-			loopyTest.ranked, loopyTest.narrow = false, nil
+			loopyTest.ranked, loopyTest.narrow, loopyTest.checkpoints = false, nil, false
 		}
 	}
 	if loopyTest.notes.Load() == 0 {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -328,44 +329,49 @@ func (s *loopySolver) solved() *SolvedTier {
 	return st
 }
 
-// solveLoopyParts solves loopy tier t in parts, in this process: what a
-// cluster's workers do, with the notes in memory. It is the check that
-// parts give the whole tier's records (tests), not a way to save memory.
+// solveLoopyParts solves loopy tier t in parts, in this process, through
+// the units a cluster's workers run (Part, ChildNotes), every note
+// written and read back as a file's bytes: the check that parts give the
+// whole tier's records (tests), not a way to save memory.
 func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e Effort) (*SolvedTier, error) {
 	cut := NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
-	ps := make([]*loopySolver, cut.Parts())
+	ps := make([]*Part, cut.Parts())
 	defer func() {
 		for _, p := range ps {
 			if p != nil {
-				p.cells.free()
+				p.Free()
 			}
 		}
 	}()
 	for k := range ps {
 		var err error
-		if ps[k], err = newPart(ctx, g, t, set, cut, k, kidRem, kidTie, e); err != nil {
+		if ps[k], err = NewPart(ctx, g, t, set, cut, k, kidRem, kidTie, e); err != nil {
 			return nil, err
 		}
 	}
-	tied := make([][]note, len(ps))
+	tied := make([]Notes, len(ps))
+	var won [][]Notes
 	for _, kid := range kids {
-		h, w, ti, err := childNotes(ctx, g, t, cut, kid, 0, kid.Len())
+		h, w, ti, err := ChildNotes(ctx, g, t, cut, kid)
 		if err != nil {
 			return nil, err
 		}
 		for k, p := range ps {
-			if err := p.applyNotes(ctx, h[k]); err != nil {
+			if err := p.Apply(ctx, roundTrip(h[k])); err != nil {
 				return nil, err
 			}
-			if err := p.applyNotes(ctx, w[k]); err != nil {
-				return nil, err
-			}
-			tied[k] = append(tied[k], ti[k]...)
+			tied[k] = append(tied[k], roundTrip(ti[k])...)
 		}
+		won = append(won, w)
 	}
-	for _, p := range ps {
-		if err := p.endFirstPass(); err != nil {
+	for k, p := range ps {
+		for _, w := range won {
+			if err := p.Apply(ctx, roundTrip(w[k])); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.EndFirstPass(); err != nil {
 			return nil, err
 		}
 	}
@@ -373,10 +379,7 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		return nil, err
 	}
 	for k, p := range ps {
-		if err := p.startTies(ctx, false); err != nil {
-			return nil, err
-		}
-		if err := p.applyNotes(ctx, tied[k]); err != nil {
+		if err := p.StartTies(ctx, tied[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -385,21 +388,45 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	}
 	recs := make([]valuedb.Record, set.Total())
 	for _, p := range ps {
-		st := p.solved()
+		st := p.Solved()
 		st.Records(recs[st.loRank:st.loRank+st.Len()], 0)
 	}
 	return NewSolvedTier(t, set, recs, e.Workers)
 }
 
+// reload returns part p checkpointed and restored, and frees p.
+func reload(ctx context.Context, p *Part) (*Part, error) {
+	defer p.Free()
+	var b bytes.Buffer
+	if err := p.Checkpoint(&b); err != nil {
+		return nil, err
+	}
+	s := p.s
+	return RestorePart(ctx, &b, s.g, s.t, s.set, *s.cut, s.part, Effort{Workers: s.workers, Ranges: s.ranges, Done: s.done, Levels: s.progress})
+}
+
+// roundTrip returns notes written as a file and read back.
+func roundTrip(ns Notes) Notes {
+	var b bytes.Buffer
+	if err := WriteNotes(&b, ns); err != nil {
+		panic(err) // a bytes.Buffer does not fail
+	}
+	out, err := ReadNotes(&b, nil)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
 // lockstep runs the parts' levels of the phase in progress, each level
 // on every part before the next, passing the notes of each level to
 // their parts, until no part holds a later level and no note is left.
-func lockstep(ctx context.Context, ps []*loopySolver) error {
-	inbox := make([][]note, len(ps))
+func lockstep(ctx context.Context, ps []*Part) error {
+	inbox := make([]Notes, len(ps))
 	for r := -1; ; {
 		next, sent := -1, false
 		for k, p := range ps {
-			if l := p.nextLevel(r); l >= 0 && (next < 0 || l < next) {
+			if l := p.Next(r); l >= 0 && (next < 0 || l < next) {
 				next = l
 			}
 			sent = sent || len(inbox[k]) > 0
@@ -410,12 +437,17 @@ func lockstep(ctx context.Context, ps []*loopySolver) error {
 		if next < 0 {
 			return nil
 		}
-		outs := make([][][]note, len(ps))
+		outs := make([][]Notes, len(ps))
 		for k, p := range ps {
-			if err := p.step(ctx, next, inbox[k]); err != nil {
+			var err error
+			if outs[k], err = p.Step(ctx, next, roundTrip(inbox[k])); err != nil {
 				return err
 			}
-			outs[k] = p.takeOutbox()
+			if loopyTest.checkpoints {
+				if ps[k], err = reload(ctx, p); err != nil {
+					return err
+				}
+			}
 		}
 		for k := range ps {
 			inbox[k] = nil

@@ -1,0 +1,426 @@
+package solver
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// The units of a loopy tier solved in parts, as plain functions and
+// methods of (game, tier, cut, part, inputs) → outputs, so that a cluster's
+// workers and solveLoopyParts run the same code:
+//
+//   - NewPart: a part's cells from its own moves (a worker keeps the
+//     part in memory from then on, or in a checkpoint: Part.Checkpoint,
+//     RestorePart);
+//   - ChildNotes: a range of a child tier's records into notes to the
+//     parts of their parents;
+//   - Part.Apply of every child tier's held notes, then of the won ones,
+//     then Part.EndFirstPass;
+//   - Part.Step, level by level in lockstep with the other parts: the
+//     notes the others sent at the level before in, the notes for them
+//     out; Part.Next says the part's next level;
+//   - Part.StartTies with the child tiers' tied notes, then Part.Step
+//     again;
+//   - Part.Solved, to write the part's database (WriteSolvedDB); the
+//     parts' databases join into the tier's (ConcatDB) when the cut is
+//     aligned to their blocks.
+
+// Part is one part of a loopy tier solved in parts (see Cut).
+type Part struct{ s *loopySolver }
+
+// Notes are what a part tells another (or a child tier's range tells a
+// part): sent as a file (WriteNotes), read back (ReadNotes).
+type Notes []note
+
+// NewPart returns part k of loopy tier t as cut, whose reachable
+// positions are set, with its cells set from its own moves; maxRem and
+// maxTie are the longest win or loss and the longest tie (-1 if none) of
+// t's child tiers (their databases' headers say).
+func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut Cut, k, maxRem, maxTie int, e Effort) (*Part, error) {
+	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
+		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
+	}
+	s, err := newPart(ctx, g, t, set, cut, k, maxRem, maxTie, e)
+	if err != nil {
+		return nil, err
+	}
+	return &Part{s}, nil
+}
+
+// ChildNotes turns the records of st, a child tier of loopy tier t (or a
+// range of its ranks: LoadSolvedRange), into notes to the parts (as cut)
+// of their parents in t, by part: held (losses, ties and draws), won
+// (wins) and tied (ties, for the ties' phase).
+func ChildNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut Cut, st *SolvedTier) (held, won, tied []Notes, err error) {
+	h, w, ti, err := childNotes(ctx, g, t, cut, st, 0, st.Len())
+	return asNotes(h), asNotes(w), asNotes(ti), err
+}
+
+func asNotes(ns [][]note) []Notes {
+	out := make([]Notes, len(ns))
+	for i, n := range ns {
+		out[i] = n
+	}
+	return out
+}
+
+// Apply applies notes about the part's positions: the held notes of every
+// child tier before their won notes.
+func (p *Part) Apply(ctx context.Context, ns Notes) error { return p.s.applyNotes(ctx, ns) }
+
+// EndFirstPass ends the part's first pass, once every child tier's notes
+// are applied.
+func (p *Part) EndFirstPass() error { return p.s.endFirstPass() }
+
+// Next returns the part's first level after r that holds positions, or
+// -1. The parts' next level is the least of theirs, or r+1 if a part sent
+// notes at level r (they decide positions at r+1 or later); when there is
+// none the phase is over.
+func (p *Part) Next(r int) int { return p.s.nextLevel(r) }
+
+// Step is the part's level r: it applies the notes the other parts sent
+// at the level before, processes its positions of level r, and returns the
+// notes for the other parts, by part.
+func (p *Part) Step(ctx context.Context, r int, in Notes) ([]Notes, error) {
+	if err := p.s.step(ctx, r, in); err != nil {
+		return nil, err
+	}
+	return asNotes(p.s.takeOutbox()), nil
+}
+
+// StartTies ends the phase of wins and losses and starts that of ties,
+// with the tied notes of the child tiers.
+func (p *Part) StartTies(ctx context.Context, tied Notes) error {
+	if err := p.s.startTies(ctx, false); err != nil {
+		return err
+	}
+	return p.s.applyNotes(ctx, tied)
+}
+
+// Solved returns the part's records, once its levels are done, for
+// WriteSolvedDB; it shares the part's cells (free one or the other).
+func (p *Part) Solved() *SolvedTier { return p.s.solved() }
+
+// Range is the part's hashes, [lo, hi), and its records' ranks in the
+// tier, [rankLo, rankHi).
+func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
+	return p.s.lo, p.s.hi, p.s.loRank, firstRank(p.s.set, Range{Lo: p.s.hi})
+}
+
+// Bytes is the memory the part holds: its cells and what it keeps beside
+// them (its tier's set is the caller's).
+func (p *Part) Bytes() uint64 {
+	return p.s.cells.bytes() + 16*uint64(len(p.s.counted)+len(p.s.maxWin))
+}
+
+// Free returns the part's cells.
+func (p *Part) Free() { p.s.cells.free() }
+
+// Notes files: "TSNOTES1", then sections of up to noteSection notes,
+// each a zstd frame of the notes sorted, as unsigned varints of the
+// differences, preceded by its count (uvarint) and its frame's length
+// (uvarint); a count of 0 ends the file. Sorted notes compress well and
+// are applied in order, near each other in the cells.
+const (
+	notesMagic  = "TSNOTES1"
+	noteSection = 1 << 20
+	// maxNoteFrame bounds a section's compressed size when reading.
+	maxNoteFrame = 64 << 20
+)
+
+// ErrNotes marks a notes file that is not valid.
+var ErrNotes = errors.New("invalid notes file")
+
+var (
+	noteEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	noteDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(10*noteSection+1<<16))
+)
+
+// WriteNotes writes notes to w, sorting them in place.
+func WriteNotes(w io.Writer, ns Notes) error {
+	slices.Sort(ns)
+	bw := bufio.NewWriter(w)
+	if _, err := bw.WriteString(notesMagic); err != nil {
+		return err
+	}
+	var raw, frame []byte
+	for lo := 0; lo < len(ns); lo += noteSection {
+		part := ns[lo:min(lo+noteSection, len(ns))]
+		raw = raw[:0]
+		prev := uint64(0)
+		for _, n := range part {
+			raw = binary.AppendUvarint(raw, uint64(n)-prev)
+			prev = uint64(n)
+		}
+		frame = noteEncoder.EncodeAll(raw, frame[:0])
+		var head []byte
+		head = binary.AppendUvarint(head, uint64(len(part)))
+		head = binary.AppendUvarint(head, uint64(len(frame)))
+		if _, err := bw.Write(head); err != nil {
+			return err
+		}
+		if _, err := bw.Write(frame); err != nil {
+			return err
+		}
+	}
+	if err := bw.WriteByte(0); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// ReadNotes reads a notes file, appending its notes to ns; a section's
+// count and frame are bounded, so a damaged file allocates no more than a
+// section's worth before it is refused.
+func ReadNotes(r io.Reader, ns Notes) (Notes, error) {
+	br := bufio.NewReader(r)
+	magic := make([]byte, len(notesMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != notesMagic {
+		return ns, fmt.Errorf("%w: bad magic", ErrNotes)
+	}
+	var frame []byte
+	var raw []byte
+	for {
+		count, err := binary.ReadUvarint(br)
+		if err != nil {
+			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+		}
+		if count == 0 {
+			return ns, nil
+		}
+		size, err := binary.ReadUvarint(br)
+		if err != nil || count > noteSection || size > maxNoteFrame {
+			return ns, fmt.Errorf("%w: a section of %d notes in %d bytes", ErrNotes, count, size)
+		}
+		frame = slices.Grow(frame[:0], int(size))[:size]
+		if _, err := io.ReadFull(br, frame); err != nil {
+			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+		}
+		if raw, err = noteDecoder.DecodeAll(frame, raw[:0]); err != nil {
+			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+		}
+		prev := uint64(0)
+		for i := uint64(0); i < count; i++ {
+			d, n := binary.Uvarint(raw)
+			if n <= 0 {
+				return ns, fmt.Errorf("%w: a section ends early", ErrNotes)
+			}
+			raw = raw[n:]
+			prev += d
+			ns = append(ns, note(prev))
+		}
+		if len(raw) != 0 {
+			return ns, fmt.Errorf("%w: %d bytes after a section's notes", ErrNotes, len(raw))
+		}
+	}
+}
+
+// Checkpoints: "TSPART01", a uvarint length and a JSON header (partHeader),
+// the cells' words in chunks of partChunk, each a uvarint length and a
+// zstd frame of little-endian uint64s, then what
+// the part keeps beside them: two tables (counts, longest wins), each a
+// uvarint count and that many pairs of uvarints (slot, value), slots
+// ascending. A worker that takes over a part restores it from its last
+// checkpoint and applies the levels' notes since.
+const (
+	partMagic = "TSPART01"
+	partChunk = 1 << 17 // words: a megabyte
+)
+
+// ErrCheckpoint marks a checkpoint that is not valid, or not the part's.
+var ErrCheckpoint = errors.New("invalid part checkpoint")
+
+// readTable reads a table kept beside the cells into m; slots must be
+// below n and ascending.
+func readTable[V uint16 | uint32](r io.ByteReader, m map[uint64]V, n uint64) error {
+	count, err := binary.ReadUvarint(r)
+	if err != nil || count > n {
+		return fmt.Errorf("%d entries for %d slots (%v)", count, n, err)
+	}
+	last := uint64(0)
+	for i := uint64(0); i < count; i++ {
+		slot, err := binary.ReadUvarint(r)
+		if err != nil {
+			return err
+		}
+		v, err := binary.ReadUvarint(r)
+		if err != nil {
+			return err
+		}
+		if slot >= n || i > 0 && slot <= last || v > uint64(^V(0)) {
+			return fmt.Errorf("entry %d: slot %d, value %d", i, slot, v)
+		}
+		m[slot], last = V(v), slot
+	}
+	return nil
+}
+
+// partHeader is a checkpoint's header.
+type partHeader struct {
+	Game   string  `json:"game"`
+	Option string  `json:"option"`
+	Tier   uint64  `json:"tier"`
+	Part   int     `json:"part"`
+	Lo     uint64  `json:"lo"`
+	Hi     uint64  `json:"hi"`
+	Bits   uint    `json:"bits"`
+	Rem    uint32  `json:"rem"`
+	TieRem uint32  `json:"tie_rem"`
+	Ctr    uint32  `json:"ctr"`
+	Ties   bool    `json:"ties"`
+	Counts []int64 `json:"counts"`
+	Words  int     `json:"words"`
+}
+
+// Checkpoint writes the part's state to w.
+func (p *Part) Checkpoint(w io.Writer) error {
+	s := p.s
+	h := partHeader{Game: s.g.Name(), Option: s.g.Option(), Tier: uint64(s.t), Part: s.part, Lo: s.lo, Hi: s.hi,
+		Bits: s.cells.lay.bits, Rem: s.cells.lay.rem, TieRem: s.cells.lay.tieRem, Ctr: s.cells.lay.ctr,
+		Ties: s.phase == tiePhase, Counts: s.counts, Words: len(s.cells.words)}
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.WriteString(partMagic)
+	bw.Write(binary.AppendUvarint(nil, uint64(len(hj))))
+	bw.Write(hj)
+	var raw, frame []byte
+	for lo := 0; lo < len(s.cells.words); lo += partChunk {
+		raw = raw[:0]
+		for _, x := range s.cells.words[lo:min(lo+partChunk, len(s.cells.words))] {
+			raw = binary.LittleEndian.AppendUint64(raw, x)
+		}
+		frame = noteEncoder.EncodeAll(raw, frame[:0])
+		bw.Write(binary.AppendUvarint(nil, uint64(len(frame))))
+		if _, err := bw.Write(frame); err != nil {
+			return err
+		}
+	}
+	s.sideMu.Lock()
+	writeTable(bw, s.counted)
+	writeTable(bw, s.maxWin)
+	s.sideMu.Unlock()
+	return bw.Flush()
+}
+
+// writeTable writes a table kept beside the cells, slots ascending.
+func writeTable[V uint16 | uint32](w *bufio.Writer, m map[uint64]V) {
+	slots := make([]uint64, 0, len(m))
+	for i := range m {
+		slots = append(slots, i)
+	}
+	slices.Sort(slots)
+	w.Write(binary.AppendUvarint(nil, uint64(len(slots))))
+	var b []byte
+	for _, i := range slots {
+		b = binary.AppendUvarint(b[:0], i)
+		b = binary.AppendUvarint(b, uint64(m[i]))
+		w.Write(b)
+	}
+}
+
+// RestorePart reads part k of loopy tier t as cut (whose reachable
+// positions are set) from a checkpoint Part.Checkpoint wrote.
+func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut Cut, k int, e Effort) (*Part, error) {
+	fail := func(format string, args ...any) (*Part, error) {
+		return nil, fmt.Errorf("%s: tier %d part %d: %w: %s", g.Name(), t, k, ErrCheckpoint, fmt.Sprintf(format, args...))
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	magic := make([]byte, len(partMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != partMagic {
+		return fail("bad magic")
+	}
+	n, err := binary.ReadUvarint(br)
+	if err != nil || n > 1<<24 {
+		return fail("header length")
+	}
+	hj := make([]byte, n)
+	if _, err := io.ReadFull(br, hj); err != nil {
+		return fail("header: %v", err)
+	}
+	var h partHeader
+	if err := json.Unmarshal(hj, &h); err != nil {
+		return fail("header: %v", err)
+	}
+	workers := max(e.Workers, 1)
+	s, err := newLoopySolver(g, t, set, nil, workers, rangesFor(set.Total(), workers, e.Ranges), e.Done, e.Levels, layout{})
+	if err != nil {
+		return nil, err
+	}
+	if s.um == nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, errNeedsParents)
+	}
+	if k < 0 || k >= cut.Parts() {
+		return fail("no part %d in a cut of %d", k, cut.Parts())
+	}
+	s.cut, s.part, s.push = &cut, k, true
+	s.counted, s.maxWin = map[uint64]uint32{}, map[uint64]uint16{}
+	s.outbox = make([][]note, cut.Parts())
+	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
+	lay := layout{bits: h.Bits, rem: h.Rem, tieRem: h.TieRem, ctr: h.Ctr}
+	switch {
+	case h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) || h.Part != k || h.Lo != s.lo || h.Hi != s.hi:
+		return fail("it is %s %s tier %d part %d [%d, %d)", h.Game, h.Option, h.Tier, h.Part, h.Lo, h.Hi)
+	case h.Bits != 8 && h.Bits != 16 || 2+2*uint64(h.Rem)+uint64(max(h.TieRem, 3+2*h.Ctr)) > 1<<h.Bits || len(h.Counts) > valuedb.MaxRemoteness+2:
+		return fail("layout %+v", lay)
+	}
+	if s.cells, err = newCells(s.slots(), lay); err != nil {
+		return nil, err
+	}
+	if len(s.cells.words) != h.Words {
+		s.cells.free()
+		return fail("%d words of cells, want %d", h.Words, len(s.cells.words))
+	}
+	s.counts = h.Counts
+	if h.Ties {
+		s.phase = tiePhase
+	}
+	var frame, raw []byte
+	for lo := 0; lo < len(s.cells.words); lo += partChunk {
+		words := s.cells.words[lo:min(lo+partChunk, len(s.cells.words))]
+		size, err := binary.ReadUvarint(br)
+		if err == nil && size > maxNoteFrame {
+			err = fmt.Errorf("a frame of %d bytes", size)
+		}
+		if err == nil {
+			frame = slices.Grow(frame[:0], int(size))[:size]
+			_, err = io.ReadFull(br, frame)
+		}
+		if err == nil {
+			raw, err = noteDecoder.DecodeAll(frame, raw[:0])
+		}
+		if err == nil && len(raw) != 8*len(words) {
+			err = fmt.Errorf("%d bytes for %d words", len(raw), len(words))
+		}
+		if err != nil {
+			s.cells.free()
+			return fail("cells: %v", err)
+		}
+		for j := range words {
+			words[j] = binary.LittleEndian.Uint64(raw[8*j:])
+		}
+	}
+	if err := readTable(br, s.counted, s.slots()); err != nil {
+		s.cells.free()
+		return fail("counts: %v", err)
+	}
+	if err := readTable(br, s.maxWin, s.slots()); err != nil {
+		s.cells.free()
+		return fail("longest wins: %v", err)
+	}
+	return &Part{s}, ctx.Err()
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // TestNotesRoundTrip: notes written and read back are the same notes,
@@ -123,4 +124,54 @@ func FuzzRestorePart(f *testing.F) {
 			p.Free()
 		}
 	})
+}
+
+// TestLoadSolvedRange: a range of ranks of a solved tier, loaded from
+// the blocks that hold it, has the whole tier's records and lookups, at
+// ranges that start and end inside blocks and on their edges, with cells
+// by position and by rank.
+func TestLoadSolvedRange(t *testing.T) {
+	r := solveRun(t, "connect4", "width=5,height=4", Config{Dir: t.TempDir()})
+	tier := tiergame.Tier(biggestTier(r.Manifest).Tier)
+	for _, ranked := range []bool{false, true} {
+		loopyTest.ranked = ranked
+		checkLoadSolvedRange(t, r, tier)
+	}
+	loopyTest.ranked = false
+}
+
+func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier) {
+	whole, err := LoadSolvedTier(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Free()
+	n := whole.Len()
+	all := make([]valuedb.Record, n)
+	whole.Records(all, 0)
+	const b = valuedb.DefaultBlockRecords
+	for _, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}} {
+		st, err := LoadSolvedRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), rg[0], rg[1], 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]valuedb.Record, st.Len())
+		st.Records(got, 0)
+		if !slices.Equal(got, all[rg[0]:rg[1]]) {
+			t.Errorf("ranks %v: records differ from the whole tier's", rg)
+		}
+		for i := rg[0]; i < rg[1]; i += max(1, (rg[1]-rg[0])/50) {
+			p, _ := whole.set.Select(i)
+			if rec, ok := st.Lookup(tiergame.Position(p)); !ok || rec != all[i] {
+				t.Errorf("ranks %v: Lookup of rank %d: %v %v, want %v", rg, i, rec, ok, all[i])
+			}
+		}
+		if rg[0] > 0 {
+			p, _ := whole.set.Select(rg[0] - 1)
+			if _, ok := st.Lookup(tiergame.Position(p)); ok {
+				t.Errorf("ranks %v: the position before the range is found", rg)
+			}
+		}
+		st.Free()
+	}
 }

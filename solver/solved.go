@@ -118,12 +118,25 @@ func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record,
 // newSolvedTier makes an empty solved tier whose cells hold remoteness up
 // to maxRem (wins and losses) and maxTie (ties).
 func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, maxRem, maxTie int) (*SolvedTier, error) {
+	return newSolvedRange(t, set, 0, set.Total(), maxRem, maxTie)
+}
+
+// newSolvedRange makes an empty solved tier of the positions of ranks
+// [rankLo, rankHi) of a tier, whose cells hold remoteness up to maxRem
+// (wins and losses) and maxTie (ties).
+func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64, maxRem, maxTie int) (*SolvedTier, error) {
 	lay := layoutFor(maxRem, maxTie)
 	st := &SolvedTier{tier: t, set: set, dense: worthDense(set), decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
-		lo: set.Base(), hi: set.End()}
-	n := set.Total()
+		lo: set.Base(), hi: set.End(), loRank: rankLo}
+	if rankLo > 0 {
+		st.lo, _ = set.Select(rankLo)
+	}
+	if rankHi < set.Total() {
+		st.hi, _ = set.Select(rankHi)
+	}
+	n := rankHi - rankLo
 	if st.dense {
-		n = set.Len()
+		n = st.hi - st.lo
 	}
 	var err error
 	st.cells, err = newCells(n, lay)
@@ -144,23 +157,22 @@ func longestOf(recs []valuedb.Record) (maxRem, maxTie int) {
 	return maxRem, maxTie
 }
 
-// fill stores the records of ranks [lo, lo+len(recs)).
+// fill stores the records of tier ranks [lo, lo+len(recs)), which the
+// tier (or its range) holds.
 func (s *SolvedTier) fill(lo uint64, recs []valuedb.Record) {
 	lay := s.cells.lay
 	if !s.dense {
 		for i, r := range recs {
-			s.cells.set(lo+uint64(i), lay.code(r))
+			s.cells.set(lo-s.loRank+uint64(i), lay.code(r))
 		}
 		return
 	}
 	if len(recs) == 0 {
 		return
 	}
-	cur := slotCursor{set: s.set}
-	p := cur.seek(lo)
 	i := 0
-	for q := range s.set.Range(p, s.set.End()) {
-		s.cells.set(q-s.set.Base(), lay.code(recs[i]))
+	for q := range s.set.Range(s.position(lo-s.loRank), s.hi) {
+		s.cells.set(q-s.lo, lay.code(recs[i]))
 		if i++; i == len(recs) {
 			return
 		}

@@ -338,6 +338,36 @@ func LoadSolvedTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, 
 	return st, nil
 }
 
+// LoadSolvedRange loads the records of ranks [lo, hi) of solved tier t,
+// reading only the blocks of its database that hold them, for ChildNotes:
+// a range of a child tier rather than the whole. The caller owns it (see
+// SolvedTier.Free).
+func LoadSolvedRange(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, lo, hi uint64, workers int) (*SolvedTier, error) {
+	ranked, db, err := openSolved(g, t, levelPath, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if lo > hi || hi > ranked.Total() {
+		return nil, fmt.Errorf("%s: ranks [%d, %d) of %d", dbPath, lo, hi, ranked.Total())
+	}
+	h := db.Header()
+	maxTie := -1
+	if h.Tie > 0 {
+		maxTie = h.MaxRemoteness
+	}
+	st, err := newSolvedRange(t, ranked, lo, hi, h.MaxRemoteness, maxTie)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.EachBlockIn(workers, lo, hi, st.fill); err != nil {
+		st.Free()
+		return nil, err
+	}
+	st.maxRem, st.maxTie = st.longest(workers)
+	return st, nil
+}
+
 // openSolved loads tier t's level file with its rank index and opens its
 // database, checking that they agree on the number of positions.
 func openSolved(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*bitarray.Ranked, *valuedb.DB, error) {

@@ -275,11 +275,21 @@ func (d *DB) ReadAllInto(dst []Record, workers int) error {
 // the first; f must not keep recs. A caller that keeps the records in a
 // form of its own does not hold them whole, decoded, as ReadAll does.
 func (d *DB) EachBlock(workers int, f func(base uint64, recs []Record)) error {
+	return d.EachBlockIn(workers, 0, d.h.Count, f)
+}
+
+// EachBlockIn is EachBlock of the records of ranks [lo, hi) only: the
+// blocks that hold them are read, and f gets those records alone.
+func (d *DB) EachBlockIn(workers int, lo, hi uint64, f func(base uint64, recs []Record)) error {
+	if lo > hi || hi > d.h.Count {
+		return fmt.Errorf("valuedb %s: ranks [%d, %d) of %d", d.name, lo, hi, d.h.Count)
+	}
 	if d.h.Kind != "" {
 		return fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
 	}
 	var pool sync.Pool
-	return d.eachBlock(workers, func(raw []byte, base int) {
+	per := uint64(d.h.BlockRecords)
+	return d.eachBlockIn(workers, int(lo/per), int((hi+per-1)/per), func(raw []byte, base int) {
 		n := len(raw) / d.h.RecordBytes
 		buf, _ := pool.Get().(*[]Record)
 		if buf == nil || cap(*buf) < n {
@@ -288,7 +298,8 @@ func (d *DB) EachBlock(workers int, f func(base uint64, recs []Record)) error {
 		}
 		recs := (*buf)[:n]
 		decodeRecords(recs, raw, d.h.RecordBytes)
-		f(uint64(base), recs)
+		from, to := max(lo, uint64(base)), min(hi, uint64(base+n))
+		f(from, recs[from-uint64(base):to-uint64(base)])
 		pool.Put(buf)
 	})
 }
@@ -296,12 +307,17 @@ func (d *DB) EachBlock(workers int, f func(base uint64, recs []Record)) error {
 // eachBlock decompresses every block on workers goroutines (0 means
 // GOMAXPROCS) and calls f with it and the rank of its first record.
 func (d *DB) eachBlock(workers int, f func(raw []byte, base int)) error {
+	return d.eachBlockIn(workers, 0, d.h.Blocks, f)
+}
+
+// eachBlockIn is eachBlock of blocks [lo, hi).
+func (d *DB) eachBlockIn(workers, lo, hi int, f func(raw []byte, base int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
-	for b := 0; b < d.h.Blocks; b++ {
+	for b := lo; b < hi; b++ {
 		g.Go(func() error {
 			raw, err := d.block(b)
 			if err != nil {

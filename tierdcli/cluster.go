@@ -315,6 +315,10 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	return err
 }
 
+// maxLoopyRanges bounds --loopy-ranges: every part sends notes to every
+// other at each level.
+const maxLoopyRanges = 256
+
 func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "submit")
 	cf := newClusterFlags(fs, p.Name())
@@ -326,12 +330,16 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	minRange := fs.Uint64("min-range", api.DefaultSettings.MinRange, "fewest positions worth a unit of their own")
 	level := fs.Int("level", api.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
 	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as "+p.Name()+" solve --symmetry")
+	loopyRanges := fs.Int("loopy-ranges", 0, "solve each loopy tier in this many parts (ranges of its hashes) on different workers, in lockstep by levels (0 or 1: a loopy tier is one unit)")
 	wait := fs.Bool("wait", false, "wait for the run to finish (exit 1 if it fails)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return cli.UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *loopyRanges < 0 || *loopyRanges > maxLoopyRanges {
+		return cli.UsageError("--loopy-ranges %d: want 0 to %d", *loopyRanges, maxLoopyRanges)
 	}
 	if *game == "" {
 		return cli.UsageError("--game is required (see %s games)", p.Name())
@@ -352,7 +360,8 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 		return err
 	}
 	id, err := c.Submit(context.Background(), api.SubmitRequest{Game: name, Option: opt,
-		Settings: &api.Settings{RangesPerThread: *perThread, ExpandRangesPerThread: *expandPerThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry}})
+		Settings: &api.Settings{RangesPerThread: *perThread, ExpandRangesPerThread: *expandPerThread, MaxRanges: *maxRanges, MinRange: *minRange, Level: *level, Symmetry: *symmetry,
+			LoopyRanges: *loopyRanges}})
 	if err != nil {
 		return err
 	}

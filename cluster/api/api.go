@@ -167,10 +167,48 @@ type Assignment struct {
 	// that does not say.
 	Live     []uint64 `json:"live,omitempty"`
 	LeaseTTL float64  `json:"lease_ttl"` // seconds
+	// Part is the round of a Part unit.
+	Part *PartWork `json:"part,omitempty"`
 	// Direct says the cluster keeps its artifacts in an object store: the
 	// worker stores its outputs there, with the presigned PUTs of
 	// /v1/uploads, rather than on a coordinator.
 	Direct bool `json:"direct,omitempty"`
+}
+
+// PartWork is what a Part unit does: part Part of the tier as cut at
+// Bounds, from its last checkpoint (none: from its first pass, which
+// reads the child tiers' databases, Assignment.Kids) through Steps, the
+// rounds since, the last of which is the unit's own round: only its
+// outputs are new. A worker that holds the part in memory after an
+// earlier round of Steps starts there.
+type PartWork struct {
+	Part   int      `json:"part"`
+	Bounds []uint64 `json:"bounds"`
+	// Checkpoint is the part after round CheckpointRound.
+	Checkpoint      *Blob      `json:"checkpoint,omitempty"`
+	CheckpointRound int        `json:"checkpoint_round,omitempty"`
+	Steps           []PartStep `json:"steps"`
+}
+
+// PartStep is one round of a part: its first pass (round 0), a level of
+// remoteness (Level, with the notes the other parts sent it at the level
+// before), the start of ties (Ties, with the child tiers' tied notes), or
+// its records (Records).
+type PartStep struct {
+	Round   int    `json:"round"`
+	Level   int    `json:"level"`
+	Ties    bool   `json:"ties,omitempty"`
+	Records bool   `json:"records,omitempty"`
+	In      []Blob `json:"in,omitempty"`
+}
+
+// PartResult is what a Part unit reports beside its outputs: the part's
+// next level (solver.Part.Next, -1 if none), the notes it sent, and the
+// memory it holds.
+type PartResult struct {
+	Next  int    `json:"next"`
+	Notes uint64 `json:"notes,omitempty"`
+	Bytes uint64 `json:"bytes,omitempty"`
 }
 
 // UploadsRequest asks, for a leased unit, how to store its outputs in
@@ -238,6 +276,8 @@ type CompleteRequest struct {
 	Outputs   []Output `json:"outputs"`
 	Positions uint64   `json:"positions"`
 	Seconds   float64  `json:"seconds"`
+	// Part is a Part unit's report.
+	Part *PartResult `json:"part,omitempty"`
 }
 
 // ReleaseRequest gives a lease up; Error says why the unit failed, if it

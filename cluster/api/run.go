@@ -50,6 +50,11 @@ type Settings struct {
 	// solve --symmetry: workers and the leader's merges run on the
 	// quotient game (solver.Reduce).
 	Symmetry bool `json:"symmetry,omitempty"`
+	// LoopyRanges, above 1, solves each loopy tier in that many parts
+	// (ranges of its hashes, solver.Cut) on different workers, in
+	// lockstep by levels of remoteness (Parts); 0 or 1: a loopy tier is
+	// one unit. The results do not depend on it.
+	LoopyRanges int `json:"loopy_ranges,omitempty"`
 }
 
 // DefaultSettings are a run's settings unless the submitter chose.
@@ -79,6 +84,13 @@ const (
 	// SolveTier: solver.SolveTier over the whole of a loopy tier; outputs
 	// a value database of the tier's records.
 	SolveTier Kind = "solve-tier"
+	// Part: a round of one part of a loopy tier solved in parts
+	// (Settings.LoopyRanges): its first pass (solver.NewPart and the
+	// child tiers' notes), a level (Part.Step), the start of ties
+	// (Part.StartTies) or, last, its records; outputs notes for the other
+	// parts, checkpoints of the part, and at the end a value database of
+	// its range's records (PartWork).
+	Part Kind = "part"
 )
 
 // Phase names the two halves of a run, which own a tier's units.
@@ -88,6 +100,9 @@ type Phase string
 const (
 	PhaseReach Phase = "reach"
 	PhaseSolve Phase = "solve"
+	// PhaseParts owns the rounds of a loopy tier solved in parts: a
+	// unit per part, for the round in progress (Tier.Parts).
+	PhaseParts Phase = "parts"
 )
 
 // UnitRef names a unit: its run, tier, phase and index.
@@ -111,7 +126,19 @@ type Blob struct {
 type Output struct {
 	Tier uint64 `json:"tier"`
 	Blob Blob   `json:"blob"`
+	// Role says what an output of a Part unit is (Role*), and Part, for
+	// notes, the part they are for.
+	Role string `json:"role,omitempty"`
+	Part int    `json:"part,omitempty"`
 }
+
+// The roles of a Part unit's outputs.
+const (
+	RoleNotes      = "notes"      // notes for part Output.Part, read at the next level
+	RoleTied       = "tied"       // the child tiers' tied notes for the part, read when ties start
+	RoleCheckpoint = "checkpoint" // the part's state after the round (solver.Part.Checkpoint)
+	RoleRecords    = "records"    // the value database of the part's records (the last round)
+)
 
 // Run is a run as GET /v1/runs/{id} shows it: a game variant taken
 // through reachability and solving, tier by tier, with every unit of
@@ -165,9 +192,40 @@ type Tier struct {
 	// Solve holds the units that solve the tier: ranges of its level
 	// file, or one unit for a loopy tier. Nil until they can start.
 	Solve []*Unit `json:"solve,omitempty"`
+	// Parts is the progress of a loopy tier solved in parts.
+	Parts *Parts `json:"parts,omitempty"`
 	// DB is the value database, merged by the leader.
 	DB *DB `json:"db,omitempty"`
 }
+
+// Parts is how far a loopy tier solved in parts has come: the phase and
+// level its round runs, the round's units (one per part), and the notes
+// exchanged so far.
+type Parts struct {
+	Phase string  `json:"phase"`
+	Level int     `json:"level"`
+	Round int     `json:"round"`
+	Units []*Unit `json:"units,omitempty"`
+	// Next is each part's next level as its last round reported (-1:
+	// none).
+	Next []int `json:"next"`
+	// Notes and NotesBytes count the notes the parts sent each other, and
+	// their files' bytes; Checkpoints the bytes of the parts' checkpoints.
+	Notes       uint64 `json:"notes"`
+	NotesBytes  uint64 `json:"notes_bytes"`
+	Checkpoints uint64 `json:"checkpoint_bytes"`
+	// Bytes is the largest memory a part reported holding.
+	Bytes uint64 `json:"bytes,omitempty"`
+}
+
+// The phases of a loopy tier solved in parts.
+const (
+	PartsFirst   = "first"   // each part's first pass: its moves and its child tiers' notes
+	PartsWins    = "wins"    // levels of wins and losses
+	PartsTies    = "ties"    // levels of ties
+	PartsRecords = "records" // each part writes its records
+	PartsDone    = "done"    // the records are the tier's solve units
+)
 
 // Phase says how far the tier has come, for people: waiting, closing,
 // expanding, merging, reached, solving, writing, solved.
@@ -179,6 +237,8 @@ func (t *Tier) Phase() string {
 		return "writing"
 	case t.Solve != nil:
 		return "solving"
+	case t.Parts != nil:
+		return "solving " + t.Parts.Phase
 	case t.Expanded && t.Level != nil && t.Level.Blob.SHA256 != "":
 		return "reached"
 	case t.Expanded || (t.Loopy && allDone(t.Reach)):
@@ -218,6 +278,9 @@ type Level struct {
 	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
 	// Expand, if set, is how its expand units cut it instead.
 	Expand []solver.Range `json:"expand,omitempty"`
+	// Parts, if set, is where a loopy tier solved in parts is cut
+	// (solver.Cut.Bounds).
+	Parts []uint64 `json:"parts,omitempty"`
 }
 
 // DB is a tier's merged value database, and for a chance game with planes
@@ -259,6 +322,8 @@ type Completion struct {
 	Outputs   []Output `json:"outputs"`
 	Positions uint64   `json:"positions"`
 	Seconds   float64  `json:"seconds"`
+	// Part is a Part unit's report.
+	Part *PartResult `json:"part,omitempty"`
 }
 
 // tier returns tier t of the run, or nil.

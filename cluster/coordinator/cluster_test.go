@@ -469,3 +469,86 @@ func unitsString(us []*api.Unit) string {
 	}
 	return b.String()
 }
+
+// TestLoopyPartsMatchEmbedded: every loopy tier solved in 3 parts on 3
+// workers (api.Settings.LoopyRanges), in rounds through the replicated
+// state, with notes and checkpoints through the artifact store: the
+// fetched folder is the embedded run's bytes, and the parts' notes and
+// checkpoints are gone from the store once their tiers are solved.
+func TestLoopyPartsMatchEmbedded(t *testing.T) {
+	for _, tc := range []struct{ game, option string }{
+		{"quixo", "size=3"},
+		{"xiangqi", "material=KRvKA"},
+	} {
+		t.Run(tc.game, func(t *testing.T) {
+			c := newTestCluster(t, 3, 5*time.Second)
+			// Blobs no run refers to are deleted once 3 s old.
+			c.configure = func(_ int, cfg *NodeConfig) { cfg.BlobGrace = 3 * time.Second }
+			c.startAll()
+			for _, w := range []string{"w1", "w2", "w3"} {
+				c.startWorker(w, 1)
+			}
+			cl := c.client()
+			ctx := context.Background()
+			id, err := cl.Submit(ctx, api.SubmitRequest{Game: tc.game, Option: tc.option, Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			run, err := cl.Run(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parted := 0
+			for _, tr := range run.Tiers {
+				if tr.Parts != nil {
+					parted++
+					if tr.Parts.Phase != api.PartsDone || len(tr.Solve) != len(tr.Level.Parts)-1 {
+						t.Errorf("tier %d: parts %+v, %d solve units", tr.Tier, tr.Parts, len(tr.Solve))
+					}
+				}
+			}
+			if parted == 0 {
+				t.Fatal("no tier was solved in parts")
+			}
+			onlyResultsStored(t, c, run)
+			out := t.TempDir()
+			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+				t.Fatal(err)
+			}
+			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, false), out)
+		})
+	}
+}
+
+// onlyResultsStored waits until every coordinator's store holds the
+// run's level files and databases and nothing else: the units' outputs,
+// notes and checkpoints are deleted once the run no longer needs them.
+func onlyResultsStored(t *testing.T, c *testCluster, run *api.Run) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, tr := range run.Tiers {
+		if tr.Level != nil {
+			want[tr.Level.Blob.SHA256] = true
+		}
+		if tr.DB != nil {
+			want[tr.DB.Blob.SHA256] = true
+		}
+	}
+	var extra []string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		extra = nil
+		for _, dir := range c.dirs {
+			filepath.WalkDir(filepath.Join(dir, "blobs"), func(path string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && len(d.Name()) == 64 && !want[d.Name()] {
+					extra = append(extra, path)
+				}
+				return nil
+			})
+		}
+		if len(extra) == 0 {
+			return
+		}
+	}
+	t.Errorf("%d blobs the run no longer needs are still stored, as %s", len(extra), extra[0])
+}

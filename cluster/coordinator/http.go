@@ -457,7 +457,8 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	defer keepalive.Stop()
 	for {
 		changed := n.fsm.Changed()
-		a, err := n.grant(state.Taker{Worker: req.Worker, Games: req.Games, Holding: req.Holding}, keepFree)
+		a, err := n.grant(state.Taker{Worker: req.Worker, Games: req.Games, Holding: req.Holding,
+			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL)}, keepFree)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return

@@ -67,6 +67,9 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	} else {
 		if lv.Reachable > 0 {
 			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
+			if in.tier.Loopy && !in.run.Chance {
+				lv.Parts = cutParts(g, set, in.run.Settings.LoopyRanges)
+			}
 		}
 		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {
 			return err
@@ -225,6 +228,23 @@ func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand [
 		return solve, nil
 	}
 	return solve, expand
+}
+
+// cutParts is where a loopy tier is cut to be solved in parts
+// (solver.Cut.Bounds), at whole blocks of its value database, so that
+// mergeDB joins the parts' records by copying their blocks; nil for one
+// part, or for a game without Parents (tiergame.Unmover), whose loopy
+// tiers are solved whole.
+func cutParts(g tiergame.Game, set *bitarray.Set, parts int) []uint64 {
+	if _, ok := g.(tiergame.Unmover); !ok || parts < 2 {
+		return nil
+	}
+	ranked := bitarray.NewRanked(set)
+	c := solver.NewCut(ranked, parts, cutAlign(ranked.Total(), parts))
+	if c.Parts() < 2 {
+		return nil
+	}
+	return c.Bounds
 }
 
 // cutAlign is the multiple of ranks a tier of reachable positions is cut

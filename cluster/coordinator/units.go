@@ -99,7 +99,7 @@ func (n *Node) complete(ctx context.Context, req *api.CompleteRequest) error {
 		return err
 	}
 	_, err := n.propose(state.Complete(req.Ref, state.Completion{
-		Worker: req.Worker, Token: req.Token, Outputs: req.Outputs, Positions: req.Positions, Seconds: req.Seconds}))
+		Worker: req.Worker, Token: req.Token, Outputs: req.Outputs, Positions: req.Positions, Seconds: req.Seconds, Part: req.Part}))
 	if errors.Is(err, api.ErrStale) {
 		n.metrics.completionsRefused.Inc()
 		n.discard(req.Outputs)

@@ -148,6 +148,15 @@ func (wt *workerTable) list(now time.Time, within time.Duration) []api.WorkerInf
 	return out
 }
 
+// present lists the workers seen within the last within.
+func (wt *workerTable) present(now time.Time, within time.Duration) []string {
+	var out []string
+	for _, w := range wt.list(now, within) {
+		out = append(out, w.ID)
+	}
+	return out
+}
+
 // threads is the number of threads of the workers seen within the last
 // within.
 func (wt *workerTable) threads(now time.Time, within time.Duration) int {

@@ -38,6 +38,7 @@ var executors = map[api.Kind]executor{
 	api.Close:      {run: (*Worker).close, wholeTier: true},
 	api.SolveRange: {run: (*Worker).solveRange, keepsResults: true},
 	api.SolveTier:  {run: (*Worker).solveTier, wholeTier: true},
+	api.Part:       {run: (*Worker).part, wholeTier: true},
 }
 
 // A unit is a leased unit as it runs.
@@ -59,16 +60,16 @@ type unit struct {
 }
 
 // execute runs a unit and writes its outputs into files of the worker's
-// folder (files[i] holds outs[i]); it returns the positions it expanded
+// folder (out.files[i] holds out.outs[i]); it returns the positions it expanded
 // or solved. It calls computed between the work and the writing.
-func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()) (outs []api.Output, files []string, positions uint64, err error) {
+func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()) (out *outputs, positions uint64, err error) {
 	ex, ok := executors[a.Kind]
 	if !ok {
-		return nil, nil, 0, fmt.Errorf("unknown unit kind %q", a.Kind)
+		return &outputs{}, 0, fmt.Errorf("unknown unit kind %q", a.Kind)
 	}
 	g, err := w.games.Get(a.Game, a.Option, a.Symmetry)
 	if err != nil {
-		return nil, nil, 0, err
+		return &outputs{}, 0, err
 	}
 	u := &unit{Assignment: a, g: g, tier: tiergame.Tier(a.Ref.Tier), children: make([]tiergame.Tier, len(a.Children)),
 		rng: solver.Range{Lo: a.Lo, Hi: a.Hi}, own: owner{a.Ref.Run, a.Ref.Tier}, out: &outputs{w: w, run: a.Ref.Run}, computed: computed}
@@ -82,9 +83,9 @@ func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()
 	}
 	if positions, err = ex.run(w, ctx, u); err != nil {
 		u.out.remove()
-		return nil, nil, 0, err
+		return &outputs{}, 0, err
 	}
-	return u.out.outs, u.out.files, positions, nil
+	return u.out, positions, nil
 }
 
 // expand is solver.ExpandRange over the unit's range: a partial level
@@ -251,6 +252,8 @@ type outputs struct {
 	run   string // the unit's
 	outs  []api.Output
 	files []string
+	// part is a Part unit's report.
+	part *api.PartResult
 }
 
 func (o *outputs) add(t tiergame.Tier, write func(path string) error) error {

@@ -86,6 +86,9 @@ type Worker struct {
 	// that have not reported yet, have computed them: a unit leased
 	// provisionally reads them (api.KidInput.Mine).
 	progress map[uint64]*unitProgress
+	// parts are the parts of loopy tiers solved in parts that the worker
+	// keeps for their next rounds (parts.go), oldest first.
+	parts []*heldPart
 
 	// Units and Positions count the work done, for tests and logs;
 	// Provisional the units that read results of this worker's not yet
@@ -303,11 +306,12 @@ func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgr
 			free()
 		})
 	}
-	outs, files, positions, err := w.execute(ctx, a, func() {
+	out, positions, err := w.execute(ctx, a, func() {
 		prog.finish(true) // its results are in memory: units leased provisionally may read them
 		computed()
 	})
 	computed()
+	outs, files := out.outs, out.files
 	defer func() {
 		for _, f := range files {
 			os.Remove(f)
@@ -330,7 +334,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgr
 		return
 	}
 	secs := time.Since(t0).Seconds()
-	req := api.CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs}
+	req := api.CompleteRequest{Ref: a.Ref, Token: a.Token, Worker: w.cfg.ID, Outputs: outs, Positions: positions, Seconds: secs, Part: out.part}
 	t1 := time.Now()
 	if err := w.report(ctx, req, files, a.Direct, w.mineReported(a)); err != nil {
 		switch {

@@ -17,6 +17,10 @@ type Taker struct {
 	// memory (api.LeaseRequest.Holding): it may take, provisionally, the
 	// units that read them.
 	Holding []uint64
+	// Present are the workers the leader heard from lately: a part's
+	// round waits for the worker that did its last one, if present (it
+	// holds the part in memory). Nil: no wait.
+	Present []string
 }
 
 // Free yields the units that could be leased now to tk, in the order
@@ -48,6 +52,15 @@ func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
 				ready := r.readyFor(t, "") || tk.Worker != "" && r.readyFor(t, tk.Worker) && r.childUnitsIn(t, tk.Holding)
 				if t.Solve != nil && ready && !free(r, t, api.PhaseSolve, t.Solve) {
 					return
+				}
+				if t.Parts == nil {
+					continue
+				}
+				for i, u := range t.Parts.Units {
+					if u.Lease == nil && u.Done == nil && !t.affine(i, tk) &&
+						!yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: api.PhaseParts, Index: i}) {
+						return
+					}
 				}
 			}
 		}

@@ -267,7 +267,7 @@ func (r *Run) apply(s *State, c *Command, index uint64) any {
 			return fmt.Errorf("%v token %d: %w", d.Ref, d.Done.Token, api.ErrStale)
 		case d.Ref.Phase == api.PhaseSolve && !r.ChildrenSolved(t):
 			return fmt.Errorf("%v: %w", d.Ref, api.ErrNotReady)
-		case !Fits(t, u, d.Done.Outputs):
+		case !Fits(t, u, d.Done.Outputs) || u.Kind == api.Part && d.Done.Part == nil:
 			return fmt.Errorf("%v: %w", d.Ref, api.ErrBadOutputs)
 		}
 		done := d.Done
@@ -327,6 +327,11 @@ func (r *Run) apply(s *State, c *Command, index uint64) any {
 		for _, t := range r.Tiers { // leases of a finished run mean nothing
 			for _, u := range append(t.Reach[:len(t.Reach):len(t.Reach)], t.Solve...) {
 				u.Lease = nil
+			}
+			if t.Parts != nil {
+				for _, u := range t.Parts.Units {
+					u.Lease = nil
+				}
 			}
 		}
 		return nil

@@ -54,6 +54,11 @@ var kinds = map[api.Kind]kindRules{
 	// children, and write the records of their range.
 	api.SolveRange: {outputFor: ownTier, single: true, provisional: true, inputs: solveInputs},
 	api.SolveTier:  {outputFor: ownTier, single: true, inputs: solveInputs},
+	// Part is a round of a part of a loopy tier solved in parts
+	// (parts.go): it reads the tier's level file, the child tiers'
+	// databases and the part's checkpoint and notes, and writes notes,
+	// checkpoints and at the end the part's records (partOutputs).
+	api.Part: {outputFor: ownTier, inputs: partInputs},
 }
 
 // reachUnits are the units that take tier t through reachability: for a
@@ -132,7 +137,7 @@ func solveInputs(r *Run, t *Tier, a *api.Assignment) {
 // itself), or the records of the unit's own tier.
 func Fits(t *Tier, u *Unit, outs []api.Output) bool {
 	rules, ok := kinds[u.Kind]
-	if !ok {
+	if !ok || u.Kind == api.Part && !partOutputs(t, outs) {
 		return false
 	}
 	for _, o := range outs {

@@ -65,6 +65,11 @@ func (r *Run) advanceTier(t *Tier) bool {
 	case !t.Expanded && allDone(t.Reach):
 		t.Expanded = true
 		return true
+	case t.partitioned() && t.Parts == nil && t.Written() && t.Expanded && r.ChildrenWritten(t):
+		t.Parts = newParts(t)
+		return true
+	case t.partitioned():
+		return r.advanceParts(t)
 	case t.Solve == nil && t.Written() && t.Expanded && (r.ChildrenSolved(t) || r.heldBy(t) != ""):
 		t.Solve = solveUnits(t)
 		return true
@@ -282,6 +287,7 @@ func (s *State) LiveBlobs() map[string]int64 {
 				}
 			}
 			if t.DB == nil {
+				t.partsBlobs(add)
 				for _, u := range t.Solve {
 					if u.Done != nil {
 						for _, o := range u.Done.Outputs {

@@ -80,6 +80,9 @@ type Tier struct {
 	// Solve holds the units that solve the tier: ranges of its level
 	// file, or one unit for a loopy tier. Nil until they can start.
 	Solve []*Unit `json:"solve,omitempty"`
+	// Parts is the solve of a loopy tier in parts (parts.go), if it is
+	// cut so (Level.Parts): its last round's units become Solve.
+	Parts *Parts `json:"parts,omitempty"`
 	// DB is the value database, merged by the leader.
 	DB *DB `json:"db,omitempty"`
 }
@@ -95,6 +98,9 @@ type Level struct {
 	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
 	// Expand, if set, is how its expand units cut it instead.
 	Expand []solver.Range `json:"expand,omitempty"`
+	// Parts, if set, is where a loopy tier solved in parts is cut
+	// (solver.Cut.Bounds), by the leader when it merges the tier.
+	Parts []uint64 `json:"parts,omitempty"`
 }
 
 // expandRanges is how the tier's expand units cut it.
@@ -145,6 +151,8 @@ type Completion struct {
 	Outputs   []api.Output `json:"outputs"`
 	Positions uint64       `json:"positions"`
 	Seconds   float64      `json:"seconds"`
+	// Part is a Part unit's report.
+	Part *api.PartResult `json:"part,omitempty"`
 }
 
 // Run returns the run with the given id, or nil.
@@ -179,8 +187,11 @@ func (s *State) Unit(ref api.UnitRef) (*Run, *Tier, *Unit) {
 		return r, nil, nil
 	}
 	us := t.Reach
-	if ref.Phase == api.PhaseSolve {
+	switch ref.Phase {
+	case api.PhaseSolve:
 		us = t.Solve
+	case api.PhaseParts:
+		return r, t, t.partsUnit(ref.Index)
 	}
 	if ref.Index < 0 || ref.Index >= len(us) {
 		return r, t, nil
@@ -205,6 +216,13 @@ func (r *Run) Leases(yield func(api.UnitRef, *Lease) bool) {
 		for i, u := range t.Solve {
 			if u.Lease != nil && !yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: api.PhaseSolve, Index: i}, u.Lease) {
 				return
+			}
+		}
+		if t.Parts != nil {
+			for i, u := range t.Parts.Units {
+				if u.Lease != nil && !yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: api.PhaseParts, Index: i}, u.Lease) {
+					return
+				}
 			}
 		}
 	}
@@ -242,7 +260,11 @@ func (r *Run) View() *api.Run {
 		vt := &api.Tier{Tier: t.Tier, Name: t.Name, Size: t.Size, Loopy: t.Loopy, Parents: t.Parents, Children: t.Children,
 			Reach: viewUnits(t.Reach), Expanded: t.Expanded, Solve: viewUnits(t.Solve)}
 		if t.Level != nil {
-			vt.Level = &api.Level{Blob: t.Level.Blob, Reachable: t.Level.Reachable, Type: t.Level.Type, Ranges: t.Level.Ranges, Expand: t.Level.Expand}
+			vt.Level = &api.Level{Blob: t.Level.Blob, Reachable: t.Level.Reachable, Type: t.Level.Type, Ranges: t.Level.Ranges, Expand: t.Level.Expand,
+				Parts: t.Level.Parts}
+		}
+		if t.Parts != nil {
+			vt.Parts = t.Parts.view()
 		}
 		if t.DB != nil {
 			vt.DB = &api.DB{Blob: t.DB.Blob, Planes: t.DB.Planes, Win: t.DB.Win, Lose: t.DB.Lose, Tie: t.DB.Tie, Draw: t.DB.Draw}
@@ -265,7 +287,7 @@ func viewUnits(us []*Unit) []*api.Unit {
 		}
 		if u.Done != nil {
 			vu.Done = &api.Completion{Worker: u.Done.Worker, Token: u.Done.Token, Outputs: u.Done.Outputs,
-				Positions: u.Done.Positions, Seconds: u.Done.Seconds}
+				Positions: u.Done.Positions, Seconds: u.Done.Seconds, Part: u.Done.Part}
 		}
 		out[i] = vu
 	}
@@ -291,6 +313,13 @@ func (r *Run) Summary() api.RunSummary {
 			}
 			if u.Lease != nil {
 				s.Leased++
+			}
+		}
+		if t.Parts != nil {
+			for _, u := range t.Parts.Units {
+				if u.Lease != nil {
+					s.Leased++
+				}
 			}
 		}
 	}

@@ -1,0 +1,257 @@
+package state
+
+import (
+	"slices"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+)
+
+// A loopy tier solved in parts (api.Settings.LoopyRanges) runs in rounds,
+// as solver's solveLoopyParts does in one process: every part's first
+// pass, then levels of wins and losses in lockstep, the start of ties
+// and their levels, then every part's records. A round is a unit per
+// part (api.Part, phase api.PhaseParts); when every unit of a round is
+// done, advanceParts folds their results into the parts and makes the
+// next round, so the round in progress, each part's last checkpoint and
+// the rounds since are all in the replicated state: a part whose worker
+// is lost is taken over from its checkpoint, its rounds since replayed
+// from the notes they read (kept until the tier is solved).
+
+// Parts is a loopy tier's solve in parts.
+type Parts struct {
+	Phase string `json:"phase"` // api.PartsFirst, ...
+	// Level is the level the round runs (-1: a first pass, the start of
+	// ties, the records).
+	Level int     `json:"level"`
+	Round int     `json:"round"`
+	Units []*Unit `json:"units"` // the round's, one per part
+	Parts []*Part `json:"parts"`
+	// Notes, NotesBytes and Checkpoints count what the parts sent each
+	// other and the bytes of their checkpoints; Bytes is the largest
+	// memory a part reported.
+	Notes       uint64 `json:"notes,omitempty"`
+	NotesBytes  uint64 `json:"notes_bytes,omitempty"`
+	Checkpoints uint64 `json:"checkpoint_bytes,omitempty"`
+	Bytes       uint64 `json:"bytes,omitempty"`
+}
+
+// Part is one part's progress.
+type Part struct {
+	// Checkpoint is the part after round CheckpointRound; nil before its
+	// first pass is done.
+	Checkpoint      *api.Blob `json:"checkpoint,omitempty"`
+	CheckpointRound int       `json:"checkpoint_round,omitempty"`
+	// Tied are the child tiers' tied notes for the part (its first pass
+	// wrote them), read when ties start.
+	Tied []api.Blob `json:"tied,omitempty"`
+	// Steps are the rounds since the checkpoint, the last one the round
+	// in progress.
+	Steps []api.PartStep `json:"steps"`
+	// Next is the part's next level, as its last round reported.
+	Next int `json:"next"`
+	// Worker did its last round: the leader grants it the next one if it
+	// is present (its memory holds the part).
+	Worker string `json:"worker,omitempty"`
+}
+
+// partitioned reports whether tier t is solved in parts.
+func (t *Tier) partitioned() bool { return t.Level != nil && len(t.Level.Parts) > 2 }
+
+// ChildrenWritten reports whether every child tier of t has its value
+// database: a part's first pass reads them range by range.
+func (r *Run) ChildrenWritten(t *Tier) bool {
+	for _, c := range t.Children {
+		if r.Tier(c).DB == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// newParts starts tier t's solve in parts: every part's first pass.
+func newParts(t *Tier) *Parts {
+	n := len(t.Level.Parts) - 1
+	p := &Parts{Phase: api.PartsFirst, Level: -1, Parts: make([]*Part, n)}
+	for k := range p.Parts {
+		p.Parts[k] = &Part{Next: -1, Steps: []api.PartStep{{Round: 0, Level: -1}}}
+	}
+	p.Units = p.roundUnits(t)
+	return p
+}
+
+// roundUnits are the units of a round: one per part, over its range.
+func (p *Parts) roundUnits(t *Tier) []*Unit {
+	us := make([]*Unit, len(p.Parts))
+	for k := range us {
+		us[k] = &Unit{Kind: api.Part, Lo: t.Level.Parts[k], Hi: t.Level.Parts[k+1]}
+	}
+	return us
+}
+
+// advanceParts makes tier t's next round once every unit of the round in
+// progress is done, as solver's lockstep does: the next level is the
+// least of the parts' next levels, or the level after this one if a part
+// sent notes; with none, the phase ends (wins and losses: ties start;
+// ties: the records are written); once the records are, they are the
+// tier's solve units.
+func (r *Run) advanceParts(t *Tier) bool {
+	p := t.Parts
+	if p == nil || p.Phase == api.PartsDone || !allDone(p.Units) {
+		return false
+	}
+	inbox := make([][]api.Blob, len(p.Parts))
+	sent := false
+	for k, u := range p.Units {
+		part, d := p.Parts[k], u.Done
+		part.Worker, part.Next = d.Worker, -1
+		if d.Part != nil {
+			part.Next = d.Part.Next
+			p.Notes += d.Part.Notes
+			p.Bytes = max(p.Bytes, d.Part.Bytes)
+		}
+		for _, o := range d.Outputs {
+			switch o.Role {
+			case api.RoleNotes:
+				inbox[o.Part] = append(inbox[o.Part], o.Blob)
+				p.NotesBytes += uint64(o.Blob.Size)
+				sent = true
+			case api.RoleTied:
+				part.Tied = append(part.Tied, o.Blob)
+			case api.RoleCheckpoint:
+				b := o.Blob
+				part.Checkpoint, part.CheckpointRound, part.Steps = &b, p.Round, nil
+				p.Checkpoints += uint64(o.Blob.Size)
+			}
+		}
+	}
+	if p.Phase == api.PartsRecords {
+		t.Solve, p.Units, p.Phase = p.Units, nil, api.PartsDone
+		return true
+	}
+	next := -1
+	for _, part := range p.Parts {
+		if part.Next >= 0 && (next < 0 || part.Next < next) {
+			next = part.Next
+		}
+	}
+	if sent {
+		next = p.Level + 1 // the notes give codes of that level or later
+	}
+	p.Round++
+	for k, part := range p.Parts {
+		step := api.PartStep{Round: p.Round, Level: -1}
+		switch {
+		case next >= 0:
+			step.Level, step.In = next, inbox[k]
+		case p.Phase == api.PartsTies:
+			step.Records = true
+		default:
+			step.Ties, step.In = true, part.Tied
+		}
+		part.Steps = append(part.Steps, step)
+	}
+	switch {
+	case next >= 0:
+		p.Level = next
+		if p.Phase == api.PartsFirst {
+			p.Phase = api.PartsWins
+		}
+	case p.Phase == api.PartsTies:
+		p.Phase, p.Level = api.PartsRecords, -1
+	default:
+		p.Phase, p.Level = api.PartsTies, -1
+	}
+	p.Units = p.roundUnits(t)
+	return true
+}
+
+// partsUnit returns unit i of tier t's round in progress, or nil.
+func (t *Tier) partsUnit(i int) *Unit {
+	if t.Parts == nil || i < 0 || i >= len(t.Parts.Units) {
+		return nil
+	}
+	return t.Parts.Units[i]
+}
+
+// partInputs sets what a Part unit reads: the tier's level file, the
+// child tiers' databases (a first pass reads them), and the part's
+// checkpoint and rounds since.
+func partInputs(r *Run, t *Tier, a *api.Assignment) {
+	solveInputs(r, t, a)
+	k := a.Ref.Index
+	part := t.Parts.Parts[k]
+	a.Part = &api.PartWork{Part: k, Bounds: t.Level.Parts, Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound,
+		Steps: part.Steps}
+}
+
+// partOutputs reports whether outs fit a Part unit of t's round: notes
+// for the other parts, tied notes and a checkpoint, or in the records'
+// round the part's records alone.
+func partOutputs(t *Tier, outs []api.Output) bool {
+	p := t.Parts
+	if p == nil {
+		return false
+	}
+	if p.Phase == api.PartsRecords {
+		return len(outs) == 1 && outs[0].Role == api.RoleRecords
+	}
+	for _, o := range outs {
+		switch {
+		case o.Role == api.RoleNotes && o.Part >= 0 && o.Part < len(p.Parts):
+		case o.Role == api.RoleTied && p.Phase == api.PartsFirst:
+		case o.Role == api.RoleCheckpoint:
+		default:
+			return false
+		}
+	}
+	// A first pass always writes a checkpoint: its tied notes are kept
+	// from then on.
+	return p.Phase != api.PartsFirst || slices.ContainsFunc(outs, func(o api.Output) bool { return o.Role == api.RoleCheckpoint })
+}
+
+// partsBlobs adds the blobs tier t's parts still read: their
+// checkpoints, tied notes and the notes of their rounds since, and the
+// outputs of the round in progress.
+func (t *Tier) partsBlobs(add func(api.Blob)) {
+	p := t.Parts
+	if p == nil || p.Phase == api.PartsDone {
+		return
+	}
+	for _, part := range p.Parts {
+		if part.Checkpoint != nil {
+			add(*part.Checkpoint)
+		}
+		for _, b := range part.Tied {
+			add(b)
+		}
+		for _, s := range part.Steps {
+			for _, b := range s.In {
+				add(b)
+			}
+		}
+	}
+	for _, u := range p.Units {
+		if u.Done != nil {
+			for _, o := range u.Done.Outputs {
+				add(o.Blob)
+			}
+		}
+	}
+}
+
+// affine reports whether unit i of tier t's round should wait for another
+// worker than tk's, present, which holds the part in memory.
+func (t *Tier) affine(i int, tk Taker) bool {
+	w := t.Parts.Parts[i].Worker
+	return w != "" && tk.Worker != "" && w != tk.Worker && slices.Contains(tk.Present, w)
+}
+
+// view is the API's view of the parts.
+func (p *Parts) view() *api.Parts {
+	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Next: make([]int, len(p.Parts)),
+		Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes}
+	for k, part := range p.Parts {
+		v.Next[k] = part.Next
+	}
+	return v
+}

@@ -216,6 +216,10 @@ type Parts struct {
 	Checkpoints uint64 `json:"checkpoint_bytes"`
 	// Bytes is the largest memory a part reported holding.
 	Bytes uint64 `json:"bytes,omitempty"`
+	// Moves counts the rounds a part ran on another worker than its
+	// round before (its worker lost, paused or busy): each restored the
+	// part from its checkpoint.
+	Moves int `json:"moves,omitempty"`
 }
 
 // The phases of a loopy tier solved in parts.

@@ -121,6 +121,8 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			return 0, err
 		}
 		at = pw.CheckpointRound
+		w.unitLog(u.Assignment).Info("took a part over from its checkpoint", "part", pw.Part, "checkpoint_round", at,
+			"replayed_rounds", last.Round-at-1)
 	}
 	keep := false
 	defer func() {

@@ -33,6 +33,9 @@ type Parts struct {
 	NotesBytes  uint64 `json:"notes_bytes,omitempty"`
 	Checkpoints uint64 `json:"checkpoint_bytes,omitempty"`
 	Bytes       uint64 `json:"bytes,omitempty"`
+	// Moves counts the rounds a part ran on another worker than its
+	// round before (a worker lost, paused or busy).
+	Moves int `json:"moves,omitempty"`
 }
 
 // Part is one part's progress.
@@ -103,6 +106,9 @@ func (r *Run) advanceParts(t *Tier) bool {
 	sent := false
 	for k, u := range p.Units {
 		part, d := p.Parts[k], u.Done
+		if part.Worker != "" && part.Worker != d.Worker {
+			p.Moves++
+		}
 		part.Worker, part.Next = d.Worker, -1
 		if d.Part != nil {
 			part.Next = d.Part.Next
@@ -249,7 +255,7 @@ func (t *Tier) affine(i int, tk Taker) bool {
 // view is the API's view of the parts.
 func (p *Parts) view() *api.Parts {
 	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Next: make([]int, len(p.Parts)),
-		Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes}
+		Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
 	for k, part := range p.Parts {
 		v.Next[k] = part.Next
 	}

@@ -199,27 +199,40 @@ type Tier struct {
 }
 
 // Parts is how far a loopy tier solved in parts has come: the phase and
-// level its round runs, the round's units (one per part), and the notes
-// exchanged so far.
+// level its round runs, the round's units (one per part), each part's
+// progress, and the notes exchanged so far.
 type Parts struct {
-	Phase string  `json:"phase"`
-	Level int     `json:"level"`
-	Round int     `json:"round"`
-	Units []*Unit `json:"units,omitempty"`
-	// Next is each part's next level as its last round reported (-1:
-	// none).
-	Next []int `json:"next"`
+	Phase string `json:"phase"` // PartsFirst, ...
+	// Level is the level the round runs (-1: a first pass, the start of
+	// ties, the records).
+	Level int             `json:"level"`
+	Round int             `json:"round"`
+	Units []*Unit         `json:"units"`
+	Parts []*PartProgress `json:"parts"`
 	// Notes and NotesBytes count the notes the parts sent each other, and
-	// their files' bytes; Checkpoints the bytes of the parts' checkpoints.
-	Notes       uint64 `json:"notes"`
-	NotesBytes  uint64 `json:"notes_bytes"`
-	Checkpoints uint64 `json:"checkpoint_bytes"`
-	// Bytes is the largest memory a part reported holding.
-	Bytes uint64 `json:"bytes,omitempty"`
+	// their files' bytes; Checkpoints the bytes of the parts'
+	// checkpoints; Bytes is the largest memory a part reported holding.
+	Notes       uint64 `json:"notes,omitempty"`
+	NotesBytes  uint64 `json:"notes_bytes,omitempty"`
+	Checkpoints uint64 `json:"checkpoint_bytes,omitempty"`
+	Bytes       uint64 `json:"bytes,omitempty"`
 	// Moves counts the rounds a part ran on another worker than its
 	// round before (its worker lost, paused or busy): each restored the
 	// part from its checkpoint.
 	Moves int `json:"moves,omitempty"`
+}
+
+// PartProgress is one part's progress: its last checkpoint (after round
+// CheckpointRound), the child tiers' tied notes for it, the rounds since
+// the checkpoint (the last one in progress), its next level as its last
+// round reported, and the worker that ran it.
+type PartProgress struct {
+	Checkpoint      *Blob      `json:"checkpoint,omitempty"`
+	CheckpointRound int        `json:"checkpoint_round,omitempty"`
+	Tied            []Blob     `json:"tied,omitempty"`
+	Steps           []PartStep `json:"steps"`
+	Next            int        `json:"next"`
+	Worker          string     `json:"worker,omitempty"`
 }
 
 // The phases of a loopy tier solved in parts.

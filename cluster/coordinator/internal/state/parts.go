@@ -254,10 +254,11 @@ func (t *Tier) affine(i int, tk Taker) bool {
 
 // view is the API's view of the parts.
 func (p *Parts) view() *api.Parts {
-	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Next: make([]int, len(p.Parts)),
+	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Parts: make([]*api.PartProgress, len(p.Parts)),
 		Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
 	for k, part := range p.Parts {
-		v.Next[k] = part.Next
+		v.Parts[k] = &api.PartProgress{Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound, Tied: part.Tied,
+			Steps: part.Steps, Next: part.Next, Worker: part.Worker}
 	}
 	return v
 }

@@ -1,0 +1,155 @@
+package state
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// TestFSMParts walks a loopy tier solved in 3 parts through its rounds
+// as solver's lockstep does: the next level is the least of the parts'
+// next levels, or the one after if notes were sent; ties, then records,
+// which become the tier's solve units. Along the way: what a unit is
+// given (its checkpoint and the rounds since, with the notes they read),
+// the blobs kept live, the leases that wait for a part's worker, and a
+// completion without its report refused.
+func TestFSMParts(t *testing.T) {
+	h := newHarness(t)
+	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
+	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) {
+		t.Helper()
+		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
+		if !ok {
+			t.Fatalf("grant %v refused", ref)
+		}
+		done := Completion{Worker: worker, Token: tok, Outputs: outs, Part: part}
+		if err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: done}}).(error); err != nil {
+			t.Fatalf("complete %v: %v", ref, err)
+		}
+	}
+	// Tier 0 reached and expanded, tier 1 closed, tier 2 solved.
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
+		Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
+	grantComplete(unitRef(id, 1, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 30,
+		Ranges: []solver.Range{{Lo: 0, Hi: 100}}, Parts: []uint64{0, 30, 60, 100}}}})
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5,
+		Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), "w1", nil, api.Output{Tier: 2, Blob: blobOf("recs2")})
+	if p := h.state().Runs[0].Tiers[1].Parts; p != nil {
+		t.Fatalf("tier 1 in parts before its child's database is written: %+v", p)
+	}
+	h.apply(&Command{Op: opDB, DB: &dbCmd{Run: id, Tier: 2, DB: DB{Blob: blobOf("db2")}}})
+
+	workers := []string{"w1", "w2", "w3"}
+	ref := func(k int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, k) }
+	notes := api.Output{Tier: 1, Blob: blobOf("notes 0->1"), Role: api.RoleNotes, Part: 1}
+	tied := api.Output{Tier: 1, Blob: blobOf("tied 2"), Role: api.RoleTied}
+	ckpt := func(s string) api.Output { return api.Output{Tier: 1, Blob: blobOf(s), Role: api.RoleCheckpoint} }
+	// Each round: the phase and level it runs, and what each part
+	// reports: its next level and outputs.
+	type report struct {
+		next int
+		outs []api.Output
+	}
+	rounds := []struct {
+		phase   string
+		level   int
+		reports [3]report
+	}{
+		{api.PartsFirst, -1, [3]report{{2, []api.Output{ckpt("c0")}}, {-1, []api.Output{ckpt("c1")}}, {5, []api.Output{ckpt("c2"), tied}}}},
+		{api.PartsWins, 2, [3]report{{-1, []api.Output{notes}}, {-1, nil}, {5, nil}}},
+		{api.PartsWins, 3, [3]report{{-1, nil}, {4, nil}, {5, []api.Output{ckpt("c2 at 2")}}}},
+		{api.PartsWins, 4, [3]report{{-1, nil}, {-1, nil}, {5, nil}}},
+		{api.PartsWins, 5, [3]report{{-1, nil}, {-1, nil}, {-1, nil}}},
+		{api.PartsTies, -1, [3]report{{-1, nil}, {-1, nil}, {-1, nil}}},
+	}
+	for i, rd := range rounds {
+		s := h.state()
+		p := s.Runs[0].Tiers[1].Parts
+		if p == nil || p.Phase != rd.phase || p.Level != rd.level || p.Round != i || len(p.Units) != 3 {
+			t.Fatalf("round %d: parts %+v, want phase %s level %d", i, p, rd.phase, rd.level)
+		}
+		if i == 3 {
+			// Part 1: its first pass's checkpoint, then rounds 1 to 3, the
+			// second with the notes part 0 sent it; part 2 from its
+			// checkpoint of round 2.
+			a := s.Assignment(ref(1), 0)
+			if a != nil {
+				t.Fatal("an assignment for a unit not leased")
+			}
+			if w := p.Parts[1]; w.Checkpoint == nil || *w.Checkpoint != blobOf("c1") || len(w.Steps) != 3 ||
+				!slices.Equal(w.Steps[1].In, []api.Blob{notes.Blob}) || w.Steps[2].Level != 4 {
+				t.Fatalf("part 1 at round 3: %+v", w)
+			}
+			if w := p.Parts[2]; *w.Checkpoint != blobOf("c2 at 2") || w.CheckpointRound != 2 || len(w.Steps) != 1 {
+				t.Fatalf("part 2 at round 3: %+v", w)
+			}
+			var live map[string]int64
+			h.fsm.View(func(s *State, _ uint64) { live = s.LiveBlobs() })
+			for _, b := range []api.Blob{notes.Blob, tied.Blob, blobOf("c1"), blobOf("c2 at 2")} {
+				if _, ok := live[b.SHA256]; !ok {
+					t.Errorf("%s not live at round 3", b.SHA256[:8])
+				}
+			}
+			if _, ok := live[blobOf("c2").SHA256]; ok {
+				t.Error("part 2's first checkpoint still live after its second")
+			}
+		}
+		if i > 0 {
+			// A part's round waits for its worker while it is present.
+			var got []api.UnitRef
+			h.fsm.View(func(s *State, _ uint64) {
+				for r := range s.Free(Taker{Worker: "w2", Present: workers}) {
+					got = append(got, r)
+				}
+			})
+			if !slices.Equal(got, []api.UnitRef{ref(1)}) {
+				t.Fatalf("round %d: w2 may take %v, want its own part's unit only", i, got)
+			}
+		}
+		for k, rp := range rd.reports {
+			if i == 0 && k == 0 {
+				tok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(0), Worker: "w1"}}).(uint64)
+				err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref(0), Done: Completion{Worker: "w1", Token: tok,
+					Outputs: rp.outs}}}).(error)
+				if !errors.Is(err, api.ErrBadOutputs) {
+					t.Fatalf("a part's completion without its report: %v", err)
+				}
+				h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(0), Token: tok}})
+			}
+			grantComplete(ref(k), workers[k], &api.PartResult{Next: rp.next}, rp.outs...)
+		}
+	}
+	s := h.state()
+	p := s.Runs[0].Tiers[1].Parts
+	if p.Phase != api.PartsRecords || p.Round != 6 || !p.Parts[2].Steps[len(p.Parts[2].Steps)-1].Records {
+		t.Fatalf("after ties: %+v", p)
+	}
+	if w := p.Parts[2]; !slices.Equal(w.Steps[len(w.Steps)-2].In, []api.Blob{tied.Blob}) || !w.Steps[len(w.Steps)-2].Ties {
+		t.Fatalf("part 2's ties did not start with its tied notes: %+v", w.Steps)
+	}
+	for k := range 3 {
+		grantComplete(ref(k), workers[k], &api.PartResult{Next: -1}, api.Output{Tier: 1, Blob: blobOf("recs1 " + workers[k]), Role: api.RoleRecords})
+	}
+	s = h.state()
+	t1 := s.Runs[0].Tiers[1]
+	if t1.Parts.Phase != api.PartsDone || len(t1.Solve) != 3 || t1.Parts.NotesBytes != uint64(notes.Blob.Size) {
+		t.Fatalf("tier 1 after its records: %+v, solve %+v", t1.Parts, t1.Solve)
+	}
+	if got := tasksOf(h); !slices.Contains(got, Task{TaskDB, id, 1}) {
+		t.Fatalf("no task to merge tier 1's database: %v", got)
+	}
+	h.apply(&Command{Op: opDB, DB: &dbCmd{Run: id, Tier: 1, DB: DB{Blob: blobOf("db1")}}})
+	var live map[string]int64
+	h.fsm.View(func(s *State, _ uint64) { live = s.LiveBlobs() })
+	for _, b := range []api.Blob{notes.Blob, tied.Blob, blobOf("c1"), blobOf("recs1 w1")} {
+		if _, ok := live[b.SHA256]; ok {
+			t.Errorf("%s still live once the tier's database is written", b.SHA256[:8])
+		}
+	}
+}

@@ -264,3 +264,49 @@ func LargestTier(memory uint64, workers int) uint64 {
 var ErrTooBig = fmt.Errorf("run does not fit in memory")
 
 func bytesString(n uint64) string { return memsize.Format(n) }
+
+// ChildChunk is how many records of a child tier a part's first pass
+// turns into notes at a time (LoadSolvedRange, ChildNotes): a chunk's
+// records and their notes to every part are what it holds of a child
+// tier beside the child's set.
+const ChildChunk = 1 << 20
+
+// noteBytes is a note's memory, and notesPerRecord a bound on the notes
+// a child position gives (its parents in the tier, Connect Four's and
+// xiangqi's un-moves and un-captures).
+const (
+	noteBytes      = 8
+	notesPerRecord = 8
+)
+
+// PartBytes estimates the peak memory of a round of one part of a loopy
+// tier solved in parts (Part) on a worker: the tier's set (size hashes),
+// the part's cells over its hashes, and in its first pass the largest
+// child tier's set (kidSize hashes) with a chunk of its records and
+// their notes; what lives on the Go heap counts twice (GOGC=100), and
+// BaseBytes.
+func PartBytes(size, hashes, kidSize uint64) uint64 {
+	heap := bitsetBytes(size) + bitsetBytes(kidSize) + min(ChildChunk, kidSize)*(recordBytes+notesPerRecord*noteBytes)
+	return BaseBytes + 2*heap + hashes*cellBytes
+}
+
+// LoopyTierBytes estimates the peak memory of solving a loopy tier whole
+// (SolveTier) on a worker: the tier's set (size hashes) and cells, and
+// each child tier solved (kids: their hash spaces and reachable counts),
+// as tierd plan counts a step; and BaseBytes.
+func LoopyTierBytes(size, count uint64, kids [][2]uint64) uint64 {
+	n := BaseBytes + 2*bitsetBytes(size) + cellsOf(size, count)*cellBytes
+	for _, k := range kids {
+		n += 2*bitsetBytes(k[0]) + cellsOf(k[0], k[1])*cellBytes
+	}
+	return n
+}
+
+// cellsOf is how many cells a solved tier of size hashes and count
+// positions holds: one a hash when dense, else one a position.
+func cellsOf(size, count uint64) uint64 {
+	if size <= denseLimit || size/2 <= count {
+		return size
+	}
+	return count
+}

@@ -80,3 +80,22 @@ func TestEstimateSymmetric(t *testing.T) {
 		t.Errorf("symmetric run's play tier needs %d, more than the full run's %d", a, b)
 	}
 }
+
+// TestPartBytes: a part's estimate shrinks with its share of the tier's
+// hashes, stays below the whole tier's, and counts what every round
+// holds (the tier's set, BaseBytes).
+func TestPartBytes(t *testing.T) {
+	const size, kid = 1 << 28, 1 << 27
+	whole := LoopyTierBytes(size, size/2, [][2]uint64{{kid, kid / 2}})
+	prev := uint64(0)
+	for _, parts := range []uint64{64, 16, 4, 2} {
+		n := PartBytes(size, size/parts, kid)
+		if n <= prev || n >= whole || n < BaseBytes+2*bitsetBytes(size)+size/parts {
+			t.Errorf("%d parts: %d bytes a part (fewer parts: %d, whole tier: %d)", parts, n, prev, whole)
+		}
+		prev = n
+	}
+	if got := cellsOf(size, size/4); got != size/4 {
+		t.Errorf("a sparse tier's cells: %d, want one a position", got)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/coordinator"
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/solver"
 )
 
 func (p *Program) registerCluster() {
@@ -268,7 +269,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	threads := fs.Int("threads", 0, "units run at once (default: all cores)")
 	id := fs.String("id", "", "this worker's name (default: HOST-PID)")
 	cache := fs.String("cache", "8GiB", "disk space for cached inputs")
-	memory := fs.String("memory", "", "memory for loaded inputs (default: half the machine)")
+	memory := fs.String("memory", "", "memory budget: the worker is leased no unit the leader estimates larger (a loopy tier whole or a part of it), and keeps loaded inputs within it (default: half the machine)")
 	compress := fs.Bool("compress-partials", false, "gzip the partial level files (default: stored, 2-3 times larger, no CPU to write or read): for slow links or a metered object store")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")
@@ -299,7 +300,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 		return err
 	}
 	w, err := worker.New(worker.Config{Client: c, ID: *id, Threads: *threads, Dir: *data,
-		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
+		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), Budget: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
 	if err != nil {
 		return err
 	}
@@ -314,10 +315,6 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	log.Info("worker stopped", "units", w.Units.Load(), "positions", w.Positions.Load())
 	return err
 }
-
-// maxLoopyRanges bounds --loopy-ranges: every part sends notes to every
-// other at each level.
-const maxLoopyRanges = 256
 
 func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "submit")
@@ -338,8 +335,8 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	if fs.NArg() > 0 {
 		return cli.UsageError("unexpected argument %q", fs.Arg(0))
 	}
-	if *loopyRanges < 0 || *loopyRanges > maxLoopyRanges {
-		return cli.UsageError("--loopy-ranges %d: want 0 to %d", *loopyRanges, maxLoopyRanges)
+	if *loopyRanges < 0 || *loopyRanges > api.MaxLoopyRanges {
+		return cli.UsageError("--loopy-ranges %d: want 0 to %d", *loopyRanges, api.MaxLoopyRanges)
 	}
 	if *game == "" {
 		return cli.UsageError("--game is required (see %s games)", p.Name())
@@ -460,6 +457,11 @@ func printStatus(e *cli.Env, prog string, st *api.StatusResponse, run *api.Run) 
 			r.TiersDone, r.TiersTotal, r.UnitsDone, r.UnitsTotal, r.Leased, r.Positions, r.Seconds, start)
 	}
 	tw.Flush()
+	for _, r := range st.Runs {
+		if r.Blocked != "" {
+			fmt.Fprintf(w, "run %s waits: %s\n", r.ID, r.Blocked)
+		}
+	}
 	if run != nil {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -472,6 +474,11 @@ func printStatus(e *cli.Env, prog string, st *api.StatusResponse, run *api.Run) 
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", t.Tier, t.Name, t.Phase(), unitCount(t.Reach), unitCount(t.Solve), reachable)
 		}
 		tw.Flush()
+		for _, t := range run.Tiers {
+			if p := t.Parts; p != nil {
+				fmt.Fprintf(w, "tier %s in %d parts: %s\n", t.Name, len(p.Parts), partsString(p))
+			}
+		}
 	}
 	if len(st.Workers) > 0 {
 		fmt.Fprintln(w)
@@ -489,6 +496,27 @@ func printStatus(e *cli.Env, prog string, st *api.StatusResponse, run *api.Run) 
 			}
 		}
 	}
+}
+
+// partsString says how far a tier solved in parts has come: its phase,
+// level and round, the parts done with the round, and what they
+// exchanged.
+func partsString(p *api.Parts) string {
+	s := p.Phase
+	if p.Level >= 0 {
+		s += fmt.Sprintf(" level %d", p.Level)
+	}
+	if p.Phase != api.PartsDone {
+		s += fmt.Sprintf(", round %d: %s parts done", p.Round, unitCount(p.Units))
+	}
+	s += fmt.Sprintf("; %d notes exchanged (%s), checkpoints %s", p.Notes, solver.BytesString(p.NotesBytes), solver.BytesString(p.Checkpoints))
+	if p.Bytes > 0 {
+		s += fmt.Sprintf(", largest part %s", solver.BytesString(p.Bytes))
+	}
+	if p.Moves > 0 {
+		s += fmt.Sprintf(", %d rounds moved to another worker", p.Moves)
+	}
+	return s
 }
 
 func orNone(s string) string {

@@ -107,6 +107,9 @@ type RunSummary struct {
 	Start      *solver.StartRecord `json:"start,omitempty"`
 	LogBytes   uint64              `json:"log_bytes"`
 	Commands   uint64              `json:"commands"`
+	// Blocked says why units of the run wait although workers are
+	// present: none has the memory one of them needs (LeaseRequest.Memory).
+	Blocked string `json:"blocked,omitempty"`
 }
 
 // LeaseRequest asks for a unit of work.
@@ -132,6 +135,10 @@ type LeaseRequest struct {
 	// leases: KidInput.Mine). Nil from a worker that cannot take such
 	// units, or holds none.
 	Holding []uint64 `json:"holding,omitempty"`
+	// Memory is the worker's budget in bytes (tierd worker --memory): it
+	// is leased no unit the leader estimates larger (Assignment.Bytes).
+	// 0: it does not say.
+	Memory int64 `json:"memory,omitempty"`
 }
 
 // Assignment is a leased unit with everything its worker needs.
@@ -169,6 +176,10 @@ type Assignment struct {
 	LeaseTTL float64  `json:"lease_ttl"` // seconds
 	// Part is the round of a Part unit.
 	Part *PartWork `json:"part,omitempty"`
+	// Bytes is the leader's estimate of the unit's peak memory, for the
+	// units it estimates (a loopy tier's, whole or a part's): the worker
+	// makes room for it in its memory.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Direct says the cluster keeps its artifacts in an object store: the
 	// worker stores its outputs there, with the presigned PUTs of
 	// /v1/uploads, rather than on a coordinator.
@@ -318,6 +329,9 @@ type WorkerInfo struct {
 	Rate float64 `json:"positions_per_second"`
 	// Games are the games the worker runs (empty: it did not say, any).
 	Games []string `json:"games,omitempty"`
+	// Memory is the worker's budget (LeaseRequest.Memory), 0 if it did
+	// not say.
+	Memory int64 `json:"memory,omitempty"`
 	// MissingGames are the games of running runs the worker does not
 	// have: it is leased no unit of theirs, which wait for a worker that
 	// has them.

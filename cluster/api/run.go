@@ -57,6 +57,10 @@ type Settings struct {
 	LoopyRanges int `json:"loopy_ranges,omitempty"`
 }
 
+// MaxLoopyRanges bounds Settings.LoopyRanges: every part may send notes
+// to every other at each level.
+const MaxLoopyRanges = 256
+
 // DefaultSettings are a run's settings unless the submitter chose.
 // MinRange: a unit costs the cluster 14-17 ms of CPU beyond its work
 // (its grant and completion through raft, its outputs uploaded, copied

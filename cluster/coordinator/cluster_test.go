@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -551,4 +552,37 @@ func onlyResultsStored(t *testing.T, c *testCluster, run *api.Run) {
 		}
 	}
 	t.Errorf("%d blobs the run no longer needs are still stored, as %s", len(extra), extra[0])
+}
+
+// TestLoopyPartsBlocked: a part of a loopy tier too large for the only
+// worker's budget is not leased to it, and the status says why.
+func TestLoopyPartsBlocked(t *testing.T) {
+	c := startCluster(t, 1, 5*time.Second)
+	c.startWorkerWith("small", 1, func(cfg *worker.Config) { cfg.Budget = 1 << 20 })
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocked string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && blocked == ""; time.Sleep(100 * time.Millisecond) {
+		st, err := cl.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocked = st.Run(id).Blocked
+	}
+	if !strings.Contains(blocked, "part 0 of 3 needs about") || !strings.Contains(blocked, "largest worker budget (1.0 MiB)") {
+		t.Fatalf("blocked: %q", blocked)
+	}
+	run, err := cl.Run(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range run.Tiers {
+		if tr.Parts != nil && slices.ContainsFunc(tr.Parts.Units, func(u *api.Unit) bool { return u.Lease != nil || u.Done != nil }) {
+			t.Errorf("tier %d: a part leased to a worker too small for it", tr.Tier)
+		}
+	}
 }

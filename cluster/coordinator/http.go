@@ -309,16 +309,34 @@ func (n *Node) awaitChange(ctx context.Context, w http.ResponseWriter, changed <
 	}
 }
 
+// largestBudget is the largest memory budget of workers, 0 if there are
+// none or one did not say (it takes any unit).
+func largestBudget(ws []api.WorkerInfo) int64 {
+	var largest int64
+	for _, w := range ws {
+		if w.Memory <= 0 {
+			return 0
+		}
+		largest = max(largest, w.Memory)
+	}
+	return largest
+}
+
 // status is the cluster at a glance, from this node's state.
 func (n *Node) status() *api.StatusResponse {
 	leader, _ := n.leader()
 	resp := &api.StatusResponse{Leader: leader.ID, Members: n.members(), Runs: []api.RunSummary{}}
+	resp.Workers = n.workers.list(time.Now(), 2*n.cfg.LeaseTTL)
+	largest := largestBudget(resp.Workers)
 	n.fsm.View(func(s *state.State, _ uint64) {
 		for _, r := range s.Runs {
-			resp.Runs = append(resp.Runs, r.Summary())
+			sum := r.Summary()
+			if r.State == api.Running {
+				sum.Blocked = s.Blocked(r.ID, largest)
+			}
+			resp.Runs = append(resp.Runs, sum)
 		}
 	})
-	resp.Workers = n.workers.list(time.Now(), 2*n.cfg.LeaseTTL)
 	return resp
 }
 
@@ -351,8 +369,10 @@ func (n *Node) submit(req *api.SubmitRequest) (string, error) {
 	if req.Settings != nil {
 		set = *req.Settings
 	}
-	if set.RangesPerThread < 1 || set.ExpandRangesPerThread < 0 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 {
-		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, expand_ranges_per_thread at least 0, max_ranges 1 to 65536, level 1 to 9", errBadRequest)
+	if set.RangesPerThread < 1 || set.ExpandRangesPerThread < 0 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 ||
+		set.LoopyRanges < 0 || set.LoopyRanges > api.MaxLoopyRanges {
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, expand_ranges_per_thread at least 0, max_ranges 1 to 65536, level 1 to 9, loopy_ranges 0 to %d",
+			errBadRequest, api.MaxLoopyRanges)
 	}
 	if _, err := solver.Reduce(g, set.Symmetry); err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)
@@ -437,6 +457,7 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	}
 	n.workers.seen(req.Worker, r.RemoteAddr, req.Threads, nil)
 	n.workers.hasGames(req.Worker, req.Games)
+	n.workers.hasMemory(req.Worker, req.Memory)
 	if missing := missingGames(n.runningGames(), req.Games); n.workers.missing(req.Worker, missing) && len(missing) > 0 {
 		n.log.Warn("a worker does not have the games of running runs: it is leased none of their units, which wait for a worker that has them",
 			"worker", req.Worker, "missing", strings.Join(missing, ","), "worker_games", strings.Join(req.Games, ","))
@@ -458,7 +479,7 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	for {
 		changed := n.fsm.Changed()
 		a, err := n.grant(state.Taker{Worker: req.Worker, Games: req.Games, Holding: req.Holding,
-			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL)}, keepFree)
+			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL), Memory: req.Memory}, keepFree)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return

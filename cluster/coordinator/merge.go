@@ -68,7 +68,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 		if lv.Reachable > 0 {
 			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
 			if in.tier.Loopy && !in.run.Chance {
-				lv.Parts = cutParts(g, set, in.run.Settings.LoopyRanges)
+				lv.Parts = cutParts(g, set, n.loopyParts(in, lv.Reachable))
 			}
 		}
 		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {
@@ -228,6 +228,30 @@ func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand [
 		return solve, nil
 	}
 	return solve, expand
+}
+
+// loopyParts is how many parts a loopy tier of reachable positions is
+// solved in: the run's --loopy-ranges, or if it does not say, as many as
+// the largest budget of the workers present needs (none if it fits
+// whole, or a worker does not say).
+func (n *Node) loopyParts(in taskInputs, reachable uint64) int {
+	if in.run.Settings.LoopyRanges != 0 {
+		return in.run.Settings.LoopyRanges
+	}
+	largest := largestBudget(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL))
+	parts := 0
+	n.fsm.View(func(s *state.State, _ uint64) {
+		if r := s.Run(in.run.ID); r != nil {
+			if t := r.Tier(in.tier.Tier); t != nil {
+				parts = r.PartsFor(t, reachable, largest, api.MaxLoopyRanges)
+			}
+		}
+	})
+	if parts > 0 {
+		n.log.Info("a loopy tier is solved in parts: it does not fit the largest worker budget whole", "run", in.run.ID,
+			"tier", in.tier.Name, "parts", parts, "largest_budget", largest)
+	}
+	return parts
 }
 
 // cutParts is where a loopy tier is cut to be solved in parts

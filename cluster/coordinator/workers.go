@@ -66,6 +66,13 @@ func (wt *workerTable) hasGames(id string, games []string) {
 	}
 }
 
+// hasMemory records a worker's memory budget (0: it did not say).
+func (wt *workerTable) hasMemory(id string, memory int64) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	wt.get(id).Memory = memory
+}
+
 // missing records the games of running runs a worker lacks, and reports
 // whether they changed since the last call (so that they are logged once).
 func (wt *workerTable) missing(id string, games []string) bool {

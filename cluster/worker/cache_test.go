@@ -187,3 +187,38 @@ func TestProvisionalRecordsLeftMemory(t *testing.T) {
 		t.Errorf("%d of %d records wrong", wrong, n)
 	}
 }
+
+// TestMemoryReserve: a unit's reservation (its part's cells, outside the
+// shelves) drops the unused entries it needs room for, least recently
+// used first, and is counted until released; a part kept between rounds
+// is freed when dropped.
+func TestMemoryReserve(t *testing.T) {
+	m := newMemCache(100)
+	o := owner{"r1", 1}
+	var partFreed bool
+	m.parts.put(partKey{"r1", 1, 0}, o, &heldPart{}, 40)
+	m.records.put("a", o, make([]valuedb.Record, 1), 30)
+	m.memory.mu.Lock()
+	for it := range m.items {
+		if it.size == 40 { // the part: used first, so dropped first
+			it.last = time.Now().Add(-time.Hour)
+			it.free = func() { partFreed = true }
+		}
+	}
+	m.memory.mu.Unlock()
+	release := m.reserve(o, 50)
+	if _, ok := m.parts.peek(partKey{"r1", 1, 0}); ok || !partFreed {
+		t.Errorf("the part, least recently used, kept (%v) or not freed (%v)", ok, partFreed)
+	}
+	if _, ok := m.records.peek("a"); !ok {
+		t.Error("an entry dropped that the reservation had room beside")
+	}
+	if m.used != 80 {
+		t.Errorf("%d bytes used, want 80", m.used)
+	}
+	release()
+	release()
+	if m.used != 30 {
+		t.Errorf("%d bytes used after the release, want 30", m.used)
+	}
+}

@@ -36,6 +36,9 @@ type memCache struct {
 	// their parents.
 	solved *shelf[kidKey, *solver.SolvedTier]
 	chance *shelf[kidKey, *solver.ChanceTier]
+	// parts are the parts of loopy tiers solved in parts that the worker
+	// keeps between their rounds (parts.go).
+	parts *shelf[partKey, *heldPart]
 }
 
 // kidKey names a solved child tier: the same records from the database or
@@ -50,7 +53,25 @@ func newMemCache(limit int64) *memCache {
 	return &memCache{memory: m, sets: newShelf[string, *bitarray.Ranked](m), partials: newShelf[string, *bitarray.Set](m),
 		tierRecords: newShelf[string, []valuedb.Record](m), records: newShelf[string, []valuedb.Record](m),
 		probs: newShelf[string, []tiergame.Prob](m), solved: newShelf[kidKey, *solver.SolvedTier](m),
-		chance: newShelf[kidKey, *solver.ChanceTier](m)}
+		chance: newShelf[kidKey, *solver.ChanceTier](m), parts: newShelf[partKey, *heldPart](m)}
+}
+
+// reserve makes room for size bytes a unit is about to hold outside the
+// shelves (dropping unused entries, least recently used first) and
+// counts them until release.
+func (m *memory) reserve(o owner, size int64) (release func()) {
+	it := &item{owner: o, size: size, refs: 1, last: time.Now(), drop: func() {}, free: func() {}}
+	m.mu.Lock()
+	m.add(it)
+	m.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			m.remove(it)
+			m.mu.Unlock()
+		})
+	}
 }
 
 // memory is the budget the shelves share, and the entries on all of them.

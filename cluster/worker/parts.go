@@ -27,14 +27,6 @@ import (
 // the checkpoint again, replayed by the worker that takes the part over.
 const checkpointEvery = 8
 
-// childChunk is how many records of a child tier a first pass reads at a
-// time (solver.LoadSolvedRange): its notes are made a range at a time,
-// never from the whole child.
-const childChunk = 1 << 24
-
-// maxHeldParts bounds the parts a worker keeps in memory between rounds.
-const maxHeldParts = 2
-
 // partKey names a part of a run's tier.
 type partKey struct {
 	run  string
@@ -42,57 +34,14 @@ type partKey struct {
 	part int
 }
 
-// heldPart is a part kept in memory after its round.
+// heldPart is a part kept in memory after a round.
 type heldPart struct {
-	key   partKey
 	part  *solver.Part
 	round int
 }
 
-// takePart takes the part key from memory, if the worker holds it, with
-// the round it is at; it drops the parts of tiers no longer live.
-func (w *Worker) takePart(key partKey, live []uint64) (*solver.Part, int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var found *heldPart
-	kept := w.parts[:0]
-	for _, h := range w.parts {
-		switch {
-		case h.key == key:
-			found = h
-		case live != nil && h.key.run == key.run && !containsTier(live, h.key.tier):
-			h.part.Free()
-		default:
-			kept = append(kept, h)
-		}
-	}
-	w.parts = kept
-	if found == nil {
-		return nil, -1
-	}
-	return found.part, found.round
-}
-
-// keepPart keeps a part in memory after round, dropping the oldest held
-// beyond maxHeldParts.
-func (w *Worker) keepPart(key partKey, p *solver.Part, round int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.parts = append(w.parts, &heldPart{key, p, round})
-	for len(w.parts) > maxHeldParts {
-		w.parts[0].part.Free()
-		w.parts = w.parts[1:]
-	}
-}
-
-func containsTier(ts []uint64, t uint64) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
-}
+// Free frees the part, when the memory drops it.
+func (h *heldPart) Free() { h.part.Free() }
 
 // part runs a round of a part (api.PartWork): from the part held in
 // memory, its checkpoint or its first pass, through the rounds since;
@@ -111,11 +60,18 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	e := solver.Effort{Workers: w.cfg.Threads}
 	key := partKey{u.Ref.Run, u.Ref.Tier, pw.Part}
 	last := pw.Steps[len(pw.Steps)-1]
-	p, at := w.takePart(key, u.Live)
-	if p != nil && (at+1 < pw.Steps[0].Round || at >= last.Round) {
-		p.Free() // not on the way to this round
-		p = nil
+	var p *solver.Part
+	at := -1
+	if h, ok := w.mem.parts.take(key); ok {
+		p, at = h.part, h.round
+		if at+1 < pw.Steps[0].Round || at >= last.Round {
+			p.Free() // not on the way to this round
+			p = nil
+		}
 	}
+	// The round's cells and what it reads beside the shelves: the leader's
+	// estimate, for which the memory makes room.
+	defer w.mem.reserve(u.own, u.Bytes)()
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err
@@ -199,7 +155,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		}
 		u.out.outs[len(u.out.outs)-1].Role = api.RoleCheckpoint
 	}
-	w.keepPart(key, p, last.Round)
+	w.mem.parts.put(key, u.own, &heldPart{p, last.Round}, int64(p.Bytes()))
 	keep = true
 	return positions, nil
 }
@@ -297,8 +253,8 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	var won []string
 	var tied solver.Notes
 	for _, c := range kids {
-		for lo := uint64(0); lo < c.count; lo += childChunk {
-			st, err := solver.LoadSolvedRange(u.g, c.tier, c.level, c.db, lo, min(lo+childChunk, c.count), w.cfg.Threads)
+		for lo := uint64(0); lo < c.count; lo += solver.ChildChunk {
+			st, err := solver.LoadSolvedRange(u.g, c.tier, c.level, c.db, lo, min(lo+solver.ChildChunk, c.count), w.cfg.Threads)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -49,6 +49,10 @@ type Config struct {
 	// loaded in memory (tier sets, solved child tiers); 0 means 8 GiB and
 	// half the machine's memory.
 	CacheBytes, MemoryBytes int64
+	// Budget, if set, is the worker's memory budget, which it tells the
+	// leader (api.LeaseRequest.Memory): it is leased no unit the leader
+	// estimates larger. MemoryBytes defaults to it.
+	Budget int64
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
 	// Games are the names of the games NewGame builds (games.Registry's
@@ -86,9 +90,6 @@ type Worker struct {
 	// that have not reported yet, have computed them: a unit leased
 	// provisionally reads them (api.KidInput.Mine).
 	progress map[uint64]*unitProgress
-	// parts are the parts of loopy tiers solved in parts that the worker
-	// keeps for their next rounds (parts.go), oldest first.
-	parts []*heldPart
 
 	// Units and Positions count the work done, for tests and logs;
 	// Provisional the units that read results of this worker's not yet
@@ -119,6 +120,9 @@ func New(cfg Config) (*Worker, error) {
 	}
 	if cfg.CacheBytes <= 0 {
 		cfg.CacheBytes = 8 << 30
+	}
+	if cfg.MemoryBytes <= 0 && cfg.Budget > 0 {
+		cfg.MemoryBytes = cfg.Budget
 	}
 	if cfg.MemoryBytes <= 0 {
 		cfg.MemoryBytes = int64(solver.DefaultMemory() / 2)
@@ -268,7 +272,8 @@ func (w *Worker) Run(ctx context.Context) error {
 // workers' threads; when it has none to spare, lease waits for a thread
 // and asks as usual.
 func (w *Worker) lease(ctx context.Context) (a *api.Assignment, held int64, err error) {
-	req := api.LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding()}
+	req := api.LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding(),
+		Memory: w.cfg.Budget}
 	if !w.sem.TryAcquire(1) {
 		spare := req
 		spare.Wait, spare.Spare = 0, true

@@ -1,10 +1,12 @@
 package state
 
 import (
+	"fmt"
 	"iter"
 	"slices"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/solver"
 )
 
 // A Taker asks for a unit of work.
@@ -21,6 +23,14 @@ type Taker struct {
 	// round waits for the worker that did its last one, if present (it
 	// holds the part in memory). Nil: no wait.
 	Present []string
+	// Memory is its budget (api.LeaseRequest.Memory): it takes no unit
+	// estimated larger (UnitBytes). 0: any.
+	Memory int64
+}
+
+// fits reports whether unit u of tier t fits tk's memory.
+func (tk Taker) fits(r *Run, t *Tier, u *Unit) bool {
+	return tk.Memory <= 0 || r.UnitBytes(t, u) <= uint64(tk.Memory)
 }
 
 // Free yields the units that could be leased now to tk, in the order
@@ -32,7 +42,7 @@ func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
 	return func(yield func(api.UnitRef) bool) {
 		free := func(r *Run, t *Tier, phase api.Phase, us []*Unit) bool {
 			for i, u := range us {
-				if u.Lease == nil && u.Done == nil && !yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: phase, Index: i}) {
+				if u.Lease == nil && u.Done == nil && tk.fits(r, t, u) && !yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: phase, Index: i}) {
 					return false
 				}
 			}
@@ -57,7 +67,7 @@ func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
 					continue
 				}
 				for i, u := range t.Parts.Units {
-					if u.Lease == nil && u.Done == nil && !t.affine(i, tk) &&
+					if u.Lease == nil && u.Done == nil && !t.affine(i, tk) && tk.fits(r, t, u) &&
 						!yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: api.PhaseParts, Index: i}) {
 						return
 					}
@@ -90,4 +100,29 @@ func (s *State) CountFree() int {
 func (s *State) ReadyForAny(ref api.UnitRef) bool {
 	r, t, u := s.Unit(ref)
 	return u == nil || ref.Phase != api.PhaseSolve || r.readyFor(t, "")
+}
+
+// Blocked says why run id's free units wait for a worker when the
+// largest budget of the workers present is largest (api.RunSummary.Blocked):
+// the first unit estimated larger, or "" if every one fits.
+func (s *State) Blocked(id string, largest int64) string {
+	r := s.Run(id)
+	if r == nil || largest <= 0 {
+		return ""
+	}
+	for ref := range s.Free(Taker{}) {
+		_, t, u := s.Unit(ref)
+		if ref.Run != id || u == nil {
+			continue
+		}
+		if n := r.UnitBytes(t, u); n > uint64(largest) {
+			what := fmt.Sprintf("tier %s", t.Name)
+			if ref.Phase == api.PhaseParts {
+				what += fmt.Sprintf(" part %d of %d", ref.Index, len(t.Parts.Units))
+			}
+			return fmt.Sprintf("%s needs about %s, more than the largest worker budget (%s): start a worker with more --memory, or submit with more --loopy-ranges",
+				what, solver.BytesString(n), solver.BytesString(uint64(largest)))
+		}
+	}
+	return ""
 }

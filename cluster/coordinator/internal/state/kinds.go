@@ -160,5 +160,6 @@ func (s *State) Assignment(ref api.UnitRef, token uint64) *api.Assignment {
 	if rules, ok := kinds[u.Kind]; ok {
 		rules.inputs(r, t, a)
 	}
+	a.Bytes = int64(r.UnitBytes(t, u))
 	return a
 }

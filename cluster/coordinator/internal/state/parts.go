@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/solver"
 )
 
 // A loopy tier solved in parts (api.Settings.LoopyRanges) runs in rounds,
@@ -261,4 +262,63 @@ func (p *Parts) view() *api.Parts {
 			Steps: part.Steps, Next: part.Next, Worker: part.Worker}
 	}
 	return v
+}
+
+// UnitBytes is the leader's estimate of the peak memory of unit u of tier
+// t on a worker, for the units of loopy tiers: a whole tier's (SolveTier:
+// solver.LoopyTierBytes) or a part's round (solver.PartBytes, or more if
+// a part of the tier reported holding more cells); 0 for the others,
+// which are not estimated.
+func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
+	switch u.Kind {
+	case api.Part:
+		var kid uint64
+		for _, c := range t.Children {
+			kid = max(kid, r.Tier(c).Size)
+		}
+		n := solver.PartBytes(t.Size, u.Hi-u.Lo, kid)
+		if t.Parts != nil {
+			n = max(n, solver.PartBytes(t.Size, 0, kid)+t.Parts.Bytes)
+		}
+		return n
+	case api.SolveTier:
+		var count uint64
+		if t.Level != nil {
+			count = t.Level.Reachable
+		}
+		return r.LoopyBytes(t, count)
+	}
+	return 0
+}
+
+// LoopyBytes estimates the peak memory of solving loopy tier t, of count
+// reachable positions, whole on a worker (solver.LoopyTierBytes).
+func (r *Run) LoopyBytes(t *Tier, count uint64) uint64 {
+	var kids [][2]uint64
+	for _, c := range t.Children {
+		if ct := r.Tier(c); ct.Level != nil {
+			kids = append(kids, [2]uint64{ct.Size, ct.Level.Reachable})
+		}
+	}
+	return solver.LoopyTierBytes(t.Size, count, kids)
+}
+
+// PartsFor is how many parts loopy tier t, of count reachable positions,
+// is cut into for workers whose largest budget is largest: none (0) if
+// it fits whole or no worker says, else the fewest whose rounds fit
+// (solver.PartBytes), at most most.
+func (r *Run) PartsFor(t *Tier, count uint64, largest int64, most int) int {
+	if largest <= 0 || r.LoopyBytes(t, count) <= uint64(largest) {
+		return 0
+	}
+	var kid uint64
+	for _, c := range t.Children {
+		kid = max(kid, r.Tier(c).Size)
+	}
+	for p := 2; p < most; p++ {
+		if solver.PartBytes(t.Size, t.Size/uint64(p)+1, kid) <= uint64(largest) {
+			return p
+		}
+	}
+	return most
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
@@ -151,5 +152,53 @@ func TestFSMParts(t *testing.T) {
 		if _, ok := live[b.SHA256]; ok {
 			t.Errorf("%s still live once the tier's database is written", b.SHA256[:8])
 		}
+	}
+}
+
+// TestPartsMemory: a worker is leased no unit estimated larger than its
+// budget; the status names what waits, and why; a tier is cut into the
+// fewest parts that fit the largest budget, none if it fits whole.
+func TestPartsMemory(t *testing.T) {
+	r := chainRun()
+	r.ID, r.State = "r1", api.Running
+	const size = 1 << 30
+	t1 := r.Tiers[1]
+	t1.Size, r.Tiers[2].Size = size, size/2
+	r.Tiers[2].Level = &Level{Reachable: size / 4}
+	whole := r.LoopyBytes(t1, size/2)
+	if got := r.PartsFor(t1, size/2, int64(whole), 256); got != 0 {
+		t.Errorf("a tier that fits whole cut in %d parts", got)
+	}
+	if got := r.PartsFor(t1, size/2, 0, 256); got != 0 {
+		t.Errorf("a tier cut in %d parts for workers that do not say their memory", got)
+	}
+	budget := int64(whole / 3)
+	parts := r.PartsFor(t1, size/2, budget, 256)
+	if parts < 2 || parts == 256 {
+		t.Fatalf("%d parts for a budget of a third of the tier's %d bytes", parts, whole)
+	}
+	var kid uint64 = size / 2
+	if solver.PartBytes(size, size/uint64(parts)+1, kid) > uint64(budget) || solver.PartBytes(size, size/uint64(parts-1)+1, kid) <= uint64(budget) {
+		t.Errorf("%d parts is not the fewest that fit", parts)
+	}
+	t1.Level = &Level{Reachable: size / 2, Parts: []uint64{0, size / 2, size}}
+	t1.Parts = newParts(t1)
+	s := &State{Runs: []*Run{r}}
+	need := r.UnitBytes(t1, t1.Parts.Units[0])
+	free := func(memory int64) int {
+		n := 0
+		for range s.Free(Taker{Worker: "w", Memory: memory}) {
+			n++
+		}
+		return n
+	}
+	if free(int64(need)) != 2 || free(int64(need)-1) != 0 || free(0) != 2 {
+		t.Errorf("free units for budgets %d, %d and none: %d, %d, %d; want 2, 0, 2", need, need-1, free(int64(need)), free(int64(need)-1), free(0))
+	}
+	if msg := s.Blocked("r1", int64(need)-1); !strings.Contains(msg, "tier t1 part 0 of 2 needs about") {
+		t.Errorf("blocked: %q", msg)
+	}
+	if msg := s.Blocked("r1", int64(need)); msg != "" {
+		t.Errorf("blocked although a worker can take it: %q", msg)
 	}
 }

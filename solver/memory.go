@@ -269,7 +269,7 @@ func bytesString(n uint64) string { return memsize.Format(n) }
 // turns into notes at a time (LoadSolvedRange, ChildNotes): a chunk's
 // records and their notes to every part are what it holds of a child
 // tier beside the child's set.
-const ChildChunk = 1 << 20
+const ChildChunk = 1 << 18
 
 // noteBytes is a note's memory, and notesPerRecord a bound on the notes
 // a child position gives (its parents in the tier, Connect Four's and
@@ -280,24 +280,24 @@ const (
 )
 
 // PartBytes estimates the peak memory of a round of one part of a loopy
-// tier solved in parts (Part) on a worker: the tier's set (size hashes),
-// the part's cells over its hashes, and in its first pass the largest
-// child tier's set (kidSize hashes) with a chunk of its records and
-// their notes; what lives on the Go heap counts twice (GOGC=100), and
-// BaseBytes.
+// tier solved in parts (Part) on a worker whose Go heap is held to its
+// budget (debug.SetMemoryLimit, as tierd worker --memory does): the
+// tier's set (size hashes), the part's cells over its hashes, and in its
+// first pass the largest child tier's set (kidSize hashes) with a chunk
+// of its records and their notes; and BaseBytes.
 func PartBytes(size, hashes, kidSize uint64) uint64 {
-	heap := bitsetBytes(size) + bitsetBytes(kidSize) + min(ChildChunk, kidSize)*(recordBytes+notesPerRecord*noteBytes)
-	return BaseBytes + 2*heap + hashes*cellBytes
+	chunk := min(ChildChunk, kidSize) * (recordBytes + notesPerRecord*noteBytes)
+	return BaseBytes + bitsetBytes(size) + bitsetBytes(kidSize) + chunk + hashes*cellBytes
 }
 
 // LoopyTierBytes estimates the peak memory of solving a loopy tier whole
-// (SolveTier) on a worker: the tier's set (size hashes) and cells, and
-// each child tier solved (kids: their hash spaces and reachable counts),
-// as tierd plan counts a step; and BaseBytes.
+// (SolveTier) on such a worker: the tier's set (size hashes) and cells,
+// and each child tier solved (kids: their hash spaces and reachable
+// counts), as tierd plan counts a step; and BaseBytes.
 func LoopyTierBytes(size, count uint64, kids [][2]uint64) uint64 {
-	n := BaseBytes + 2*bitsetBytes(size) + cellsOf(size, count)*cellBytes
+	n := BaseBytes + bitsetBytes(size) + cellsOf(size, count)*cellBytes
 	for _, k := range kids {
-		n += 2*bitsetBytes(k[0]) + cellsOf(k[0], k[1])*cellBytes
+		n += bitsetBytes(k[0]) + cellsOf(k[0], k[1])*cellBytes
 	}
 	return n
 }

@@ -90,7 +90,7 @@ func TestPartBytes(t *testing.T) {
 	prev := uint64(0)
 	for _, parts := range []uint64{64, 16, 4, 2} {
 		n := PartBytes(size, size/parts, kid)
-		if n <= prev || n >= whole || n < BaseBytes+2*bitsetBytes(size)+size/parts {
+		if n <= prev || n >= whole || n < BaseBytes+bitsetBytes(size)+size/parts {
 			t.Errorf("%d parts: %d bytes a part (fewer parts: %d, whole tier: %d)", parts, n, prev, whole)
 		}
 		prev = n

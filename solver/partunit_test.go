@@ -150,8 +150,22 @@ func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier) {
 	all := make([]valuedb.Record, n)
 	whole.Records(all, 0)
 	const b = valuedb.DefaultBlockRecords
-	for _, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}} {
-		st, err := LoadSolvedRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), rg[0], rg[1], 2)
+	rd, err := OpenSolved(r.Game, tier, r.levelPath(tier), r.dbPath(tier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if _, err := rd.Range(n, n+1, 2); err == nil {
+		t.Error("ranks past the tier's end: no error")
+	}
+	for i, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}} {
+		load := rd.Range // a reader, its level file loaded once, or every time
+		if i%2 == 1 {
+			load = func(lo, hi uint64, workers int) (*SolvedTier, error) {
+				return LoadSolvedRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), lo, hi, workers)
+			}
+		}
+		st, err := load(rg[0], rg[1], 2)
 		if err != nil {
 			t.Fatal(err)
 		}

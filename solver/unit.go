@@ -343,30 +343,63 @@ func LoadSolvedTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, 
 // a range of a child tier rather than the whole. The caller owns it (see
 // SolvedTier.Free).
 func LoadSolvedRange(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, lo, hi uint64, workers int) (*SolvedTier, error) {
+	r, err := OpenSolved(g, t, levelPath, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Range(lo, hi, workers)
+}
+
+// A SolvedReader reads ranges of a solved tier's records (Range): its
+// level file loaded once, its database open. A part's first pass reads
+// each child tier so, a range at a time.
+type SolvedReader struct {
+	t      tiergame.Tier
+	ranked *bitarray.Ranked
+	db     *valuedb.DB
+	path   string
+}
+
+// OpenSolved opens solved tier t's level file and value database,
+// checking that they agree, for Range.
+func OpenSolved(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*SolvedReader, error) {
 	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	if lo > hi || hi > ranked.Total() {
-		return nil, fmt.Errorf("%s: ranks [%d, %d) of %d", dbPath, lo, hi, ranked.Total())
+	return &SolvedReader{t: t, ranked: ranked, db: db, path: dbPath}, nil
+}
+
+// Header is the database's header: its counts, and its longest
+// remoteness.
+func (r *SolvedReader) Header() valuedb.Header { return r.db.Header() }
+
+// Range loads the records of ranks [lo, hi), reading only the blocks of
+// the database that hold them. The caller owns it (see SolvedTier.Free).
+func (r *SolvedReader) Range(lo, hi uint64, workers int) (*SolvedTier, error) {
+	if lo > hi || hi > r.ranked.Total() {
+		return nil, fmt.Errorf("%s: ranks [%d, %d) of %d", r.path, lo, hi, r.ranked.Total())
 	}
-	h := db.Header()
+	h := r.db.Header()
 	maxTie := -1
 	if h.Tie > 0 {
 		maxTie = h.MaxRemoteness
 	}
-	st, err := newSolvedRange(t, ranked, lo, hi, h.MaxRemoteness, maxTie)
+	st, err := newSolvedRange(r.t, r.ranked, lo, hi, h.MaxRemoteness, maxTie)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.EachBlockIn(workers, lo, hi, st.fill); err != nil {
+	if err := r.db.EachBlockIn(workers, lo, hi, st.fill); err != nil {
 		st.Free()
 		return nil, err
 	}
 	st.maxRem, st.maxTie = st.longest(workers)
 	return st, nil
 }
+
+// Close closes the database.
+func (r *SolvedReader) Close() error { return r.db.Close() }
 
 // openSolved loads tier t's level file with its rank index and opens its
 // database, checking that they agree on the number of positions.

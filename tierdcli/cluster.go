@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -298,6 +299,11 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	log, err := newLogger(e, *level, *format)
 	if err != nil {
 		return err
+	}
+	if memBytes > 0 {
+		// The budget the leader leases by holds the Go heap too: the
+		// collector works harder near it rather than let the heap double.
+		debug.SetMemoryLimit(int64(memBytes))
 	}
 	w, err := worker.New(worker.Config{Client: c, ID: *id, Threads: *threads, Dir: *data,
 		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), Budget: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})

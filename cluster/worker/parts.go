@@ -207,15 +207,14 @@ func readNotesFile(path string, ns solver.Notes) (solver.Notes, error) {
 // then their won notes (kept in files meanwhile); it returns the part
 // and its tied notes, read again when ties start.
 func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort) (*solver.Part, solver.Notes, error) {
-	type kid struct {
-		tier        tiergame.Tier
-		level, db   string
-		count       uint64
-		maxRem, tie int
-	}
-	kids := make([]kid, len(u.Kids))
+	kids := make([]*solver.SolvedReader, 0, len(u.Kids))
+	defer func() {
+		for _, r := range kids {
+			r.Close()
+		}
+	}()
 	maxRem, maxTie := 0, -1
-	for i, ki := range u.Kids {
+	for _, ki := range u.Kids {
 		if ki.DB == nil {
 			return nil, nil, fmt.Errorf("child tier %d has no database yet", ki.Tier)
 		}
@@ -223,13 +222,12 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 		if err != nil {
 			return nil, nil, err
 		}
-		db, err := valuedb.Open(paths[1])
+		r, err := solver.OpenSolved(u.g, tiergame.Tier(ki.Tier), paths[0], paths[1])
 		if err != nil {
 			return nil, nil, err
 		}
-		h := db.Header()
-		db.Close()
-		kids[i] = kid{tier: tiergame.Tier(ki.Tier), level: paths[0], db: paths[1], count: h.Count}
+		kids = append(kids, r)
+		h := r.Header()
 		maxRem = max(maxRem, h.MaxRemoteness)
 		if h.Tie > 0 {
 			maxTie = max(maxTie, h.MaxRemoteness)
@@ -253,8 +251,9 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	var won []string
 	var tied solver.Notes
 	for _, c := range kids {
-		for lo := uint64(0); lo < c.count; lo += solver.ChildChunk {
-			st, err := solver.LoadSolvedRange(u.g, c.tier, c.level, c.db, lo, min(lo+solver.ChildChunk, c.count), w.cfg.Threads)
+		count := c.Header().Count
+		for lo := uint64(0); lo < count; lo += solver.ChildChunk {
+			st, err := c.Range(lo, min(lo+solver.ChildChunk, count), w.cfg.Threads)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -99,3 +99,21 @@ func TestPartBytes(t *testing.T) {
 		t.Errorf("a sparse tier's cells: %d, want one a position", got)
 	}
 }
+
+// TestLoopyPartsFor: a tier that fits whole is not cut; else the fewest
+// parts that fit; none fit a budget below what every round holds.
+func TestLoopyPartsFor(t *testing.T) {
+	const size, kid = 1 << 28, 1 << 27
+	kids := [][2]uint64{{kid, kid / 2}}
+	whole := LoopyTierBytes(size, size/2, kids)
+	if p, ok := LoopyParts(size, size/2, kids, whole, 256); p != 0 || !ok {
+		t.Errorf("fits whole: %d parts, %v", p, ok)
+	}
+	p, ok := LoopyParts(size, size/2, kids, whole/2, 256)
+	if !ok || p < 2 || PartBytes(size, size/uint64(p)+1, kid) > whole/2 || PartBytes(size, size/uint64(p-1)+1, kid) <= whole/2 {
+		t.Errorf("half the memory: %d parts, %v", p, ok)
+	}
+	if p, ok := LoopyParts(size, size/2, kids, BaseBytes, 256); ok || p != 256 {
+		t.Errorf("too little memory: %d parts, %v", p, ok)
+	}
+}

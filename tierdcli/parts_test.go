@@ -1,6 +1,7 @@
 package tierdcli
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,4 +103,34 @@ func TestClusterLoopyParts(t *testing.T) {
 	sameFolders(t, embedded(t, game, option), c.fetch(id))
 	c.waitDone(small)
 	sameFolders(t, embedded(t, "quixo", "size=3"), c.fetch(small))
+}
+
+// TestPlanCluster: tierd plan --cluster cuts a loopy tier too large for a
+// worker's memory into parts (the fewest that fit), says what they
+// exchange, and exits 1 when a tier fits no worker.
+func TestPlanCluster(t *testing.T) {
+	code, out, errs := tierd(t, "plan", "--game", "xiangqi", "--option", "material=KRNvKAABB", "--cluster", "--workers", "4", "--memory", "139MiB", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var plan clusterPlanJSON
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	top := plan.Tiers[len(plan.Tiers)-1]
+	if top.Name != "KRNvKAABB" || top.Parts < 2 || top.Bytes > 139<<20 || top.NotesBytes == 0 || !plan.Fits {
+		t.Errorf("top tier %+v, fits %v", top, plan.Fits)
+	}
+	for _, tr := range plan.Tiers {
+		if tr.Hashes < 1e6 && tr.Parts > 0 {
+			t.Errorf("a small tier in parts: %+v", tr)
+		}
+	}
+	code, out, _ = tierd(t, "plan", "--game", "xiangqi", "--option", "material=KRNvKAABB", "--cluster", "--workers", "4", "--memory", "16MiB")
+	if code != 1 || !strings.Contains(out, "does NOT fit") {
+		t.Errorf("a budget no tier fits: exit %d\n%s", code, out)
+	}
+	if code, _, errs := tierd(t, "plan", "--game", "quixo", "--cluster", "--workers", "4"); code != 2 || !strings.Contains(errs, "--memory") {
+		t.Errorf("--cluster without --memory: exit %d %s", code, errs)
+	}
 }

@@ -3,6 +3,7 @@ package tierdcli
 import (
 	"encoding/json"
 	"fmt"
+	"text/tabwriter"
 
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
@@ -10,8 +11,8 @@ import (
 
 func (p *Program) registerPlan() {
 	p.cli.Register(&cli.Command{Name: "plan", Run: p.runPlan,
-		Usage:   "plan --game NAME [--option K=V,...] [--symmetry] [--workers N] [--memory SIZE] [--json]",
-		Summary: "estimate a run's memory before running it, and the largest tier that fits"})
+		Usage:   "plan --game NAME [--option K=V,...] [--symmetry] [--workers N] [--memory SIZE] [--cluster [--threads T]] [--json]",
+		Summary: "estimate a run's memory before running it, and the largest tier that fits; with --cluster, on N workers of SIZE each"})
 }
 
 type planJSON struct {
@@ -36,6 +37,8 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	workers := fs.Int("workers", 0, "worker goroutines (default: all cores)")
 	memory := fs.String("memory", "", "memory budget, e.g. 16GiB (default: 80% of the machine)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	cluster := fs.Bool("cluster", false, "plan a cluster run: --workers worker machines of --memory each (loopy tiers too large for one are solved in parts)")
+	threads := fs.Int("threads", 1, "with --cluster: threads of each worker")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,6 +56,12 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	r, err := solver.Plan(solver.Config{Game: g, Workers: *workers, Memory: mem, Symmetry: *symmetry})
 	if err != nil {
 		return err
+	}
+	if *cluster {
+		if *workers <= 0 || *memory == "" {
+			return cli.UsageError("--cluster needs --workers N and --memory SIZE (of each worker)")
+		}
+		return printClusterPlan(e, g.Name(), g.Option(), r, *workers, *threads, mem, *asJSON)
 	}
 	est := r.Estimate()
 	// A run that does not fit exits 1, so scripts can test the plan.
@@ -84,4 +93,65 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(solver.BaseBytes), solver.BytesString(est.Budget), r.Workers, verdict)
 	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)
 	return fits()
+}
+
+// clusterPlanJSON is tierd plan --cluster --json.
+type clusterPlanJSON struct {
+	Game    string               `json:"game"`
+	Option  string               `json:"option"`
+	Workers int                  `json:"workers"`
+	Threads int                  `json:"threads"`
+	Memory  uint64               `json:"memory_bytes"`
+	Fits    bool                 `json:"fits"`
+	Seconds float64              `json:"seconds"`
+	Tiers   []solver.ClusterTier `json:"tiers"`
+}
+
+// printClusterPlan prints the plan of r on workers of threads threads and
+// mem bytes each: per tier its parts, the memory of its largest unit,
+// the notes its parts exchange and its time; it exits 1 (ErrSilent) if a
+// tier does not fit.
+func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, threads int, mem uint64, asJSON bool) error {
+	plan := r.ClusterPlan(workers, threads, mem)
+	fits, secs := true, 0.0
+	for _, t := range plan {
+		fits = fits && t.Fits
+		secs += t.Seconds
+	}
+	result := error(nil)
+	if !fits {
+		result = cli.ErrSilent
+	}
+	if asJSON {
+		if err := json.NewEncoder(e.Stdout).Encode(clusterPlanJSON{Game: game, Option: option, Workers: workers, Threads: threads,
+			Memory: mem, Fits: fits, Seconds: secs, Tiers: plan}); err != nil {
+			return err
+		}
+		return result
+	}
+	fmt.Fprintf(e.Stdout, "%s (%s) on %d workers of %d threads and %s each, tiers in solving order:\n", game, option, workers, threads, solver.BytesString(mem))
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIER\tHASHES\tLOOPY\tPARTS\tMEMORY A WORKER\tNOTES\tNOTES A LEVEL\tTIME")
+	for _, t := range plan {
+		parts, notes, perLevel := "whole", "-", "-"
+		if !t.Loopy {
+			parts = "ranges"
+		}
+		if t.Parts > 0 {
+			parts = fmt.Sprint(t.Parts)
+			notes, perLevel = solver.BytesString(t.NotesBytes), solver.BytesString(t.NotesPerLevel)
+		}
+		memory := solver.BytesString(t.Bytes)
+		if !t.Fits {
+			memory += " (does NOT fit)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%s\t%s\t%s\t%.1fs\n", t.Name, t.Hashes, t.Loopy, parts, memory, notes, perLevel, t.Seconds)
+	}
+	tw.Flush()
+	verdict := "every tier fits"
+	if !fits {
+		verdict = "some tier does NOT fit: more memory a worker"
+	}
+	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md); %s\n", secs, verdict)
+	return result
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -513,6 +515,14 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 				t.Fatal("no tier was solved in parts")
 			}
 			onlyResultsStored(t, c, run)
+			// The status page and the metrics show the parts.
+			page, metrics := leaderGet(t, c, "/"), leaderGet(t, c, "/metrics")
+			if !strings.Contains(page, "3 parts") || !strings.Contains(page, "notes ") {
+				t.Error("the status page does not show the tiers' parts")
+			}
+			if !regexp.MustCompile(`(?m)^tierd_parts_notes_bytes [1-9]`).MatchString(metrics) || !strings.Contains(metrics, "tierd_parts_level -1") {
+				t.Error("the metrics do not count the notes exchanged, or show a level after the run")
+			}
 			out := t.TempDir()
 			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
 				t.Fatal(err)
@@ -520,6 +530,27 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, false), out)
 		})
 	}
+}
+
+// leaderGet reads path from the leader's HTTP API, with the admin token.
+func leaderGet(t *testing.T, c *testCluster, path string) string {
+	t.Helper()
+	for _, n := range c.nodes {
+		if n == nil || !n.IsLeader() {
+			continue
+		}
+		req, _ := http.NewRequest("GET", "http://"+n.cfg.HTTPAddr+path, nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	t.Fatal("no leader")
+	return ""
 }
 
 // onlyResultsStored waits until every coordinator's store holds the

@@ -101,6 +101,44 @@ func newMetrics(n *Node) *metrics {
 	gaugeFunc("units_leased", "Units under lease.", func() float64 {
 		return count(func(r *state.Run) int { return r.Summary().Leased })
 	})
+	parts := func(f func(*state.Parts) uint64) float64 {
+		var total uint64
+		n.fsm.View(func(s *state.State, _ uint64) {
+			for _, r := range s.Runs {
+				for _, t := range r.Tiers {
+					if t.Parts != nil {
+						total += f(t.Parts)
+					}
+				}
+			}
+		})
+		return float64(total)
+	}
+	gaugeFunc("parts_rounds", "Rounds of loopy tiers solved in parts (a unit per part each), over all runs.", func() float64 {
+		return parts(func(p *state.Parts) uint64 { return uint64(p.Round) })
+	})
+	gaugeFunc("parts_notes", "Notes the parts of loopy tiers sent each other, over all runs.", func() float64 {
+		return parts(func(p *state.Parts) uint64 { return p.Notes })
+	})
+	gaugeFunc("parts_notes_bytes", "Bytes of the notes files the parts of loopy tiers sent each other, over all runs.", func() float64 {
+		return parts(func(p *state.Parts) uint64 { return p.NotesBytes })
+	})
+	gaugeFunc("parts_checkpoint_bytes", "Bytes of the checkpoints of parts of loopy tiers, over all runs.", func() float64 {
+		return parts(func(p *state.Parts) uint64 { return p.Checkpoints })
+	})
+	gaugeFunc("parts_level", "The highest level a loopy tier solved in parts is at, over running runs' tiers in parts (-1: none).", func() float64 {
+		level := -1
+		n.fsm.View(func(s *state.State, _ uint64) {
+			for _, r := range s.Runs {
+				for _, t := range r.Tiers {
+					if r.State == api.Running && t.Parts != nil && t.Parts.Phase != api.PartsDone {
+						level = max(level, t.Parts.Level)
+					}
+				}
+			}
+		})
+		return float64(level)
+	})
 	gaugeFunc("workers", "Workers seen by this node as leader within two lease periods.", func() float64 {
 		return float64(len(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL)))
 	})

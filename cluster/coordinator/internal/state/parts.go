@@ -294,31 +294,29 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 // LoopyBytes estimates the peak memory of solving loopy tier t, of count
 // reachable positions, whole on a worker (solver.LoopyTierBytes).
 func (r *Run) LoopyBytes(t *Tier, count uint64) uint64 {
+	return solver.LoopyTierBytes(t.Size, count, r.kids(t))
+}
+
+// kids are the hash spaces and reachable counts of t's child tiers (those
+// merged).
+func (r *Run) kids(t *Tier) [][2]uint64 {
 	var kids [][2]uint64
 	for _, c := range t.Children {
 		if ct := r.Tier(c); ct.Level != nil {
 			kids = append(kids, [2]uint64{ct.Size, ct.Level.Reachable})
 		}
 	}
-	return solver.LoopyTierBytes(t.Size, count, kids)
+	return kids
 }
 
 // PartsFor is how many parts loopy tier t, of count reachable positions,
-// is cut into for workers whose largest budget is largest: none (0) if
-// it fits whole or no worker says, else the fewest whose rounds fit
-// (solver.PartBytes), at most most.
+// is cut into for workers whose largest budget is largest
+// (solver.LoopyParts): none (0) if it fits whole or no worker says, at
+// most most.
 func (r *Run) PartsFor(t *Tier, count uint64, largest int64, most int) int {
-	if largest <= 0 || r.LoopyBytes(t, count) <= uint64(largest) {
+	if largest <= 0 {
 		return 0
 	}
-	var kid uint64
-	for _, c := range t.Children {
-		kid = max(kid, r.Tier(c).Size)
-	}
-	for p := 2; p < most; p++ {
-		if solver.PartBytes(t.Size, t.Size/uint64(p)+1, kid) <= uint64(largest) {
-			return p
-		}
-	}
-	return most
+	parts, _ := solver.LoopyParts(t.Size, count, r.kids(t), uint64(largest), most)
+	return parts
 }

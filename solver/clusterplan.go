@@ -1,0 +1,101 @@
+package solver
+
+import "github.com/tiersolve/tiersolve/tiergame"
+
+// A cluster plan says how a run spreads over workers of one memory
+// budget: each loopy tier whole on one worker when its step fits the
+// budget, else in the fewest parts whose rounds fit (LoopyParts), and
+// what that costs in notes exchanged and time. Its rates are measured
+// (cluster/README.md): xiangqi's 1.13 million hashes a core-second for
+// tierd solve, and, for xiangqi K+R+N v K+A in 3 parts, 0.9 notes a
+// position to parents in other parts (times (P-1)/P for P parts), 0.3
+// bytes a note in the notes files, and the rounds' cost on loopback.
+const (
+	planHashRate        = 1.13e6 // hashes a core-second
+	planNotesPerPos     = 0.9
+	planNoteFileBytes   = 0.3
+	planRoundSeconds    = 0.25 // a round's grants, completions and transfers
+	planLevelsPerTier   = 40   // rounds of a tier in parts, as measured on K+R+N v K+A's top tier
+	planMostLoopyRanges = 256
+)
+
+// LoopyParts is how many parts a loopy tier of size hashes and count
+// positions, whose child tiers are kids (hash spaces, counts), is solved
+// in on workers of memory bytes: 0 if it fits whole (LoopyTierBytes),
+// else the fewest whose rounds fit (PartBytes), at most most; fits is
+// false if even most parts do not.
+func LoopyParts(size, count uint64, kids [][2]uint64, memory uint64, most int) (parts int, fits bool) {
+	if LoopyTierBytes(size, count, kids) <= memory {
+		return 0, true
+	}
+	var kid uint64
+	for _, k := range kids {
+		kid = max(kid, k[0])
+	}
+	for p := 2; p <= most; p++ {
+		if PartBytes(size, size/uint64(p)+1, kid) <= memory {
+			return p, true
+		}
+	}
+	return most, false
+}
+
+// ClusterTier is one tier of a cluster plan.
+type ClusterTier struct {
+	Tier   tiergame.Tier
+	Name   string
+	Loopy  bool
+	Hashes uint64
+	// Parts is how many parts a loopy tier is solved in (0: whole, one
+	// unit); Bytes the memory of its largest unit on a worker, Fits
+	// whether that is within the budget.
+	Parts int
+	Bytes uint64
+	Fits  bool
+	// NotesBytes is the estimated bytes of notes its parts exchange, in
+	// all, and NotesPerLevel over planLevelsPerTier levels.
+	NotesBytes, NotesPerLevel uint64
+	// Seconds is the estimated time of its solving on the cluster.
+	Seconds float64
+}
+
+// ClusterPlan plans the run's solving on workers machines of threads
+// threads and memory bytes each, tier by tier in solving order.
+func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
+	workers, threads = max(workers, 1), max(threads, 1)
+	var out []ClusterTier
+	for _, t := range r.Graph.SolveOrder() {
+		size, count := r.Game.TierSize(t), r.count(t)
+		ct := ClusterTier{Tier: t, Name: r.Game.TierName(t), Loopy: r.Graph.Loopy[t], Hashes: size, Fits: true}
+		cores := float64(workers * threads) // loop-free tiers are cut into ranges for every thread
+		if ct.Loopy {
+			var kids [][2]uint64
+			for _, c := range r.Graph.Children[t] {
+				kids = append(kids, [2]uint64{r.Game.TierSize(c), r.count(c)})
+			}
+			ct.Parts, ct.Fits = LoopyParts(size, count, kids, memory, planMostLoopyRanges)
+			cores = float64(threads)
+			if ct.Parts == 0 {
+				ct.Bytes = LoopyTierBytes(size, count, kids)
+			} else {
+				var kid uint64
+				for _, k := range kids {
+					kid = max(kid, k[0])
+				}
+				ct.Bytes = PartBytes(size, size/uint64(ct.Parts)+1, kid)
+				p := float64(ct.Parts)
+				notes := planNotesPerPos * float64(count) * (p - 1) / p
+				ct.NotesBytes = uint64(notes * planNoteFileBytes)
+				ct.NotesPerLevel = ct.NotesBytes / planLevelsPerTier
+				cores = float64(min(ct.Parts, workers) * threads)
+				ct.Seconds = planLevelsPerTier * planRoundSeconds
+			}
+		} else {
+			ct.Bytes = BaseBytes + r.solveBytes(t)
+			ct.Fits = ct.Bytes <= memory
+		}
+		ct.Seconds += float64(size) / (planHashRate * cores)
+		out = append(out, ct)
+	}
+	return out
+}

@@ -150,10 +150,13 @@ func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier) {
 	all := make([]valuedb.Record, n)
 	whole.Records(all, 0)
 	const b = valuedb.DefaultBlockRecords
-	for _, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}} {
+	for _, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}, {n, n}} {
 		st, err := LoadSolvedRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), rg[0], rg[1], 2)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if rg[0] == rg[1] && st.cells.bytes() > 64 {
+			t.Errorf("ranks %v: an empty range holds %d bytes of cells", rg, st.cells.bytes())
 		}
 		got := make([]valuedb.Record, st.Len())
 		st.Records(got, 0)

@@ -44,8 +44,9 @@ import (
 //
 // Parents come from the game's Parents when it implements tiergame.Unmover,
 // or else from a reverse index of the tier's moves built in the first pass
-// (which costs 12 bytes a position and 4 a move: a game meant for large
-// loopy tiers implements Parents).
+// (8 bytes a position and 4 a move once built, 16 and 12 while it is
+// built; the plan does not count it: a game meant for large loopy tiers
+// implements Parents).
 //
 // Cells are indexed by position when the tier's hash space is not much
 // larger than its reachable count (dense: absent positions cost a cell),
@@ -289,7 +290,8 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 				case tiergame.Lose:
 					s.cells.set(i, lay.lose(0))
 				case tiergame.Tie:
-					s.cells.set(i, lay.tie0())
+					s.cells.set(i, lay.tie0()) // counted by the ties' phase (startTies)
+					continue
 				default:
 					s.cells.set(i, codeOpen)
 					continue
@@ -892,12 +894,13 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 	s.counts = make([]int64, 1)
 	lay := s.cells.lay
 	var ties atomic.Int64
+	slots := s.slots()
 	forChunks(ctx, s.workers, len(s.cells.words), func(lo, hi int) {
 		var n int64
 		for wi := lo; wi < hi; wi++ {
 			for j := uint64(0); j < 1<<s.cells.shift; j++ {
 				i := uint64(wi)<<s.cells.shift + j
-				if i >= s.slots() {
+				if i >= slots {
 					break
 				}
 				c := s.cells.peek(i)

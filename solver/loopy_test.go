@@ -2,6 +2,7 @@ package solver
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -249,4 +250,22 @@ func goldenGame(t *testing.T, game, option string) tiergame.Game {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestNewSolvedTierRefusesNoValue: records without a value (a range a
+// solve left unfilled) are an error, not draws.
+func TestNewSolvedTierRefusesNoValue(t *testing.T) {
+	set := bitarray.New(0, 64)
+	set.AddRange(0, 63) // inclusive
+	recs := make([]valuedb.Record, 64)
+	for i := range recs {
+		recs[i] = valuedb.Make(tiergame.Lose, i%5)
+	}
+	recs[40] = 0 // undecided
+	if st, err := NewSolvedTier(0, bitarray.NewRanked(set), recs, 2); !errors.Is(err, ErrNoValue) {
+		if st != nil {
+			st.Free()
+		}
+		t.Fatalf("NewSolvedTier with an undecided record: %v, want ErrNoValue", err)
+	}
 }

@@ -110,7 +110,8 @@ func (p *Part) StartTies(ctx context.Context, tied Notes) error {
 }
 
 // Solved returns the part's records, once its levels are done, for
-// WriteSolvedDB; it shares the part's cells (free one or the other).
+// WriteSolvedDB. It shares the part's cells: freeing either frees both
+// (twice is harmless), and neither may be read after.
 func (p *Part) Solved() *SolvedTier { return p.s.solved() }
 
 // Range is the part's hashes, [lo, hi), and its records' ranks in the

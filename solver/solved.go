@@ -2,6 +2,8 @@ package solver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -98,10 +100,14 @@ func (s *SolvedTier) longest(workers int) (maxRem, maxTie int) {
 }
 
 // NewSolvedTier makes a solved tier of records held by rank, on workers
-// goroutines. It returns an error only when the cells cannot be
-// allocated.
+// goroutines. It refuses records without a value (win, lose, tie or
+// draw), as valuedb.Write does: a range a solve left unfilled must not
+// pass as draws.
 func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) (*SolvedTier, error) {
-	maxRem, maxTie := longestOf(recs)
+	maxRem, maxTie, err := longestOf(recs)
+	if err != nil {
+		return nil, fmt.Errorf("tier %d: %w", t, err)
+	}
 	st, err := newSolvedTier(t, set, maxRem, maxTie)
 	if err != nil {
 		return nil, err
@@ -128,7 +134,10 @@ func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64
 	lay := layoutFor(maxRem, maxTie)
 	st := &SolvedTier{tier: t, set: set, dense: worthDense(set), decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
 		lo: set.Base(), hi: set.End(), loRank: rankLo}
-	if rankLo > 0 {
+	switch {
+	case rankLo >= set.Total():
+		st.lo = st.hi // an empty range at the end: no cells
+	case rankLo > 0:
 		st.lo, _ = set.Select(rankLo)
 	}
 	if rankHi < set.Total() {
@@ -143,18 +152,25 @@ func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64
 	return st, err
 }
 
+// ErrNoValue marks a record without a value (neither win, lose, tie nor
+// draw) given as a solved one.
+var ErrNoValue = errors.New("a solved record has no value")
+
 // longestOf returns the longest win or loss and the longest tie (-1 if
-// none) of recs.
-func longestOf(recs []valuedb.Record) (maxRem, maxTie int) {
+// none) of recs, or ErrNoValue.
+func longestOf(recs []valuedb.Record) (maxRem, maxTie int, err error) {
 	maxTie = -1
-	for _, r := range recs {
-		if r.Value() == tiergame.Tie {
+	for i, r := range recs {
+		switch r.Value() {
+		case tiergame.Tie:
 			maxTie = max(maxTie, r.Remoteness())
-		} else {
+		case tiergame.Win, tiergame.Lose, tiergame.Draw:
 			maxRem = max(maxRem, r.Remoteness())
+		default:
+			return 0, 0, fmt.Errorf("%w: rank %d", ErrNoValue, i)
 		}
 	}
-	return maxRem, maxTie
+	return maxRem, maxTie, nil
 }
 
 // fill stores the records of tier ranks [lo, lo+len(recs)), which the

@@ -348,6 +348,19 @@ func embedded(t *testing.T, game, option string) string {
 	return dir
 }
 
+// removeShared removes the folders made once for the package's tests: the
+// tierd binary's and the embedded runs'.
+func removeShared() {
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	embeddedMu.Lock()
+	defer embeddedMu.Unlock()
+	for _, dir := range embeddedRuns {
+		os.RemoveAll(dir)
+	}
+}
+
 // sameFolders checks that a fetched run equals the embedded one: level
 // files decompressed (and compressed), databases and manifests byte for
 // byte.

@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 		}
 		Main(reg)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeShared() // the folders the package's tests share
+	os.Exit(code)
 }
 
 // blockingGame waits in its n-th Moves call on tier until the process gets

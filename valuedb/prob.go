@@ -28,7 +28,8 @@ var ErrKind = errors.New("wrong kind of records")
 // file's magic.
 func checkKind(m string, h Header) error {
 	switch {
-	case m == magic && h.Kind == "" && (h.RecordBytes == 1 || h.RecordBytes == 2) && h.Planes == "":
+	case m == magic && h.Kind == "" && (h.RecordBytes == 1 || h.RecordBytes == 2) && h.Planes == "" &&
+		h.MaxRemoteness >= 0 && h.MaxRemoteness <= maxRemotenessOf(h.RecordBytes):
 	case m == magicV2 && h.Kind == KindProbability && h.RecordBytes == probBytes && h.Planes == "":
 	case m == magicV2 && h.Kind == KindPlanes && validPlanes(h.PlaneNames()) && h.RecordBytes == probBytes*len(h.PlaneNames()):
 	default:

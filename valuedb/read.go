@@ -191,7 +191,34 @@ func (d *DB) block(b int) ([]byte, error) {
 	if uint64(len(raw)) != want {
 		return nil, fmt.Errorf("valuedb %s: block %d: %w: %d bytes, want %d", d.name, b, ErrFormat, len(raw), want)
 	}
+	if d.h.Kind == "" {
+		if i := beyondRemoteness(raw, d.h.RecordBytes, d.h.MaxRemoteness); i >= 0 {
+			return nil, fmt.Errorf("valuedb %s: block %d: %w: record %d's remoteness is beyond the header's %d", d.name, b, ErrFormat, i, d.h.MaxRemoteness)
+		}
+	}
 	return raw, nil
+}
+
+// beyondRemoteness returns the index of the first record in raw (width
+// bytes each, as encodeRecords stores them) whose remoteness is above
+// maxRem, or -1. Readers size what they hold of a record by the header's
+// largest remoteness (the solver's cells), so a record beyond it is as
+// malformed as a bad length.
+func beyondRemoteness(raw []byte, width, maxRem int) int {
+	if width == 1 {
+		for i, b := range raw {
+			if int(b&63) > maxRem {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := 0; i+1 < len(raw); i += 2 {
+		if int(binary.LittleEndian.Uint16(raw[i:])&(1<<14-1)) > maxRem {
+			return i / 2
+		}
+	}
+	return -1
 }
 
 // Lookup returns the record of the position with the given rank.

@@ -130,6 +130,15 @@ func encodeRecords(dst []byte, recs []Record, width int) []byte {
 	return dst
 }
 
+// maxRemotenessOf is the largest remoteness a record of width bytes
+// holds: 6 bits in one byte, MaxRemoteness in two.
+func maxRemotenessOf(width int) int {
+	if width == 1 {
+		return 63
+	}
+	return MaxRemoteness
+}
+
 // decodeRecords reads into dst the records encodeRecords stored in raw.
 func decodeRecords(dst []Record, raw []byte, width int) {
 	if width == 1 {

@@ -1,6 +1,7 @@
 package valuedb
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -111,6 +112,35 @@ func TestCorruption(t *testing.T) {
 	}
 }
 
+// TestRemotenessBeyondHeader: a record whose remoteness is beyond the
+// header's largest (an edited header: its checksum covers the blocks
+// only) is a format error, as readers size their cells by the header.
+func TestRemotenessBeyondHeader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.vdb")
+	recs := []Record{Make(tiergame.Win, 39), Make(tiergame.Lose, 2), Make(tiergame.Tie, 0)}
+	h, err := Write(path, Header{Game: "g", Tier: 1}, recs, nil)
+	if err != nil || h.MaxRemoteness != 39 {
+		t.Fatal(h, err)
+	}
+	good, _ := os.ReadFile(path)
+	bad := bytes.Replace(good, []byte(`"max_remoteness":39`), []byte(`"max_remoteness":10`), 1)
+	if bytes.Equal(bad, good) {
+		t.Fatal("no max_remoteness in the header")
+	}
+	os.WriteFile(path, bad, 0o644)
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ReadAll(1); !errors.Is(err, ErrFormat) {
+		t.Errorf("ReadAll: %v, want ErrFormat", err)
+	}
+	if _, err := db.Lookup(1); !errors.Is(err, ErrFormat) {
+		t.Errorf("Lookup: %v, want ErrFormat", err)
+	}
+}
+
 func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
 	path := filepath.Join(dir, "seed.vdb")
@@ -134,8 +164,14 @@ func FuzzOpen(f *testing.F) {
 		}
 		defer db.Close()
 		db.Verify()
-		if db.Header().Count <= 1<<16 {
-			db.ReadAll(1)
+		if h := db.Header(); h.Count <= 1<<16 {
+			// What reads without error is within the header.
+			recs, err := db.ReadAll(1)
+			for _, r := range recs {
+				if err == nil && (r.Remoteness() > h.MaxRemoteness || r.Value() < tiergame.Win || r.Value() > tiergame.Draw) {
+					t.Fatalf("record %v beyond header %+v", r, h)
+				}
+			}
 		}
 		db.Lookup(0)
 		if db.Header().Count <= 1<<16 {

@@ -29,7 +29,7 @@ type bearoffSize struct {
 }
 
 var bearoffSizes = []bearoffSize{
-	{checkers: 3, level: harness.Quick, peer: true, tier: 50 * time.Millisecond, gnubg: 150 * time.Millisecond},
+	{checkers: 3, level: harness.Quick, peer: true, tier: 50 * time.Millisecond, gnubg: 800 * time.Millisecond},
 	{checkers: 4, level: harness.Full, peer: true, tier: 100 * time.Millisecond, gnubg: 600 * time.Millisecond},
 	{checkers: 5, level: harness.Full, peer: true, tier: 200 * time.Millisecond, gnubg: 3 * time.Second},
 	{checkers: 6, level: harness.Full, peer: true, tier: 400 * time.Millisecond, gnubg: 20 * time.Second},

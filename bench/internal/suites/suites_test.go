@@ -64,8 +64,10 @@ func TestGroupsAreWellFormed(t *testing.T) {
 			}
 		}
 	}
-	// The CI smoke test: 1 warm-up + 3 rounds of every quick group.
-	if quick > 100*time.Second {
+	// The CI smoke test: 1 warm-up + 3 rounds of every quick group. The
+	// estimates sum to about 105 s; the run took 80 s on 2026-11-28 (2
+	// cores): the bound keeps the smoke test from growing unnoticed.
+	if quick > 110*time.Second {
 		t.Errorf("--quick is estimated at %v", quick)
 	}
 }

@@ -7,15 +7,17 @@ import "github.com/tiersolve/tiersolve/tiergame"
 // budget, else in the fewest parts whose rounds fit (LoopyParts), and
 // what that costs in notes exchanged and time. Its rates are measured
 // (cluster/README.md): xiangqi's 1.13 million hashes a core-second for
-// tierd solve, and, for xiangqi K+R+N v K+A in 3 parts, 0.9 notes a
-// position to parents in other parts (times (P-1)/P for P parts), 0.3
-// bytes a note in the notes files, and the rounds' cost on loopback.
+// tierd solve, and on the tiers of xiangqi K+R+N v K+A+A+B+B in 4 parts
+// (3.5 to 24 million positions each), 0.82 to 0.85 notes a position to
+// parents in other parts (1.13 times (P-1)/P for P parts), 0.29 to 0.47
+// bytes a note in the notes files, and 32 to 48 rounds a tier; a
+// round's grants, completions and transfers are a guess.
 const (
 	planHashRate        = 1.13e6 // hashes a core-second
-	planNotesPerPos     = 0.9
-	planNoteFileBytes   = 0.3
-	planRoundSeconds    = 0.25 // a round's grants, completions and transfers
-	planLevelsPerTier   = 40   // rounds of a tier in parts, as measured on K+R+N v K+A's top tier
+	planNotesPerPos     = 1.13
+	planNoteFileBytes   = 0.45
+	planRoundSeconds    = 0.25
+	planLevelsPerTier   = 45
 	planMostLoopyRanges = 256
 )
 

@@ -28,9 +28,12 @@ type Taker struct {
 	Memory int64
 }
 
-// fits reports whether unit u of tier t fits tk's memory.
+// fits reports whether unit u of tier t fits tk's memory, or is the next
+// round of a part tk holds already (it ran the part's last round: the
+// estimate may have grown with what the part reported, the part has
+// not).
 func (tk Taker) fits(r *Run, t *Tier, u *Unit) bool {
-	return tk.Memory <= 0 || r.UnitBytes(t, u) <= uint64(tk.Memory)
+	return tk.Memory <= 0 || r.UnitBytes(t, u) <= uint64(tk.Memory) || tk.Worker != "" && t.holder(u) == tk.Worker
 }
 
 // Free yields the units that could be leased now to tk, in the order
@@ -112,8 +115,8 @@ func (s *State) Blocked(id string, largest int64) string {
 	}
 	for ref := range s.Free(Taker{}) {
 		_, t, u := s.Unit(ref)
-		if ref.Run != id || u == nil {
-			continue
+		if ref.Run != id || u == nil || t.holder(u) != "" {
+			continue // a part's round goes to the worker that holds it
 		}
 		if n := r.UnitBytes(t, u); n > uint64(largest) {
 			what := fmt.Sprintf("tier %s", t.Name)

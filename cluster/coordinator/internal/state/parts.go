@@ -172,6 +172,20 @@ func (r *Run) advanceParts(t *Tier) bool {
 	return true
 }
 
+// holder is the worker that ran the last round of the part whose round u
+// is, if u is a unit of tier t's round in progress.
+func (t *Tier) holder(u *Unit) string {
+	if t.Parts == nil {
+		return ""
+	}
+	for k, pu := range t.Parts.Units {
+		if pu == u {
+			return t.Parts.Parts[k].Worker
+		}
+	}
+	return ""
+}
+
 // partsUnit returns unit i of tier t's round in progress, or nil.
 func (t *Tier) partsUnit(i int) *Unit {
 	if t.Parts == nil || i < 0 || i >= len(t.Parts.Units) {

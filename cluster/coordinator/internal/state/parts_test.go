@@ -201,4 +201,13 @@ func TestPartsMemory(t *testing.T) {
 	if msg := s.Blocked("r1", int64(need)); msg != "" {
 		t.Errorf("blocked although a worker can take it: %q", msg)
 	}
+	// A part's next round goes to the worker that holds it, even when
+	// what it reported grew the estimate past its budget.
+	t1.Parts.Parts[0].Worker = "w"
+	if free(int64(need)-1) != 1 {
+		t.Errorf("the worker holding part 0 may not take its next round")
+	}
+	for ref := range s.Free(Taker{Worker: "other", Memory: int64(need) - 1}) {
+		t.Errorf("%v leased to a worker too small for it", ref)
+	}
 }

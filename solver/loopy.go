@@ -109,13 +109,13 @@ const (
 	tiePhase
 )
 
-// denseLimit is the hash space up to which a loopy tier's cells are
-// indexed by position whatever its reachable count.
+// denseLimit is the hash space up to which a tier's cells are indexed by
+// position whatever its reachable count.
 const denseLimit = 1 << 24
 
-// loopyDense reports whether the cells of a loopy tier with hash space
-// size and n reachable positions are indexed by position.
-func loopyDense(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
+// denseBy reports whether the cells of a tier with hash space size and n
+// reachable positions are indexed by position (see worthDense).
+func denseBy(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
 
 // slot returns the index of position p's cell, and whether p is a
 // reachable position of the solver's range.
@@ -144,7 +144,7 @@ func (s *loopySolver) position(i uint64) uint64 {
 // its cells are indexed.
 func (s *loopySolver) holdRange(lo, hi uint64) {
 	s.lo, s.hi = lo, hi
-	s.dense = loopyDense(s.set.Len(), s.set.Total()) && !loopyTest.ranked
+	s.dense = worthDense(s.set)
 	s.loRank = firstRank(s.set, Range{Lo: lo})
 }
 

@@ -295,17 +295,23 @@ func PartBytes(size, hashes, kidSize uint64) uint64 {
 // and each child tier solved (kids: their hash spaces and reachable
 // counts), as tierd plan counts a step; and BaseBytes.
 func LoopyTierBytes(size, count uint64, kids [][2]uint64) uint64 {
-	n := BaseBytes + bitsetBytes(size) + cellsOf(size, count)*cellBytes
+	n := BaseBytes + solvedCellBytes(size, count)
 	for _, k := range kids {
-		n += bitsetBytes(k[0]) + cellsOf(k[0], k[1])*cellBytes
+		n += solvedCellBytes(k[0], k[1])
 	}
 	return n
+}
+
+// solvedCellBytes is the memory of a solved tier of size hashes and count
+// positions, or of a loopy tier being solved: its set and its cells.
+func solvedCellBytes(size, count uint64) uint64 {
+	return bitsetBytes(size) + cellsOf(size, count)*cellBytes
 }
 
 // cellsOf is how many cells a solved tier of size hashes and count
 // positions holds: one a hash when dense, else one a position.
 func cellsOf(size, count uint64) uint64 {
-	if size <= denseLimit || size/2 <= count {
+	if denseBy(size, count) {
 		return size
 	}
 	return count

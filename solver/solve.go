@@ -33,8 +33,7 @@ const recordBytes = 2
 // position: its hash space is small or mostly reachable, so a lookup is
 // one array access instead of a rank computation, for little memory more.
 func worthDense(set *bitarray.Ranked) bool {
-	size := set.Len()
-	return (size <= denseLimit || size/2 <= set.Total()) && !loopyTest.ranked
+	return denseBy(set.Len(), set.Total()) && !loopyTest.ranked
 }
 
 // byPosition spreads records held by rank over the tier's hash space, none

@@ -342,7 +342,7 @@ func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 	if r.isChance() { // its planes too, four bytes each a position
 		return bitsetBytes(size) + count*(probBytes+4*uint64(tiergame.PlaneCount(r.Game)))
 	}
-	return bitsetBytes(size) + cellsOf(size, count)*cellBytes
+	return solvedCellBytes(size, count)
 }
 
 // solveBytes estimates the peak memory of solving tier t: its set and

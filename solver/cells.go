@@ -75,6 +75,8 @@ var loopyTest struct {
 	// verify: the loopy solver counts no children (every position that
 	// can lose checks its children instead).
 	verify bool
+	// lean: loopy tiers keep no longest wins elsewhere (Effort.Lean).
+	lean bool
 	// narrow replaces layout8: a byte layout with few codes widens on
 	// small games.
 	narrow *layout

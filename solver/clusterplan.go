@@ -93,7 +93,7 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				ct.Seconds = planLevelsPerTier * planRoundSeconds
 			}
 		} else {
-			ct.Bytes = BaseBytes + r.solveBytes(t)
+			ct.Bytes = BaseBytes + r.solveBytes(t, false)
 			ct.Fits = ct.Bytes <= memory
 		}
 		ct.Seconds += float64(size) / (planHashRate * cores)

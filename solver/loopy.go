@@ -166,7 +166,7 @@ func (s *loopySolver) rangesOf() []Range {
 
 // solveLoopy solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
-func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex bool, done *atomic.Uint64, progress *LevelProgress) (*SolvedTier, error) {
+func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex, lean bool, done *atomic.Uint64, progress *LevelProgress) (*SolvedTier, error) {
 	kidRem, kidTie := longestOfKids(kids)
 	s, err := newLoopySolver(g, t, set, kids, workers, ranges, done, progress, layoutFor(kidRem+1, kidTie+1))
 	if err != nil {
@@ -183,8 +183,10 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
 	defer s.wins.free()
-	if s.wins, err = newWinsElsewhere(s.slots()); err != nil {
-		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
+	if !lean && !loopyTest.lean {
+		if s.wins, err = newWinsElsewhere(s.slots()); err != nil {
+			return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
+		}
 	}
 	if forceIndex || s.um == nil {
 		if s.slots() >= 1<<32 {

@@ -104,8 +104,9 @@ func runSum(t *testing.T, dir string) (int, string) {
 // reference solver: no child counts (every position that can lose checks
 // its children), a byte layout of 3 remoteness codes a value, 2 tie codes
 // and 1 counter (so cells widen to 16 bits in the first pass, during the
-// levels and among ties, and counters overflow), cells by rank, and all
-// of them at once.
+// levels and among ties, and counters overflow), cells by rank, lean
+// (the longest wins elsewhere looked up when a position loses, not kept),
+// and all of them at once.
 func TestLoopyCellPaths(t *testing.T) {
 	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
 	variants := []struct {
@@ -113,11 +114,13 @@ func TestLoopyCellPaths(t *testing.T) {
 		verify bool
 		narrow *layout
 		ranked bool
+		lean   bool
 	}{
-		{"verify", true, nil, false},
-		{"narrow", false, &narrow, false},
-		{"ranked", false, nil, true},
-		{"all", true, &narrow, true},
+		{"verify", true, nil, false, false},
+		{"narrow", false, &narrow, false, false},
+		{"ranked", false, nil, true, false},
+		{"lean", false, nil, false, true},
+		{"all", true, &narrow, true, true},
 	}
 	seeds := 12
 	if testing.Short() || oracleRace {
@@ -125,7 +128,7 @@ func TestLoopyCellPaths(t *testing.T) {
 	}
 	var widened int
 	for _, v := range variants {
-		loopyTest.verify, loopyTest.narrow, loopyTest.ranked = v.verify, v.narrow, v.ranked
+		loopyTest.verify, loopyTest.narrow, loopyTest.ranked, loopyTest.lean = v.verify, v.narrow, v.ranked, v.lean
 		for seed := range uint64(seeds) {
 			g := newRandGame(seed)
 			ref := g.reference()
@@ -150,7 +153,7 @@ func TestLoopyCellPaths(t *testing.T) {
 			}
 		}
 	}
-	loopyTest.verify, loopyTest.narrow, loopyTest.ranked = false, nil, false
+	loopyTest.verify, loopyTest.narrow, loopyTest.ranked, loopyTest.lean = false, nil, false, false
 	if widened == 0 {
 		t.Errorf("no random game has remoteness of %d or more: the narrow layout never widened", narrow.rem)
 	}

@@ -119,6 +119,9 @@ type Estimate struct {
 	// Budget is the memory available; Fits says whether Need <= Budget.
 	Budget uint64
 	Fits   bool
+	// Lean is the loopy tiers solved without their longest wins
+	// elsewhere kept (Effort.Lean) so that their steps fit the budget.
+	Lean []tiergame.Tier
 	// LargestFit is the largest tier hash space that would fit the budget
 	// (see LargestTier).
 	LargestFit uint64
@@ -134,7 +137,12 @@ const BaseBytes = 32 << 20
 // ones where the manifest knows them, else whole hash spaces.
 func (r *Run) Estimate() Estimate {
 	e := Estimate{Tiers: len(r.Graph.Tiers), Budget: r.Memory, LargestFit: LargestTier(r.Memory, r.Workers)}
-	solve := r.solveSteps()
+	solve, lean := r.solveSteps()
+	for _, t := range r.Graph.Tiers {
+		if lean[t] {
+			e.Lean = append(e.Lean, t)
+		}
+	}
 	for _, t := range r.Graph.Tiers {
 		size := r.Game.TierSize(t)
 		e.HashSpace += size
@@ -154,10 +162,13 @@ func (r *Run) Estimate() Estimate {
 // solved tiers it keeps for parents still to solve, and the next tier's
 // level file, which loads meanwhile. What of it lives on the Go heap (the
 // tiers' sets; cells are outside it) counts twice: the collector lets the
-// heap grow to twice what is live before it collects (GOGC=100).
-func (r *Run) solveSteps() map[tiergame.Tier]uint64 {
+// heap grow to twice what is live before it collects (GOGC=100). A loopy
+// tier whose step would not fit the budget with its longest wins
+// elsewhere kept is solved lean (without them), and is in lean.
+func (r *Run) solveSteps() (steps map[tiergame.Tier]uint64, lean map[tiergame.Tier]bool) {
 	order := r.Graph.SolveOrder()
-	steps := make(map[tiergame.Tier]uint64, len(order))
+	steps = make(map[tiergame.Tier]uint64, len(order))
+	lean = map[tiergame.Tier]bool{}
 	held := map[tiergame.Tier]uint64{} // solved tiers kept for their parents
 	left := map[tiergame.Tier]int{}
 	var heldSum, heldSets uint64
@@ -174,7 +185,11 @@ func (r *Run) solveSteps() map[tiergame.Tier]uint64 {
 		if i+1 < len(order) {
 			next = set(order[i+1])
 		}
-		steps[t] = r.solveBytes(t) + others + 2*next + sets
+		steps[t] = r.solveBytes(t, false) + others + 2*next + sets
+		if r.Graph.Loopy[t] && BaseBytes+steps[t] > r.Memory {
+			steps[t] = r.solveBytes(t, true) + others + 2*next + sets
+			lean[t] = true
+		}
 		held[t] = r.solvedBytes(t)
 		heldSum += held[t]
 		heldSets += set(t)
@@ -186,7 +201,7 @@ func (r *Run) solveSteps() map[tiergame.Tier]uint64 {
 			}
 		}
 	}
-	return steps
+	return steps, lean
 }
 
 // Plan builds the tier graph of cfg's game and estimates its memory,
@@ -228,9 +243,14 @@ func Plan(cfg Config) (*Run, error) {
 	return &Run{Config: cfg, Graph: gr}, nil
 }
 
-// checkMemory refuses a run whose heaviest step does not fit in the budget.
+// checkMemory refuses a run whose heaviest step does not fit in the
+// budget, and notes the loopy tiers to solve lean.
 func (r *Run) checkMemory() error {
 	e := r.Estimate()
+	r.lean = map[tiergame.Tier]bool{}
+	for _, t := range e.Lean {
+		r.lean[t] = true
+	}
 	if e.Fits {
 		return nil
 	}

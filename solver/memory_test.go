@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
@@ -66,7 +67,7 @@ func TestEstimateSymmetric(t *testing.T) {
 	for _, c := range []tiergame.Tier{1, 2} {
 		want += bitsetBytes(g.TierSize(c)) + g.TierSize(c)
 	}
-	if n := full.solveBytes(0); n != want {
+	if n := full.solveBytes(0, false); n != want {
 		t.Errorf("full run's play tier needs %d, want %d", n, want)
 	}
 	if e := full.Estimate(); e.Need < want {
@@ -77,7 +78,7 @@ func TestEstimateSymmetric(t *testing.T) {
 	if n := sym.count(0); !(float64(n) > 0.45*float64(size) && float64(n) < 0.6*float64(size)) {
 		t.Errorf("symmetric run counts %d positions of %d hashes", n, size)
 	}
-	if a, b := sym.solveBytes(0), full.solveBytes(0); a > b {
+	if a, b := sym.solveBytes(0, false), full.solveBytes(0, false); a > b {
 		t.Errorf("symmetric run's play tier needs %d, more than the full run's %d", a, b)
 	}
 }
@@ -116,5 +117,34 @@ func TestLoopyPartsFor(t *testing.T) {
 	}
 	if p, ok := LoopyParts(size, size/2, kids, BaseBytes, 256); ok || p != 256 {
 		t.Errorf("too little memory: %d parts, %v", p, ok)
+	}
+}
+
+// TestEstimateLean: a loopy tier whose step fits the budget only without
+// its longest wins elsewhere kept is solved lean, and the estimate says
+// so; with room for them it is not.
+func TestEstimateLean(t *testing.T) {
+	g, err := games.New("dshogi", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(memory uint64) Estimate {
+		r, err := Plan(Config{Game: g, Workers: 2, Memory: memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Estimate()
+	}
+	roomy := plan(64 << 30)
+	if len(roomy.Lean) != 0 || !roomy.Fits {
+		t.Fatalf("64 GiB: lean tiers %v, fits %v", roomy.Lean, roomy.Fits)
+	}
+	half := winsBytes(g.TierSize(0)) // the play tier's nibbles
+	tight := plan(roomy.Need - half/2)
+	if !slices.Equal(tight.Lean, []tiergame.Tier{0}) || !tight.Fits {
+		t.Fatalf("budget %d: lean tiers %v, fits %v (need %d)", roomy.Need-half/2, tight.Lean, tight.Fits, tight.Need)
+	}
+	if tight.Need > roomy.Need-half/2 || tight.Need < roomy.Need-half {
+		t.Errorf("lean need %d, want between %d and %d", tight.Need, roomy.Need-half, roomy.Need-half/2)
 	}
 }

@@ -75,6 +75,9 @@ type Run struct {
 	// canonical caches the bounds count uses for the canonical positions
 	// of a symmetric run's tiers before reachability.
 	canonical map[tiergame.Tier]uint64
+	// lean is the loopy tiers solved without their longest wins elsewhere
+	// kept, for the budget (Estimate.Lean).
+	lean map[tiergame.Tier]bool
 }
 
 // Close releases the run folder for other processes.

@@ -177,7 +177,7 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	levels := new(LevelProgress)
 	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done, levels)
 	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
-		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels})
+		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t]})
 	stop()
 	end()
 	if err != nil {
@@ -347,16 +347,18 @@ func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 
 // solveBytes estimates the peak memory of solving tier t: its set and
 // cells (a loopy tier's are its solved tier, with half a byte a cell
-// beside them for the longest wins elsewhere; a loop-free tier's records
-// are made by rank, two bytes a position, then turned into cells), and
-// each child tier's set and cells. Counts are from Run.count.
-func (r *Run) solveBytes(t tiergame.Tier) uint64 {
+// beside them for the longest wins elsewhere unless lean; a loop-free
+// tier's records are made by rank, two bytes a position, then turned into
+// cells), and each child tier's set and cells. Counts are from Run.count.
+func (r *Run) solveBytes(t tiergame.Tier, lean bool) uint64 {
 	n := r.solvedBytes(t)
 	switch {
 	case r.isChance():
 		n += r.count(t) * probBytes // made by rank, then indexed
 	case r.Graph.Loopy[t]:
-		n += winsBytes(cellsOf(r.Game.TierSize(t), r.count(t)))
+		if !lean {
+			n += winsBytes(cellsOf(r.Game.TierSize(t), r.count(t)))
+		}
 	default:
 		n += r.count(t) * recordBytes
 	}

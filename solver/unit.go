@@ -114,6 +114,11 @@ type Effort struct {
 	// Levels, if not nil, follows a loopy tier's retrograde analysis
 	// level by level once its positions are visited: progress.
 	Levels *LevelProgress
+	// Lean solves a loopy tier without its positions' longest wins in
+	// other tiers kept beside its cells (half a byte a hash less; a
+	// position that loses looks them up again instead): for a budget
+	// that would not hold them.
+	Lean bool
 }
 
 // LevelProgress is where a loopy tier's retrograde analysis is: the phase
@@ -273,7 +278,7 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		return solveLoopyParts(ctx, g, t, set, kids, loopyTest.parts, e)
 	}
 	if shape.Loopy {
-		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, done, e.Levels)
+		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, e.Lean, done, e.Levels)
 	}
 	recs := make([]valuedb.Record, set.Total())
 	rs := SplitShrinking(set, ranges)

@@ -3,6 +3,7 @@ package tierdcli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/tiersolve/tiersolve/internal/cli"
@@ -27,6 +28,8 @@ type planJSON struct {
 	Budget     uint64 `json:"budget_bytes"`
 	Fits       bool   `json:"fits"`
 	LargestFit uint64 `json:"largest_tier_that_fits"`
+	// LeanTiers is how many loopy tiers are solved lean to fit.
+	LeanTiers int `json:"lean_tiers,omitempty"`
 }
 
 func (p *Program) runPlan(e *cli.Env, args []string) error {
@@ -74,7 +77,7 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	if *asJSON {
 		if err := json.NewEncoder(e.Stdout).Encode(planJSON{Game: g.Name(), Option: g.Option(), Symmetry: *symmetry, Tiers: est.Tiers,
 			HashSpace: est.HashSpace, Largest: est.Largest, NeedBytes: est.Need, NeedTier: uint64(est.Tier),
-			Budget: est.Budget, Fits: est.Fits, LargestFit: est.LargestFit}); err != nil {
+			Budget: est.Budget, Fits: est.Fits, LargestFit: est.LargestFit, LeanTiers: len(est.Lean)}); err != nil {
 			return err
 		}
 		return fits()
@@ -91,6 +94,18 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 		g.Name(), g.Option(), kind, est.Tiers, est.HashSpace, est.Largest)
 	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s (%s of it what every run holds: the program and the Go runtime); budget %s with %d workers: %s\n",
 		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(solver.BaseBytes), solver.BytesString(est.Budget), r.Workers, verdict)
+	if len(est.Lean) > 0 {
+		names := make([]string, 0, 3)
+		for _, t := range est.Lean[:min(3, len(est.Lean))] {
+			names = append(names, g.TierName(t))
+		}
+		more := ""
+		if len(est.Lean) > len(names) {
+			more = fmt.Sprintf(" and %d more", len(est.Lean)-len(names))
+		}
+		fmt.Fprintf(e.Stdout, "solved lean to fit (the longest wins elsewhere looked up again, not kept: half a byte a hash less, slower): %s%s\n",
+			strings.Join(names, ", "), more)
+	}
 	fmt.Fprintf(e.Stdout, "largest tier hash space that fits this budget: about %d positions\n", est.LargestFit)
 	return fits()
 }

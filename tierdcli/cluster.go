@@ -274,6 +274,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	compress := fs.Bool("compress-partials", false, "gzip the partial level files (default: stored, 2-3 times larger, no CPU to write or read): for slow links or a metered object store")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")
+	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiles (heap, CPU; net/http/pprof, no token) on this address, e.g. 127.0.0.1:6060 (default: off)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -315,6 +316,9 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 		return err
 	}
 	defer stopProfile()
+	if err := servePprof(*pprofAddr, log); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	err = w.Run(ctx)

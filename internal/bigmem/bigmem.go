@@ -20,6 +20,7 @@ package bigmem
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -41,10 +42,19 @@ func (m *mapping) unmap() {
 	m.once.Do(func() {
 		if m.b != nil {
 			unix.Munmap(m.b)
+			mapped.Add(-int64(len(m.b)))
 			m.b = nil
 		}
 	})
 }
+
+// mapped counts the bytes of the mappings not yet unmapped.
+var mapped atomic.Int64
+
+// Mapped is the memory of the Arrays made and not yet freed outside the
+// Go heap: the runtime does not count it (runtime/metrics, the memory
+// limit), a process's resident set does, once written.
+func Mapped() uint64 { return uint64(max(mapped.Load(), 0)) }
 
 // smallBytes is the size below which an array is an ordinary Go slice: a
 // mapping costs a system call and whole pages.
@@ -66,6 +76,7 @@ func Words(n uint64) (*Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bigmem: mapping %d bytes: %w", size, err)
 	}
+	mapped.Add(int64(size))
 	m := &mapping{b: b}
 	return &Array{words: unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n), mem: m}, nil
 }

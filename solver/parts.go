@@ -379,7 +379,11 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		return nil, err
 	}
 	for k, p := range ps {
-		if err := p.StartTies(ctx, tied[k]); err != nil {
+		// As a worker does: the tied notes a file's section at a time.
+		if err := p.StartTies(ctx, nil); err != nil {
+			return nil, err
+		}
+		if err := eachSection(tied[k], func(ns Notes) error { return p.Apply(ctx, ns) }); err != nil {
 			return nil, err
 		}
 	}
@@ -418,18 +422,32 @@ func roundTrip(ns Notes) Notes {
 	return out
 }
 
+// eachSection writes notes as a file and reads it back a section at a
+// time (EachNotes), as a worker reads the notes files it receives.
+func eachSection(ns Notes, f func(Notes) error) error {
+	var b bytes.Buffer
+	if err := WriteNotes(&b, ns); err != nil {
+		return err
+	}
+	return EachNotes(&b, f)
+}
+
 // lockstep runs the parts' levels of the phase in progress, each level
 // on every part before the next, passing the notes of each level to
 // their parts, until no part holds a later level and no note is left.
+// Each part receives a file of notes from each other part, as a worker
+// does.
 func lockstep(ctx context.Context, ps []*Part) error {
-	inbox := make([]Notes, len(ps))
+	inbox := make([][]Notes, len(ps)) // by receiver, then sender
 	for r := -1; ; {
 		next, sent := -1, false
 		for k, p := range ps {
 			if l := p.Next(r); l >= 0 && (next < 0 || l < next) {
 				next = l
 			}
-			sent = sent || len(inbox[k]) > 0
+			for _, ns := range inbox[k] {
+				sent = sent || len(ns) > 0
+			}
 		}
 		if sent {
 			next = r + 1 // the notes give codes of that level or later
@@ -439,8 +457,13 @@ func lockstep(ctx context.Context, ps []*Part) error {
 		}
 		outs := make([][]Notes, len(ps))
 		for k, p := range ps {
+			for _, ns := range inbox[k] {
+				if err := eachSection(ns, func(ns Notes) error { return p.Receive(ctx, next, ns) }); err != nil {
+					return err
+				}
+			}
 			var err error
-			if outs[k], err = p.Step(ctx, next, roundTrip(inbox[k])); err != nil {
+			if outs[k], err = p.Step(ctx, next, nil); err != nil {
 				return err
 			}
 			if loopyTest.checkpoints {
@@ -452,9 +475,11 @@ func lockstep(ctx context.Context, ps []*Part) error {
 		for k := range ps {
 			inbox[k] = nil
 			for _, out := range outs {
-				inbox[k] = append(inbox[k], out[k]...)
+				if len(out[k]) > 0 {
+					inbox[k] = append(inbox[k], out[k])
+					loopyTest.notes.Add(int64(len(out[k])))
+				}
 			}
-			loopyTest.notes.Add(int64(len(inbox[k])))
 		}
 		r = next
 	}

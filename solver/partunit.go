@@ -100,6 +100,17 @@ func (p *Part) Step(ctx context.Context, r int, in Notes) ([]Notes, error) {
 	return asNotes(p.s.takeOutbox()), nil
 }
 
+// Receive applies notes the other parts sent at level r-1, before
+// Step(ctx, r, nil): the same as passing them to Step, but in as many
+// calls as the caller likes (a notes file a section at a time,
+// EachNotes), in any order, since the updates of a level commute.
+func (p *Part) Receive(ctx context.Context, r int, in Notes) error {
+	if err := p.s.fit(r + 1); err != nil {
+		return err
+	}
+	return p.s.applyNotes(ctx, in)
+}
+
 // StartTies ends the phase of wins and losses and starts that of ties,
 // with the tied notes of the child tiers.
 func (p *Part) StartTies(ctx context.Context, tied Notes) error {
@@ -144,8 +155,12 @@ const (
 // ErrNotes marks a notes file that is not valid.
 var ErrNotes = errors.New("invalid notes file")
 
+// noteEncoder compresses notes and checkpoints: one encoder for the
+// process, a window of a megabyte (a checkpoint's chunk; sorted notes
+// repeat little farther back). The default window of 8 MiB kept a 16 MiB
+// buffer for the process's life, a quarter of a small worker's budget.
 var (
-	noteEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	noteEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
 	noteDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(10*noteSection+1<<16))
 )
 
@@ -186,44 +201,60 @@ func WriteNotes(w io.Writer, ns Notes) error {
 // count and frame are bounded, so a damaged file allocates no more than a
 // section's worth before it is refused.
 func ReadNotes(r io.Reader, ns Notes) (Notes, error) {
+	err := EachNotes(r, func(s Notes) error {
+		ns = append(ns, s...)
+		return nil
+	})
+	return ns, err
+}
+
+// EachNotes reads a notes file a section at a time (at most a million
+// notes), calling f with each section's notes, which are valid until f
+// returns: a part applies the notes it receives without holding a whole
+// file's. A section's count and frame are bounded, as ReadNotes's.
+func EachNotes(r io.Reader, f func(Notes) error) error {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(notesMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != notesMagic {
-		return ns, fmt.Errorf("%w: bad magic", ErrNotes)
+		return fmt.Errorf("%w: bad magic", ErrNotes)
 	}
-	var frame []byte
-	var raw []byte
+	var frame, raw []byte
+	var ns Notes
 	for {
 		count, err := binary.ReadUvarint(br)
 		if err != nil {
-			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+			return fmt.Errorf("%w: %v", ErrNotes, err)
 		}
 		if count == 0 {
-			return ns, nil
+			return nil
 		}
 		size, err := binary.ReadUvarint(br)
 		if err != nil || count > noteSection || size > maxNoteFrame {
-			return ns, fmt.Errorf("%w: a section of %d notes in %d bytes", ErrNotes, count, size)
+			return fmt.Errorf("%w: a section of %d notes in %d bytes", ErrNotes, count, size)
 		}
 		frame = slices.Grow(frame[:0], int(size))[:size]
 		if _, err := io.ReadFull(br, frame); err != nil {
-			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+			return fmt.Errorf("%w: %v", ErrNotes, err)
 		}
 		if raw, err = noteDecoder.DecodeAll(frame, raw[:0]); err != nil {
-			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+			return fmt.Errorf("%w: %v", ErrNotes, err)
 		}
-		prev := uint64(0)
+		ns = ns[:0]
+		rest, prev := raw, uint64(0)
 		for i := uint64(0); i < count; i++ {
-			d, n := binary.Uvarint(raw)
+			d, n := binary.Uvarint(rest)
 			if n <= 0 {
-				return ns, fmt.Errorf("%w: a section ends early", ErrNotes)
+				return fmt.Errorf("%w: a section ends early", ErrNotes)
 			}
-			raw = raw[n:]
+			rest = rest[n:]
 			prev += d
 			ns = append(ns, note(prev))
 		}
-		if len(raw) != 0 {
-			return ns, fmt.Errorf("%w: %d bytes after a section's notes", ErrNotes, len(raw))
+		if len(rest) != 0 {
+			return fmt.Errorf("%w: %d bytes after a section's notes", ErrNotes, len(rest))
+		}
+		if err := f(ns); err != nil {
+			return err
 		}
 	}
 }

@@ -187,6 +187,7 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	}
 	var out [][]Target
 	for _, ts := range slots.used() {
+		ts[len(ts)-1] = Target{} // the found set, garbage from here on
 		out = append(out, ts[:len(ts)-1])
 	}
 	return out, nil

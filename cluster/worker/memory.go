@@ -74,6 +74,16 @@ func (m *memory) reserve(o owner, size int64) (release func()) {
 	}
 }
 
+// reserveUnit makes room in the memory for what unit u holds beside the
+// shelves while it runs: need, the estimate of its peak (the leader's,
+// api.Assignment.Bytes, or the worker's own), less what every estimate
+// counts for the program and the runtime (solver.BaseBytes, outside
+// Config.MemoryBytes) and less held, the bytes of the shelves' entries
+// it holds (counted there).
+func (w *Worker) reserveUnit(u *unit, need, held int64) (release func()) {
+	return w.mem.reserve(u.own, max(need-solver.BaseBytes-held, 0))
+}
+
 // memory is the budget the shelves share, and the entries on all of them.
 type memory struct {
 	mu    sync.Mutex

@@ -8,6 +8,19 @@ import (
 	"github.com/tiersolve/tiersolve/internal/memsize"
 )
 
+// ProgramBytes is what a worker process holds beside the Go runtime's
+// memory and the cells outside the Go heap: its program's pages mapped
+// from its file (RssFile), measured at most about N MiB for tierd.
+const ProgramBytes = 16 << 20
+
+// LimitMemory holds the memory of a process that runs a worker within
+// budget bytes: the Go runtime's and the solver's cells outside the Go
+// heap together (bigmem.LimitGo) within budget less ProgramBytes. The
+// cells are made as units need them, so the runtime's limit follows
+// them. tierd worker --memory calls it; a test that runs workers inside
+// its own process does not.
+func LimitMemory(budget int64) { bigmem.LimitGo(budget - ProgramBytes) }
+
 // goMemory is the memory the Go runtime holds from the system (heap,
 // stacks, its own structures), less what it has given back: what its
 // memory limit (debug.SetMemoryLimit) counts.

@@ -70,8 +70,9 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		}
 	}
 	// The round's cells and what it reads beside the shelves: the leader's
-	// estimate, for which the memory makes room.
-	defer w.mem.reserve(u.own, u.Bytes)()
+	// estimate, for which the memory makes room (the tier's set is on
+	// its shelf).
+	defer w.reserveUnit(u, u.Bytes, setBytes(u.g, u.tier))()
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err
@@ -124,15 +125,25 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			u.out.part = res
 			return positions, nil
 		default:
-			in, err := w.readNotes(ctx, step.In)
+			// The notes it reads are applied a section at a time, not
+			// held whole.
+			paths, err := w.disk.paths(ctx, step.In)
 			if err != nil {
 				return 0, err
 			}
+			receive := func(ns solver.Notes) error { return p.Receive(ctx, step.Level, ns) }
 			if step.Ties {
-				err = p.StartTies(ctx, in)
-			} else {
+				err = p.StartTies(ctx, nil)
+				receive = func(ns solver.Notes) error { return p.Apply(ctx, ns) }
+			}
+			for _, path := range paths {
+				if err == nil {
+					err = eachNotes(path, receive)
+				}
+			}
+			if err == nil && !step.Ties {
 				var outs []solver.Notes
-				outs, err = p.Step(ctx, step.Level, in)
+				outs, err = p.Step(ctx, step.Level, nil)
 				for k, ns := range outs {
 					if err == nil && mine && k != pw.Part && len(ns) > 0 {
 						res.Notes += uint64(len(ns))
@@ -174,60 +185,42 @@ func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked,
 	return solver.RestorePart(ctx, f, u.g, u.tier, set, cut, pw.Part, e)
 }
 
-// readNotes reads notes files.
-func (w *Worker) readNotes(ctx context.Context, blobs []api.Blob) (solver.Notes, error) {
-	paths, err := w.disk.paths(ctx, blobs)
+// eachNotes reads a notes file a section at a time (solver.EachNotes).
+func eachNotes(path string, f func(solver.Notes) error) error {
+	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var ns solver.Notes
-	for _, path := range paths {
-		if ns, err = readNotesFile(path, ns); err != nil {
-			return nil, err
-		}
+	defer file.Close()
+	if err := solver.EachNotes(file, f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return ns, nil
-}
-
-func readNotesFile(path string, ns solver.Notes) (solver.Notes, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return ns, err
-	}
-	defer f.Close()
-	if ns, err = solver.ReadNotes(f, ns); err != nil {
-		return ns, fmt.Errorf("%s: %w", path, err)
-	}
-	return ns, nil
+	return nil
 }
 
 // firstPass makes part k (solver.NewPart) and applies its child tiers'
 // notes, made from their databases a range at a time
-// (solver.LoadSolvedRange, solver.ChildNotes): every child's held notes,
-// then their won notes (kept in files meanwhile); it returns the part
-// and its tied notes, read again when ties start.
+// (solver.OpenSolved, solver.ChildNotes), one child tier open at a time:
+// every child's held notes, then their won notes (kept in files
+// meanwhile); it returns the part and its tied notes, read again when
+// ties start.
 func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort) (*solver.Part, solver.Notes, error) {
-	kids := make([]*solver.SolvedReader, 0, len(u.Kids))
-	defer func() {
-		for _, r := range kids {
-			r.Close()
-		}
-	}()
+	paths := make([][]string, len(u.Kids))
 	maxRem, maxTie := 0, -1
-	for _, ki := range u.Kids {
+	for i, ki := range u.Kids {
 		if ki.DB == nil {
 			return nil, nil, fmt.Errorf("child tier %d has no database yet", ki.Tier)
 		}
-		paths, err := w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB})
+		var err error
+		if paths[i], err = w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB}); err != nil {
+			return nil, nil, err
+		}
+		// The headers first: the part's cells are laid out for the
+		// children's longest remoteness.
+		h, err := dbHeader(paths[i][1])
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := solver.OpenSolved(u.g, tiergame.Tier(ki.Tier), paths[0], paths[1])
-		if err != nil {
-			return nil, nil, err
-		}
-		kids = append(kids, r)
-		h := r.Header()
 		maxRem = max(maxRem, h.MaxRemoteness)
 		if h.Tie > 0 {
 			maxTie = max(maxTie, h.MaxRemoteness)
@@ -250,20 +243,27 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	defer os.RemoveAll(dir)
 	var won []string
 	var tied solver.Notes
-	for _, c := range kids {
+	// child applies the held notes of child tier i, keeping its won and
+	// tied ones; its set is freed before the next is loaded.
+	child := func(i int) error {
+		c, err := solver.OpenSolved(u.g, tiergame.Tier(u.Kids[i].Tier), paths[i][0], paths[i][1])
+		if err != nil {
+			return err
+		}
+		defer c.Close()
 		count := c.Header().Count
 		for lo := uint64(0); lo < count; lo += solver.ChildChunk {
 			st, err := c.Range(lo, min(lo+solver.ChildChunk, count), w.cfg.Threads)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			h, wn, ti, err := solver.ChildNotes(ctx, u.g, u.tier, cut, st)
 			st.Free()
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			if err := p.Apply(ctx, h[k]); err != nil {
-				return nil, nil, err
+				return err
 			}
 			tied = append(tied, ti[k]...)
 			if len(wn[k]) == 0 {
@@ -271,17 +271,19 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 			}
 			path := filepath.Join(dir, fmt.Sprintf("%d", len(won)))
 			if err := writeNotesFile(path, wn[k]); err != nil {
-				return nil, nil, err
+				return err
 			}
 			won = append(won, path)
 		}
+		return nil
 	}
-	for _, path := range won {
-		ns, err := readNotesFile(path, nil)
-		if err != nil {
+	for i := range u.Kids {
+		if err := child(i); err != nil {
 			return nil, nil, err
 		}
-		if err := p.Apply(ctx, ns); err != nil {
+	}
+	for _, path := range won {
+		if err := eachNotes(path, func(ns solver.Notes) error { return p.Apply(ctx, ns) }); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -290,6 +292,16 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	}
 	ok = true
 	return p, tied, nil
+}
+
+// dbHeader reads the header of a value database.
+func dbHeader(path string) (valuedb.Header, error) {
+	db, err := valuedb.Open(path)
+	if err != nil {
+		return valuedb.Header{}, err
+	}
+	defer db.Close()
+	return db.Header(), nil
 }
 
 func writeCheckpoint(path string, p *solver.Part) error {

@@ -114,12 +114,23 @@ func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 // (solver.CloseTier): a partial level file of the closed tier, and of
 // each child tier it reaches.
 func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
+	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
+	for i, c := range u.children {
+		kids[i] = u.g.TierSize(c)
+	}
+	// Each thread adds a set over the tier and its children: as many as
+	// the budget holds (the leader's estimate is for one).
+	workers := w.cfg.Threads
+	for w.cfg.Budget > 0 && workers > 1 && solver.CloseBytes(size, kids, workers) > uint64(w.cfg.Budget) {
+		workers--
+	}
+	defer w.reserveUnit(u, int64(solver.CloseBytes(size, kids, workers)), 0)()
 	set, err := w.mergeTier(ctx, u.g, u.tier, u.Partials)
 	if err != nil {
 		return 0, err
 	}
 	var done atomic.Uint64
-	shares, err := solver.CloseTier(ctx, u.g, u.tier, set, u.children, solver.Effort{Workers: w.cfg.Threads, Done: &done})
+	shares, err := solver.CloseTier(ctx, u.g, u.tier, set, u.children, solver.Effort{Workers: workers, Done: &done})
 	if err != nil {
 		return 0, err
 	}
@@ -210,6 +221,13 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer releaseKids()
+	// The tier's cells: the estimate less its inputs, which are on their
+	// shelves.
+	held := setBytes(u.g, u.tier)
+	for _, k := range kids {
+		held += int64(k.Bytes())
+	}
+	defer w.reserveUnit(u, u.Bytes, held)()
 	loaded := time.Now()
 	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
 	if err != nil {

@@ -46,12 +46,16 @@ type Config struct {
 	// folder removed at any time.
 	Dir string
 	// CacheBytes bounds the inputs kept on disk, MemoryBytes those kept
-	// loaded in memory (tier sets, solved child tiers); 0 means 8 GiB and
-	// half the machine's memory.
+	// loaded in memory (tier sets, solved child tiers) with what the
+	// units under way hold beside them; 0 means 8 GiB, and the Budget
+	// less what every estimate counts for the program and the runtime
+	// (solver.BaseBytes), or half the machine's memory.
 	CacheBytes, MemoryBytes int64
 	// Budget, if set, is the worker's memory budget, which it tells the
 	// leader (api.LeaseRequest.Memory): it is leased no unit the leader
-	// estimates larger. MemoryBytes defaults to it.
+	// estimates larger, and a unit of a loopy tier makes room for the
+	// estimate in the memory cache while it runs. The process's own
+	// memory is held to it by its program (LimitMemory).
 	Budget int64
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
@@ -122,7 +126,7 @@ func New(cfg Config) (*Worker, error) {
 		cfg.CacheBytes = 8 << 30
 	}
 	if cfg.MemoryBytes <= 0 && cfg.Budget > 0 {
-		cfg.MemoryBytes = cfg.Budget
+		cfg.MemoryBytes = max(cfg.Budget-solver.BaseBytes, cfg.Budget/4)
 	}
 	if cfg.MemoryBytes <= 0 {
 		cfg.MemoryBytes = int64(solver.DefaultMemory() / 2)

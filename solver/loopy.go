@@ -557,9 +557,16 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 	for _, w := range s.made {
 		s.addCounts(w.counts)
 		clear(w.counts)
+		// The notes move to the outbox rather than being copied: a
+		// worker's buffers would keep the largest level's notes for the
+		// part's life.
 		for k, ns := range w.out {
-			s.outbox[k] = append(s.outbox[k], ns...)
-			w.out[k] = ns[:0]
+			if s.outbox[k] == nil {
+				s.outbox[k] = ns
+			} else {
+				s.outbox[k] = append(s.outbox[k], ns...)
+			}
+			w.out[k] = nil
 		}
 	}
 	return err

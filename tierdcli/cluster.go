@@ -300,14 +300,11 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if memBytes > 0 {
-		// The budget the leader leases by holds the process: the
-		// collector works harder near it rather than let the heap double
-		// beside the cells.
-		worker.LimitMemory(int64(memBytes))
-	}
+	// The budget the leader leases by holds the process: the collector
+	// works harder near it rather than let the heap double beside the
+	// cells.
 	w, err := worker.New(worker.Config{Client: c, ID: *id, Threads: *threads, Dir: *data,
-		CacheBytes: int64(cacheBytes), Budget: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
+		CacheBytes: int64(cacheBytes), Budget: int64(memBytes), LimitProcess: true, NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
 	if err != nil {
 		return err
 	}

@@ -8,18 +8,28 @@ import (
 	"github.com/tiersolve/tiersolve/internal/memsize"
 )
 
-// ProgramBytes is what a worker process holds beside the Go runtime's
-// memory and the cells outside the Go heap: its program's pages mapped
-// from its file (RssFile), measured at most about N MiB for tierd.
-const ProgramBytes = 16 << 20
+// programBytes is the least a worker process holds beside the Go
+// runtime's memory and the cells outside the Go heap: its program's pages
+// mapped from its file (RssFile), 15.5 MiB for an idle tierd worker.
+const programBytes = 16 << 20
 
-// LimitMemory holds the memory of a process that runs a worker within
-// budget bytes: the Go runtime's and the solver's cells outside the Go
-// heap together (bigmem.LimitGo) within budget less ProgramBytes. The
-// cells are made as units need them, so the runtime's limit follows
-// them. tierd worker --memory calls it; a test that runs workers inside
-// its own process does not.
-func LimitMemory(budget int64) { bigmem.LimitGo(budget - ProgramBytes) }
+// holdProcess holds the process's memory within the budget (with
+// Config.LimitProcess): the Go runtime's memory and the cells outside
+// the Go heap together (bigmem.LimitGo) within the budget less the
+// program's pages, the most they have been (they grow as the program
+// runs code it had not). It runs before every unit.
+func (w *Worker) holdProcess() {
+	if !w.cfg.LimitProcess || w.cfg.Budget <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	file := max(int64(memsize.ReadResident().File), programBytes)
+	if file > w.program {
+		w.program = file
+		bigmem.LimitGo(w.cfg.Budget - file)
+	}
+}
 
 // goMemory is the memory the Go runtime holds from the system (heap,
 // stacks, its own structures), less what it has given back: what its

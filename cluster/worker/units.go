@@ -76,6 +76,7 @@ func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()
 	for i, c := range a.Children {
 		u.children[i] = tiergame.Tier(c)
 	}
+	w.holdProcess()
 	if a.Live != nil {
 		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
 			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)

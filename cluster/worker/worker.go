@@ -54,9 +54,14 @@ type Config struct {
 	// Budget, if set, is the worker's memory budget, which it tells the
 	// leader (api.LeaseRequest.Memory): it is leased no unit the leader
 	// estimates larger, and a unit of a loopy tier makes room for the
-	// estimate in the memory cache while it runs. The process's own
-	// memory is held to it by its program (LimitMemory).
+	// estimate in the memory cache while it runs.
 	Budget int64
+	// LimitProcess holds the whole process's memory within Budget: the
+	// Go runtime's limit (debug.SetMemoryLimit) follows the cells made
+	// outside the Go heap and the program's own pages. Set it when the
+	// worker is its process's only work (tierd worker --memory), not
+	// for workers inside a test's process.
+	LimitProcess bool
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
 	// Games are the names of the games NewGame builds (games.Registry's
@@ -86,9 +91,10 @@ type Worker struct {
 	sem    *semaphore.Weighted
 	games  *unitio.Games
 
-	mu     sync.Mutex
-	active map[uint64]*leased // by lease token
-	ttl    time.Duration      // the lease TTL the leader announced
+	mu      sync.Mutex
+	program int64              // the program's pages, at most (holdProcess)
+	active  map[uint64]*leased // by lease token
+	ttl     time.Duration      // the lease TTL the leader announced
 	// progress tells, by lease token, whether the units this worker was
 	// leased whose results stay in memory (executor.keepsResults), and
 	// that have not reported yet, have computed them: a unit leased
@@ -143,6 +149,7 @@ func New(cfg Config) (*Worker, error) {
 		ttl: api.DefaultLeaseTTL, games: unitio.NewGames(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
 	w.mem = newMemCache(cfg.MemoryBytes)
+	w.holdProcess()
 	return w, nil
 }
 

@@ -222,4 +222,8 @@ func TestPartsMemory(t *testing.T) {
 	if tk.Memory--; tk.fits(r, t1, closing) {
 		t.Error("closing fits a budget below its estimate")
 	}
+	t1.Parts, t1.Reach = nil, []*Unit{closing}
+	if msg := s.Blocked("r1", tk.Memory); !strings.Contains(msg, "closing tier t1 needs about") || strings.Contains(msg, "--loopy-ranges") {
+		t.Errorf("blocked by closing: %q", msg)
+	}
 }

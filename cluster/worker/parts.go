@@ -72,7 +72,14 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	// The round's cells and what it reads beside the shelves: the leader's
 	// estimate, for which the memory makes room (the tier's set is on
 	// its shelf).
-	defer w.reserveUnit(u, u.Bytes, setBytes(u.g, u.tier))()
+	releaseRound, err := w.reserveUnit(ctx, u, u.Bytes, setBytes(u.g, u.tier))
+	if err != nil {
+		if p != nil {
+			p.Free()
+		}
+		return 0, err
+	}
+	defer releaseRound()
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err

@@ -125,7 +125,11 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 	for w.cfg.Budget > 0 && workers > 1 && solver.CloseBytes(size, kids, workers) > uint64(w.cfg.Budget) {
 		workers--
 	}
-	defer w.reserveUnit(u, int64(solver.CloseBytes(size, kids, workers)), 0)()
+	release, err := w.reserveUnit(ctx, u, int64(solver.CloseBytes(size, kids, workers)), 0)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	set, err := w.mergeTier(ctx, u.g, u.tier, u.Partials)
 	if err != nil {
 		return 0, err
@@ -228,7 +232,11 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 	for _, k := range kids {
 		held += int64(k.Bytes())
 	}
-	defer w.reserveUnit(u, u.Bytes, held)()
+	releaseCells, err := w.reserveUnit(ctx, u, u.Bytes, held)
+	if err != nil {
+		return 0, err
+	}
+	defer releaseCells()
 	loaded := time.Now()
 	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
 	if err != nil {

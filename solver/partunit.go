@@ -134,8 +134,13 @@ func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
 // Bytes is the memory the part holds: its cells and what it keeps beside
 // them (its tier's set is the caller's).
 func (p *Part) Bytes() uint64 {
-	return p.s.cells.bytes() + 16*uint64(len(p.s.counted)+len(p.s.maxWin))
+	return p.s.cells.bytes() + mapEntryBytes*uint64(len(p.s.counted)+len(p.s.maxWin))
 }
+
+// mapEntryBytes bounds the memory of an entry of the maps a part keeps
+// beside its cells: 24 to 38 bytes measured for Go's maps of uint64 keys
+// and small values, by how full their tables are.
+const mapEntryBytes = 40
 
 // Free returns the part's cells.
 func (p *Part) Free() { p.s.cells.free() }

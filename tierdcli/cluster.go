@@ -269,7 +269,7 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	threads := fs.Int("threads", 0, "units run at once (default: all cores)")
 	id := fs.String("id", "", "this worker's name (default: HOST-PID)")
 	cache := fs.String("cache", "8GiB", "disk space for cached inputs")
-	memory := fs.String("memory", "", "memory budget: the worker is leased no unit the leader estimates larger (a loopy tier whole or a part of it), and keeps loaded inputs within it (default: half the machine)")
+	memory := fs.String("memory", "", "memory budget of the whole process: the worker is leased no unit the leader estimates larger (a loopy tier's closing, the tier whole or a part of it), and holds its heap, cells and loaded inputs within it (default: none; loaded inputs within half the machine)")
 	compress := fs.Bool("compress-partials", false, "gzip the partial level files (default: stored, 2-3 times larger, no CPU to write or read): for slow links or a metered object store")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")

@@ -279,3 +279,54 @@ func checkLevel(g tiergame.Game, t tiergame.Tier, r int) error {
 	}
 	return nil
 }
+
+// winsElsewhere keeps, beside the cells of a loopy tier solved whole,
+// the longest win among each position's children in other tiers, in 4
+// bits a position (15: longer, look it up), while its wins and losses are
+// found. A position that can lose and has such a child (the code's flag)
+// then loses at once when its count of children in the tier runs out,
+// without listing its moves again to learn how long that win is (which
+// cost Quixo 4x4 about 9% of its solve).
+type winsElsewhere struct {
+	words []uint64
+	mem   *bigmem.Array
+}
+
+// winsCapped is the value that says a longest win of winsCapped or more
+// plies: it is looked up.
+const winsCapped = 15
+
+// newWinsElsewhere returns the nibbles of n positions, all zero.
+func newWinsElsewhere(n uint64) (winsElsewhere, error) {
+	mem, err := bigmem.Words((n + 15) / 16)
+	if err != nil {
+		return winsElsewhere{}, err
+	}
+	return winsElsewhere{words: mem.Words(), mem: mem}, nil
+}
+
+// set records r, the longest win elsewhere of the position in slot i (the
+// nibble must be zero); safe beside concurrent sets of other slots.
+func (x *winsElsewhere) set(i uint64, r int) {
+	if v := uint64(min(r, winsCapped)); v != 0 {
+		atomic.OrUint64(&x.words[i>>4], v<<(i&15*4))
+	}
+}
+
+// get returns the longest win elsewhere of slot i, and false when it is
+// winsCapped or more and must be looked up.
+func (x *winsElsewhere) get(i uint64) (int, bool) {
+	v := int(atomic.LoadUint64(&x.words[i>>4]) >> (i & 15 * 4) & 15)
+	return v, v < winsCapped
+}
+
+// free returns the nibbles' memory; a zero winsElsewhere is free already.
+func (x *winsElsewhere) free() {
+	if x.mem != nil {
+		x.mem.Free()
+	}
+	*x = winsElsewhere{}
+}
+
+// winsBytes is the memory of the nibbles of n positions.
+func winsBytes(n uint64) uint64 { return (n + 15) / 16 * 8 }

@@ -62,10 +62,13 @@ type loopySolver struct {
 	ranges  int
 	cells   cellArray
 	dense   bool
-	um      tiergame.Unmover // nil: parents from idx
-	idx     *indexParents
-	edges   [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
-	done    *atomic.Uint64
+	// wins holds the longest win elsewhere of each position while a tier
+	// solved whole finds its wins and losses (zero otherwise).
+	wins  winsElsewhere
+	um    tiergame.Unmover // nil: parents from idx
+	idx   *indexParents
+	edges [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
+	done  *atomic.Uint64
 	// progress is where the levels are, for a progress display.
 	progress *LevelProgress
 	// verify, when set, counts no children: every position that can lose
@@ -179,6 +182,10 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if s.cells, err = newCells(s.slots(), s.cells.lay); err != nil {
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
+	defer s.wins.free()
+	if s.wins, err = newWinsElsewhere(s.slots()); err != nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
+	}
 	if forceIndex || s.um == nil {
 		if s.slots() >= 1<<32 {
 			return nil, fmt.Errorf("%s: tier %d has %d positions, too many for a reverse index (the game needs Parents)", g.Name(), t, s.slots())
@@ -195,6 +202,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if err := s.levels(ctx); err != nil {
 		return nil, err
 	}
+	s.wins.free() // ties do not need them
 	if err := s.startTies(ctx, kidTie >= 0); err != nil {
 		return nil, err
 	}
@@ -367,6 +375,9 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 				f := uint32(0)
 				if anyWin {
 					f = 1
+					if s.wins.words != nil {
+						s.wins.set(i, maxWin)
+					}
 				}
 				code = lay.uncounted(f)
 				if n <= int(lay.ctr) && !s.verify {
@@ -714,15 +725,22 @@ func (w *levelWorker) countDown(u parentRef, r int) error {
 		case w.s.push && f == 1:
 			lv = max(r, w.s.longestWinSide(u.slot)) + 1
 		case k == 0: // not counted: are all its children wins by now?
+			known, ok := w.s.knownWin(u.slot, f)
+			if ok {
+				f = 0 // no need to look at the children elsewhere
+			}
 			m, lost, err := w.allWins(u, r, f)
 			if err != nil || !lost {
 				return err
 			}
-			lv = max(r, m) + 1
+			lv = max(r, m, known) + 1
 		case f == 1:
-			m, err := w.winsElsewhere(u)
-			if err != nil {
-				return err
+			m, ok := w.s.knownWin(u.slot, f)
+			if !ok {
+				var err error
+				if m, err = w.winsElsewhere(u); err != nil {
+					return err
+				}
 			}
 			lv = max(r, m) + 1
 		}
@@ -733,6 +751,19 @@ func (w *levelWorker) countDown(u parentRef, r int) error {
 			return nil
 		}
 	}
+}
+
+// knownWin returns the longest win elsewhere of the position in slot, flag
+// f set (else 0), when the solver keeps it: false when it must be looked
+// up in the children's records.
+func (s *loopySolver) knownWin(slot uint64, f uint32) (int, bool) {
+	if f == 0 {
+		return 0, true
+	}
+	if s.wins.words == nil {
+		return 0, false
+	}
+	return s.wins.get(slot)
 }
 
 // moves readies the worker's move lists and child lookups.

@@ -314,11 +314,12 @@ func CloseBytes(size uint64, kids []uint64, workers int) uint64 {
 const storedSpill = 64 << 20
 
 // LoopyTierBytes estimates the peak memory of solving a loopy tier whole
-// (SolveTier) on such a worker: the tier's set (size hashes) and cells,
-// and each child tier solved (kids: their hash spaces and reachable
-// counts), as tierd plan counts a step; and BaseBytes.
+// (SolveTier) on such a worker: the tier's set (size hashes), cells and
+// longest wins elsewhere, and each child tier solved (kids: their hash
+// spaces and reachable counts), as tierd plan counts a step; and
+// BaseBytes.
 func LoopyTierBytes(size, count uint64, kids [][2]uint64) uint64 {
-	n := BaseBytes + solvedCellBytes(size, count)
+	n := BaseBytes + solvedCellBytes(size, count) + winsBytes(cellsOf(size, count))
 	for _, k := range kids {
 		n += solvedCellBytes(k[0], k[1])
 	}

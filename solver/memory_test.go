@@ -59,9 +59,10 @@ func TestEstimateSymmetric(t *testing.T) {
 	}
 	full, sym := run(false), run(true)
 	size := g.TierSize(0)
-	// The full run: the play tier's set and a cell a hash, and its two
-	// child tiers' sets and cells.
-	want := bitsetBytes(size) + size
+	// The full run: the play tier's set, a cell a hash and half a byte a
+	// hash for the longest wins elsewhere, and its two child tiers' sets
+	// and cells.
+	want := bitsetBytes(size) + size + winsBytes(size)
 	for _, c := range []tiergame.Tier{1, 2} {
 		want += bitsetBytes(g.TierSize(c)) + g.TierSize(c)
 	}

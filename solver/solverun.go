@@ -346,14 +346,18 @@ func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 }
 
 // solveBytes estimates the peak memory of solving tier t: its set and
-// cells (a loopy tier's are its solved tier; a loop-free tier's records
+// cells (a loopy tier's are its solved tier, with half a byte a cell
+// beside them for the longest wins elsewhere; a loop-free tier's records
 // are made by rank, two bytes a position, then turned into cells), and
 // each child tier's set and cells. Counts are from Run.count.
 func (r *Run) solveBytes(t tiergame.Tier) uint64 {
 	n := r.solvedBytes(t)
-	if r.isChance() {
+	switch {
+	case r.isChance():
 		n += r.count(t) * probBytes // made by rank, then indexed
-	} else if !r.Graph.Loopy[t] {
+	case r.Graph.Loopy[t]:
+		n += winsBytes(cellsOf(r.Game.TierSize(t), r.count(t)))
+	default:
 		n += r.count(t) * recordBytes
 	}
 	for _, c := range r.Graph.Children[t] {

@@ -435,49 +435,64 @@ func eachSection(ns Notes, f func(Notes) error) error {
 // lockstep runs the parts' levels of the phase in progress, each level
 // on every part before the next, passing the notes of each level to
 // their parts, until no part holds a later level and no note is left.
-// Each part receives a file of notes from each other part, as a worker
-// does.
+// As between workers, each part writes a notes file to each other part
+// as it makes the notes (StepTo, NotesWriter), and reads the files it
+// receives a section at a time (EachNotes, Receive).
 func lockstep(ctx context.Context, ps []*Part) error {
-	inbox := make([][]Notes, len(ps)) // by receiver, then sender
+	inbox := make([][]*bytes.Buffer, len(ps)) // by receiver: a file from each sender
 	for r := -1; ; {
-		next, sent := -1, false
-		for k, p := range ps {
+		next := -1
+		for _, p := range ps {
 			if l := p.Next(r); l >= 0 && (next < 0 || l < next) {
 				next = l
 			}
-			for _, ns := range inbox[k] {
-				sent = sent || len(ns) > 0
-			}
 		}
-		if sent {
-			next = r + 1 // the notes give codes of that level or later
+		for _, files := range inbox {
+			if len(files) > 0 {
+				next = r + 1 // the notes give codes of that level or later
+			}
 		}
 		if next < 0 {
 			return nil
 		}
-		outs := make([][]Notes, len(ps))
+		outs := make([][]*bytes.Buffer, len(ps)) // by sender, then receiver
 		for k, p := range ps {
-			for _, ns := range inbox[k] {
-				if err := eachSection(ns, func(ns Notes) error { return p.Receive(ctx, next, ns) }); err != nil {
+			for _, f := range inbox[k] {
+				if err := EachNotes(f, func(ns Notes) error { return p.Receive(ctx, next, ns) }); err != nil {
 					return err
 				}
 			}
-			var err error
-			if outs[k], err = p.Step(ctx, next, nil); err != nil {
+			files, writers := make([]*bytes.Buffer, len(ps)), make([]*NotesWriter, len(ps))
+			err := p.StepTo(ctx, next, nil, func(j int, ns Notes) error {
+				if writers[j] == nil {
+					files[j] = new(bytes.Buffer)
+					writers[j], _ = NewNotesWriter(files[j]) // a bytes.Buffer does not fail
+				}
+				loopyTest.notes.Add(int64(len(ns)))
+				return writers[j].Write(ns)
+			})
+			if err != nil {
 				return err
 			}
+			for _, nw := range writers {
+				if nw != nil {
+					if err := nw.Close(); err != nil {
+						return err
+					}
+				}
+			}
+			outs[k] = files
 			if loopyTest.checkpoints {
 				if ps[k], err = reload(ctx, p); err != nil {
 					return err
 				}
 			}
 		}
-		for k := range ps {
-			inbox[k] = nil
-			for _, out := range outs {
-				if len(out[k]) > 0 {
-					inbox[k] = append(inbox[k], out[k])
-					loopyTest.notes.Add(int64(len(out[k])))
+		for j := range ps {
+			inbox[j] = nil
+			for _, files := range outs {
+				if files[j] != nil {
+					inbox[j] = append(inbox[j], files[j])
 				}
 			}
 		}

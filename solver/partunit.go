@@ -100,6 +100,18 @@ func (p *Part) Step(ctx context.Context, r int, in Notes) ([]Notes, error) {
 	return asNotes(p.s.takeOutbox()), nil
 }
 
+// StepTo is Step with the notes for the other parts handed to out as
+// they are made, up to a million at a time (each goroutine's, once they
+// reach their share of flushNotes, and at the level's end), rather than
+// returned: a level's notes need not fit in memory beside the cells.
+// out is called by one goroutine at a time; ns is valid until it returns
+// (a NotesWriter's Write sorts it in place).
+func (p *Part) StepTo(ctx context.Context, r int, in Notes, out func(k int, ns Notes) error) error {
+	p.s.sink = func(k int, ns []note) error { return out(k, ns) }
+	defer func() { p.s.sink = nil }()
+	return p.s.step(ctx, r, in)
+}
+
 // Receive applies notes the other parts sent at level r-1, before
 // Step(ctx, r, nil): the same as passing them to Step, but in as many
 // calls as the caller likes (a notes file a section at a time,
@@ -171,35 +183,62 @@ var (
 
 // WriteNotes writes notes to w, sorting them in place.
 func WriteNotes(w io.Writer, ns Notes) error {
-	slices.Sort(ns)
-	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString(notesMagic); err != nil {
-		return err
+	nw, err := NewNotesWriter(w)
+	if err == nil {
+		err = nw.Write(ns)
 	}
-	var raw, frame []byte
+	if err == nil {
+		err = nw.Close()
+	}
+	return err
+}
+
+// A NotesWriter writes a notes file a few notes at a time: each Write
+// adds its notes, sorted, as sections of their own (a file of one Write
+// is WriteNotes's).
+type NotesWriter struct {
+	bw         *bufio.Writer
+	raw, frame []byte
+}
+
+// NewNotesWriter starts a notes file on w.
+func NewNotesWriter(w io.Writer) (*NotesWriter, error) {
+	nw := &NotesWriter{bw: bufio.NewWriter(w)}
+	_, err := nw.bw.WriteString(notesMagic)
+	return nw, err
+}
+
+// Write adds notes, sorting them in place.
+func (nw *NotesWriter) Write(ns Notes) error {
+	slices.Sort(ns)
 	for lo := 0; lo < len(ns); lo += noteSection {
 		part := ns[lo:min(lo+noteSection, len(ns))]
-		raw = raw[:0]
+		nw.raw = nw.raw[:0]
 		prev := uint64(0)
 		for _, n := range part {
-			raw = binary.AppendUvarint(raw, uint64(n)-prev)
+			nw.raw = binary.AppendUvarint(nw.raw, uint64(n)-prev)
 			prev = uint64(n)
 		}
-		frame = noteEncoder.EncodeAll(raw, frame[:0])
+		nw.frame = noteEncoder.EncodeAll(nw.raw, nw.frame[:0])
 		var head []byte
 		head = binary.AppendUvarint(head, uint64(len(part)))
-		head = binary.AppendUvarint(head, uint64(len(frame)))
-		if _, err := bw.Write(head); err != nil {
+		head = binary.AppendUvarint(head, uint64(len(nw.frame)))
+		if _, err := nw.bw.Write(head); err != nil {
 			return err
 		}
-		if _, err := bw.Write(frame); err != nil {
+		if _, err := nw.bw.Write(nw.frame); err != nil {
 			return err
 		}
 	}
-	if err := bw.WriteByte(0); err != nil {
+	return nil
+}
+
+// Close ends the file (it does not close the writer beneath).
+func (nw *NotesWriter) Close() error {
+	if err := nw.bw.WriteByte(0); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return nw.bw.Flush()
 }
 
 // ReadNotes reads a notes file, appending its notes to ns; a section's

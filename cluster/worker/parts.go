@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
@@ -149,14 +151,14 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 				}
 			}
 			if err == nil && !step.Ties {
-				var outs []solver.Notes
-				outs, err = p.Step(ctx, step.Level, nil)
-				for k, ns := range outs {
-					if err == nil && mine && k != pw.Part && len(ns) > 0 {
-						res.Notes += uint64(len(ns))
-						err = u.out.notes(u.tier, ns, api.RoleNotes, k)
-					}
+				// The notes for the other parts go to their files as
+				// they are made; a replayed round's were sent already.
+				sent := &sentNotes{out: u.out, t: u.tier, from: pw.Part, mine: mine}
+				err = p.StepTo(ctx, step.Level, nil, sent.add)
+				if cerr := sent.close(err == nil); err == nil {
+					err = cerr
 				}
+				res.Notes += sent.count
 			}
 			if err != nil {
 				return 0, err
@@ -333,6 +335,72 @@ func writeNotesFile(path string, ns solver.Notes) error {
 		return err
 	}
 	return f.Close()
+}
+
+// sentNotes writes a round's notes for the other parts as the part
+// makes them (solver.Part.StepTo): a notes file to each part it has
+// notes for, outputs of the round (RoleNotes) once the level is done.
+// Unless mine, the notes are dropped: a replayed round's were sent.
+type sentNotes struct {
+	out   *outputs
+	t     tiergame.Tier
+	from  int
+	mine  bool
+	files map[int]*notesFile
+	count uint64
+}
+
+// notesFile is a notes file being written, in the worker's folder.
+type notesFile struct {
+	f  *os.File
+	nw *solver.NotesWriter
+}
+
+// add writes notes for part k.
+func (s *sentNotes) add(k int, ns solver.Notes) error {
+	if !s.mine || k == s.from || len(ns) == 0 {
+		return nil
+	}
+	nf := s.files[k]
+	if nf == nil {
+		if s.files == nil {
+			s.files = map[int]*notesFile{}
+		}
+		f, err := os.CreateTemp(filepath.Join(s.out.w.cfg.Dir), "notes-*")
+		if err != nil {
+			return err
+		}
+		nf = &notesFile{f: f}
+		s.files[k] = nf
+		if nf.nw, err = solver.NewNotesWriter(f); err != nil {
+			return err
+		}
+	}
+	s.count += uint64(len(ns))
+	return nf.nw.Write(ns)
+}
+
+// close ends the files and, if keep, makes them the round's outputs, by
+// part; it removes what is left.
+func (s *sentNotes) close(keep bool) error {
+	var err error
+	for _, k := range slices.Sorted(maps.Keys(s.files)) {
+		nf := s.files[k]
+		if err == nil && keep {
+			err = nf.nw.Close()
+		}
+		if cerr := nf.f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && keep {
+			err = s.out.add(s.t, func(path string) error { return os.Rename(nf.f.Name(), path) })
+			if err == nil {
+				s.out.outs[len(s.out.outs)-1].Role, s.out.outs[len(s.out.outs)-1].Part = api.RoleNotes, k
+			}
+		}
+		os.Remove(nf.f.Name())
+	}
+	return err
 }
 
 // notes writes notes for part (role RoleNotes) or the part's tied notes

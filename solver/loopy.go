@@ -603,8 +603,11 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 }
 
 // flushNotes is how many notes for other parts a part's level holds, in
-// all its goroutines, before they go to its sink (Part.StepTo): 8 MiB.
-const flushNotes = 1 << 20
+// all its goroutines, before they go to its sink (Part.StepTo): 2 MiB.
+// More were measured to hold a small worker over its budget (8 MiB: K+R+N
+// v K+A+B in 4 parts at 64 MiB); fewer cut the files into more sections,
+// each sorted on its own, which compress less.
+const flushNotes = 1 << 18
 
 // pending is how many notes for other parts w holds.
 func (w *levelWorker) pending() int {

@@ -101,8 +101,8 @@ func (p *Part) Step(ctx context.Context, r int, in Notes) ([]Notes, error) {
 }
 
 // StepTo is Step with the notes for the other parts handed to out as
-// they are made, up to a million at a time (each goroutine's, once they
-// reach their share of flushNotes, and at the level's end), rather than
+// they are made, a quarter of a million at a time (each goroutine's, once
+// they reach their share of flushNotes, and at the level's end), rather than
 // returned: a level's notes need not fit in memory beside the cells.
 // out is called by one goroutine at a time; ns is valid until it returns
 // (a NotesWriter's Write sorts it in place).

@@ -292,9 +292,9 @@ func PartBytes(size, hashes, kidSize uint64) uint64 {
 
 // CloseBytes estimates the peak memory of closing a loopy tier of size
 // hashes whose child tiers have kids hashes (MergeTier, then CloseTier on
-// workers goroutines) on such a worker: the tier's set, its frontier and
-// the next, and per goroutine a set of the positions it found and one
-// over each child tier; then, writing the partial level files (stored),
+// workers goroutines) on such a worker: the tier's set and its frontier,
+// and per goroutine a set of the positions it found and one over each
+// child tier; then, writing the partial level files (stored),
 // the set, the child sets and the largest file, in memory whole (up to
 // 64 MiB) before it is committed; and BaseBytes.
 func CloseBytes(size uint64, kids []uint64, workers int) uint64 {
@@ -304,7 +304,7 @@ func CloseBytes(size uint64, kids []uint64, workers int) uint64 {
 		largest = max(largest, k)
 	}
 	shares := uint64(max(workers, 1)) * children
-	closing := 3*bitsetBytes(size) + uint64(max(workers, 1))*bitsetBytes(size) + shares
+	closing := 2*bitsetBytes(size) + uint64(max(workers, 1))*bitsetBytes(size) + shares
 	writing := bitsetBytes(size) + shares + min(storedSpill, bitsetBytes(max(size, largest)))
 	return BaseBytes + max(closing, writing)
 }

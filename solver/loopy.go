@@ -80,8 +80,13 @@ type loopySolver struct {
 	// progress that the levels have not processed yet.
 	counts []int64
 	phase  phase
-	// outbox holds the notes of a level for the other parts, by part.
+	// outbox holds the notes of a level for the other parts, by part;
+	// with sink set (Part.StepTo) they go to sink instead, a goroutine's
+	// notes once they reach flushNotes and at the level's end, under
+	// sinkMu.
 	outbox [][]note
+	sink   func(k int, ns []note) error
+	sinkMu sync.Mutex
 
 	pool chan *levelWorker // the workers of the levels, made once
 	made []*levelWorker
@@ -565,13 +570,69 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 		}
 		w := <-s.pool
 		defer func() { s.pool <- w }()
-		return w.scan(k*levelChunk, min((k+1)*levelChunk, len(words)), a, b, r)
+		if err := w.scan(k*levelChunk, min((k+1)*levelChunk, len(words)), a, b, r); err != nil {
+			return err
+		}
+		if s.sink != nil && w.pending() >= max(flushNotes/s.workers, 1<<16) {
+			return w.flush(true)
+		}
+		return nil
 	})
 	for _, w := range s.made {
 		s.addCounts(w.counts)
 		clear(w.counts)
+		if s.sink != nil {
+			// The buffers are dropped: a part kept between rounds would
+			// hold them.
+			if ferr := w.flush(false); err == nil {
+				err = ferr
+			}
+			continue
+		}
+		// The notes move to the outbox rather than being copied: a
+		// worker's buffers would keep the largest level's notes for the
+		// part's life.
 		for k, ns := range w.out {
-			s.outbox[k] = append(s.outbox[k], ns...)
+			if s.outbox[k] == nil {
+				s.outbox[k] = ns
+			} else {
+				s.outbox[k] = append(s.outbox[k], ns...)
+			}
+			w.out[k] = nil
+		}
+	}
+	return err
+}
+
+// flushNotes is how many notes for other parts a part's level holds, in
+// all its goroutines, before they go to its sink (Part.StepTo): 2 MiB.
+// More were measured to hold a small worker over its budget (8 MiB: K+R+N
+// v K+A+B in 4 parts at 64 MiB); fewer cut the files into more sections,
+// each sorted on its own, which compress less.
+const flushNotes = 1 << 18
+
+// pending is how many notes for other parts w holds.
+func (w *levelWorker) pending() int {
+	n := 0
+	for _, ns := range w.out {
+		n += len(ns)
+	}
+	return n
+}
+
+// flush hands w's notes for other parts to the sink, keeping its buffers
+// for more if keep.
+func (w *levelWorker) flush(keep bool) error {
+	s := w.s
+	s.sinkMu.Lock()
+	defer s.sinkMu.Unlock()
+	var err error
+	for k, ns := range w.out {
+		if len(ns) > 0 && err == nil {
+			err = s.sink(k, ns)
+		}
+		w.out[k] = nil
+		if keep {
 			w.out[k] = ns[:0]
 		}
 	}

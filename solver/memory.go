@@ -310,6 +310,29 @@ func PartBytes(size, hashes, kidSize uint64) uint64 {
 	return BaseBytes + bitsetBytes(size) + bitsetBytes(kidSize) + chunk + hashes*cellBytes
 }
 
+// CloseBytes estimates the peak memory of closing a loopy tier of size
+// hashes whose child tiers have kids hashes (MergeTier, then CloseTier on
+// workers goroutines) on such a worker: the tier's set and its frontier,
+// and per goroutine a set of the positions it found and one over each
+// child tier; then, writing the partial level files (stored),
+// the set, the child sets and the largest file, in memory whole (up to
+// 64 MiB) before it is committed; and BaseBytes.
+func CloseBytes(size uint64, kids []uint64, workers int) uint64 {
+	var children, largest uint64
+	for _, k := range kids {
+		children += bitsetBytes(k)
+		largest = max(largest, k)
+	}
+	shares := uint64(max(workers, 1)) * children
+	closing := 2*bitsetBytes(size) + uint64(max(workers, 1))*bitsetBytes(size) + shares
+	writing := bitsetBytes(size) + shares + min(storedSpill, bitsetBytes(max(size, largest)))
+	return BaseBytes + max(closing, writing)
+}
+
+// storedSpill is how much of a level file being written is held in
+// memory before it goes to a temporary file (levelfile's spillBytes).
+const storedSpill = 64 << 20
+
 // LoopyTierBytes estimates the peak memory of solving a loopy tier whole
 // (SolveTier) on such a worker: the tier's set (size hashes), cells and
 // longest wins elsewhere, and each child tier solved (kids: their hash

@@ -102,6 +102,25 @@ func TestPartBytes(t *testing.T) {
 	}
 }
 
+// TestCloseBytes: closing a tier holds its set, its frontier and, per
+// goroutine, a found set and a set over each child tier; writing its
+// partials holds the largest in memory, up to the spill.
+func TestCloseBytes(t *testing.T) {
+	const size = 1 << 28
+	kids := []uint64{size / 2, size / 4}
+	set, children := bitsetBytes(size), bitsetBytes(size/2)+bitsetBytes(size/4)
+	if got, want := CloseBytes(size, kids, 1), BaseBytes+3*set+children; got != want {
+		t.Errorf("one goroutine: %d, want %d", got, want)
+	}
+	if got, want := CloseBytes(size, kids, 3)-CloseBytes(size, kids, 2), set+children; got != want {
+		t.Errorf("a goroutine more: %d bytes more, want %d", got, want)
+	}
+	// A child tier larger than the tier: writing its partial is the peak.
+	if got, want := CloseBytes(1<<20, []uint64{1 << 32}, 1), BaseBytes+bitsetBytes(1<<20)+bitsetBytes(1<<32)+storedSpill; got != want {
+		t.Errorf("a large child: %d, want %d", got, want)
+	}
+}
+
 // TestLoopyPartsFor: a tier that fits whole is not cut; else the fewest
 // parts that fit; none fit a budget below what every round holds.
 func TestLoopyPartsFor(t *testing.T) {

@@ -379,7 +379,11 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		return nil, err
 	}
 	for k, p := range ps {
-		if err := p.StartTies(ctx, tied[k]); err != nil {
+		// As a worker does: the tied notes a file's section at a time.
+		if err := p.StartTies(ctx, nil); err != nil {
+			return nil, err
+		}
+		if err := eachSection(tied[k], func(ns Notes) error { return p.Apply(ctx, ns) }); err != nil {
 			return nil, err
 		}
 	}
@@ -418,43 +422,79 @@ func roundTrip(ns Notes) Notes {
 	return out
 }
 
+// eachSection writes notes as a file and reads it back a section at a
+// time (EachNotes), as a worker reads the notes files it receives.
+func eachSection(ns Notes, f func(Notes) error) error {
+	var b bytes.Buffer
+	if err := WriteNotes(&b, ns); err != nil {
+		return err
+	}
+	return EachNotes(&b, f)
+}
+
 // lockstep runs the parts' levels of the phase in progress, each level
 // on every part before the next, passing the notes of each level to
 // their parts, until no part holds a later level and no note is left.
+// As between workers, each part writes a notes file to each other part
+// as it makes the notes (StepTo, NotesWriter), and reads the files it
+// receives a section at a time (EachNotes, Receive).
 func lockstep(ctx context.Context, ps []*Part) error {
-	inbox := make([]Notes, len(ps))
+	inbox := make([][]*bytes.Buffer, len(ps)) // by receiver: a file from each sender
 	for r := -1; ; {
-		next, sent := -1, false
-		for k, p := range ps {
+		next := -1
+		for _, p := range ps {
 			if l := p.Next(r); l >= 0 && (next < 0 || l < next) {
 				next = l
 			}
-			sent = sent || len(inbox[k]) > 0
 		}
-		if sent {
-			next = r + 1 // the notes give codes of that level or later
+		for _, files := range inbox {
+			if len(files) > 0 {
+				next = r + 1 // the notes give codes of that level or later
+			}
 		}
 		if next < 0 {
 			return nil
 		}
-		outs := make([][]Notes, len(ps))
+		outs := make([][]*bytes.Buffer, len(ps)) // by sender, then receiver
 		for k, p := range ps {
-			var err error
-			if outs[k], err = p.Step(ctx, next, roundTrip(inbox[k])); err != nil {
+			for _, f := range inbox[k] {
+				if err := EachNotes(f, func(ns Notes) error { return p.Receive(ctx, next, ns) }); err != nil {
+					return err
+				}
+			}
+			files, writers := make([]*bytes.Buffer, len(ps)), make([]*NotesWriter, len(ps))
+			err := p.StepTo(ctx, next, nil, func(j int, ns Notes) error {
+				if writers[j] == nil {
+					files[j] = new(bytes.Buffer)
+					writers[j], _ = NewNotesWriter(files[j]) // a bytes.Buffer does not fail
+				}
+				loopyTest.notes.Add(int64(len(ns)))
+				return writers[j].Write(ns)
+			})
+			if err != nil {
 				return err
 			}
+			for _, nw := range writers {
+				if nw != nil {
+					if err := nw.Close(); err != nil {
+						return err
+					}
+				}
+			}
+			outs[k] = files
 			if loopyTest.checkpoints {
 				if ps[k], err = reload(ctx, p); err != nil {
 					return err
 				}
 			}
 		}
-		for k := range ps {
-			inbox[k] = nil
-			for _, out := range outs {
-				inbox[k] = append(inbox[k], out[k]...)
+		for j := range ps {
+			inbox[j] = nil
+			for _, files := range outs {
+				if files[j] != nil {
+					inbox[j] = append(inbox[j], files[j])
+				}
 			}
-			loopyTest.notes.Add(int64(len(inbox[k])))
 		}
 		r = next
 	}

@@ -100,6 +100,29 @@ func (p *Part) Step(ctx context.Context, r int, in Notes) ([]Notes, error) {
 	return asNotes(p.s.takeOutbox()), nil
 }
 
+// StepTo is Step with the notes for the other parts handed to out as
+// they are made, a quarter of a million at a time (each goroutine's, once
+// they reach their share of flushNotes, and at the level's end), rather than
+// returned: a level's notes need not fit in memory beside the cells.
+// out is called by one goroutine at a time; ns is valid until it returns
+// (a NotesWriter's Write sorts it in place).
+func (p *Part) StepTo(ctx context.Context, r int, in Notes, out func(k int, ns Notes) error) error {
+	p.s.sink = func(k int, ns []note) error { return out(k, ns) }
+	defer func() { p.s.sink = nil }()
+	return p.s.step(ctx, r, in)
+}
+
+// Receive applies notes the other parts sent at level r-1, before
+// Step(ctx, r, nil): the same as passing them to Step, but in as many
+// calls as the caller likes (a notes file a section at a time,
+// EachNotes), in any order, since the updates of a level commute.
+func (p *Part) Receive(ctx context.Context, r int, in Notes) error {
+	if err := p.s.fit(r + 1); err != nil {
+		return err
+	}
+	return p.s.applyNotes(ctx, in)
+}
+
 // StartTies ends the phase of wins and losses and starts that of ties,
 // with the tied notes of the child tiers.
 func (p *Part) StartTies(ctx context.Context, tied Notes) error {
@@ -123,8 +146,13 @@ func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
 // Bytes is the memory the part holds: its cells and what it keeps beside
 // them (its tier's set is the caller's).
 func (p *Part) Bytes() uint64 {
-	return p.s.cells.bytes() + 16*uint64(len(p.s.counted)+len(p.s.maxWin))
+	return p.s.cells.bytes() + mapEntryBytes*uint64(len(p.s.counted)+len(p.s.maxWin))
 }
+
+// mapEntryBytes bounds the memory of an entry of the maps a part keeps
+// beside its cells: 24 to 38 bytes measured for Go's maps of uint64 keys
+// and small values, by how full their tables are.
+const mapEntryBytes = 40
 
 // Free returns the part's cells.
 func (p *Part) Free() { p.s.cells.free() }
@@ -144,86 +172,133 @@ const (
 // ErrNotes marks a notes file that is not valid.
 var ErrNotes = errors.New("invalid notes file")
 
+// noteEncoder compresses notes and checkpoints: one encoder for the
+// process, a window of a megabyte (a checkpoint's chunk; sorted notes
+// repeat little farther back). The default window of 8 MiB kept a 16 MiB
+// buffer for the process's life, a quarter of a small worker's budget.
 var (
-	noteEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	noteEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
 	noteDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(10*noteSection+1<<16))
 )
 
 // WriteNotes writes notes to w, sorting them in place.
 func WriteNotes(w io.Writer, ns Notes) error {
-	slices.Sort(ns)
-	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString(notesMagic); err != nil {
-		return err
+	nw, err := NewNotesWriter(w)
+	if err == nil {
+		err = nw.Write(ns)
 	}
-	var raw, frame []byte
+	if err == nil {
+		err = nw.Close()
+	}
+	return err
+}
+
+// A NotesWriter writes a notes file a few notes at a time: each Write
+// adds its notes, sorted, as sections of their own (a file of one Write
+// is WriteNotes's).
+type NotesWriter struct {
+	bw         *bufio.Writer
+	raw, frame []byte
+}
+
+// NewNotesWriter starts a notes file on w.
+func NewNotesWriter(w io.Writer) (*NotesWriter, error) {
+	nw := &NotesWriter{bw: bufio.NewWriter(w)}
+	_, err := nw.bw.WriteString(notesMagic)
+	return nw, err
+}
+
+// Write adds notes, sorting them in place.
+func (nw *NotesWriter) Write(ns Notes) error {
+	slices.Sort(ns)
 	for lo := 0; lo < len(ns); lo += noteSection {
 		part := ns[lo:min(lo+noteSection, len(ns))]
-		raw = raw[:0]
+		nw.raw = nw.raw[:0]
 		prev := uint64(0)
 		for _, n := range part {
-			raw = binary.AppendUvarint(raw, uint64(n)-prev)
+			nw.raw = binary.AppendUvarint(nw.raw, uint64(n)-prev)
 			prev = uint64(n)
 		}
-		frame = noteEncoder.EncodeAll(raw, frame[:0])
+		nw.frame = noteEncoder.EncodeAll(nw.raw, nw.frame[:0])
 		var head []byte
 		head = binary.AppendUvarint(head, uint64(len(part)))
-		head = binary.AppendUvarint(head, uint64(len(frame)))
-		if _, err := bw.Write(head); err != nil {
+		head = binary.AppendUvarint(head, uint64(len(nw.frame)))
+		if _, err := nw.bw.Write(head); err != nil {
 			return err
 		}
-		if _, err := bw.Write(frame); err != nil {
+		if _, err := nw.bw.Write(nw.frame); err != nil {
 			return err
 		}
 	}
-	if err := bw.WriteByte(0); err != nil {
+	return nil
+}
+
+// Close ends the file (it does not close the writer beneath).
+func (nw *NotesWriter) Close() error {
+	if err := nw.bw.WriteByte(0); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return nw.bw.Flush()
 }
 
 // ReadNotes reads a notes file, appending its notes to ns; a section's
 // count and frame are bounded, so a damaged file allocates no more than a
 // section's worth before it is refused.
 func ReadNotes(r io.Reader, ns Notes) (Notes, error) {
+	err := EachNotes(r, func(s Notes) error {
+		ns = append(ns, s...)
+		return nil
+	})
+	return ns, err
+}
+
+// EachNotes reads a notes file a section at a time (at most a million
+// notes), calling f with each section's notes, which are valid until f
+// returns: a part applies the notes it receives without holding a whole
+// file's. A section's count and frame are bounded, as ReadNotes's.
+func EachNotes(r io.Reader, f func(Notes) error) error {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(notesMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != notesMagic {
-		return ns, fmt.Errorf("%w: bad magic", ErrNotes)
+		return fmt.Errorf("%w: bad magic", ErrNotes)
 	}
-	var frame []byte
-	var raw []byte
+	var frame, raw []byte
+	var ns Notes
 	for {
 		count, err := binary.ReadUvarint(br)
 		if err != nil {
-			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+			return fmt.Errorf("%w: %v", ErrNotes, err)
 		}
 		if count == 0 {
-			return ns, nil
+			return nil
 		}
 		size, err := binary.ReadUvarint(br)
 		if err != nil || count > noteSection || size > maxNoteFrame {
-			return ns, fmt.Errorf("%w: a section of %d notes in %d bytes", ErrNotes, count, size)
+			return fmt.Errorf("%w: a section of %d notes in %d bytes", ErrNotes, count, size)
 		}
 		frame = slices.Grow(frame[:0], int(size))[:size]
 		if _, err := io.ReadFull(br, frame); err != nil {
-			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+			return fmt.Errorf("%w: %v", ErrNotes, err)
 		}
 		if raw, err = noteDecoder.DecodeAll(frame, raw[:0]); err != nil {
-			return ns, fmt.Errorf("%w: %v", ErrNotes, err)
+			return fmt.Errorf("%w: %v", ErrNotes, err)
 		}
-		prev := uint64(0)
+		ns = ns[:0]
+		rest, prev := raw, uint64(0)
 		for i := uint64(0); i < count; i++ {
-			d, n := binary.Uvarint(raw)
+			d, n := binary.Uvarint(rest)
 			if n <= 0 {
-				return ns, fmt.Errorf("%w: a section ends early", ErrNotes)
+				return fmt.Errorf("%w: a section ends early", ErrNotes)
 			}
-			raw = raw[n:]
+			rest = rest[n:]
 			prev += d
 			ns = append(ns, note(prev))
 		}
-		if len(raw) != 0 {
-			return ns, fmt.Errorf("%w: %d bytes after a section's notes", ErrNotes, len(raw))
+		if len(rest) != 0 {
+			return fmt.Errorf("%w: %d bytes after a section's notes", ErrNotes, len(rest))
+		}
+		if err := f(ns); err != nil {
+			return err
 		}
 	}
 }

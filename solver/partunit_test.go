@@ -40,6 +40,36 @@ func TestNotesRoundTrip(t *testing.T) {
 	}
 }
 
+// TestEachNotes: a notes file is read a section at a time, each sorted,
+// and f's error stops the reading.
+func TestEachNotes(t *testing.T) {
+	ns := make(Notes, noteSection+5)
+	for i := range ns {
+		ns[i] = makeNote(uint64(len(ns)-i), childHeld, 0)
+	}
+	var b bytes.Buffer
+	if err := WriteNotes(&b, ns); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	var got Notes
+	if err := EachNotes(bytes.NewReader(b.Bytes()), func(s Notes) error {
+		sizes = append(sizes, len(s))
+		got = append(got, s...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sizes, []int{noteSection, 5}) || !slices.Equal(got, ns) {
+		t.Errorf("sections of %v notes, %d in all", sizes, len(got))
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := EachNotes(bytes.NewReader(b.Bytes()), func(Notes) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("f's error: %v after %d calls", err, calls)
+	}
+}
+
 // FuzzReadNotes: any bytes are a notes file or an error, never a panic.
 func FuzzReadNotes(f *testing.F) {
 	for _, n := range []int{0, 3, 300} {

@@ -154,7 +154,7 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	slots := newSlots(workers, func() []Target {
 		return append(ChildTargets(g, children), Target{Tier: t, Set: bitarray.New(0, set.Len())})
 	})
-	frontier, next := set.Clone(), bitarray.New(0, set.Len())
+	frontier := set.Clone()
 	for {
 		ranked := bitarray.NewRankedWorkers(frontier, workers)
 		if ranked.Total() == 0 {
@@ -169,13 +169,15 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		if err != nil {
 			return nil, err
 		}
-		// The next frontier is what this round found that is new; the
-		// found sets are emptied for the next round.
+		// The next frontier is what this round found that is new, in
+		// place of this round's (expanded, so no longer read): a third
+		// set over the tier would cost its bits again. The found sets
+		// are emptied for the next round.
 		var found [][]uint64
 		for _, ts := range slots.used() {
 			found = append(found, ts[len(ts)-1].Set.Words())
 		}
-		nw, sw := next.Words(), set.Words()
+		nw, sw := frontier.Words(), set.Words()
 		forChunks(ctx, workers, len(sw), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				var w uint64
@@ -188,10 +190,10 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 				sw[i] |= w
 			}
 		})
-		frontier, next = next, frontier
 	}
 	var out [][]Target
 	for _, ts := range slots.used() {
+		ts[len(ts)-1] = Target{} // the found set, garbage from here on
 		out = append(out, ts[:len(ts)-1])
 	}
 	return out, nil

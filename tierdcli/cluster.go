@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -270,10 +269,11 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	threads := fs.Int("threads", 0, "units run at once (default: all cores)")
 	id := fs.String("id", "", "this worker's name (default: HOST-PID)")
 	cache := fs.String("cache", "8GiB", "disk space for cached inputs")
-	memory := fs.String("memory", "", "memory budget: the worker is leased no unit the leader estimates larger (a loopy tier whole or a part of it), and keeps loaded inputs within it (default: half the machine)")
+	memory := fs.String("memory", "", "memory budget of the whole process: the worker is leased no unit the leader estimates larger (a loopy tier's closing, the tier whole or a part of it), and holds its heap, cells and loaded inputs within it (default: none; loaded inputs within half the machine)")
 	compress := fs.Bool("compress-partials", false, "gzip the partial level files (default: stored, 2-3 times larger, no CPU to write or read): for slow links or a metered object store")
 	level, format := logFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the worker stops")
+	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiles (heap, CPU; net/http/pprof, no token) on this address, e.g. 127.0.0.1:6060 (default: off)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -300,13 +300,11 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if memBytes > 0 {
-		// The budget the leader leases by holds the Go heap too: the
-		// collector works harder near it rather than let the heap double.
-		debug.SetMemoryLimit(int64(memBytes))
-	}
+	// The budget the leader leases by holds the process: the collector
+	// works harder near it rather than let the heap double beside the
+	// cells.
 	w, err := worker.New(worker.Config{Client: c, ID: *id, Threads: *threads, Dir: *data,
-		CacheBytes: int64(cacheBytes), MemoryBytes: int64(memBytes), Budget: int64(memBytes), NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
+		CacheBytes: int64(cacheBytes), Budget: int64(memBytes), LimitProcess: true, NewGame: p.games.New, Games: p.games.Names(), CompressPartials: *compress, Log: log})
 	if err != nil {
 		return err
 	}
@@ -315,6 +313,9 @@ func (p *Program) runWorker(e *cli.Env, args []string) error {
 		return err
 	}
 	defer stopProfile()
+	if err := servePprof(*pprofAddr, log); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	err = w.Run(ctx)

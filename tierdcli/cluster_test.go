@@ -66,8 +66,12 @@ type procCluster struct {
 	net   *faultnet.Net
 	// coordArgs are added to every coordinator's command line.
 	coordArgs []string
-	procs     map[string]*proc
-	mu        sync.Mutex
+	// workerMemory is the workers' --memory (default 1GiB).
+	workerMemory string
+	procs        map[string]*proc
+	// ended are the processes signal stopped, by name.
+	ended map[string]*proc
+	mu    sync.Mutex
 }
 
 func newProcCluster(t *testing.T, n int) *procCluster {
@@ -77,7 +81,7 @@ func newProcCluster(t *testing.T, n int) *procCluster {
 // newProcClusterOf is a cluster of n coordinators that runs the binary
 // bin (a tierd, or a program of tierdcli).
 func newProcClusterOf(t *testing.T, bin string, n int) *procCluster {
-	c := &procCluster{t: t, bin: bin, dir: t.TempDir(), procs: map[string]*proc{}}
+	c := &procCluster{t: t, bin: bin, dir: t.TempDir(), procs: map[string]*proc{}, ended: map[string]*proc{}}
 	c.token = filepath.Join(c.dir, "token")
 	if err := os.WriteFile(c.token, []byte("cluster-test-token-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -191,8 +195,12 @@ func (c *procCluster) startCoordinator(i int, bootstrap bool) {
 }
 
 func (c *procCluster) startWorker(name string, threads int) {
+	memory := c.workerMemory
+	if memory == "" {
+		memory = "1GiB"
+	}
 	c.start(name, "worker", "--coordinators", c.urls(), "--token-file", c.token, "--data", filepath.Join(c.dir, name),
-		"--threads", fmt.Sprint(threads), "--id", name, "--memory", "1GiB")
+		"--threads", fmt.Sprint(threads), "--id", name, "--memory", memory)
 }
 
 // signal sends sig to the process name and, for SIGKILL, waits for it.
@@ -200,6 +208,7 @@ func (c *procCluster) signal(name string, sig syscall.Signal) {
 	c.mu.Lock()
 	p := c.procs[name]
 	delete(c.procs, name)
+	c.ended[name] = p
 	c.mu.Unlock()
 	if p == nil {
 		c.t.Fatalf("no process %s", name)
@@ -210,6 +219,31 @@ func (c *procCluster) signal(name string, sig syscall.Signal) {
 	case <-time.After(time.Minute):
 		c.t.Errorf("%s did not end within a minute of %v", name, sig)
 	}
+}
+
+// peakRSS stops the process name (SIGTERM) unless signal stopped it
+// already, and returns its peak resident set in bytes (its rusage's
+// Maxrss, what GNU time reports).
+func (c *procCluster) peakRSS(name string) int64 {
+	c.t.Helper()
+	c.mu.Lock()
+	_, running := c.procs[name]
+	c.mu.Unlock()
+	if running {
+		c.signal(name, syscall.SIGTERM)
+	}
+	c.mu.Lock()
+	p := c.ended[name]
+	c.mu.Unlock()
+	if p == nil {
+		c.t.Fatalf("no process %s", name)
+	}
+	<-p.exited
+	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		c.t.Fatalf("%s: no rusage", name)
+	}
+	return ru.Maxrss << 10 // KiB on Linux
 }
 
 func (c *procCluster) killAll() {

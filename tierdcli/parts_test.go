@@ -2,6 +2,7 @@ package tierdcli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,10 +56,14 @@ func (c *procCluster) partHolder(id string, minLevel int, skip string) (worker s
 // xiangqi K+R+N v K+A and Quixo 3x3 with every loopy tier split in 3
 // parts (--loopy-ranges 3); a worker is SIGKILLed while it holds a part's
 // level, and another paused (SIGSTOP) past its lease: the fetched runs
-// are tierd solve's, byte for byte.
+// are tierd solve's, byte for byte. Every worker's peak resident set
+// stays within its --memory, a budget just above the leader's largest
+// estimate of a unit (a part's round of K+R+N v K+A, about 50 MiB).
 func TestClusterLoopyParts(t *testing.T) {
 	const game, option = "xiangqi", "material=KRNvKA"
+	const budget = 56 << 20
 	c := newProcCluster(t, 3)
+	c.workerMemory = fmt.Sprint(budget)
 	c.startAll(true)
 	for _, w := range []string{"w1", "w2", "w3"} {
 		c.startWorker(w, 1)
@@ -103,6 +108,13 @@ func TestClusterLoopyParts(t *testing.T) {
 	sameFolders(t, embedded(t, game, option), c.fetch(id))
 	c.waitDone(small)
 	sameFolders(t, embedded(t, "quixo", "size=3"), c.fetch(small))
+	for _, w := range []string{"w1", "w2", "w3", "w4"} {
+		peak := c.peakRSS(w)
+		t.Logf("worker %s: peak resident set %.1f MiB, --memory %d MiB", w, float64(peak)/(1<<20), budget>>20)
+		if peak > budget {
+			t.Errorf("worker %s: peak resident set %.1f MiB, over its --memory of %d MiB", w, float64(peak)/(1<<20), budget>>20)
+		}
+	}
 }
 
 // TestPlanCluster: tierd plan --cluster cuts a loopy tier too large for a

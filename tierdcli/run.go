@@ -7,6 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	httppprof "net/http/pprof"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -105,6 +109,29 @@ func startProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// servePprof serves Go's profiles (net/http/pprof) on addr, if it is not
+// empty, until the process ends: a heap profile taken while a worker
+// runs says what its memory holds. They need no token, so addr should be
+// a loopback address.
+func servePprof(addr string, log *slog.Logger) error {
+	if addr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", httppprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", httppprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", httppprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", httppprof.Trace)
+	log.Info("serving profiles", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	go http.Serve(ln, mux)
+	return nil
 }
 
 // startJob parses the flags of reach or solve, opens the run, and starts

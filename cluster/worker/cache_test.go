@@ -206,7 +206,10 @@ func TestMemoryReserve(t *testing.T) {
 		}
 	}
 	m.memory.mu.Unlock()
-	release := m.reserve(o, 50)
+	release, err := m.reserve(context.Background(), o, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := m.parts.peek(partKey{"r1", 1, 0}); ok || !partFreed {
 		t.Errorf("the part, least recently used, kept (%v) or not freed (%v)", ok, partFreed)
 	}
@@ -220,5 +223,47 @@ func TestMemoryReserve(t *testing.T) {
 	release()
 	if m.used != 30 {
 		t.Errorf("%d bytes used after the release, want 30", m.used)
+	}
+}
+
+// TestMemoryReserveWaits: a reservation the memory cannot hold beside
+// another's waits for its release (a unit writing its outputs while the
+// next starts), or for its context; alone, it is never refused.
+func TestMemoryReserveWaits(t *testing.T) {
+	m := newMemCache(100)
+	o := owner{"r1", 1}
+	first, err := m.reserve(context.Background(), o, 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := m.reserve(ctx, o, 50); err == nil {
+		t.Fatal("a reservation beyond the memory did not wait")
+	}
+	got := make(chan error, 1)
+	go func() {
+		release, err := m.reserve(context.Background(), o, 50)
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("did not wait for the first reservation: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	first()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	alone, err := m.reserve(context.Background(), o, 500)
+	if err != nil {
+		t.Fatalf("a reservation alone, larger than the memory: %v", err)
+	}
+	alone()
+	if m.used != 0 || m.reserved != 0 {
+		t.Errorf("%d bytes, %d reservations left", m.used, m.reserved)
 	}
 }

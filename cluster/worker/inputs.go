@@ -45,9 +45,12 @@ func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, o owner, src setS
 				return nil, 0, err
 			}
 		}
-		return bitarray.NewRanked(set), int64(g.TierSize(t)/8*9/8 + 64), nil
+		return bitarray.NewRanked(set), setBytes(g, t), nil
 	})
 }
+
+// setBytes is the memory of tier t's set, ranked, as the memory counts it.
+func setBytes(g tiergame.Game, t tiergame.Tier) int64 { return int64(g.TierSize(t)/8*9/8 + 64) }
 
 // mergeTier is solver.MergeTier of the partial level files, taking the
 // sets of those this worker wrote from memory.

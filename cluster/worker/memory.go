@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"time"
@@ -49,7 +50,7 @@ type kidKey struct {
 }
 
 func newMemCache(limit int64) *memCache {
-	m := &memory{limit: limit, items: map[*item]struct{}{}}
+	m := &memory{limit: limit, items: map[*item]struct{}{}, released: make(chan struct{})}
 	return &memCache{memory: m, sets: newShelf[string, *bitarray.Ranked](m), partials: newShelf[string, *bitarray.Set](m),
 		tierRecords: newShelf[string, []valuedb.Record](m), records: newShelf[string, []valuedb.Record](m),
 		probs: newShelf[string, []tiergame.Prob](m), solved: newShelf[kidKey, *solver.SolvedTier](m),
@@ -58,20 +59,51 @@ func newMemCache(limit int64) *memCache {
 
 // reserve makes room for size bytes a unit is about to hold outside the
 // shelves (dropping unused entries, least recently used first) and
-// counts them until release.
-func (m *memory) reserve(o owner, size int64) (release func()) {
+// counts them until release. While other units' reservations leave too
+// little room (a unit writing its outputs while the next one starts), it
+// waits for them to be released, or for ctx; a reservation alone is never
+// refused.
+func (m *memory) reserve(ctx context.Context, o owner, size int64) (release func(), err error) {
 	it := &item{owner: o, size: size, refs: 1, last: time.Now(), drop: func() {}, free: func() {}}
 	m.mu.Lock()
+	for {
+		m.evictFor(size)
+		if m.used+size <= m.limit || m.reserved == 0 {
+			break
+		}
+		wake := m.released
+		m.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		m.mu.Lock()
+	}
 	m.add(it)
+	m.reserved++
 	m.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			m.mu.Lock()
 			m.remove(it)
+			m.reserved--
+			close(m.released)
+			m.released = make(chan struct{})
 			m.mu.Unlock()
 		})
-	}
+	}, nil
+}
+
+// reserveUnit makes room in the memory for what unit u holds beside the
+// shelves while it runs (reserve): need, the estimate of its peak (the
+// leader's, api.Assignment.Bytes, or the worker's own), less what every
+// estimate counts for the program and the runtime (solver.BaseBytes,
+// outside Config.MemoryBytes) and less held, the bytes of the shelves'
+// entries it holds (counted there).
+func (w *Worker) reserveUnit(ctx context.Context, u *unit, need, held int64) (release func(), err error) {
+	return w.mem.reserve(ctx, u.own, max(need-solver.BaseBytes-held, 0))
 }
 
 // memory is the budget the shelves share, and the entries on all of them.
@@ -80,6 +112,10 @@ type memory struct {
 	limit int64
 	used  int64
 	items map[*item]struct{}
+	// reserved counts the reservations held; released is closed (and
+	// replaced) when one is released.
+	reserved int
+	released chan struct{}
 }
 
 // item is what the memory knows of an entry, whatever its shelf.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
@@ -70,8 +72,16 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		}
 	}
 	// The round's cells and what it reads beside the shelves: the leader's
-	// estimate, for which the memory makes room.
-	defer w.mem.reserve(u.own, u.Bytes)()
+	// estimate, for which the memory makes room (the tier's set is on
+	// its shelf).
+	releaseRound, err := w.reserveUnit(ctx, u, u.Bytes, setBytes(u.g, u.tier))
+	if err != nil {
+		if p != nil {
+			p.Free()
+		}
+		return 0, err
+	}
+	defer releaseRound()
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err
@@ -124,21 +134,31 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			u.out.part = res
 			return positions, nil
 		default:
-			in, err := w.readNotes(ctx, step.In)
+			// The notes it reads are applied a section at a time, not
+			// held whole.
+			paths, err := w.disk.paths(ctx, step.In)
 			if err != nil {
 				return 0, err
 			}
+			receive := func(ns solver.Notes) error { return p.Receive(ctx, step.Level, ns) }
 			if step.Ties {
-				err = p.StartTies(ctx, in)
-			} else {
-				var outs []solver.Notes
-				outs, err = p.Step(ctx, step.Level, in)
-				for k, ns := range outs {
-					if err == nil && mine && k != pw.Part && len(ns) > 0 {
-						res.Notes += uint64(len(ns))
-						err = u.out.notes(u.tier, ns, api.RoleNotes, k)
-					}
+				err = p.StartTies(ctx, nil)
+				receive = func(ns solver.Notes) error { return p.Apply(ctx, ns) }
+			}
+			for _, path := range paths {
+				if err == nil {
+					err = eachNotes(path, receive)
 				}
+			}
+			if err == nil && !step.Ties {
+				// The notes for the other parts go to their files as
+				// they are made; a replayed round's were sent already.
+				sent := &sentNotes{out: u.out, t: u.tier, from: pw.Part, mine: mine}
+				err = p.StepTo(ctx, step.Level, nil, sent.add)
+				if cerr := sent.close(err == nil); err == nil {
+					err = cerr
+				}
+				res.Notes += sent.count
 			}
 			if err != nil {
 				return 0, err
@@ -174,60 +194,42 @@ func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked,
 	return solver.RestorePart(ctx, f, u.g, u.tier, set, cut, pw.Part, e)
 }
 
-// readNotes reads notes files.
-func (w *Worker) readNotes(ctx context.Context, blobs []api.Blob) (solver.Notes, error) {
-	paths, err := w.disk.paths(ctx, blobs)
+// eachNotes reads a notes file a section at a time (solver.EachNotes).
+func eachNotes(path string, f func(solver.Notes) error) error {
+	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var ns solver.Notes
-	for _, path := range paths {
-		if ns, err = readNotesFile(path, ns); err != nil {
-			return nil, err
-		}
+	defer file.Close()
+	if err := solver.EachNotes(file, f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return ns, nil
-}
-
-func readNotesFile(path string, ns solver.Notes) (solver.Notes, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return ns, err
-	}
-	defer f.Close()
-	if ns, err = solver.ReadNotes(f, ns); err != nil {
-		return ns, fmt.Errorf("%s: %w", path, err)
-	}
-	return ns, nil
+	return nil
 }
 
 // firstPass makes part k (solver.NewPart) and applies its child tiers'
 // notes, made from their databases a range at a time
-// (solver.LoadSolvedRange, solver.ChildNotes): every child's held notes,
-// then their won notes (kept in files meanwhile); it returns the part
-// and its tied notes, read again when ties start.
+// (solver.OpenSolved, solver.ChildNotes), one child tier open at a time:
+// every child's held notes, then their won notes (kept in files
+// meanwhile); it returns the part and its tied notes, read again when
+// ties start.
 func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort) (*solver.Part, solver.Notes, error) {
-	kids := make([]*solver.SolvedReader, 0, len(u.Kids))
-	defer func() {
-		for _, r := range kids {
-			r.Close()
-		}
-	}()
+	paths := make([][]string, len(u.Kids))
 	maxRem, maxTie := 0, -1
-	for _, ki := range u.Kids {
+	for i, ki := range u.Kids {
 		if ki.DB == nil {
 			return nil, nil, fmt.Errorf("child tier %d has no database yet", ki.Tier)
 		}
-		paths, err := w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB})
+		var err error
+		if paths[i], err = w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB}); err != nil {
+			return nil, nil, err
+		}
+		// The headers first: the part's cells are laid out for the
+		// children's longest remoteness.
+		h, err := dbHeader(paths[i][1])
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := solver.OpenSolved(u.g, tiergame.Tier(ki.Tier), paths[0], paths[1])
-		if err != nil {
-			return nil, nil, err
-		}
-		kids = append(kids, r)
-		h := r.Header()
 		maxRem = max(maxRem, h.MaxRemoteness)
 		if h.Tie > 0 {
 			maxTie = max(maxTie, h.MaxRemoteness)
@@ -250,20 +252,27 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	defer os.RemoveAll(dir)
 	var won []string
 	var tied solver.Notes
-	for _, c := range kids {
+	// child applies the held notes of child tier i, keeping its won and
+	// tied ones; its set is freed before the next is loaded.
+	child := func(i int) error {
+		c, err := solver.OpenSolved(u.g, tiergame.Tier(u.Kids[i].Tier), paths[i][0], paths[i][1])
+		if err != nil {
+			return err
+		}
+		defer c.Close()
 		count := c.Header().Count
 		for lo := uint64(0); lo < count; lo += solver.ChildChunk {
 			st, err := c.Range(lo, min(lo+solver.ChildChunk, count), w.cfg.Threads)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			h, wn, ti, err := solver.ChildNotes(ctx, u.g, u.tier, cut, st)
 			st.Free()
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			if err := p.Apply(ctx, h[k]); err != nil {
-				return nil, nil, err
+				return err
 			}
 			tied = append(tied, ti[k]...)
 			if len(wn[k]) == 0 {
@@ -271,17 +280,19 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 			}
 			path := filepath.Join(dir, fmt.Sprintf("%d", len(won)))
 			if err := writeNotesFile(path, wn[k]); err != nil {
-				return nil, nil, err
+				return err
 			}
 			won = append(won, path)
 		}
+		return nil
 	}
-	for _, path := range won {
-		ns, err := readNotesFile(path, nil)
-		if err != nil {
+	for i := range u.Kids {
+		if err := child(i); err != nil {
 			return nil, nil, err
 		}
-		if err := p.Apply(ctx, ns); err != nil {
+	}
+	for _, path := range won {
+		if err := eachNotes(path, func(ns solver.Notes) error { return p.Apply(ctx, ns) }); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -290,6 +301,16 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	}
 	ok = true
 	return p, tied, nil
+}
+
+// dbHeader reads the header of a value database.
+func dbHeader(path string) (valuedb.Header, error) {
+	db, err := valuedb.Open(path)
+	if err != nil {
+		return valuedb.Header{}, err
+	}
+	defer db.Close()
+	return db.Header(), nil
 }
 
 func writeCheckpoint(path string, p *solver.Part) error {
@@ -314,6 +335,72 @@ func writeNotesFile(path string, ns solver.Notes) error {
 		return err
 	}
 	return f.Close()
+}
+
+// sentNotes writes a round's notes for the other parts as the part
+// makes them (solver.Part.StepTo): a notes file to each part it has
+// notes for, outputs of the round (RoleNotes) once the level is done.
+// Unless mine, the notes are dropped: a replayed round's were sent.
+type sentNotes struct {
+	out   *outputs
+	t     tiergame.Tier
+	from  int
+	mine  bool
+	files map[int]*notesFile
+	count uint64
+}
+
+// notesFile is a notes file being written, in the worker's folder.
+type notesFile struct {
+	f  *os.File
+	nw *solver.NotesWriter
+}
+
+// add writes notes for part k.
+func (s *sentNotes) add(k int, ns solver.Notes) error {
+	if !s.mine || k == s.from || len(ns) == 0 {
+		return nil
+	}
+	nf := s.files[k]
+	if nf == nil {
+		if s.files == nil {
+			s.files = map[int]*notesFile{}
+		}
+		f, err := os.CreateTemp(filepath.Join(s.out.w.cfg.Dir), "notes-*")
+		if err != nil {
+			return err
+		}
+		nf = &notesFile{f: f}
+		s.files[k] = nf
+		if nf.nw, err = solver.NewNotesWriter(f); err != nil {
+			return err
+		}
+	}
+	s.count += uint64(len(ns))
+	return nf.nw.Write(ns)
+}
+
+// close ends the files and, if keep, makes them the round's outputs, by
+// part; it removes what is left.
+func (s *sentNotes) close(keep bool) error {
+	var err error
+	for _, k := range slices.Sorted(maps.Keys(s.files)) {
+		nf := s.files[k]
+		if err == nil && keep {
+			err = nf.nw.Close()
+		}
+		if cerr := nf.f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && keep {
+			err = s.out.add(s.t, func(path string) error { return os.Rename(nf.f.Name(), path) })
+			if err == nil {
+				s.out.outs[len(s.out.outs)-1].Role, s.out.outs[len(s.out.outs)-1].Part = api.RoleNotes, k
+			}
+		}
+		os.Remove(nf.f.Name())
+	}
+	return err
 }
 
 // notes writes notes for part (role RoleNotes) or the part's tied notes

@@ -76,6 +76,7 @@ func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()
 	for i, c := range a.Children {
 		u.children[i] = tiergame.Tier(c)
 	}
+	w.holdProcess()
 	if a.Live != nil {
 		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
 			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)
@@ -114,12 +115,27 @@ func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 // (solver.CloseTier): a partial level file of the closed tier, and of
 // each child tier it reaches.
 func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
+	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
+	for i, c := range u.children {
+		kids[i] = u.g.TierSize(c)
+	}
+	// Each thread adds a set over the tier and its children: as many as
+	// the budget holds (the leader's estimate is for one).
+	workers := w.cfg.Threads
+	for w.cfg.Budget > 0 && workers > 1 && solver.CloseBytes(size, kids, workers) > uint64(w.cfg.Budget) {
+		workers--
+	}
+	release, err := w.reserveUnit(ctx, u, int64(solver.CloseBytes(size, kids, workers)), 0)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	set, err := w.mergeTier(ctx, u.g, u.tier, u.Partials)
 	if err != nil {
 		return 0, err
 	}
 	var done atomic.Uint64
-	shares, err := solver.CloseTier(ctx, u.g, u.tier, set, u.children, solver.Effort{Workers: w.cfg.Threads, Done: &done})
+	shares, err := solver.CloseTier(ctx, u.g, u.tier, set, u.children, solver.Effort{Workers: workers, Done: &done})
 	if err != nil {
 		return 0, err
 	}
@@ -210,6 +226,17 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer releaseKids()
+	// The tier's cells: the estimate less its inputs, which are on their
+	// shelves.
+	held := setBytes(u.g, u.tier)
+	for _, k := range kids {
+		held += int64(k.Bytes())
+	}
+	releaseCells, err := w.reserveUnit(ctx, u, u.Bytes, held)
+	if err != nil {
+		return 0, err
+	}
+	defer releaseCells()
 	loaded := time.Now()
 	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
 	if err != nil {

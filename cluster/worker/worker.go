@@ -46,13 +46,22 @@ type Config struct {
 	// folder removed at any time.
 	Dir string
 	// CacheBytes bounds the inputs kept on disk, MemoryBytes those kept
-	// loaded in memory (tier sets, solved child tiers); 0 means 8 GiB and
-	// half the machine's memory.
+	// loaded in memory (tier sets, solved child tiers) with what the
+	// units under way hold beside them; 0 means 8 GiB, and the Budget
+	// less what every estimate counts for the program and the runtime
+	// (solver.BaseBytes), or half the machine's memory.
 	CacheBytes, MemoryBytes int64
 	// Budget, if set, is the worker's memory budget, which it tells the
 	// leader (api.LeaseRequest.Memory): it is leased no unit the leader
-	// estimates larger. MemoryBytes defaults to it.
+	// estimates larger, and a unit of a loopy tier makes room for the
+	// estimate in the memory cache while it runs.
 	Budget int64
+	// LimitProcess holds the whole process's memory within Budget: the
+	// Go runtime's limit (debug.SetMemoryLimit) follows the cells made
+	// outside the Go heap and the program's own pages. Set it when the
+	// worker is its process's only work (tierd worker --memory), not
+	// for workers inside a test's process.
+	LimitProcess bool
 	// NewGame builds a game from its name and options (games.New).
 	NewGame func(name, option string) (tiergame.Game, error)
 	// Games are the names of the games NewGame builds (games.Registry's
@@ -82,9 +91,10 @@ type Worker struct {
 	sem    *semaphore.Weighted
 	games  *unitio.Games
 
-	mu     sync.Mutex
-	active map[uint64]*leased // by lease token
-	ttl    time.Duration      // the lease TTL the leader announced
+	mu      sync.Mutex
+	program int64              // the program's pages, at most (holdProcess)
+	active  map[uint64]*leased // by lease token
+	ttl     time.Duration      // the lease TTL the leader announced
 	// progress tells, by lease token, whether the units this worker was
 	// leased whose results stay in memory (executor.keepsResults), and
 	// that have not reported yet, have computed them: a unit leased
@@ -122,7 +132,7 @@ func New(cfg Config) (*Worker, error) {
 		cfg.CacheBytes = 8 << 30
 	}
 	if cfg.MemoryBytes <= 0 && cfg.Budget > 0 {
-		cfg.MemoryBytes = cfg.Budget
+		cfg.MemoryBytes = max(cfg.Budget-solver.BaseBytes, cfg.Budget/4)
 	}
 	if cfg.MemoryBytes <= 0 {
 		cfg.MemoryBytes = int64(solver.DefaultMemory() / 2)
@@ -139,6 +149,7 @@ func New(cfg Config) (*Worker, error) {
 		ttl: api.DefaultLeaseTTL, games: unitio.NewGames(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
 	w.mem = newMemCache(cfg.MemoryBytes)
+	w.holdProcess()
 	return w, nil
 }
 
@@ -359,7 +370,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgr
 	w.Units.Add(1)
 	w.Positions.Add(positions)
 	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
-		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds())
+		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds(), w.memoryAttrs())
 }
 
 // report uploads a unit's outputs and reports it complete, uploading

@@ -19,7 +19,9 @@ package bigmem
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -41,9 +43,51 @@ func (m *mapping) unmap() {
 	m.once.Do(func() {
 		if m.b != nil {
 			unix.Munmap(m.b)
+			mapped.Add(-int64(len(m.b)))
 			m.b = nil
+			holdLimit()
 		}
 	})
+}
+
+// mapped counts the bytes of the mappings not yet unmapped.
+var mapped atomic.Int64
+
+// Mapped is the memory of the Arrays made and not yet freed outside the
+// Go heap: the runtime does not count it (runtime/metrics, the memory
+// limit), a process's resident set does, once written.
+func Mapped() uint64 { return uint64(max(mapped.Load(), 0)) }
+
+// limit is LimitGo's total (0: none), under limitMu, which also orders
+// the updates of the Go runtime's limit.
+var (
+	limitMu sync.Mutex
+	limit   int64
+)
+
+// LimitGo holds the Go runtime's memory and the Arrays together within
+// total bytes: from now on the runtime's memory limit
+// (debug.SetMemoryLimit) is total less the Arrays mapped, updated as they
+// are made (before they are written) and freed. The runtime's limit alone
+// would let the heap grow to it beside the arrays, which it does not see.
+// The limit stays at least an eighth of total: below the live heap it
+// would only keep the collector running. total <= 0 stops holding it
+// (the limit stays as it is).
+func LimitGo(total int64) {
+	limitMu.Lock()
+	limit = max(total, 0)
+	limitMu.Unlock()
+	holdLimit()
+}
+
+// holdLimit sets the runtime's memory limit to LimitGo's total less the
+// mappings.
+func holdLimit() {
+	limitMu.Lock()
+	defer limitMu.Unlock()
+	if limit > 0 {
+		debug.SetMemoryLimit(max(limit-mapped.Load(), limit/8))
+	}
 }
 
 // smallBytes is the size below which an array is an ordinary Go slice: a
@@ -66,6 +110,8 @@ func Words(n uint64) (*Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bigmem: mapping %d bytes: %w", size, err)
 	}
+	mapped.Add(int64(size))
+	holdLimit()
 	m := &mapping{b: b}
 	return &Array{words: unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n), mem: m}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,22 +67,44 @@ func DefaultBudget() uint64 {
 var cgroupLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
 
 // memTotal is MemTotal of a meminfo file in bytes, or 0.
-func memTotal(path string) uint64 {
+func memTotal(path string) uint64 { return kBFields(path, "MemTotal")["MemTotal"] }
+
+// kBFields reads the fields named keys of a /proc file of "Key: N kB"
+// lines, in bytes; those it cannot read are missing.
+func kBFields(path string, keys ...string) map[string]uint64 {
+	out := map[string]uint64{}
 	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return out
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb * 1024
-			}
+		key, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok || !slices.Contains(keys, key) {
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err == nil {
+			out[key] = kb * 1024
 		}
 	}
-	return 0
+	return out
+}
+
+// Resident is a process's memory as the system counts it.
+type Resident struct {
+	// RSS is its resident set now, Peak the largest it has been (what
+	// GNU time reports as its maximum resident set size), File the part
+	// of RSS mapped from files: the program's code and data.
+	RSS, Peak, File uint64
+}
+
+// ReadResident reads this process's Resident from /proc/self/status
+// (Linux); elsewhere it is zero.
+func ReadResident() Resident {
+	m := kBFields("/proc/self/status", "VmRSS", "VmHWM", "RssFile")
+	return Resident{RSS: m["VmRSS"], Peak: m["VmHWM"], File: m["RssFile"]}
 }
 
 // cgroupLimit is the memory limit in a cgroup file in bytes, or 0 for

@@ -3,6 +3,7 @@ package memsize
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -57,5 +58,17 @@ func TestLimits(t *testing.T) {
 	}
 	if b := DefaultBudget(); b == 0 {
 		t.Error("DefaultBudget is 0")
+	}
+}
+
+// TestReadResident: this process's resident set, on Linux, is positive and
+// at most its peak.
+func TestReadResident(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/self/status is Linux's")
+	}
+	r := ReadResident()
+	if r.RSS == 0 || r.Peak < r.RSS || r.File > r.RSS {
+		t.Errorf("%+v", r)
 	}
 }

@@ -119,12 +119,17 @@ func (s *State) Blocked(id string, largest int64) string {
 			continue // a part's round goes to the worker that holds it
 		}
 		if n := r.UnitBytes(t, u); n > uint64(largest) {
-			what := fmt.Sprintf("tier %s", t.Name)
-			if ref.Phase == api.PhaseParts {
+			what, fix := fmt.Sprintf("tier %s", t.Name), "start a worker with more --memory, or submit with more --loopy-ranges"
+			switch {
+			case ref.Phase == api.PhaseParts:
 				what += fmt.Sprintf(" part %d of %d", ref.Index, len(t.Parts.Units))
+			case u.Kind == api.Close:
+				// Closing is one unit over the whole tier, however it is
+				// solved.
+				what, fix = "closing "+what, "start a worker with more --memory"
 			}
-			return fmt.Sprintf("%s needs about %s, more than the largest worker budget (%s): start a worker with more --memory, or submit with more --loopy-ranges",
-				what, solver.BytesString(n), solver.BytesString(uint64(largest)))
+			return fmt.Sprintf("%s needs about %s, more than the largest worker budget (%s): %s",
+				what, solver.BytesString(n), solver.BytesString(uint64(largest)), fix)
 		}
 	}
 	return ""

@@ -279,12 +279,19 @@ func (p *Parts) view() *api.Parts {
 }
 
 // UnitBytes is the leader's estimate of the peak memory of unit u of tier
-// t on a worker, for the units of loopy tiers: a whole tier's (SolveTier:
-// solver.LoopyTierBytes) or a part's round (solver.PartBytes, or more if
-// a part of the tier reported holding more cells); 0 for the others,
-// which are not estimated.
+// t on a worker, for the units of loopy tiers: a whole tier's closing
+// (Close: solver.CloseBytes, on one thread; a worker closes on as many as
+// its budget holds) or solving (SolveTier: solver.LoopyTierBytes), or a
+// part's round (solver.PartBytes, or more if a part of the tier reported
+// holding more cells); 0 for the others, which are not estimated.
 func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	switch u.Kind {
+	case api.Close:
+		kids := make([]uint64, len(t.Children))
+		for i, c := range t.Children {
+			kids[i] = r.Tier(c).Size
+		}
+		return solver.CloseBytes(t.Size, kids, 1)
 	case api.Part:
 		var kid uint64
 		for _, c := range t.Children {

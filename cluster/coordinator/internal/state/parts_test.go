@@ -210,4 +210,20 @@ func TestPartsMemory(t *testing.T) {
 	for ref := range s.Free(Taker{Worker: "other", Memory: int64(need) - 1}) {
 		t.Errorf("%v leased to a worker too small for it", ref)
 	}
+	// The tier's closing is estimated on one thread, and leased so.
+	closing := &Unit{Kind: api.Close, Hi: size}
+	if got, want := r.UnitBytes(t1, closing), solver.CloseBytes(size, []uint64{size / 2}, 1); got != want {
+		t.Errorf("closing the tier: %d bytes, want %d", got, want)
+	}
+	tk := Taker{Worker: "other", Memory: int64(r.UnitBytes(t1, closing))}
+	if !tk.fits(r, t1, closing) {
+		t.Error("closing does not fit its estimate")
+	}
+	if tk.Memory--; tk.fits(r, t1, closing) {
+		t.Error("closing fits a budget below its estimate")
+	}
+	t1.Parts, t1.Reach = nil, []*Unit{closing}
+	if msg := s.Blocked("r1", tk.Memory); !strings.Contains(msg, "closing tier t1 needs about") || strings.Contains(msg, "--loopy-ranges") {
+		t.Errorf("blocked by closing: %q", msg)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/internal/faultnet"
 	"github.com/tiersolve/tiersolve/internal/freeport"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -171,6 +172,7 @@ func (c *procCluster) startEnv(name, bin string, env []string, args ...string) {
 type proc struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
+	peak   uint64 // peak resident set in bytes, read just before signal stopped it
 }
 
 func (c *procCluster) startCoordinator(i int, bootstrap bool) {
@@ -213,6 +215,7 @@ func (c *procCluster) signal(name string, sig syscall.Signal) {
 	if p == nil {
 		c.t.Fatalf("no process %s", name)
 	}
+	p.peak = memsize.ReadResidentOf(p.cmd.Process.Pid).Peak
 	p.cmd.Process.Signal(sig)
 	select {
 	case <-p.exited:
@@ -222,8 +225,10 @@ func (c *procCluster) signal(name string, sig syscall.Signal) {
 }
 
 // peakRSS stops the process name (SIGTERM) unless signal stopped it
-// already, and returns its peak resident set in bytes (its rusage's
-// Maxrss, what GNU time reports).
+// already, and returns its peak resident set in bytes: its VmHWM read
+// just before it was stopped. Not the rusage's Maxrss: Linux counts in
+// it the test binary's own resident set, which the child shared (vfork)
+// until it ran exec.
 func (c *procCluster) peakRSS(name string) int64 {
 	c.t.Helper()
 	c.mu.Lock()
@@ -239,11 +244,10 @@ func (c *procCluster) peakRSS(name string) int64 {
 		c.t.Fatalf("no process %s", name)
 	}
 	<-p.exited
-	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		c.t.Fatalf("%s: no rusage", name)
+	if p.peak == 0 {
+		c.t.Fatalf("%s: no peak resident set read before it stopped", name)
 	}
-	return ru.Maxrss << 10 // KiB on Linux
+	return int64(p.peak)
 }
 
 func (c *procCluster) killAll() {

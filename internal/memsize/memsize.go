@@ -103,7 +103,21 @@ type Resident struct {
 // ReadResident reads this process's Resident from /proc/self/status
 // (Linux); elsewhere it is zero.
 func ReadResident() Resident {
-	m := kBFields("/proc/self/status", "VmRSS", "VmHWM", "RssFile")
+	return readResident("/proc/self/status")
+}
+
+// ReadResidentOf reads the Resident of the process pid (Linux); it is
+// zero elsewhere or when the process is gone. Its Peak is that of the
+// program the process runs now: unlike the rusage's Maxrss, it does not
+// carry the parent's resident set over an exec (Linux counts the
+// address space the process had before exec, which a vfork shares with
+// its parent, into Maxrss).
+func ReadResidentOf(pid int) Resident {
+	return readResident("/proc/" + strconv.Itoa(pid) + "/status")
+}
+
+func readResident(path string) Resident {
+	m := kBFields(path, "VmRSS", "VmHWM", "RssFile")
 	return Resident{RSS: m["VmRSS"], Peak: m["VmHWM"], File: m["RssFile"]}
 }
 

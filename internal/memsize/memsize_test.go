@@ -2,9 +2,11 @@ package memsize
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func TestParseFormat(t *testing.T) {
@@ -70,5 +72,38 @@ func TestReadResident(t *testing.T) {
 	r := ReadResident()
 	if r.RSS == 0 || r.Peak < r.RSS || r.File > r.RSS {
 		t.Errorf("%+v", r)
+	}
+}
+
+// TestReadResidentOf: a child's peak is its own program's, not the
+// resident set of the parent it was started from (which Linux carries
+// into the child's rusage Maxrss over the exec).
+func TestReadResidentOf(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/<pid>/status is Linux's")
+	}
+	big := make([]byte, 128<<20)
+	for i := range big {
+		big[i] = 1
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	var r Resident
+	for range 100 { // until the child has run exec
+		if r = ReadResidentOf(cmd.Process.Pid); r.Peak != 0 && r.Peak < 64<<20 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.Peak == 0 || r.Peak >= 64<<20 || r.Peak < r.RSS {
+		t.Errorf("sleep's resident set %+v beside a parent holding %d MiB", r, len(big)>>20)
+	}
+	runtime.KeepAlive(big)
+	if got := ReadResidentOf(1 << 30); got != (Resident{}) {
+		t.Errorf("a process that does not exist: %+v", got)
 	}
 }

@@ -170,13 +170,15 @@ type cellArray struct {
 	lay   layout
 	shift uint   // log2 of cells per word: 3 or 2
 	mask  uint64 // a cell's bits
+
+	laneShift uint // log2 of a cell's bits: 3 or 4
 }
 
 // newCells returns n absent cells of layout lay.
 func newCells(n uint64, lay layout) (cellArray, error) {
-	c := cellArray{lay: lay, mask: 1<<lay.bits - 1, shift: 3}
+	c := cellArray{lay: lay, mask: 1<<lay.bits - 1, shift: 3, laneShift: 3}
 	if lay.bits == 16 {
-		c.shift = 2
+		c.shift, c.laneShift = 2, 4
 	}
 	per := uint64(1) << c.shift
 	mem, err := bigmem.Words((n + per - 1) / per)

@@ -320,7 +320,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 				s.cells.set(i, s.counter(i, uint32(tm.countWithin(p, &seen)), 0))
 				continue
 			}
-			minLose, maxWin, canLose, anyWin := 1<<30, 0, true, false
+			fold := newChildFold()
 			for k, l := range lists {
 				if len(l) == 0 {
 					continue
@@ -329,23 +329,11 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 				if st == nil {
 					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, tm.tiers[k])
 				}
-				for _, q := range l {
-					rec, ok := st.Lookup(q)
-					if !ok {
-						return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.tiers[k])
-					}
-					switch rec.Value() {
-					case tiergame.Lose:
-						minLose = min(minLose, rec.Remoteness())
-						canLose = false
-					case tiergame.Win:
-						maxWin = max(maxWin, rec.Remoteness())
-						anyWin = true
-					default:
-						canLose = false
-					}
+				if q, ok := st.fold(l, &fold); !ok {
+					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.tiers[k])
 				}
 			}
+			minLose, maxWin, canLose, anyWin := fold.minLose, fold.maxWin, fold.canLose, fold.anyWin
 			// A move elsewhere that does not lose decides that the
 			// position cannot lose: the moves inside the tier need no
 			// counting, and without a reverse index to build, no listing.
@@ -645,7 +633,6 @@ type levelWorker struct {
 	counts []int64 // cells assigned, by level
 	cur    slotCursor
 	ps     []tiergame.Position
-	refs   []parentRef
 	tm     *tierMoves // for the positions whose children are looked at
 	kids   []*SolvedTier
 	// out holds the notes for the other parts' parents, by part.
@@ -669,10 +656,10 @@ func (w *levelWorker) scan(lo, hi int, a, b uint32, r int) error {
 		x := atomic.LoadUint64(&c.words[wi])
 		m := matchMask(x, pa, pb, high)
 		for m != 0 {
-			lane := uint(bits.TrailingZeros64(m)) / c.lay.bits
+			lane := uint(bits.TrailingZeros64(m)) >> c.laneShift
 			m &= m - 1
 			slot := uint64(wi)<<c.shift + uint64(lane)
-			if err := w.process(slot, uint32(x>>(lane*c.lay.bits)&c.mask), r); err != nil {
+			if err := w.process(slot, uint32(x>>(lane<<c.laneShift)&c.mask), r); err != nil {
 				return err
 			}
 		}
@@ -696,13 +683,27 @@ func (w *levelWorker) process(slot uint64, code uint32, r int) error {
 	case code == lay.lose(r):
 		kind = lostAt
 	}
-	for _, u := range w.parents(p, slot) {
-		if u.slot == noSlot {
-			k := w.s.cut.part(u.pos)
-			w.out[k] = append(w.out[k], makeNote(u.pos, kind, r))
+	// The parents are taken in place rather than gathered first (parents):
+	// this is the levels' inner loop.
+	if s.um == nil {
+		for _, u := range s.idx.list[s.idx.offsets[slot]:s.idx.offsets[slot+1]] {
+			if err := w.apply(parentRef{uint64(u), noPos}, kind, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w.ps = s.um.Parents(s.t, tiergame.Position(p), s.t, w.ps[:0])
+	for _, q := range w.ps {
+		i, ok := s.slot(uint64(q))
+		if !ok {
+			if s.cut != nil && (uint64(q) < s.lo || uint64(q) >= s.hi) {
+				k := s.cut.part(uint64(q))
+				w.out[k] = append(w.out[k], makeNote(uint64(q), kind, r))
+			}
 			continue
 		}
-		if err := w.apply(u, kind, r); err != nil {
+		if err := w.apply(parentRef{i, uint64(q)}, kind, r); err != nil {
 			return err
 		}
 	}
@@ -715,9 +716,9 @@ func (w *levelWorker) apply(u parentRef, kind noteKind, r int) error {
 	lay := w.s.cells.lay
 	switch kind {
 	case tiedAt:
-		w.raise(u.slot, lay.tie(r+1), r+1, lay.isTie)
+		w.raise(u.slot, lay.tie(r+1), r+1)
 	case lostAt:
-		w.raise(u.slot, lay.win(r+1), r+1, lay.isWin)
+		w.raise(u.slot, lay.win(r+1), r+1)
 	default:
 		return w.countDown(u, r)
 	}
@@ -725,29 +726,37 @@ func (w *levelWorker) apply(u parentRef, kind noteKind, r int) error {
 }
 
 // raise gives the parent in slot u the code v of level lv if it is
-// undecided, or holds a tentative code of a later level (tentative tells
-// such codes and their levels).
-func (w *levelWorker) raise(u uint64, v uint32, lv int, tentative func(uint32) (int, bool)) {
-	lay := w.s.cells.lay
-	was := -1
-	_, ok := w.s.cells.update(u, func(old uint32) (uint32, bool) {
-		was = -1
-		if old == codeOpen {
-			return v, true
+// undecided, or holds a tentative code of a later level: a win in the
+// win and lose phase, a tie in the ties' phase.
+func (w *levelWorker) raise(u uint64, v uint32, lv int) {
+	c := &w.s.cells
+	lay, wins := c.lay, w.s.phase == winLosePhase
+	at, sh := c.at(u)
+	for {
+		x := atomic.LoadUint64(at)
+		old := uint32(x >> sh & c.mask)
+		was, ok := -1, false
+		switch r, tie := lay.isTie(old); {
+		case old == codeOpen:
+			ok = true
+		case wins && tie: // in the tail: a position that can lose, or a tie in 0
+			ok = old != lay.tie0()
+		case wins:
+			if r, win := lay.isWin(old); win && r > lv {
+				was, ok = r, true
+			}
+		case tie && r > lv:
+			was, ok = r, true
 		}
-		if _, _, can := lay.canLose(old); can && w.s.phase == winLosePhase {
-			return v, true
+		if !ok {
+			return
 		}
-		if r, ok := tentative(old); ok && r > lv {
-			was = r
-			return v, true
-		}
-		return 0, false
-	})
-	if ok {
-		addLevel(&w.counts, lv, 1)
-		if was >= 0 {
-			addLevel(&w.counts, was, -1)
+		if atomic.CompareAndSwapUint64(at, x, x&^(c.mask<<sh)|uint64(v)<<sh) {
+			addLevel(&w.counts, lv, 1)
+			if was >= 0 {
+				addLevel(&w.counts, was, -1)
+			}
+			return
 		}
 	}
 }
@@ -757,14 +766,17 @@ func (w *levelWorker) raise(u uint64, v uint32, lv int, tentative func(uint32) (
 // it keeps no count, and loses when none is left.
 func (w *levelWorker) countDown(u parentRef, r int) error {
 	c, lay := &w.s.cells, w.s.cells.lay
+	at, sh := c.at(u.slot)
 	for {
-		old := c.get(u.slot)
+		x := atomic.LoadUint64(at)
+		old := uint32(x >> sh & c.mask)
 		k, f, can := lay.canLose(old)
 		if !can {
 			return nil
 		}
 		if k > 1 {
-			if c.swap(u.slot, old, lay.counter(k-1, f)) {
+			// counter(k-1, f) is counter(k, f) - 2: no borrow leaves the cell.
+			if atomic.CompareAndSwapUint64(at, x, x-2<<sh) {
 				return nil
 			}
 			continue
@@ -911,32 +923,6 @@ func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, e
 	}
 	return m, nil
 }
-
-// parents lists the parents inside the tier of position p in slot: the
-// reachable ones in the solver's range, and those of other parts (slot
-// noSlot: whether they are reachable is for their part to say).
-func (w *levelWorker) parents(p, slot uint64) []parentRef {
-	s := w.s
-	w.refs = w.refs[:0]
-	if s.um == nil {
-		for _, u := range s.idx.list[s.idx.offsets[slot]:s.idx.offsets[slot+1]] {
-			w.refs = append(w.refs, parentRef{uint64(u), noPos})
-		}
-		return w.refs
-	}
-	w.ps = s.um.Parents(s.t, tiergame.Position(p), s.t, w.ps[:0])
-	for _, q := range w.ps {
-		if i, ok := s.slot(uint64(q)); ok {
-			w.refs = append(w.refs, parentRef{i, uint64(q)})
-		} else if s.cut != nil && (uint64(q) < s.lo || uint64(q) >= s.hi) {
-			w.refs = append(w.refs, parentRef{noSlot, uint64(q)})
-		}
-	}
-	return w.refs
-}
-
-// noSlot marks a parent of another part.
-const noSlot = ^uint64(0)
 
 // slotCursor finds the positions of increasing ranks of a set: from one
 // to the next by counting members, not by a search from the start.

@@ -206,7 +206,7 @@ func (w *levelWorker) note(u parentRef, n note) error {
 	s, lay := w.s, w.s.cells.lay
 	switch n.kind() {
 	case childLost:
-		w.raise(u.slot, lay.win(n.rem()+1), n.rem()+1, lay.isWin)
+		w.raise(u.slot, lay.win(n.rem()+1), n.rem()+1)
 	case childHeld:
 		s.cells.update(u.slot, func(old uint32) (uint32, bool) {
 			_, _, can := lay.canLose(old)
@@ -229,7 +229,7 @@ func (w *levelWorker) note(u parentRef, n note) error {
 			s.sideMu.Unlock()
 		}
 	case childTied:
-		w.raise(u.slot, lay.tie(n.rem()+1), n.rem()+1, lay.isTie)
+		w.raise(u.slot, lay.tie(n.rem()+1), n.rem()+1)
 	default:
 		return w.apply(u, n.kind(), n.rem())
 	}

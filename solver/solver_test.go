@@ -332,7 +332,7 @@ func TestMakeApart(t *testing.T) {
 			t.Fatalf("makeApart[byte](%d): len %d cap %d", n, len(b), cap(b))
 		}
 	}
-	if p := newApart[levelWorker](); p.refs != nil || p.counts != nil {
+	if p := newApart[levelWorker](); p.ps != nil || p.counts != nil {
 		t.Fatalf("newApart: %+v, want zero", *p)
 	}
 }

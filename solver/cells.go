@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 
@@ -187,6 +188,49 @@ func newCells(n uint64, lay layout) (cellArray, error) {
 	}
 	c.mem, c.words = mem, mem.Words()
 	return c, nil
+}
+
+// widen makes n byte cells 16 bits wide in place, each code translated
+// by f (which keeps codeAbsent): the array grows to twice its words
+// (bigmem's Grow moves its pages, not copying them) and every narrow word
+// becomes two wide ones, from the top down, so that widening holds the
+// wide cells' memory, not both layouts' (a part of a tier solved in
+// parts would need three bytes a position at that moment, not two).
+func (c *cellArray) widen(workers int, n uint64, to layout, f func(uint32) uint32) error {
+	if c.lay.bits != 8 || to.bits != 16 {
+		return fmt.Errorf("cells of %d bits cannot widen to %d", c.lay.bits, to.bits)
+	}
+	narrow := len(c.words)
+	if err := c.mem.Grow(2 * uint64(narrow)); err != nil {
+		return err
+	}
+	words := c.mem.Words()
+	one := func(k int) {
+		x := words[k] // read before words[2k] (k = 0) is written
+		var lo, hi uint64
+		for j := range 4 {
+			lo |= uint64(f(uint32(x>>(8*j)&0xff))) << (16 * j)
+			hi |= uint64(f(uint32(x>>(8*(j+4))&0xff))) << (16 * j)
+		}
+		words[2*k], words[2*k+1] = lo, hi
+	}
+	// Narrow words [lo, h) become wide words [2lo, 2h), at or past h:
+	// words done already, which nothing reads again; then h = lo.
+	for h := narrow; h > 1; {
+		lo := (h + 1) / 2
+		forChunks(context.Background(), workers, h-lo, func(a, b int) {
+			for k := lo + a; k < lo+b; k++ {
+				one(k)
+			}
+		})
+		h = lo
+	}
+	if narrow > 0 {
+		one(0)
+	}
+	c.lay, c.mask, c.shift, c.laneShift = to, 1<<to.bits-1, 2, 4
+	c.words = words[:(n+3)/4] // a narrow word's padding may make one more, zero
+	return nil
 }
 
 // free returns the cells' memory.

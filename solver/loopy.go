@@ -485,20 +485,10 @@ func (s *loopySolver) fit(r int) error {
 	if s.phase == winLosePhase && r < int(lay.rem) || s.phase == tiePhase && r < int(lay.tieRem) || lay == layout16 {
 		return nil
 	}
-	wide, err := newCells(s.slots(), layout16)
-	if err != nil {
+	from, ph := s.cells.lay, s.phase
+	if err := s.cells.widen(s.workers, s.slots(), layout16, func(c uint32) uint32 { return translate(c, from, layout16, ph) }); err != nil {
 		return fmt.Errorf("%s: tier %d: %w", s.g.Name(), s.t, err)
 	}
-	from := s.cells
-	forChunks(context.Background(), s.workers, int(s.slots()), func(lo, hi int) {
-		for i := uint64(lo); i < uint64(hi); i++ {
-			if c := from.peek(i); c != codeAbsent {
-				wide.set(i, translate(c, from.lay, wide.lay, s.phase))
-			}
-		}
-	})
-	from.free()
-	s.cells = wide
 	return nil
 }
 

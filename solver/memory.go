@@ -299,15 +299,59 @@ const (
 	notesPerRecord = 8
 )
 
-// PartBytes estimates the peak memory of a round of one part of a loopy
-// tier solved in parts (Part) on a worker whose Go heap is held to its
-// budget (debug.SetMemoryLimit, as tierd worker --memory does): the
-// tier's set (size hashes), the part's cells over its hashes, and in its
-// first pass the largest child tier's set (kidSize hashes) with a chunk
-// of its records and their notes; and BaseBytes.
-func PartBytes(size, hashes, kidSize uint64) uint64 {
+// PartFirstPassBytes estimates the peak memory of a part's first pass
+// (NewPart, ChildNotes, Part.Apply, Part.EndFirstPass) of a loopy tier
+// solved in parts on a worker whose Go heap is held to its budget
+// (debug.SetMemoryLimit, as tierd worker --memory does): the tier's set
+// (size hashes), the part's cells over its hashes (a byte each), the
+// largest child tier's set (kidSize hashes) with a chunk of its records
+// and their notes; and BaseBytes.
+func PartFirstPassBytes(size, hashes, kidSize uint64) uint64 {
 	chunk := min(ChildChunk, kidSize) * (recordBytes + notesPerRecord*noteBytes)
 	return BaseBytes + bitsetBytes(size) + bitsetBytes(kidSize) + chunk + hashes*cellBytes
+}
+
+// PartBytes estimates the peak memory of a part over hashes of a loopy
+// tier of size hashes whose largest child tier has kidSize hashes, in
+// any of its units: its first pass or a round of its levels, with a byte
+// a cell (tierd plan --cluster and the leader's cut know no remoteness
+// yet).
+func PartBytes(size, hashes, kidSize uint64) uint64 {
+	return max(PartFirstPassBytes(size, hashes, kidSize), PartRoundBytes(size, hashes*cellBytes))
+}
+
+// PartRoundBytes estimates the peak memory of a part's later round
+// (Part.Receive and Part.StepTo, Part.StartTies, or its records:
+// Part.Solved and WriteSolvedDB), on such a worker: what it holds, the
+// tier's set (size hashes) and the part's cells (cells bytes, with the
+// maps beside them: PartCellBytes, or what the part reported: Part.Bytes),
+// and a section of notes read and those made before they go to their
+// files (partNotesBytes); and BaseBytes. A round reads no child tier.
+func PartRoundBytes(size, cells uint64) uint64 {
+	return BaseBytes + bitsetBytes(size) + cells + partNotesBytes
+}
+
+// partNotesBytes is what a round holds of notes beside the cells: a
+// section read (EachNotes: up to noteSection notes decoded, 8 MiB, its
+// varints and frame) and the notes its goroutines make for the other
+// parts (flushNotes) with their encoding on the way to their files.
+const partNotesBytes = noteSection*noteBytes + 2*flushNotes*noteBytes + 2<<20
+
+// PartCellBytes estimates the cells of a part over hashes positions in a
+// round at level (of ties, if ties): a byte a position, and two from the
+// level on whose remoteness a byte's codes do not hold (the cells widen
+// to 16 bits then, in place: Part never holds both layouts). A part whose
+// child tiers' remoteness a byte does not hold is wide from its first
+// pass: Part.Bytes says so after it.
+func PartCellBytes(hashes uint64, level int, ties bool) uint64 {
+	limit := layout8.rem
+	if ties {
+		limit = layout8.tieRem
+	}
+	if level+1 >= int(limit) {
+		return 2 * hashes * cellBytes
+	}
+	return hashes * cellBytes
 }
 
 // CloseBytes estimates the peak memory of closing a loopy tier of size

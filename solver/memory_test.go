@@ -102,6 +102,32 @@ func TestPartBytes(t *testing.T) {
 	}
 }
 
+// TestPartRoundBytes: a part's later round holds its cells, the tier's
+// set and a section of notes, not the child tier its first pass reads;
+// its cells take two bytes a position from the level a byte's codes do
+// not hold (wins and losses, or ties), once, not both layouts at once.
+func TestPartRoundBytes(t *testing.T) {
+	const size, hashes, kid = 1 << 28, 1 << 26, 1 << 27
+	first := PartFirstPassBytes(size, hashes, kid)
+	round := PartRoundBytes(size, PartCellBytes(hashes, 10, false))
+	if round >= first || first-round != bitsetBytes(kid)+ChildChunk*(recordBytes+notesPerRecord*noteBytes)-partNotesBytes {
+		t.Errorf("a round %d bytes, its first pass %d: want the child's set and chunk less the notes' section between them", round, first)
+	}
+	if PartBytes(size, hashes, kid) != first || PartBytes(size, hashes, 0) != PartRoundBytes(size, hashes) {
+		t.Errorf("PartBytes is not the larger of a first pass and a round")
+	}
+	for _, c := range []struct {
+		level int
+		ties  bool
+		cells uint64
+	}{{-1, false, hashes}, {int(layout8.rem) - 2, false, hashes}, {int(layout8.rem) - 1, false, 2 * hashes},
+		{500, false, 2 * hashes}, {int(layout8.tieRem) - 2, true, hashes}, {int(layout8.tieRem) - 1, true, 2 * hashes}} {
+		if got := PartCellBytes(hashes, c.level, c.ties); got != c.cells {
+			t.Errorf("level %d (ties %v): %d bytes of cells, want %d", c.level, c.ties, got, c.cells)
+		}
+	}
+}
+
 // TestCloseBytes: closing a tier holds its set, its frontier and, per
 // goroutine, a found set and a set over each child tier; writing its
 // partials holds the largest in memory, up to the spill.

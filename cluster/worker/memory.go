@@ -99,11 +99,19 @@ func (m *memory) reserve(ctx context.Context, o owner, size int64) (release func
 // reserveUnit makes room in the memory for what unit u holds beside the
 // shelves while it runs (reserve): need, the estimate of its peak (the
 // leader's, api.Assignment.Bytes, or the worker's own), less what every
-// estimate counts for the program and the runtime (solver.BaseBytes,
-// outside Config.MemoryBytes) and less held, the bytes of the shelves'
+// estimate counts for the program and the runtime (solver.BaseBytes:
+// the worker's fixed part, outside the memory cache) and less held, the bytes of the shelves'
 // entries it holds (counted there).
 func (w *Worker) reserveUnit(ctx context.Context, u *unit, need, held int64) (release func(), err error) {
 	return w.mem.reserve(ctx, u.own, max(need-solver.BaseBytes-held, 0))
+}
+
+// setLimit changes the budget, dropping unused entries past it.
+func (m *memory) setLimit(limit int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.limit = limit
+	m.evictFor(0)
 }
 
 // memory is the budget the shelves share, and the entries on all of them.

@@ -2,10 +2,12 @@ package worker
 
 import (
 	"log/slog"
+	"runtime"
 	"runtime/metrics"
 
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/memsize"
+	"github.com/tiersolve/tiersolve/solver"
 )
 
 // programBytes is the least a worker process holds beside the Go
@@ -13,22 +15,105 @@ import (
 // mapped from its file (RssFile), 15.5 MiB for an idle tierd worker.
 const programBytes = 16 << 20
 
+// A worker's memory (with Config.LimitProcess) is its fixed part, room
+// for the collector, and the memory cache, which holds what units load
+// and what they hold while they run (reserveUnit). The fixed part is
+// measured, not assumed (solver.BaseBytes, which the leader's estimates
+// count): the program's pages, the Go runtime's own memory (stacks, the
+// heap's metadata) and the heap live while the worker is idle
+// (compression tables, clients), each the most it has been.
+type fixedPart struct {
+	file, runtime, idleHeap int64
+}
+
+// bytes is the fixed part.
+func (f fixedPart) bytes() int64 { return f.file + f.runtime + f.idleHeap }
+
+// collectorRoom is what a worker of budget bytes with a fixed part of
+// fixed bytes leaves the Go collector: the heap grows past what is live
+// between collections, and a heap held at its limit with no room
+// collects without end, then passes it (measured 8 MiB past the limit
+// for workers of 139 MiB before). An eighth of the rest, at least 4 MiB.
+func collectorRoom(budget, fixed int64) int64 { return max((budget-fixed)/8, 4<<20) }
+
+// measureFixed reads the worker's fixed part now: the program's pages,
+// and the Go runtime's memory that is not the heap's objects or free
+// spans; idle also takes the heap live now (after a collection) as the
+// idle heap, for a worker that holds nothing yet.
+func measureFixed(idle bool) fixedPart {
+	f := fixedPart{file: max(int64(memsize.ReadResident().File), programBytes)}
+	if idle {
+		runtime.GC()
+	}
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	var n [6]int64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			n[i] = int64(s[i].Value.Uint64())
+		}
+	}
+	f.runtime = max(n[0]-n[1]-n[2]-n[3]-n[4], 0)
+	if idle {
+		f.idleHeap = n[5]
+	}
+	return f
+}
+
 // holdProcess holds the process's memory within the budget (with
 // Config.LimitProcess): the Go runtime's memory and the cells outside
 // the Go heap together (bigmem.LimitGo) within the budget less the
-// program's pages, the most they have been (they grow as the program
-// runs code it had not). It runs before every unit.
+// program's pages, and the memory cache within the budget less the fixed
+// part and the collector's room, each part the most it has been (they
+// grow as the program runs code it had not). It runs before every unit.
 func (w *Worker) holdProcess() {
 	if !w.cfg.LimitProcess || w.cfg.Budget <= 0 {
 		return
 	}
+	now := measureFixed(false)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	file := max(int64(memsize.ReadResident().File), programBytes)
-	if file > w.program {
-		w.program = file
-		bigmem.LimitGo(w.cfg.Budget - file)
+	f := fixedPart{file: max(w.fixed.file, now.file), runtime: max(w.fixed.runtime, now.runtime), idleHeap: w.fixed.idleHeap}
+	if f.file > w.fixed.file {
+		bigmem.LimitGo(w.cfg.Budget - f.file)
 	}
+	if f != w.fixed {
+		w.fixed = f
+		w.mem.setLimit(w.cacheLimit())
+	}
+}
+
+// cacheLimit is the memory cache's budget: Config.MemoryBytes if set;
+// with Config.LimitProcess, the budget less the fixed part measured and
+// the collector's room; else the budget less what every estimate counts
+// for the program and the runtime (solver.BaseBytes), or half the
+// machine's memory. w.mu is held, or w is being made.
+func (w *Worker) cacheLimit() int64 {
+	switch b := w.cfg.Budget; {
+	case w.cfg.MemoryBytes > 0:
+		return w.cfg.MemoryBytes
+	case b > 0 && w.cfg.LimitProcess:
+		fixed := w.fixed.bytes()
+		return max(b-fixed-collectorRoom(b, fixed), b/4)
+	case b > 0:
+		return max(b-solver.BaseBytes, b/4)
+	}
+	return int64(solver.DefaultMemory() / 2)
+}
+
+// leaseBudget is the budget the worker tells the leader
+// (api.LeaseRequest.Memory), in the leader's terms: its estimates count
+// solver.BaseBytes for the program and the runtime, and what the worker
+// holds beside them must fit its memory cache.
+func (w *Worker) leaseBudget() int64 {
+	if w.cfg.Budget <= 0 || !w.cfg.LimitProcess {
+		return w.cfg.Budget
+	}
+	w.mem.mu.Lock()
+	defer w.mem.mu.Unlock()
+	return min(w.mem.limit+solver.BaseBytes, w.cfg.Budget)
 }
 
 // goMemory is the memory the Go runtime holds from the system (heap,
@@ -48,14 +133,18 @@ func goMemory() uint64 {
 
 // memoryAttrs describe the worker's memory for its logs, in MiB: its
 // resident set now and at its peak (the system's count), the Go
-// runtime's share, the arrays outside the Go heap (cells), and what its
-// memory cache counts.
+// runtime's share, the arrays outside the Go heap (cells), what its
+// memory cache counts and may hold, and its fixed part.
 func (w *Worker) memoryAttrs() slog.Attr {
 	r := memsize.ReadResident()
 	w.mem.mu.Lock()
-	cache := w.mem.used
+	cache, limit := w.mem.used, w.mem.limit
 	w.mem.mu.Unlock()
+	w.mu.Lock()
+	fixed := w.fixed.bytes()
+	w.mu.Unlock()
 	mib := func(n uint64) float64 { return float64(n>>10) / 1024 }
 	return slog.Group("memory_mib", "rss", mib(r.RSS), "peak_rss", mib(r.Peak), "file", mib(r.File),
-		"go", mib(goMemory()), "mapped", mib(bigmem.Mapped()), "cache", mib(uint64(max(cache, 0))))
+		"go", mib(goMemory()), "mapped", mib(bigmem.Mapped()), "cache", mib(uint64(max(cache, 0))),
+		"cache_limit", mib(uint64(max(limit, 0))), "fixed", mib(uint64(max(fixed, 0))))
 }

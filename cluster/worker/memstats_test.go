@@ -12,10 +12,12 @@ import (
 	"github.com/tiersolve/tiersolve/solver"
 )
 
-// TestBudget: a worker with a budget keeps in its memory cache the budget
-// less what every estimate counts for the program (solver.BaseBytes);
-// with LimitProcess, the Go runtime's memory limit is the budget less the
-// program's pages and the cells mapped outside the heap.
+// TestBudget: a worker with a budget and LimitProcess keeps in its
+// memory cache the budget less its fixed part measured and the
+// collector's room, tells the leader that cache in the leader's terms,
+// and holds the Go runtime's memory limit at the budget less the
+// program's pages and the cells mapped outside the heap; without
+// LimitProcess the cache is the budget less solver.BaseBytes.
 func TestBudget(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the program's pages are read from /proc")
@@ -31,8 +33,24 @@ func TestBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.mem.limit != budget-solver.BaseBytes {
-		t.Errorf("memory cache of %d bytes, want %d", w.mem.limit, budget-solver.BaseBytes)
+	fixed := w.fixed.bytes()
+	if fixed < programBytes || fixed > budget/2 {
+		t.Errorf("a fixed part of %d bytes measured, want the program's pages and more, and less than %d", fixed, budget/2)
+	}
+	if want := budget - fixed - collectorRoom(budget, fixed); w.mem.limit != want {
+		t.Errorf("memory cache of %d bytes, want %d (the budget less the fixed part, %d, and the collector's room)", w.mem.limit, want, fixed)
+	}
+	if got, want := w.leaseBudget(), w.mem.limit+solver.BaseBytes; got != want {
+		t.Errorf("budget told the leader %d, want %d (the cache in the leader's terms)", got, want)
+	}
+	// Without LimitProcess (a worker in a test's process) the fixed part
+	// is what every estimate counts.
+	w2, err := New(Config{Client: cl, ID: "w2", Threads: 1, Dir: t.TempDir(), NewGame: games.New, Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2.mem.limit != budget-solver.BaseBytes || w2.leaseBudget() != budget {
+		t.Errorf("without LimitProcess: memory cache %d, lease budget %d; want %d and %d", w2.mem.limit, w2.leaseBudget(), budget-solver.BaseBytes, budget)
 	}
 	program := max(int64(memsize.ReadResident().File), programBytes)
 	limit := debug.SetMemoryLimit(-1)

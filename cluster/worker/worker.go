@@ -29,7 +29,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/cluster/internal/wire"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -48,11 +48,14 @@ type Config struct {
 	// CacheBytes bounds the inputs kept on disk, MemoryBytes those kept
 	// loaded in memory (tier sets, solved child tiers) with what the
 	// units under way hold beside them; 0 means 8 GiB, and the Budget
-	// less what every estimate counts for the program and the runtime
-	// (solver.BaseBytes), or half the machine's memory.
+	// less the worker's fixed part measured and room for the collector
+	// with LimitProcess (else less what every estimate counts for the
+	// program and the runtime, solver.BaseBytes), or half the machine's
+	// memory.
 	CacheBytes, MemoryBytes int64
 	// Budget, if set, is the worker's memory budget, which it tells the
-	// leader (api.LeaseRequest.Memory): it is leased no unit the leader
+	// leader (api.LeaseRequest.Memory, less what its measured fixed part
+	// takes beyond solver.BaseBytes): it is leased no unit the leader
 	// estimates larger, and a unit of a loopy tier makes room for the
 	// estimate in the memory cache while it runs.
 	Budget int64
@@ -91,10 +94,10 @@ type Worker struct {
 	sem    *semaphore.Weighted
 	games  *unitio.Games
 
-	mu      sync.Mutex
-	program int64              // the program's pages, at most (holdProcess)
-	active  map[uint64]*leased // by lease token
-	ttl     time.Duration      // the lease TTL the leader announced
+	mu     sync.Mutex
+	fixed  fixedPart          // measured (holdProcess)
+	active map[uint64]*leased // by lease token
+	ttl    time.Duration      // the lease TTL the leader announced
 	// progress tells, by lease token, whether the units this worker was
 	// leased whose results stay in memory (executor.keepsResults), and
 	// that have not reported yet, have computed them: a unit leased
@@ -131,12 +134,6 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.CacheBytes <= 0 {
 		cfg.CacheBytes = 8 << 30
 	}
-	if cfg.MemoryBytes <= 0 && cfg.Budget > 0 {
-		cfg.MemoryBytes = max(cfg.Budget-solver.BaseBytes, cfg.Budget/4)
-	}
-	if cfg.MemoryBytes <= 0 {
-		cfg.MemoryBytes = int64(solver.DefaultMemory() / 2)
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -148,8 +145,11 @@ func New(cfg Config) (*Worker, error) {
 		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*leased{}, progress: map[uint64]*unitProgress{},
 		ttl: api.DefaultLeaseTTL, games: unitio.NewGames(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
-	w.mem = newMemCache(cfg.MemoryBytes)
-	w.holdProcess()
+	if cfg.LimitProcess && cfg.Budget > 0 {
+		w.fixed = measureFixed(true) // idle: nothing loaded yet
+		bigmem.LimitGo(cfg.Budget - w.fixed.file)
+	}
+	w.mem = newMemCache(w.cacheLimit())
 	return w, nil
 }
 
@@ -284,7 +284,7 @@ func (w *Worker) Run(ctx context.Context) error {
 // and asks as usual.
 func (w *Worker) lease(ctx context.Context) (a *api.Assignment, held int64, err error) {
 	req := api.LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding(),
-		Memory: w.cfg.Budget}
+		Memory: w.leaseBudget()}
 	if !w.sem.TryAcquire(1) {
 		spare := req
 		spare.Wait, spare.Spare = 0, true

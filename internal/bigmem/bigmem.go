@@ -116,6 +116,48 @@ func Words(n uint64) (*Array, error) {
 	return &Array{words: unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n), mem: m}, nil
 }
 
+// Grow makes the array n words long (n at least its length), keeping its
+// words; the new ones are zero. An array outside the Go heap is remapped
+// (mremap), its pages moved rather than copied, so that growing it never
+// holds the old array and the new one at once: a step that widens its
+// cells in place needs the wide array's memory, not both. Slices of the
+// array taken before are invalid after.
+func (a *Array) Grow(n uint64) error {
+	old := uint64(len(a.words))
+	switch {
+	case n < old:
+		return fmt.Errorf("bigmem: cannot grow %d words to %d", old, n)
+	case n == old:
+		return nil
+	case a.mem == nil:
+		// On the Go heap (or empty): a new array, the words copied; a
+		// small one stays on the heap.
+		b, err := Words(n)
+		if err != nil {
+			return err
+		}
+		copy(b.words, a.words)
+		*a = *b
+		return nil
+	}
+	size := n * 8
+	if size/8 != n || size > uint64(^uint(0)>>1) {
+		return fmt.Errorf("bigmem: %d words do not fit in memory", n)
+	}
+	m := a.mem
+	mapped.Add(int64(size) - int64(len(m.b)))
+	holdLimit() // before the pages are written
+	b, err := unix.Mremap(m.b, int(size), unix.MREMAP_MAYMOVE)
+	if err != nil {
+		mapped.Add(int64(len(m.b)) - int64(size))
+		holdLimit()
+		return fmt.Errorf("bigmem: remapping %d bytes to %d: %w", len(m.b), size, err)
+	}
+	m.b = b
+	a.words = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
+	return nil
+}
+
 // Words is the array's words; they are valid until Free.
 func (a *Array) Words() []uint64 { return a.words }
 

@@ -49,3 +49,45 @@ func TestLimitGo(t *testing.T) {
 		t.Errorf("limit after Free: %d, want %d", got, total-int64(before))
 	}
 }
+
+// TestGrow: a grown array keeps its words and its new ones are zero,
+// whether it was on the heap or mapped; Mapped counts the grown mapping;
+// it never shrinks.
+func TestGrow(t *testing.T) {
+	before := Mapped()
+	for _, n := range []uint64{16, 1 << 17, 3 << 17} { // on the heap, on the heap then mapped, mapped
+		a, err := Words(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a.Words() {
+			a.Words()[i] = uint64(i)*2654435761 + 1
+		}
+		if err := a.Grow(2*n + 5); err != nil {
+			t.Fatal(err)
+		}
+		w := a.Words()
+		if uint64(len(w)) != 2*n+5 || a.Len() != 2*n+5 {
+			t.Fatalf("%d words grown to %d, want %d", n, len(w), 2*n+5)
+		}
+		for i := range w {
+			want := uint64(0)
+			if uint64(i) < n {
+				want = uint64(i)*2654435761 + 1
+			}
+			if w[i] != want {
+				t.Fatalf("%d words grown: word %d is %d, want %d", n, i, w[i], want)
+			}
+		}
+		if (2*n+5)*8 >= smallBytes && Mapped()-before != (2*n+5)*8 {
+			t.Errorf("%d words grown: %d bytes mapped, want %d", n, Mapped()-before, (2*n+5)*8)
+		}
+		if err := a.Grow(n); err == nil {
+			t.Errorf("%d words shrunk to %d without an error", 2*n+5, n)
+		}
+		a.Free()
+		if Mapped() != before {
+			t.Errorf("mapped after Free: %d, want %d", Mapped(), before)
+		}
+	}
+}

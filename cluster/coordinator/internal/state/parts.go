@@ -282,8 +282,9 @@ func (p *Parts) view() *api.Parts {
 // t on a worker, for the units of loopy tiers: a whole tier's closing
 // (Close: solver.CloseBytes, on one thread; a worker closes on as many as
 // its budget holds) or solving (SolveTier: solver.LoopyTierBytes), or a
-// part's round (solver.PartBytes, or more if a part of the tier reported
-// holding more cells); 0 for the others, which are not estimated.
+// part's first pass (solver.PartFirstPassBytes) or later round
+// (solver.PartRoundBytes: its cells, or more if a part of the tier
+// reported holding more); 0 for the others, which are not estimated.
 func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	switch u.Kind {
 	case api.Close:
@@ -293,15 +294,19 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 		}
 		return solver.CloseBytes(t.Size, kids, 1)
 	case api.Part:
-		var kid uint64
-		for _, c := range t.Children {
-			kid = max(kid, r.Tier(c).Size)
+		p := t.Parts
+		if p == nil || p.Phase == api.PartsFirst {
+			var kid uint64
+			for _, c := range t.Children {
+				kid = max(kid, r.Tier(c).Size)
+			}
+			return solver.PartFirstPassBytes(t.Size, u.Hi-u.Lo, kid)
 		}
-		n := solver.PartBytes(t.Size, u.Hi-u.Lo, kid)
-		if t.Parts != nil {
-			n = max(n, solver.PartBytes(t.Size, 0, kid)+t.Parts.Bytes)
-		}
-		return n
+		// A later round reads no child tier: the part's cells (twice
+		// as wide from the level a byte does not hold), or what the
+		// largest part reported holding, if more.
+		cells := solver.PartCellBytes(u.Hi-u.Lo, p.Level, p.Phase == api.PartsTies)
+		return solver.PartRoundBytes(t.Size, max(cells, p.Bytes))
 	case api.SolveTier:
 		var count uint64
 		if t.Level != nil {

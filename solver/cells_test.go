@@ -1,0 +1,51 @@
+package solver
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestWiden: byte cells widened in place to 16 bits hold every code
+// translated, for counts of cells around a word's and a chunk's edges,
+// on the heap and mapped outside it, with one goroutine and several.
+func TestWiden(t *testing.T) {
+	f := func(c uint32) uint32 {
+		if c == codeAbsent {
+			return c
+		}
+		return c*7 + 300 // past a byte: the wide cells hold it
+	}
+	for _, n := range []uint64{1, 7, 8, 9, 63, 1000, 1 << 20, 1<<20 + 13} {
+		for _, workers := range []int{1, 3} {
+			c, err := newCells(n, layout8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(n, uint64(workers)))
+			want := make([]uint32, n)
+			for i := range want {
+				if rng.IntN(4) > 0 {
+					want[i] = uint32(1 + rng.IntN(255))
+					c.set(uint64(i), want[i])
+				}
+			}
+			if err := c.widen(workers, n, layout16, f); err != nil {
+				t.Fatal(err)
+			}
+			if c.lay != layout16 || uint64(len(c.words)) != (n+3)/4 {
+				t.Fatalf("%d cells: layout %+v, %d words; want 16 bits in %d", n, c.lay, len(c.words), (n+3)/4)
+			}
+			for i, w := range want {
+				if got := c.peek(uint64(i)); got != f(w) {
+					t.Fatalf("%d cells, %d goroutines: cell %d is %d, want %d (from %d)", n, workers, i, got, f(w), w)
+				}
+			}
+			for _, x := range c.words[n/4:] { // the cells past n are absent
+				if n%4 == 0 && x != 0 {
+					t.Fatalf("%d cells: a word past them is %x", n, x)
+				}
+			}
+			c.free()
+		}
+	}
+}

@@ -228,7 +228,8 @@ func TestMemoryReserve(t *testing.T) {
 
 // TestMemoryReserveWaits: a reservation the memory cannot hold beside
 // another's waits for its release (a unit writing its outputs while the
-// next starts), or for its context; alone, it is never refused.
+// next starts), or for its context; alone, it is never refused; what a
+// running unit holds more (memory.hold) never waits.
 func TestMemoryReserveWaits(t *testing.T) {
 	m := newMemCache(100)
 	o := owner{"r1", 1}
@@ -263,6 +264,22 @@ func TestMemoryReserveWaits(t *testing.T) {
 		t.Fatalf("a reservation alone, larger than the memory: %v", err)
 	}
 	alone()
+	if m.used != 0 || m.reserved != 0 {
+		t.Errorf("%d bytes, %d reservations left", m.used, m.reserved)
+	}
+	// What a running unit holds beyond its reservation (a part's maps)
+	// drops unused entries without waiting, though a reservation is held.
+	round, err := m.reserve(context.Background(), o, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.records.put("b", o, make([]valuedb.Record, 1), 30)
+	more := m.hold(o, 30)
+	if _, ok := m.records.peek("b"); ok || m.used != 90 {
+		t.Errorf("held beside a reservation: entry kept %v, %d bytes used; want it dropped and 90", ok, m.used)
+	}
+	more()
+	round()
 	if m.used != 0 || m.reserved != 0 {
 		t.Errorf("%d bytes, %d reservations left", m.used, m.reserved)
 	}

@@ -83,6 +83,23 @@ func (m *memory) reserve(ctx context.Context, o owner, size int64) (release func
 	m.add(it)
 	m.reserved++
 	m.mu.Unlock()
+	return m.releaser(it), nil
+}
+
+// hold counts size bytes more that a running unit holds beside its
+// reservation (a part's maps, as its first pass grows them), dropping
+// unused entries to make room, without waiting: the unit runs already.
+func (m *memory) hold(o owner, size int64) (release func()) {
+	it := &item{owner: o, size: size, refs: 1, last: time.Now(), drop: func() {}, free: func() {}}
+	m.mu.Lock()
+	m.add(it)
+	m.reserved++
+	m.mu.Unlock()
+	return m.releaser(it)
+}
+
+// releaser is the release of a reservation it.
+func (m *memory) releaser(it *item) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -93,7 +110,7 @@ func (m *memory) reserve(ctx context.Context, o owner, size int64) (release func
 			m.released = make(chan struct{})
 			m.mu.Unlock()
 		})
-	}, nil
+	}
 }
 
 // reserveUnit makes room in the memory for what unit u holds beside the

@@ -82,6 +82,9 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer releaseRound()
+	// What a first pass holds past its estimate (partGrowth).
+	growth := &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(u.Hi - u.Lo)}
+	defer growth.release()
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err
@@ -109,7 +112,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 				return 0, fmt.Errorf("part %d: a first pass of a part under way", pw.Part)
 			}
 			var tied solver.Notes
-			if p, tied, err = w.firstPass(ctx, u, set, cut, pw.Part, e); err != nil {
+			if p, tied, err = w.firstPass(ctx, u, set, cut, pw.Part, e, growth.update); err != nil {
 				return 0, err
 			}
 			if mine && len(tied) > 0 {
@@ -175,9 +178,44 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		}
 		u.out.outs[len(u.out.outs)-1].Role = api.RoleCheckpoint
 	}
+	// The part is counted on its shelf from now on, not in the round's
+	// room too: counted twice, it would drop the other parts held.
+	growth.release()
+	releaseRound()
 	w.mem.parts.put(key, u.own, &heldPart{p, last.Round}, int64(p.Bytes()))
 	keep = true
 	return positions, nil
+}
+
+// partGrowth makes room in the memory, beside a first pass's
+// reservation, for what the part holds past the cells the leader's
+// estimate counts (solver.PartFirstPassBytes: a byte a hash): the maps
+// beside its cells (solver.Part.Bytes), which its child tiers' notes grow
+// (up to 20 MiB beside 25 MiB of cells for K+R+N v K+A+B+B in 4 parts)
+// and no estimate knows before a first pass reports them.
+type partGrowth struct {
+	mem      *memory
+	own      owner
+	counted  int64 // the estimate's cells
+	held     int64
+	releases []func()
+}
+
+// update holds what part p holds now past the estimate, if more than
+// before.
+func (g *partGrowth) update(p *solver.Part) {
+	if extra := int64(p.Bytes()) - g.counted; extra > g.held {
+		g.releases = append(g.releases, g.mem.hold(g.own, extra-g.held))
+		g.held = extra
+	}
+}
+
+// release gives back what update held (once).
+func (g *partGrowth) release() {
+	for _, r := range g.releases {
+		r()
+	}
+	g.releases = nil
 }
 
 // restorePart reads a part from its checkpoint.
@@ -212,8 +250,8 @@ func eachNotes(path string, f func(solver.Notes) error) error {
 // (solver.OpenSolved, solver.ChildNotes), one child tier open at a time:
 // every child's held notes, then their won notes (kept in files
 // meanwhile); it returns the part and its tied notes, read again when
-// ties start.
-func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort) (*solver.Part, solver.Notes, error) {
+// ties start. It calls grown with the part as it grows (its maps).
+func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort, grown func(*solver.Part)) (*solver.Part, solver.Notes, error) {
 	paths := make([][]string, len(u.Kids))
 	maxRem, maxTie := 0, -1
 	for i, ki := range u.Kids {
@@ -239,6 +277,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 	if err != nil {
 		return nil, nil, err
 	}
+	grown(p)
 	ok := false
 	defer func() {
 		if !ok {
@@ -274,6 +313,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 			if err := p.Apply(ctx, h[k]); err != nil {
 				return err
 			}
+			grown(p)
 			tied = append(tied, ti[k]...)
 			if len(wn[k]) == 0 {
 				continue
@@ -295,6 +335,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 		if err := eachNotes(path, func(ns solver.Notes) error { return p.Apply(ctx, ns) }); err != nil {
 			return nil, nil, err
 		}
+		grown(p)
 	}
 	if err := p.EndFirstPass(); err != nil {
 		return nil, nil, err

@@ -210,6 +210,26 @@ func TestPartsMemory(t *testing.T) {
 	for ref := range s.Free(Taker{Worker: "other", Memory: int64(need) - 1}) {
 		t.Errorf("%v leased to a worker too small for it", ref)
 	}
+	// A first pass reads the child tiers; a later round holds the part's
+	// cells (two bytes a hash from the level a byte does not hold) or
+	// what the largest part reported, and no child tier.
+	u0 := t1.Parts.Units[0]
+	if got, want := r.UnitBytes(t1, u0), solver.PartFirstPassBytes(size, size/2, size/2); got != want {
+		t.Errorf("a first pass: %d bytes, want %d", got, want)
+	}
+	t1.Parts.Phase, t1.Parts.Level = api.PartsWins, 3
+	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size/2); got != want || got >= need {
+		t.Errorf("a round of level 3: %d bytes, want %d, less than its first pass's %d", got, want, need)
+	}
+	t1.Parts.Level = 200
+	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size); got != want {
+		t.Errorf("a round of level 200: %d bytes, want %d (two bytes a cell)", got, want)
+	}
+	t1.Parts.Level, t1.Parts.Bytes = 3, size
+	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size); got != want {
+		t.Errorf("a round after a part reported %d bytes: %d, want %d", uint64(size), got, want)
+	}
+	t1.Parts.Phase, t1.Parts.Level, t1.Parts.Bytes = api.PartsFirst, -1, 0
 	// The tier's closing is estimated on one thread, and leased so.
 	closing := &Unit{Kind: api.Close, Hi: size}
 	if got, want := r.UnitBytes(t1, closing), solver.CloseBytes(size, []uint64{size / 2}, 1); got != want {

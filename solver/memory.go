@@ -288,8 +288,10 @@ func bytesString(n uint64) string { return memsize.Format(n) }
 // ChildChunk is how many records of a child tier a part's first pass
 // turns into notes at a time (LoadSolvedRange, ChildNotes): a chunk's
 // records and their notes to every part are what it holds of a child
-// tier beside the child's set.
-const ChildChunk = 1 << 18
+// tier beside the child's set: 4 MiB in the estimate (a quarter of a
+// million records, 17 MB, was most of what a worker of 139 MiB had
+// beside a part of K+R+N v K+A+B+B's cells and maps in its first pass).
+const ChildChunk = 1 << 16
 
 // noteBytes is a note's memory, and notesPerRecord a bound on the notes
 // a child position gives (its parents in the tier, Connect Four's and

@@ -262,8 +262,22 @@ func (s *loopySolver) endFirstPass() error {
 			delete(s.maxWin, i)
 		}
 	}
+	s.counted, s.maxWin = compact(s.counted), compact(s.maxWin)
 	s.addCounts(counts)
 	return nil
+}
+
+// compact returns m's entries in a map of their number: a Go map keeps
+// the memory of its most entries after they are deleted, and a part's
+// first pass keeps a longest win elsewhere for many more positions than
+// can still lose after it (a worker's heap held tens of MiB of such
+// tables, which Part.Bytes, counting entries, did not show).
+func compact[V uint16 | uint32](m map[uint64]V) map[uint64]V {
+	c := make(map[uint64]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
 }
 
 // countDownSide counts down the child count kept beside the cell of slot

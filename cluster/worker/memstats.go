@@ -36,6 +36,16 @@ func (f fixedPart) bytes() int64 { return f.file + f.runtime + f.idleHeap }
 // for workers of 139 MiB before). An eighth of the rest, at least 4 MiB.
 func collectorRoom(budget, fixed int64) int64 { return max((budget-fixed)/8, 4<<20) }
 
+// gcPercent is the Go collector's GOGC in a worker that holds its
+// process within a budget: a cycle starts once the heap has grown a
+// quarter past what was live, not at the memory limit. At the default
+// (100) the limit alone paced the collector, and the heap grew on during
+// a cycle: up to 18 MiB past the limit on a machine whose cores others
+// kept busy (workers of 139 MiB at 149-155). The heap is mostly arrays
+// without pointers (sets, the maps beside the cells), cheap to mark, so
+// the more frequent cycles cost little.
+const gcPercent = 25
+
 // measureFixed reads the worker's fixed part now: the program's pages,
 // and the Go runtime's memory that is not the heap's objects or free
 // spans; idle also takes the heap live now (after a collection) as the

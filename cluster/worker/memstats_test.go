@@ -23,6 +23,7 @@ func TestBudget(t *testing.T) {
 		t.Skip("the program's pages are read from /proc")
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer bigmem.LimitGo(0)
 	cl, err := api.NewClient([]string{"http://127.0.0.1:1"}, "a-token-of-sixteen-characters", nil)
 	if err != nil {
@@ -51,6 +52,9 @@ func TestBudget(t *testing.T) {
 	}
 	if w2.mem.limit != budget-solver.BaseBytes || w2.leaseBudget() != budget {
 		t.Errorf("without LimitProcess: memory cache %d, lease budget %d; want %d and %d", w2.mem.limit, w2.leaseBudget(), budget-solver.BaseBytes, budget)
+	}
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GOGC %d, want %d", got, gcPercent)
 	}
 	program := max(int64(memsize.ReadResident().File), programBytes)
 	limit := debug.SetMemoryLimit(-1)

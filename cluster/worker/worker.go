@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -148,6 +149,7 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.LimitProcess && cfg.Budget > 0 {
 		w.fixed = measureFixed(true) // idle: nothing loaded yet
 		bigmem.LimitGo(cfg.Budget - w.fixed.file)
+		debug.SetGCPercent(gcPercent)
 	}
 	w.mem = newMemCache(w.cacheLimit())
 	return w, nil

@@ -901,17 +901,11 @@ func (w *levelWorker) winsElsewhere(u parentRef) (int, error) {
 // longestWin returns the longest win among children l in child tier k of
 // position p.
 func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, error) {
-	m := 0
-	for _, q := range l {
-		rec, ok := w.kids[k].Lookup(q)
-		if !ok {
-			return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.tiers[k])
-		}
-		if rec.Value() == tiergame.Win {
-			m = max(m, rec.Remoteness())
-		}
+	f := newChildFold()
+	if q, ok := w.kids[k].fold(l, &f); !ok {
+		return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.tiers[k])
 	}
-	return m, nil
+	return f.maxWin, nil
 }
 
 // slotCursor finds the positions of increasing ranks of a set: from one

@@ -320,7 +320,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 				s.cells.set(i, s.counter(i, uint32(tm.countWithin(p, &seen)), 0))
 				continue
 			}
-			fold := newChildFold()
+			byKids := newCombiner() // what the children in other tiers say
 			for k, l := range lists {
 				if len(l) == 0 {
 					continue
@@ -329,11 +329,11 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 				if st == nil {
 					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, tm.tiers[k])
 				}
-				if q, ok := st.fold(l, &fold); !ok {
+				if q, ok := st.fold(l, &byKids); !ok {
 					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.tiers[k])
 				}
 			}
-			minLose, maxWin, canLose, anyWin := fold.minLose, fold.maxWin, fold.canLose, fold.anyWin
+			minLose, maxWin, canLose, anyWin := byKids.minLose, max(byKids.maxWin, 0), !byKids.notAllWin, byKids.maxWin >= 0
 			// A move elsewhere that does not lose decides that the
 			// position cannot lose: the moves inside the tier need no
 			// counting, and without a reverse index to build, no listing.
@@ -901,11 +901,11 @@ func (w *levelWorker) winsElsewhere(u parentRef) (int, error) {
 // longestWin returns the longest win among children l in child tier k of
 // position p.
 func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, error) {
-	f := newChildFold()
-	if q, ok := w.kids[k].fold(l, &f); !ok {
+	c := newCombiner()
+	if q, ok := w.kids[k].fold(l, &c); !ok {
 		return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.tiers[k])
 	}
-	return f.maxWin, nil
+	return max(c.maxWin, 0), nil
 }
 
 // slotCursor finds the positions of increasing ranks of a set: from one

@@ -216,23 +216,12 @@ func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 	return s.decode[s.cells.peek(rank-s.loRank)], true
 }
 
-// childFold is what a position's children in other tiers say of it: the
-// shortest of their losses and the longest of their wins, whether every
-// one is a win (so the position may still lose) and whether any is.
-type childFold struct {
-	minLose, maxWin int
-	canLose, anyWin bool
-}
-
-// newChildFold is the fold of no children.
-func newChildFold() childFold { return childFold{minLose: 1 << 30, canLose: true} }
-
-// fold adds the records of the positions l of the tier to f; it returns
+// fold adds the records of the positions l of the tier to c; it returns
 // false and the first of them that is not a reachable position of the
 // tier when one is not. It is Lookup in the loop over a position's
 // children, where a call for each child cost a tenth of a loopy tier's
 // first pass.
-func (s *SolvedTier) fold(l []tiergame.Position, f *childFold) (tiergame.Position, bool) {
+func (s *SolvedTier) fold(l []tiergame.Position, c *combiner) (tiergame.Position, bool) {
 	for _, q := range l {
 		var rec valuedb.Record
 		if i := uint64(q) - s.lo; s.dense && i < s.hi-s.lo {
@@ -240,18 +229,10 @@ func (s *SolvedTier) fold(l []tiergame.Position, f *childFold) (tiergame.Positio
 		} else if !s.dense {
 			rec, _ = s.Lookup(q)
 		}
-		switch rec.Value() {
-		case tiergame.Lose:
-			f.minLose = min(f.minLose, rec.Remoteness())
-			f.canLose = false
-		case tiergame.Win:
-			f.maxWin = max(f.maxWin, rec.Remoteness())
-			f.anyWin = true
-		case tiergame.Undecided: // absent (a solved tier's records all have values)
+		if rec.Value() == tiergame.Undecided { // absent: a solved tier's records all have values
 			return q, false
-		default:
-			f.canLose = false
 		}
+		c.add(rec)
 	}
 	return 0, true
 }

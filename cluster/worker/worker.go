@@ -464,10 +464,16 @@ func (w *Worker) giveBack(a *api.Assignment, errMsg string) {
 
 // heartbeats renews the worker's leases every third of their TTL (as the
 // leader last announced it), and stops the units whose leases the leader
-// says are lost, or all of them when no coordinator has answered for a
-// whole TTL (they will have expired).
+// says are lost. Only the leader's word stops them, not silence: no
+// coordinator answers during an election, which may last longer than a
+// lease's time to live, and the leaders expire no lease meanwhile (a new
+// one gives every lease it inherits a whole time to live from its
+// election), so units stopped then would be lost for nothing: a part's
+// round, and the part in memory with it. A worker cut off
+// from a leader that does expire its leases learns it at its next
+// heartbeat, and its late result is refused (a stale token) meanwhile.
 func (w *Worker) heartbeats(ctx context.Context) {
-	lastOK, lastBeat := time.Now(), time.Now()
+	lastOK, lastBeat, silent := time.Now(), time.Now(), false
 	for wire.Sleep(ctx, 100*time.Millisecond) {
 		w.mu.Lock()
 		ttl := w.ttl
@@ -486,11 +492,15 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		var lost []uint64
 		switch {
 		case err == nil:
-			lastOK = time.Now()
+			if silent {
+				w.log.Info("a coordinator answers again", "silent_seconds", time.Since(lastOK).Seconds(), "lost", len(resp.Lost))
+			}
+			lastOK, silent = time.Now(), false
 			lost = resp.Lost
-		case time.Since(lastOK) > ttl:
-			w.log.Warn("no coordinator answered for a lease period: dropping the units under way", "error", err)
-			lost = tokens
+		case time.Since(lastOK) > ttl && !silent:
+			silent = true
+			w.log.Warn("no coordinator answered for a lease period: the units under way go on until the leader says their leases are lost",
+				"units", len(tokens), "error", err)
 		}
 		w.mu.Lock()
 		for _, t := range lost {

@@ -11,6 +11,7 @@ package worker
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,6 +95,9 @@ type Worker struct {
 	mem    *memCache
 	sem    *semaphore.Weighted
 	games  *unitio.Games
+	// request names the lease request that has had no answer yet (Run's
+	// goroutine alone uses it): it is sent again with that name.
+	request string
 
 	mu     sync.Mutex
 	fixed  fixedPart          // measured (holdProcess)
@@ -284,22 +288,47 @@ func (w *Worker) Run(ctx context.Context) error {
 // leader grants a spare only while enough units stay free for the other
 // workers' threads; when it has none to spare, lease waits for a thread
 // and asks as usual.
+//
+// Each request is named, and the name is sent again until it has an
+// answer (api.LeaseRequest.Request): a unit granted by a leader that
+// failed before its answer reached the worker is answered again by the
+// next, not left leased to no one until its lease expires (in a loopy
+// tier solved in parts, every other part's next round waits for it).
 func (w *Worker) lease(ctx context.Context) (a *api.Assignment, held int64, err error) {
 	req := api.LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding(),
-		Memory: w.leaseBudget()}
+		Memory: w.leaseBudget(), Request: w.requestName()}
 	if !w.sem.TryAcquire(1) {
 		spare := req
 		spare.Wait, spare.Spare = 0, true
-		if a, err := w.client.Lease(ctx, spare); a != nil || err != nil {
+		if a, err := w.ask(ctx, spare); a != nil || err != nil {
 			return a, 0, err
 		}
 		if err := w.sem.Acquire(ctx, 1); err != nil {
 			return nil, 0, nil // stopping
 		}
-		req.Holding = w.holding() // as it is now
+		req.Holding, req.Request = w.holding(), w.requestName() // as they are now
 	}
-	a, err = w.client.Lease(ctx, req)
+	a, err = w.ask(ctx, req)
 	return a, 1, err
+}
+
+// requestName names the next lease request: as the last one, if that
+// had no answer.
+func (w *Worker) requestName() string {
+	if w.request == "" {
+		w.request = rand.Text()
+	}
+	return w.request
+}
+
+// ask sends a lease request; once it is answered (a unit, or none), the
+// next one has a new name.
+func (w *Worker) ask(ctx context.Context, req api.LeaseRequest) (*api.Assignment, error) {
+	a, err := w.client.Lease(ctx, req)
+	if err == nil {
+		w.request = ""
+	}
+	return a, err
 }
 
 // unitLog is the worker's log for the records of unit a.

@@ -290,7 +290,7 @@ func bytesString(n uint64) string { return memsize.Format(n) }
 // records and their notes to every part are what it holds of a child
 // tier beside the child's set: 4 MiB in the estimate (a quarter of a
 // million records, 17 MB, was most of what a worker of 139 MiB had
-// beside a part of K+R+N v K+A+B+B's cells and maps in its first pass).
+// beside a part of K+R+N v K+A+B+B's cells and side tables in its first pass).
 const ChildChunk = 1 << 16
 
 // noteBytes is a note's memory, and notesPerRecord a bound on the notes
@@ -326,7 +326,7 @@ func PartBytes(size, hashes, kidSize uint64) uint64 {
 // (Part.Receive and Part.StepTo, Part.StartTies, or its records:
 // Part.Solved and WriteSolvedDB), on such a worker: what it holds, the
 // tier's set (size hashes) and the part's cells (cells bytes, with the
-// maps beside them: PartCellBytes, or what the part reported: Part.Bytes),
+// tables beside them: PartCellBytes, or what the part reported: Part.Bytes),
 // and a section of notes read and those made before they go to their
 // files (partNotesBytes); and BaseBytes. A round reads no child tier.
 func PartRoundBytes(size, cells uint64) uint64 {

@@ -189,10 +189,11 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 
 // partGrowth makes room in the memory, beside a first pass's
 // reservation, for what the part holds past the cells the leader's
-// estimate counts (solver.PartFirstPassBytes: a byte a hash): the maps
+// estimate counts (solver.PartFirstPassBytes: a byte a hash): the tables
 // beside its cells (solver.Part.Bytes), which its child tiers' notes grow
-// (up to 20 MiB beside 25 MiB of cells for K+R+N v K+A+B+B in 4 parts)
-// and no estimate knows before a first pass reports them.
+// (8 bytes an entry, some MiB beside 25 MiB of cells for K+R+N v K+A+B+B
+// in 4 parts; 20 MiB when they were Go maps) and no estimate knows before
+// a first pass reports them.
 type partGrowth struct {
 	mem      *memory
 	own      owner
@@ -250,7 +251,7 @@ func eachNotes(path string, f func(solver.Notes) error) error {
 // (solver.OpenSolved, solver.ChildNotes), one child tier open at a time:
 // every child's held notes, then their won notes (kept in files
 // meanwhile); it returns the part and its tied notes, read again when
-// ties start. It calls grown with the part as it grows (its maps).
+// ties start. It calls grown with the part as it grows (its side tables).
 func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort, grown func(*solver.Part)) (*solver.Part, solver.Notes, error) {
 	paths := make([][]string, len(u.Kids))
 	maxRem, maxTie := 0, -1

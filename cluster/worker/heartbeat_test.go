@@ -1,8 +1,6 @@
 package worker
 
 import (
-	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -57,21 +55,9 @@ func TestUnitsOutliveAnElection(t *testing.T) {
 		case "/v1/heartbeat":
 			writeJSON(w, http.StatusOK, api.HeartbeatResponse{Lost: []uint64{}})
 		case "/v1/complete":
-			var req api.CompleteRequest
-			json.NewDecoder(r.Body).Decode(&req)
-			select {
-			case completed <- req:
-			default:
-			}
-			writeJSON(w, http.StatusOK, struct{}{})
+			receive(w, r, completed)
 		case "/v1/release":
-			var req api.ReleaseRequest
-			json.NewDecoder(r.Body).Decode(&req)
-			select {
-			case released <- req:
-			default:
-			}
-			writeJSON(w, http.StatusOK, struct{}{})
+			receive(w, r, released)
 		default:
 			if r.Method == http.MethodPut {
 				io.Copy(io.Discard, r.Body)
@@ -81,19 +67,7 @@ func TestUnitsOutliveAnElection(t *testing.T) {
 			writeJSON(w, http.StatusNotFound, api.ErrorResponse{Error: "no such endpoint"})
 		}
 	}))
-	defer srv.Close()
-	cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := New(Config{Client: cl, ID: "w", Threads: 1, Dir: t.TempDir(), NewGame: onlyGames("tictactoe"), MemoryBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); w.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	w := runAgainst(t, srv, Config{ID: "w", Threads: 1, NewGame: onlyGames("tictactoe")})
 	select {
 	case req := <-completed:
 		mu.Lock()

@@ -241,7 +241,7 @@ func run(ctx context.Context, exe string, cfg harness.Config, plan []harness.Pla
 	}
 	failed := 0
 	for _, p := range plan {
-		current = time.Duration(o.warmup+o.rounds) * p.Group.Estimate
+		current = p.Group.Cost(o.warmup, o.rounds)
 		g := r.Run(ctx, p)
 		if ctx.Err() != nil {
 			res.Interrupted = true
@@ -312,10 +312,9 @@ func listPlan(w io.Writer, suites []harness.Suite, plan []harness.Planned, o opt
 	}
 	fmt.Fprintf(w, "\ngroups this command runs (%d warm-up + %d measured rounds each):\n", o.warmup, o.rounds)
 	for _, p := range plan {
-		est := time.Duration(o.warmup+o.rounds) * p.Group.Estimate
-		note := ""
+		est, note := p.Group.Cost(o.warmup, o.rounds), ""
 		if p.Group.Skip != "" {
-			note, est = " (skipped: "+p.Group.Skip+")", 0
+			note = " (skipped: " + p.Group.Skip + ")"
 		}
 		fmt.Fprintf(w, "  %-32s %8s  %s%s\n", p.Group.ID, est.Round(time.Second), p.Group.Title, note)
 	}
@@ -326,7 +325,7 @@ func listPlan(w io.Writer, suites []harness.Suite, plan []harness.Planned, o opt
 		for _, g := range s.Groups(harness.Config{Cores: runtimeCores()}) {
 			if g.Level == harness.Explicit {
 				explicit = append(explicit, fmt.Sprintf("  %-32s %8s  %s", g.ID,
-					(time.Duration(o.warmup+o.rounds)*g.Estimate).Round(time.Second), g.Title))
+					g.Cost(o.warmup, o.rounds).Round(time.Second), g.Title))
 			}
 		}
 	}

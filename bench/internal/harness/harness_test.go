@@ -45,11 +45,31 @@ var fakeSuites = []Suite{{
 		"setup": func(_ context.Context, env JobEnv, _ json.RawMessage) (Sample, error) {
 			return Sample{}, os.WriteFile(filepath.Join(env.Shared, "input"), nil, 0o644)
 		},
+		"alloc": func(_ context.Context, _ JobEnv, raw json.RawMessage) (Sample, error) {
+			var mib int
+			if err := DecodeArgs(raw, &mib); err != nil {
+				return Sample{}, err
+			}
+			touch(mib)
+			return Sample{Seconds: 1}, nil
+		},
 		"fail": func(context.Context, JobEnv, json.RawMessage) (Sample, error) {
 			return Sample{}, errors.New("this job always fails")
 		},
 	},
 }}
+
+// touched keeps what touch allocated reachable.
+var touched []byte
+
+// touch allocates mib MiB and writes every page of it, so that it is
+// resident.
+func touch(mib int) {
+	touched = make([]byte, mib<<20)
+	for i := 0; i < len(touched); i += 4096 {
+		touched[i] = 1
+	}
+}
 
 type fixedArgs struct {
 	Seconds    float64 `json:"seconds"`
@@ -125,6 +145,38 @@ func TestRunGroup(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(r.Work); len(entries) != 0 {
 		t.Errorf("left in the work folder: %v", entries)
+	}
+}
+
+// TestRunOnce: a group with Once runs one measured round and no warm-up,
+// whatever the settings say.
+func TestRunOnce(t *testing.T) {
+	r := testRunner(t, 3)
+	runs := 0
+	r.Progress = func(string) { runs++ }
+	out := r.Run(context.Background(), Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/once", Once: true,
+		Variants: []Variant{fixed("a", 1), fixed("b", 2)}}})
+	if runs != 2 || len(out.Variants) != 2 || out.Variants[0].Seconds.N != 1 || out.Variants[1].Seconds.N != 1 {
+		t.Errorf("%d runs: %+v", runs, out)
+	}
+}
+
+// TestChildPeakIsItsOwn: a job's peak resident set is the child's own
+// (its VmHWM), not the rusage's Maxrss, which Linux fills with the
+// parent's resident set at the fork.
+func TestChildPeakIsItsOwn(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc: the peak is the rusage's")
+	}
+	touch(256) // the parent, resident when it starts the child
+	defer func() { touched = nil }()
+	r := testRunner(t, 1)
+	r.Settings.WarmupRounds = 0
+	out := r.Run(context.Background(), Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/peak",
+		Variants: []Variant{{Name: "a", Job: NewJob("alloc", 64)}}}})
+	peak := out.Variants[0].Metrics["peak_rss_bytes"].Median
+	if peak < 64<<20 || peak > 200<<20 {
+		t.Errorf("peak %.1f MiB, want the child's 64 MiB and its runtime, not the parent's 256", peak/(1<<20))
 	}
 }
 
@@ -259,6 +311,10 @@ func TestRunsAndEstimate(t *testing.T) {
 	}
 	if d := Estimate(plan, 1, 3); d != 4*time.Second {
 		t.Errorf("estimate %v", d)
+	}
+	plan[0].Group.Once = true
+	if n, d := Runs(plan, 1, 3), Estimate(plan, 1, 3); n != 1+2 || d != time.Second {
+		t.Errorf("once: %d runs, estimate %v", n, d)
 	}
 }
 

@@ -61,7 +61,8 @@ func (r *Runner) Run(ctx context.Context, p Planned) results.Group {
 	n := len(g.Variants)
 	samples := make([][]sampleOf, n) // [variant][round]
 	failed := make([]error, n)
-	for round := -r.Settings.WarmupRounds; round < r.Settings.Rounds; round++ {
+	warmup, rounds := g.Rounds(r.Settings.WarmupRounds, r.Settings.Rounds)
+	for round := -warmup; round < rounds; round++ {
 		for k := range n {
 			i := (k + max(round, 0)) % n // rotate the order from round to round
 			if failed[i] != nil {
@@ -75,7 +76,7 @@ func (r *Runner) Run(ctx context.Context, p Planned) results.Group {
 			if round < 0 {
 				what += " (warm-up)"
 			} else {
-				what += fmt.Sprintf(" (round %d of %d)", round+1, r.Settings.Rounds)
+				what += fmt.Sprintf(" (round %d of %d)", round+1, rounds)
 			}
 			r.progress(what)
 			s := r.runVariant(ctx, p.Suite, v, shared)
@@ -137,8 +138,13 @@ func (r *Runner) runJob(ctx context.Context, s *Suite, j *Job, shared string) sa
 		out.err = withOutput(err, stderr)
 		return out
 	}
-	if err := json.Unmarshal([]byte(stdout.String()), &out.Sample); err != nil {
+	var res childResult
+	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil {
 		out.err = fmt.Errorf("job %s printed %q: %w", j.Kind, stdout.String(), err)
+	}
+	out.Sample = res.Sample
+	if res.PeakRSS > 0 {
+		out.rss = int64(res.PeakRSS)
 	}
 	return out
 }

@@ -53,6 +53,17 @@ var fakeSuites = []Suite{{
 			touch(mib)
 			return Sample{Seconds: 1}, nil
 		},
+		"wait": func(ctx context.Context, _ JobEnv, raw json.RawMessage) (Sample, error) {
+			var marker string
+			if err := DecodeArgs(raw, &marker); err != nil {
+				return Sample{}, err
+			}
+			if err := os.WriteFile(marker+".started", nil, 0o644); err != nil {
+				return Sample{}, err
+			}
+			<-ctx.Done() // as a job that started processes stops them
+			return Sample{}, os.WriteFile(marker, nil, 0o644)
+		},
 		"fail": func(context.Context, JobEnv, json.RawMessage) (Sample, error) {
 			return Sample{}, errors.New("this job always fails")
 		},
@@ -177,6 +188,32 @@ func TestChildPeakIsItsOwn(t *testing.T) {
 	peak := out.Variants[0].Metrics["peak_rss_bytes"].Median
 	if peak < 64<<20 || peak > 200<<20 {
 		t.Errorf("peak %.1f MiB, want the child's 64 MiB and its runtime, not the parent's 256", peak/(1<<20))
+	}
+}
+
+// TestInterruptedChildStops: an interrupted run asks its child to stop,
+// and the child's job sees its context cancelled (and can stop what it
+// started) rather than being killed.
+func TestInterruptedChildStops(t *testing.T) {
+	r := testRunner(t, 1)
+	marker := filepath.Join(t.TempDir(), "stopped")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			if _, err := os.Stat(marker + ".started"); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	out := r.Run(ctx, Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/wait", Variants: []Variant{{Name: "a", Job: NewJob("wait", marker)}}}})
+	if out.Error != "interrupted" {
+		t.Errorf("group %+v", out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the job did not see its context cancelled: %v", err)
 	}
 }
 

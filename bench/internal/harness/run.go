@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tiersolve/tiersolve/bench/internal/results"
@@ -129,6 +130,11 @@ func (r *Runner) runJob(ctx context.Context, s *Suite, j *Job, shared string) sa
 		return sampleOf{err: err}
 	}
 	cmd := exec.CommandContext(ctx, r.Exe, childFlag, string(spec))
+	// An interrupted run asks the child to stop (it cancels its job's
+	// context, ChildMain) rather than killing it: a job that started
+	// processes of its own stops them, instead of leaving them running.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = childStopWait
 	var stdout strings.Builder
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
@@ -148,6 +154,10 @@ func (r *Runner) runJob(ctx context.Context, s *Suite, j *Job, shared string) sa
 	}
 	return out
 }
+
+// childStopWait is how long an interrupted child has to stop before it
+// is killed.
+const childStopWait = 2 * time.Minute
 
 // runCommand runs an outside program in a fresh folder and times it.
 func (r *Runner) runCommand(ctx context.Context, argv []string) sampleOf {

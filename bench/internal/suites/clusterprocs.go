@@ -18,6 +18,7 @@ import (
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/tierdcli"
 )
 
@@ -104,8 +105,15 @@ func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMe
 // procCluster is coordinators and workers, each a process.
 type procCluster struct {
 	exe, dir string
-	urls     []string
-	procs    []*exec.Cmd // the coordinators first
+	// workerArgs are added to every worker's command line.
+	workerArgs []string
+	urls       []string
+	procs      []*exec.Cmd // the coordinators first
+	names      []string    // of procs: c1, ..., w1, ...; each has NAME.log and its data folder NAME in dir
+	// peaks are the processes' peak resident sets (VmHWM), read by stop
+	// just before it stops each.
+	peaks   []uint64
+	stopped bool
 }
 
 // start starts n coordinators, waits until each is ready (/readyz), then
@@ -138,8 +146,9 @@ func (pc *procCluster) start(ctx context.Context, n, workers int) error {
 	}
 	for i := range workers {
 		id := fmt.Sprintf("w%d", i+1)
-		if err := pc.run(id, "worker", "--coordinators", strings.Join(pc.urls, ","), "--token-file", token,
-			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id); err != nil {
+		args := []string{"worker", "--coordinators", strings.Join(pc.urls, ","), "--token-file", token,
+			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id}
+		if err := pc.run(id, append(args, pc.workerArgs...)...); err != nil {
 			return err
 		}
 	}
@@ -159,6 +168,7 @@ func (pc *procCluster) run(name string, args ...string) error {
 		return err
 	}
 	pc.procs = append(pc.procs, cmd)
+	pc.names = append(pc.names, name)
 	return nil
 }
 
@@ -176,10 +186,19 @@ func (pc *procCluster) cpu() ([]float64, error) {
 }
 
 // stop ends the workers, then the coordinators (SIGTERM, then SIGKILL
-// after 10 s), and waits for them.
+// after 10 s), and waits for them; it reads each one's peak resident set
+// first (peaks). Not the rusage's Maxrss of the finished process: Linux
+// fills it with this process's resident set, which the child shared
+// (vfork) until it ran exec. Only the first call does anything.
 func (pc *procCluster) stop() {
+	if pc.stopped {
+		return
+	}
+	pc.stopped = true
+	pc.peaks = make([]uint64, len(pc.procs))
 	for i := len(pc.procs) - 1; i >= 0; i-- {
 		p := pc.procs[i]
+		pc.peaks[i] = memsize.ReadResidentOf(p.Process.Pid).Peak
 		p.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { p.Wait(); close(done) }()

@@ -179,15 +179,17 @@ func TestChildPeakIsItsOwn(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc: the peak is the rusage's")
 	}
-	touch(256) // the parent, resident when it starts the child
+	touch(512) // the parent, resident when it starts the child
 	defer func() { touched = nil }()
 	r := testRunner(t, 1)
 	r.Settings.WarmupRounds = 0
 	out := r.Run(context.Background(), Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/peak",
 		Variants: []Variant{{Name: "a", Job: NewJob("alloc", 64)}}}})
 	peak := out.Variants[0].Metrics["peak_rss_bytes"].Median
-	if peak < 64<<20 || peak > 200<<20 {
-		t.Errorf("peak %.1f MiB, want the child's 64 MiB and its runtime, not the parent's 256", peak/(1<<20))
+	t.Logf("the child's peak: %.1f MiB", peak/(1<<20))
+	// 72 MiB here, 154 under -race.
+	if peak < 64<<20 || peak > 400<<20 {
+		t.Errorf("peak %.1f MiB, want the child's 64 MiB and its runtime, not the parent's 512", peak/(1<<20))
 	}
 }
 

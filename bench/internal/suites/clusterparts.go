@@ -49,7 +49,7 @@ type partsFamily struct {
 
 var partsFamilies = []partsFamily{
 	{game: "xiangqi", option: "material=KRvKA", name: "xiangqi-KRvKA", workers: 3, ranges: 3, memory: 40 << 20,
-		level: harness.Quick, solve: 300 * time.Millisecond, parts: 3 * time.Second},
+		level: harness.Quick, solve: 300 * time.Millisecond, parts: 1500 * time.Millisecond},
 	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", workers: 3, ranges: 3, memory: 56 << 20,
 		level: harness.Full, solve: 6 * time.Second, parts: 40 * time.Second},
 	// Issue 36's measure: 4 workers, each at a third of tierd solve's
@@ -59,6 +59,11 @@ var partsFamilies = []partsFamily{
 	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", workers: 4, ranges: 4, memory: 139 << 20,
 		level: harness.Explicit, solve: 450 * time.Second, parts: time.Hour},
 }
+
+// partsStartStop estimates starting the processes, waiting for the
+// coordinators to be ready, the fetch and the comparison of a small run,
+// and stopping them.
+const partsStartStop = 2 * time.Second
 
 // memoryLabel is the budget as the group ID says it.
 func (f partsFamily) memoryLabel() string {
@@ -86,7 +91,7 @@ func partsGroups(cfg harness.Config) []harness.Group {
 			budget = memsize.Format(f.memory)
 		}
 		params := map[string]float64{"workers": float64(f.workers), "ranges": float64(f.ranges), "memory_bytes": float64(f.memory)}
-		g := harness.Group{ID: fmt.Sprintf("cluster/parts/%s/workers=%d,ranges=%d,memory=%s", f.name, f.workers, f.ranges, f.memoryLabel()),
+		g := harness.Group{ID: fmt.Sprintf("cluster/parts/%s/workers=%d/ranges=%d/memory=%s", f.name, f.workers, f.ranges, f.memoryLabel()),
 			Table: "loopy tiers in parts",
 			Title: fmt.Sprintf("%s %s, loopy tiers in %d parts on %d workers at %s", f.game, f.option, f.ranges, f.workers, budget),
 			Level: f.level, Params: params, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
@@ -97,7 +102,7 @@ func partsGroups(cfg harness.Config) []harness.Group {
 				{Name: "processes", Kind: results.KindSubject, Params: params,
 					Job: harness.NewJob("parts", partsArgs{Game: f.game, Option: f.option, Workers: f.workers, Ranges: f.ranges, Memory: f.memory})},
 			},
-			Estimate: 2*childStart + f.solve + f.parts + 3*time.Second}
+			Estimate: 2*childStart + f.solve + f.parts + partsStartStop}
 		if f.level == harness.Explicit {
 			g.Once = true
 			g.Estimate += f.solve // the setup's
@@ -229,7 +234,7 @@ func runParts(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 	}
 	sum, err := cl.WaitRun(ctx, id, 50*time.Millisecond)
 	if err != nil {
-		return harness.Sample{}, fmt.Errorf("%w (logs in %s)", err, env.Dir)
+		return harness.Sample{}, pc.withLogs(ctx, err)
 	}
 	cpu1, err := pc.cpu()
 	if err != nil {

@@ -78,7 +78,7 @@ func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMe
 	}
 	sum, err := cl.WaitRun(ctx, id, 50*time.Millisecond)
 	if err != nil {
-		return harness.Sample{}, fmt.Errorf("%w (logs in %s)", err, env.Dir)
+		return harness.Sample{}, pc.withLogs(ctx, err)
 	}
 	cpu1, err := pc.cpu()
 	if err != nil {
@@ -141,7 +141,7 @@ func (pc *procCluster) start(ctx context.Context, n, workers int) error {
 	}
 	for _, u := range pc.urls {
 		if err := waitReady(ctx, u+"/readyz", 2*time.Minute); err != nil {
-			return fmt.Errorf("coordinator %s: %w (logs in %s)", u, err, pc.dir)
+			return pc.withLogs(ctx, fmt.Errorf("coordinator %s: %w", u, err))
 		}
 	}
 	for i := range workers {
@@ -170,6 +170,26 @@ func (pc *procCluster) run(name string, args ...string) error {
 	pc.procs = append(pc.procs, cmd)
 	pc.names = append(pc.names, name)
 	return nil
+}
+
+// withLogs adds to err where the processes' logs are kept: copied out of
+// the run's folder, which the harness removes after the job, into a new
+// folder under the system's temporary folder. An interrupted run (ctx
+// done) keeps none.
+func (pc *procCluster) withLogs(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	keep, mkErr := os.MkdirTemp("", "tiersolve-bench-logs-")
+	if mkErr != nil {
+		return err
+	}
+	for _, name := range pc.names {
+		if b, readErr := os.ReadFile(filepath.Join(pc.dir, name+".log")); readErr == nil {
+			os.WriteFile(filepath.Join(keep, name+".log"), b, 0o644)
+		}
+	}
+	return fmt.Errorf("%w (the processes' logs are in %s)", err, keep)
 }
 
 // cpu is the user and system seconds of every process so far.

@@ -42,7 +42,8 @@ func TestGroupsAreWellFormed(t *testing.T) {
 						quick += 4 * g.Estimate
 					}
 				}
-				if !strings.HasPrefix(g.ID, s.Name+"/") || g.Title == "" || g.Table == "" || g.Estimate <= 0 || len(g.Variants) == 0 {
+				// --suite takes a comma-separated list of IDs.
+				if !strings.HasPrefix(g.ID, s.Name+"/") || strings.Contains(g.ID, ",") || g.Title == "" || g.Table == "" || g.Estimate <= 0 || len(g.Variants) == 0 {
 					t.Errorf("group %+v", g)
 				}
 				jobs := []*harness.Job{g.Setup}
@@ -66,9 +67,10 @@ func TestGroupsAreWellFormed(t *testing.T) {
 		}
 	}
 	// The CI smoke test: 1 warm-up + 3 rounds of every quick group. The
-	// estimates sum to about 105 s; the run took 80 s on 2026-11-28 (2
-	// cores): the bound keeps the smoke test from growing unnoticed.
-	if quick > 110*time.Second {
+	// estimates sum to about 118 s (16 s of it the cluster's loopy tiers
+	// in parts); the run took 80 s on 2026-11-28 (2 cores) before those:
+	// the bound keeps the smoke test from growing unnoticed.
+	if quick > 120*time.Second {
 		t.Errorf("--quick is estimated at %v", quick)
 	}
 }
@@ -298,7 +300,7 @@ func TestSameRun(t *testing.T) {
 		}
 	}
 	want := t.TempDir()
-	files := map[string]string{"manifest.json": "{}", "levels/a.dat.gz": strings.Repeat("x", 3<<20), "db/a.vdb": "records", "times.json": "1"}
+	files := map[string]string{"manifest.json": "{}", "levels/a.dat.gz": strings.Repeat("x", 1<<20+5), "db/a.vdb": "records", "times.json": "1"}
 	write(want, files)
 	for _, tc := range []struct {
 		change map[string]string
@@ -307,8 +309,8 @@ func TestSameRun(t *testing.T) {
 	}{
 		{err: ""},
 		{change: map[string]string{"times.json": "2"}, err: ""}, // not compared: tierd solve's own timings
-		{change: map[string]string{"levels/a.dat.gz": strings.Repeat("x", 3<<20-1) + "y"}, err: "levels/a.dat.gz differs"},
-		{change: map[string]string{"levels/a.dat.gz": strings.Repeat("x", 3<<20+1)}, err: "levels/a.dat.gz differs"},
+		{change: map[string]string{"levels/a.dat.gz": strings.Repeat("x", 1<<20+4) + "y"}, err: "levels/a.dat.gz differs"},
+		{change: map[string]string{"levels/a.dat.gz": strings.Repeat("x", 1<<20+6)}, err: "levels/a.dat.gz differs"},
 		{change: map[string]string{"db/b.vdb": ""}, err: "db/b.vdb is not in"},
 		{remove: "db/a.vdb", err: "db/a.vdb is missing"},
 		{change: map[string]string{"manifest.json": "{ }"}, err: "manifest.json differs"},

@@ -213,82 +213,73 @@ func runParts(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 	}
 	pc := &procCluster{exe: exe, dir: env.Dir, workerArgs: []string{"--memory", strconv.FormatUint(budget, 10)}}
 	defer pc.stop()
-	const coordinators = 3
-	if err := pc.start(ctx, coordinators, a.Workers); err != nil {
-		return harness.Sample{}, err
-	}
-	cl, err := api.NewClient(pc.urls, procToken, nil)
-	if err != nil {
-		return harness.Sample{}, err
-	}
-	cl.Patience = 30 * time.Second
-	cpu0, err := pc.cpu()
-	if err != nil {
-		return harness.Sample{}, err
-	}
 	settings := api.DefaultSettings
 	settings.LoopyRanges = a.Ranges
-	id, err := cl.Submit(ctx, api.SubmitRequest{Game: a.Game, Option: a.Option, Settings: &settings})
+	pr, err := pc.solve(ctx, a.Workers, api.SubmitRequest{Game: a.Game, Option: a.Option, Settings: &settings})
 	if err != nil {
 		return harness.Sample{}, err
 	}
-	sum, err := cl.WaitRun(ctx, id, 50*time.Millisecond)
-	if err != nil {
-		return harness.Sample{}, pc.withLogs(ctx, err)
-	}
-	cpu1, err := pc.cpu()
+	cl, met := pr.client, pr.metrics
+	met["budget_bytes"], met["reference_peak_rss_bytes"] = float64(budget), float64(ref.PeakRSS)
+	run, err := cl.Run(ctx, pr.id)
 	if err != nil {
 		return harness.Sample{}, err
-	}
-	run, err := cl.Run(ctx, id)
-	if err != nil {
-		return harness.Sample{}, err
-	}
-	n, secs := float64(sum.Positions), sum.Seconds
-	met := map[string]float64{"positions": n, "positions_per_s": perSecond(n, secs), "budget_bytes": float64(budget),
-		"reference_peak_rss_bytes": float64(ref.PeakRSS), "units": float64(sum.UnitsTotal), "raft_log_bytes": float64(sum.LogBytes)}
-	for i := range cpu1 {
-		d := cpu1[i] - cpu0[i]
-		met["cpu_s_"+pc.names[i]] = d
-		met["cpu_s"] += d
-		if i < coordinators {
-			met["cpu_coordinators_s"] += d
-		} else {
-			met["cpu_workers_s"] += d
-		}
 	}
 	if err := addPartsFigures(met, run); err != nil {
 		return harness.Sample{}, err
 	}
-	// What went through the coordinators: the blobs the workers uploaded
-	// (notes, checkpoints, partial level files, records) and downloaded,
-	// before the fetch adds its own; and what a coordinator stores.
-	for i, u := range pc.urls[:coordinators] {
+	if err := addTransfers(ctx, met, pc); err != nil {
+		return harness.Sample{}, err
+	}
+	fetched := filepath.Join(env.Dir, "fetched")
+	t1 := time.Now()
+	if _, err := cl.Fetch(ctx, pr.id, fetched, games.New); err != nil {
+		return harness.Sample{}, err
+	}
+	met["fetch_s"] = time.Since(t1).Seconds()
+	pc.stop()
+	within := addPeaks(met, pc, budget)
+	files, err := sameRun(filepath.Join(env.Shared, referenceDir), fetched)
+	if err != nil {
+		return harness.Sample{}, fmt.Errorf("the fetched run is not tierd solve's: %w", err)
+	}
+	return harness.Sample{Seconds: pr.summary.Seconds, Metrics: met, Facts: map[string]string{"start": startString(pr.summary.Start),
+		"within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files)}}, nil
+}
+
+// addTransfers adds what went through the coordinators, from their
+// /metrics: the blobs the workers uploaded (notes, checkpoints, partial
+// level files, records) and downloaded, before a fetch adds its own, and
+// the coordinators' copies to each other; and what the largest of their
+// blob stores holds.
+func addTransfers(ctx context.Context, met map[string]float64, pc *procCluster) error {
+	for i, u := range pc.urls[:coordinatorCount] {
 		mf, err := scrape(ctx, u)
 		if err != nil {
-			return harness.Sample{}, err
+			return err
 		}
 		met["blob_bytes_up"] += mf["tierd_blob_bytes_received_total"]
 		met["blob_bytes_down"] += mf["tierd_blob_bytes_sent_total"]
 		met["blob_bytes_replicated"] += mf["tierd_blob_bytes_replicated_total"]
 		size, err := dirSize(filepath.Join(pc.dir, pc.names[i], "blobs"))
 		if err != nil {
-			return harness.Sample{}, err
+			return err
 		}
 		met["store_bytes"] = max(met["store_bytes"], float64(size))
 	}
-	fetched := filepath.Join(env.Dir, "fetched")
-	t1 := time.Now()
-	if _, err := cl.Fetch(ctx, id, fetched, games.New); err != nil {
-		return harness.Sample{}, err
-	}
-	met["fetch_s"] = time.Since(t1).Seconds()
-	pc.stop()
+	return nil
+}
+
+// addPeaks adds the peak resident set of every process of the stopped
+// pc, the largest coordinator's and worker's, and the workers' against
+// their budget; it returns "yes" when every worker stayed within it,
+// else which did not.
+func addPeaks(met map[string]float64, pc *procCluster, budget uint64) (within string) {
 	var over []string
 	for i, name := range pc.names {
 		peak := float64(pc.peaks[i])
 		met["peak_rss_bytes_"+name] = peak
-		if i < coordinators {
+		if i < coordinatorCount {
 			met["coordinator_peak_rss_bytes"] = max(met["coordinator_peak_rss_bytes"], peak)
 			continue
 		}
@@ -298,16 +289,10 @@ func runParts(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 		}
 	}
 	met["worker_peak_of_budget"] = met["worker_peak_rss_bytes"] / float64(budget)
-	within := "yes"
 	if len(over) > 0 {
-		within = "no: " + strings.Join(over, ", ")
+		return "no: " + strings.Join(over, ", ")
 	}
-	files, err := sameRun(filepath.Join(env.Shared, referenceDir), fetched)
-	if err != nil {
-		return harness.Sample{}, fmt.Errorf("the fetched run is not tierd solve's: %w", err)
-	}
-	return harness.Sample{Seconds: secs, Metrics: met, Facts: map[string]string{"start": startString(sum.Start),
-		"within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files)}}, nil
+	return "yes"
 }
 
 // loadReference reads what the group's setup measured.

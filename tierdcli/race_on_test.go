@@ -1,0 +1,9 @@
+//go:build race
+
+package tierdcli
+
+// raceEnabled is set when the race detector is on: the processes of
+// the test binary run as tierd are then built with it too, and the
+// heaviest of them shrink (see their tests; .ci/run runs them whole
+// without it).
+const raceEnabled = true

@@ -102,11 +102,11 @@ type loopySolver struct {
 	// solver looks up again: the exact count of children in the tier of
 	// a position whose count does not fit its cell (counted), and the
 	// longest win elsewhere of a position that can lose (maxWin), by
-	// slot.
+	// slot, under sideMu.
 	push    bool
 	sideMu  sync.Mutex
-	counted map[uint64]uint32
-	maxWin  map[uint64]uint16
+	counted sideTable
+	maxWin  sideTable
 }
 
 // phase is what the levels assign: wins and losses, then ties.
@@ -317,7 +317,11 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 			if s.push {
 				// What the children elsewhere are comes in notes: count
 				// the children in the tier, as if it could lose.
-				s.cells.set(i, s.counter(i, uint32(tm.countWithin(p, &seen)), 0))
+				code, err := s.counter(i, uint32(tm.countWithin(p, &seen)), 0)
+				if err != nil {
+					return err
+				}
+				s.cells.set(i, code)
 				continue
 			}
 			byKids := newCombiner() // what the children in other tiers say
@@ -393,15 +397,18 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 // counter returns the code of a position in slot i that can lose, with
 // n children in the tier and flag f, in a part: a count that does not fit
 // the cell is kept beside it.
-func (s *loopySolver) counter(i uint64, n, f uint32) uint32 {
+func (s *loopySolver) counter(i uint64, n, f uint32) (uint32, error) {
 	lay := s.cells.lay
 	if n >= 1 && n <= lay.ctr {
-		return lay.counter(n, f)
+		return lay.counter(n, f), nil
+	}
+	if n > sideValueMax {
+		return 0, fmt.Errorf("%s: tier %d slot %d: %d moves within the tier, more than a part counts", s.g.Name(), s.t, i, n)
 	}
 	s.sideMu.Lock()
-	s.counted[i] = n
+	s.counted.add(i, n)
 	s.sideMu.Unlock()
-	return lay.uncounted(f)
+	return lay.uncounted(f), nil
 }
 
 // slotOf is slot for the first pass of the whole tier, when dense cells of

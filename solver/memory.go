@@ -21,7 +21,14 @@ func DefaultMemory() uint64 { return memsize.DefaultBudget() }
 // four candidates in memory (64 MiB each before they spill to disk).
 const writerSlack = 256 << 20
 
-// bitsetBytes is the memory of a set over n positions, rank index included.
+// bitsetBytes is what a plan counts for a set over n positions: its
+// words and a 64th. A ranked set holds a quarter more than its words
+// (bitarray.RankedBytes, which a worker's cache counts); the plans count
+// less and count the sets on the heap twice (solveSteps), which together
+// came within 10% of every peak measured (K+R+N v K+A+A+B+B 2.7% under,
+// K+R+N+A and K+R+N+B 9.3% and 9.7% over, Quixo 4x4 6-8% under): with the
+// exact size the two largest plans were 14% over, since a step whose
+// cells are outside the heap leaves the collector little garbage.
 func bitsetBytes(n uint64) uint64 { return n/8 + n/8/64 + 64 }
 
 // reachBytes estimates the peak memory of reaching and expanding tier t:
@@ -290,7 +297,7 @@ func bytesString(n uint64) string { return memsize.Format(n) }
 // records and their notes to every part are what it holds of a child
 // tier beside the child's set: 4 MiB in the estimate (a quarter of a
 // million records, 17 MB, was most of what a worker of 139 MiB had
-// beside a part of K+R+N v K+A+B+B's cells and maps in its first pass).
+// beside a part of K+R+N v K+A+B+B's cells and side tables in its first pass).
 const ChildChunk = 1 << 16
 
 // noteBytes is a note's memory, and notesPerRecord a bound on the notes
@@ -326,7 +333,7 @@ func PartBytes(size, hashes, kidSize uint64) uint64 {
 // (Part.Receive and Part.StepTo, Part.StartTies, or its records:
 // Part.Solved and WriteSolvedDB), on such a worker: what it holds, the
 // tier's set (size hashes) and the part's cells (cells bytes, with the
-// maps beside them: PartCellBytes, or what the part reported: Part.Bytes),
+// tables beside them: PartCellBytes, or what the part reported: Part.Bytes),
 // and a section of notes read and those made before they go to their
 // files (partNotesBytes); and BaseBytes. A round reads no child tier.
 func PartRoundBytes(size, cells uint64) uint64 {

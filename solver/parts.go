@@ -115,9 +115,11 @@ func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, errNeedsParents)
 	}
 	s.cut, s.part, s.push = &cut, k, true
-	s.counted, s.maxWin = map[uint64]uint32{}, map[uint64]uint16{}
 	s.outbox = make([][]note, cut.Parts())
 	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
+	if s.slots() > sideSlotLimit {
+		return nil, fmt.Errorf("%s: tier %d part %d: %d cells, more than a part's side tables name", g.Name(), t, k, s.slots())
+	}
 	if s.cells, err = newCells(s.slots(), s.cells.lay); err != nil {
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
@@ -225,7 +227,7 @@ func (w *levelWorker) note(u parentRef, n note) error {
 		})
 		if ok {
 			s.sideMu.Lock()
-			s.maxWin[u.slot] = max(s.maxWin[u.slot], uint16(n.rem()))
+			s.maxWin.add(u.slot, uint32(n.rem()))
 			s.sideMu.Unlock()
 		}
 	case childTied:
@@ -238,56 +240,41 @@ func (w *levelWorker) note(u parentRef, n note) error {
 
 // endFirstPass decides, once every note of the children elsewhere is
 // applied, the positions that can lose and have no child in the tier:
-// lost in 1 + their longest win elsewhere. The part's maxWin keeps only
-// the positions that can still lose.
+// lost in 1 + their longest win elsewhere. The part's side tables keep
+// only the positions that can still lose.
 func (s *loopySolver) endFirstPass() error {
 	lay := s.cells.lay
 	s.sideMu.Lock()
 	defer s.sideMu.Unlock()
 	var counts []int64
-	for i, n := range s.counted {
+	s.counted.keep(func(i uint64, n uint32) bool {
 		if _, _, can := lay.canLose(s.cells.get(i)); !can {
-			delete(s.counted, i)
-			continue
+			return false
 		}
 		if n == 0 {
-			lv := int(s.maxWin[i]) + 1
+			lv := int(s.maxWin.get(i)) + 1
 			s.cells.update(i, func(uint32) (uint32, bool) { return lay.lose(lv), true })
 			addLevel(&counts, lv, 1)
-			delete(s.counted, i)
+			return false
 		}
-	}
-	for i := range s.maxWin {
-		if _, _, can := lay.canLose(s.cells.get(i)); !can {
-			delete(s.maxWin, i)
-		}
-	}
-	s.counted, s.maxWin = compact(s.counted), compact(s.maxWin)
+		return true
+	})
+	s.maxWin.keep(func(i uint64, _ uint32) bool {
+		_, _, can := lay.canLose(s.cells.get(i))
+		return can
+	})
+	s.counted.settle()
+	s.maxWin.settle()
 	s.addCounts(counts)
 	return nil
 }
 
-// compact returns m's entries in a map of their number: a Go map keeps
-// the memory of its most entries after they are deleted, and a part's
-// first pass keeps a longest win elsewhere for many more positions than
-// can still lose after it (a worker's heap held tens of MiB of such
-// tables, which Part.Bytes, counting entries, did not show).
-func compact[V uint16 | uint32](m map[uint64]V) map[uint64]V {
-	c := make(map[uint64]V, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
-}
-
 // countDownSide counts down the child count kept beside the cell of slot
-// i, and reports whether none is left.
+// i, and reports whether that left none.
 func (s *loopySolver) countDownSide(i uint64) bool {
 	s.sideMu.Lock()
 	defer s.sideMu.Unlock()
-	n := s.counted[i] - 1
-	s.counted[i] = n
-	return n == 0
+	return s.counted.countDown(i)
 }
 
 // longestWinSide returns the longest win elsewhere of the position in
@@ -295,7 +282,7 @@ func (s *loopySolver) countDownSide(i uint64) bool {
 func (s *loopySolver) longestWinSide(i uint64) int {
 	s.sideMu.Lock()
 	defer s.sideMu.Unlock()
-	return int(s.maxWin[i])
+	return int(s.maxWin.get(i))
 }
 
 // step is a part's level r: it applies the notes the other parts sent at

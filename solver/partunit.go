@@ -146,13 +146,10 @@ func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
 // Bytes is the memory the part holds: its cells and what it keeps beside
 // them (its tier's set is the caller's).
 func (p *Part) Bytes() uint64 {
-	return p.s.cells.bytes() + mapEntryBytes*uint64(len(p.s.counted)+len(p.s.maxWin))
+	p.s.sideMu.Lock()
+	defer p.s.sideMu.Unlock()
+	return p.s.cells.bytes() + p.s.counted.bytes() + p.s.maxWin.bytes()
 }
-
-// mapEntryBytes bounds the memory of an entry of the maps a part keeps
-// beside its cells: 24 to 38 bytes measured for Go's maps of uint64 keys
-// and small values, by how full their tables are.
-const mapEntryBytes = 40
 
 // Free returns the part's cells.
 func (p *Part) Free() { p.s.cells.free() }
@@ -318,9 +315,9 @@ const (
 // ErrCheckpoint marks a checkpoint that is not valid, or not the part's.
 var ErrCheckpoint = errors.New("invalid part checkpoint")
 
-// readTable reads a table kept beside the cells into m; slots must be
-// below n and ascending.
-func readTable[V uint16 | uint32](r io.ByteReader, m map[uint64]V, n uint64) error {
+// readTable reads a table kept beside the cells into t; slots must be
+// below n and ascending, values at most limit.
+func readTable(r io.ByteReader, t *sideTable, n uint64, limit uint64) error {
 	count, err := binary.ReadUvarint(r)
 	if err != nil || count > n {
 		return fmt.Errorf("%d entries for %d slots (%v)", count, n, err)
@@ -335,10 +332,11 @@ func readTable[V uint16 | uint32](r io.ByteReader, m map[uint64]V, n uint64) err
 		if err != nil {
 			return err
 		}
-		if slot >= n || i > 0 && slot <= last || v > uint64(^V(0)) {
+		if slot >= min(n, sideSlotLimit) || i > 0 && slot <= last || v > limit {
 			return fmt.Errorf("entry %d: slot %d, value %d", i, slot, v)
 		}
-		m[slot], last = V(v), slot
+		// Ascending slots: the words are sorted as they come.
+		t.words, last = append(t.words, slot<<sideValueBits|v), slot
 	}
 	return nil
 }
@@ -387,24 +385,19 @@ func (p *Part) Checkpoint(w io.Writer) error {
 		}
 	}
 	s.sideMu.Lock()
-	writeTable(bw, s.counted)
-	writeTable(bw, s.maxWin)
+	writeTable(bw, &s.counted)
+	writeTable(bw, &s.maxWin)
 	s.sideMu.Unlock()
 	return bw.Flush()
 }
 
 // writeTable writes a table kept beside the cells, slots ascending.
-func writeTable[V uint16 | uint32](w *bufio.Writer, m map[uint64]V) {
-	slots := make([]uint64, 0, len(m))
-	for i := range m {
-		slots = append(slots, i)
-	}
-	slices.Sort(slots)
-	w.Write(binary.AppendUvarint(nil, uint64(len(slots))))
+func writeTable(w *bufio.Writer, t *sideTable) {
+	w.Write(binary.AppendUvarint(nil, uint64(t.len())))
 	var b []byte
-	for _, i := range slots {
+	for i, v := range t.all() {
 		b = binary.AppendUvarint(b[:0], i)
-		b = binary.AppendUvarint(b, uint64(m[i]))
+		b = binary.AppendUvarint(b, uint64(v))
 		w.Write(b)
 	}
 }
@@ -444,7 +437,6 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 		return fail("no part %d in a cut of %d", k, cut.Parts())
 	}
 	s.cut, s.part, s.push = &cut, k, true
-	s.counted, s.maxWin = map[uint64]uint32{}, map[uint64]uint16{}
 	s.outbox = make([][]note, cut.Parts())
 	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
 	lay := layout{bits: h.Bits, rem: h.Rem, tieRem: h.TieRem, ctr: h.Ctr}
@@ -490,11 +482,11 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 			words[j] = binary.LittleEndian.Uint64(raw[8*j:])
 		}
 	}
-	if err := readTable(br, s.counted, s.slots()); err != nil {
+	if err := readTable(br, &s.counted, s.slots(), sideValueMax); err != nil {
 		s.cells.free()
 		return fail("counts: %v", err)
 	}
-	if err := readTable(br, s.maxWin, s.slots()); err != nil {
+	if err := readTable(br, &s.maxWin, s.slots(), valuedb.MaxRemoteness); err != nil {
 		s.cells.free()
 		return fail("longest wins: %v", err)
 	}

@@ -99,7 +99,9 @@ func FuzzReadNotes(f *testing.F) {
 }
 
 // checkpointCase is a part of Quixo 3x3's loopy tier x2o2, checkpointed
-// halfway through its levels.
+// after its own moves and notes of wins elsewhere for some of its
+// positions, with a narrow layout: its side tables hold counts and
+// longest wins.
 func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bitarray.Ranked, cut Cut, data []byte) {
 	g, err := games.New("quixo", "size=3")
 	if err != nil {
@@ -112,11 +114,26 @@ func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bit
 	}
 	set = bitarray.NewRanked(full)
 	cut = NewCut(set, 3, 1)
+	narrow := layout{bits: 8, rem: 40, tieRem: 2, ctr: 1}
+	loopyTest.narrow = &narrow
 	p, err := NewPart(context.Background(), g, tier, set, cut, 1, 20, -1, Effort{Workers: 1})
+	loopyTest.narrow = nil
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Free()
+	var won Notes
+	for q := range set.Range(cut.Bounds[1], cut.Bounds[2]) {
+		if q%5 == 0 {
+			won = append(won, makeNote(q, childWon, int(q%17)))
+		}
+	}
+	if err := p.Apply(context.Background(), won); err != nil {
+		t.Fatal(err)
+	}
+	if p.s.counted.len() == 0 || p.s.maxWin.len() == 0 {
+		t.Fatalf("side tables of %d and %d entries: the case checks none", p.s.counted.len(), p.s.maxWin.len())
+	}
 	var b bytes.Buffer
 	if err := p.Checkpoint(&b); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,9 @@ func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, o owner, src setS
 }
 
 // setBytes is the memory of tier t's set, ranked, as the memory counts it.
-func setBytes(g tiergame.Game, t tiergame.Tier) int64 { return int64(g.TierSize(t)/8*9/8 + 64) }
+func setBytes(g tiergame.Game, t tiergame.Tier) int64 {
+	return int64(bitarray.RankedBytes(g.TierSize(t)))
+}
 
 // mergeTier is solver.MergeTier of the partial level files, taking the
 // sets of those this worker wrote from memory.

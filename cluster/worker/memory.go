@@ -87,7 +87,7 @@ func (m *memory) reserve(ctx context.Context, o owner, size int64) (release func
 }
 
 // hold counts size bytes more that a running unit holds beside its
-// reservation (a part's maps, as its first pass grows them), dropping
+// reservation (a part's side tables, as its first pass grows them), dropping
 // unused entries to make room, without waiting: the unit runs already.
 func (m *memory) hold(o owner, size int64) (release func()) {
 	it := &item{owner: o, size: size, refs: 1, last: time.Now(), drop: func() {}, free: func() {}}

@@ -42,7 +42,7 @@ func collectorRoom(budget, fixed int64) int64 { return max((budget-fixed)/8, 4<<
 // (100) the limit alone paced the collector, and the heap grew on during
 // a cycle: up to 18 MiB past the limit on a machine whose cores others
 // kept busy (workers of 139 MiB at 149-155). The heap is mostly arrays
-// without pointers (sets, the maps beside the cells), cheap to mark, so
+// without pointers (sets, the tables beside the cells), cheap to mark, so
 // the more frequent cycles cost little.
 const gcPercent = 25
 

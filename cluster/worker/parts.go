@@ -27,6 +27,12 @@ import (
 // a checkpoint costs about the part's cells compressed (written,
 // uploaded, copied), a round lost with its worker costs the rounds since
 // the checkpoint again, replayed by the worker that takes the part over.
+// A round that replayed rounds writes one too, whatever the count: a
+// worker that runs more parts than its memory keeps (the others busy)
+// restores them round after round, and without it each replayed every
+// round since the last checkpoint (K+R+N v K+A+A+B at 139 MiB: one
+// worker ran three parts of a tier, each restored from its first pass
+// with 1, 2, ... 7 rounds to replay).
 const checkpointEvery = 8
 
 // partKey names a part of a run's tier.
@@ -85,13 +91,15 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	// What a first pass holds past its estimate (partGrowth).
 	growth := &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(u.Hi - u.Lo)}
 	defer growth.release()
+	replayed := 0
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err
 		}
 		at = pw.CheckpointRound
+		replayed = last.Round - at - 1
 		w.unitLog(u.Assignment).Info("took a part over from its checkpoint", "part", pw.Part, "checkpoint_round", at,
-			"replayed_rounds", last.Round-at-1)
+			"replayed_rounds", replayed)
 	}
 	keep := false
 	defer func() {
@@ -172,7 +180,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	res.Next, res.Bytes = p.Next(last.Level), p.Bytes()
 	u.out.part = res
 	u.computed()
-	if last.Round == 0 || len(pw.Steps) >= checkpointEvery {
+	if last.Round == 0 || len(pw.Steps) >= checkpointEvery || replayed > 0 {
 		if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {
 			return 0, err
 		}
@@ -189,10 +197,11 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 
 // partGrowth makes room in the memory, beside a first pass's
 // reservation, for what the part holds past the cells the leader's
-// estimate counts (solver.PartFirstPassBytes: a byte a hash): the maps
+// estimate counts (solver.PartFirstPassBytes: a byte a hash): the tables
 // beside its cells (solver.Part.Bytes), which its child tiers' notes grow
-// (up to 20 MiB beside 25 MiB of cells for K+R+N v K+A+B+B in 4 parts)
-// and no estimate knows before a first pass reports them.
+// (8 bytes an entry, some MiB beside 25 MiB of cells for K+R+N v K+A+B+B
+// in 4 parts; 20 MiB when they were Go maps) and no estimate knows before
+// a first pass reports them.
 type partGrowth struct {
 	mem      *memory
 	own      owner
@@ -250,7 +259,7 @@ func eachNotes(path string, f func(solver.Notes) error) error {
 // (solver.OpenSolved, solver.ChildNotes), one child tier open at a time:
 // every child's held notes, then their won notes (kept in files
 // meanwhile); it returns the part and its tied notes, read again when
-// ties start. It calls grown with the part as it grows (its maps).
+// ties start. It calls grown with the part as it grows (its side tables).
 func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort, grown func(*solver.Part)) (*solver.Part, solver.Notes, error) {
 	paths := make([][]string, len(u.Kids))
 	maxRem, maxTie := 0, -1

@@ -69,7 +69,9 @@ type procCluster struct {
 	coordArgs []string
 	// workerMemory is the workers' --memory (default 1GiB).
 	workerMemory string
-	procs        map[string]*proc
+	// workerBin, when set, is the binary startWorker runs instead of bin.
+	workerBin string
+	procs     map[string]*proc
 	// ended are the processes signal stopped, by name.
 	ended map[string]*proc
 	mu    sync.Mutex
@@ -201,7 +203,11 @@ func (c *procCluster) startWorker(name string, threads int) {
 	if memory == "" {
 		memory = "1GiB"
 	}
-	c.start(name, "worker", "--coordinators", c.urls(), "--token-file", c.token, "--data", filepath.Join(c.dir, name),
+	bin := c.workerBin
+	if bin == "" {
+		bin = c.bin
+	}
+	c.startBin(name, bin, "worker", "--coordinators", c.urls(), "--token-file", c.token, "--data", filepath.Join(c.dir, name),
 		"--threads", fmt.Sprint(threads), "--id", name, "--memory", memory)
 }
 

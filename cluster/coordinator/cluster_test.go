@@ -261,26 +261,57 @@ func solvedCluster(t testing.TB, game, option, worker string) (*testCluster, *ap
 	return c, cl, id
 }
 
-// embeddedSolve runs tierd solve's code in a folder and returns it.
+// embeddedSolve runs tierd solve's code in a folder and returns it: once
+// per game, option and symmetry for the package's tests, which only read
+// it.
 func embeddedSolve(t testing.TB, game, option string, symmetry bool) string {
+	embeddedMu.Lock()
+	defer embeddedMu.Unlock()
+	key := fmt.Sprintf("%s %s %v", game, option, symmetry)
+	if dir, ok := embeddedRuns[key]; ok {
+		return dir
+	}
 	g, err := games.New(game, option)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "coordinator-embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
 	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2, Symmetry: symmetry})
 	if err != nil {
+		os.RemoveAll(dir)
 		t.Fatal(err)
 	}
 	defer r.Close()
 	ctx := context.Background()
 	if err := r.Reach(ctx); err != nil {
+		os.RemoveAll(dir)
 		t.Fatal(err)
 	}
 	if err := r.Solve(ctx); err != nil {
+		os.RemoveAll(dir)
 		t.Fatal(err)
 	}
+	embeddedRuns[key] = dir
 	return dir
+}
+
+// embeddedRuns are embeddedSolve's folders (a dozen tests compare with
+// Connect Four 4x4 or tic-tac-toe, a solve of seconds under the race
+// detector). TestMain removes them.
+var (
+	embeddedMu   sync.Mutex
+	embeddedRuns = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, dir := range embeddedRuns {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // sameRunFolders compares two run folders: every level file decompressed

@@ -8,6 +8,10 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
+// TestConformance checks the small variants with the kit: every
+// position and every hash of each. Under the race detector, the lions
+// alone whole and the others from their first reachable positions and
+// random ones (.ci/run checks them whole without it).
 func TestConformance(t *testing.T) {
 	for _, pieces := range []string{"L", "LC", "LG", "LE"} {
 		t.Run(pieces, func(t *testing.T) {
@@ -15,17 +19,28 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tiergametest.Check(t, g, tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20, New: dshogi.New})
+			opts := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20, New: dshogi.New}
+			if raceEnabled && pieces != "L" {
+				opts = tiergametest.Options{MaxPositions: 3000, Samples: 300, Hashes: 3000, New: dshogi.New}
+			}
+			tiergametest.Check(t, g, opts)
 		})
 	}
 }
 
+// TestConformanceFull checks the whole game with the kit, from the
+// start's first 20,000 positions and random ones (a tenth of them under
+// the race detector).
 func TestConformanceFull(t *testing.T) {
 	g, err := dshogi.NewPieces(dshogi.DefaultPieces)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tiergametest.Check(t, g, tiergametest.Options{MaxPositions: 20000, Samples: 2000, Hashes: 20000, New: dshogi.New})
+	opts := tiergametest.Options{MaxPositions: 20000, Samples: 2000, Hashes: 20000, New: dshogi.New}
+	if raceEnabled {
+		opts = tiergametest.Options{MaxPositions: 2000, Samples: 200, Hashes: 2000, New: dshogi.New}
+	}
+	tiergametest.Check(t, g, opts)
 }
 
 // TestHashSpace ties the hash to GamesmanOne's: its hash holds every board

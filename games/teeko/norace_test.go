@@ -2,4 +2,5 @@
 
 package teeko_test
 
+// raceEnabled is set when the race detector is on (see race_test.go).
 const raceEnabled = false

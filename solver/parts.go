@@ -21,7 +21,8 @@ import (
 //   - What its positions' children in other tiers are: the children's
 //     records, read from the child tiers' databases a block at a time,
 //     are turned into notes to the parts of their parents (un-moves and
-//     un-captures: Unmover.Parents of the child's tier into the tier).
+//     un-captures: Unmover.Parents of the child's tier into the tier),
+//     each child position's once for all the parts (ChildRanges).
 //     Notes that a child is lost, tied or drawn come first (a parent
 //     with one can no longer lose), then those that it is won (a parent
 //     that can still lose keeps its longest win elsewhere beside its

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -539,6 +541,73 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, false), out)
 		})
 	}
+}
+
+// TestPartsRestoredEachRound: a worker whose memory keeps none of its
+// parts between rounds (one worker, three parts, a cache of a byte)
+// restores each from its checkpoint every round, and writes a checkpoint
+// whenever it replayed a round, so no round replays more than one: the
+// run is still the embedded solve's, byte for byte.
+func TestPartsRestoredEachRound(t *testing.T) {
+	if raceEnabled {
+		// Single-threaded restores, a minute under -race: .ci/run runs it
+		// without (TestClusterLoopyParts restores parts under -race).
+		t.Skip("run without -race")
+	}
+	c := newTestCluster(t, 3, 5*time.Second)
+	c.startAll()
+	logs := &lockedBuffer{}
+	c.startWorkerWith("w1", 1, func(cfg *worker.Config) {
+		cfg.MemoryBytes = 1
+		cfg.Log = slog.New(slog.NewJSONHandler(logs, nil))
+	})
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, 2*time.Minute)
+	restores, most := 0, 0
+	for line := range strings.Lines(logs.String()) {
+		var rec struct {
+			Msg      string `json:"msg"`
+			Replayed int    `json:"replayed_rounds"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "took a part over from its checkpoint" {
+			restores++
+			most = max(most, rec.Replayed)
+		}
+	}
+	if restores < 10 {
+		t.Fatalf("%d parts restored: the case does not check the restores", restores)
+	}
+	if most > 1 {
+		t.Errorf("a part replayed %d rounds from its checkpoint: a round that replays must write a checkpoint", most)
+	}
+	out := t.TempDir()
+	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, "quixo", "size=3", false), out)
+}
+
+// lockedBuffer is a bytes.Buffer that goroutines write together.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // leaderGet reads path from the leader's HTTP API, with the admin token.

@@ -29,6 +29,12 @@ import (
 // a checkpoint costs about the part's cells compressed (written,
 // uploaded, copied), a round lost with its worker costs the rounds since
 // the checkpoint again, replayed by the worker that takes the part over.
+// A round that replayed rounds writes one too, whatever the count: a
+// worker that runs more parts than its memory keeps (the others busy)
+// restores them round after round, and without it each replayed every
+// round since the last checkpoint (K+R+N v K+A+A+B at 139 MiB: one
+// worker ran three parts of a tier, each restored from its first pass
+// with 1, 2, ... 7 rounds to replay).
 const checkpointEvery = 8
 
 // partKey names a part of a run's tier.
@@ -87,13 +93,15 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	// What a first pass holds past its estimate (partGrowth).
 	growth := &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(u.Hi - u.Lo)}
 	defer growth.release()
+	replayed := 0
 	if p == nil && pw.Checkpoint != nil {
 		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
 			return 0, err
 		}
 		at = pw.CheckpointRound
+		replayed = last.Round - at - 1
 		w.unitLog(u.Assignment).Info("took a part over from its checkpoint", "part", pw.Part, "checkpoint_round", at,
-			"replayed_rounds", last.Round-at-1)
+			"replayed_rounds", replayed)
 	}
 	keep := false
 	defer func() {
@@ -168,7 +176,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	res.Next, res.Bytes = p.Next(last.Level), p.Bytes()
 	u.out.part = res
 	u.computed()
-	if last.Round == 0 || len(pw.Steps) >= checkpointEvery {
+	if last.Round == 0 || len(pw.Steps) >= checkpointEvery || replayed > 0 {
 		if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {
 			return 0, err
 		}

@@ -3,6 +3,7 @@ module github.com/tiersolve/tiersolve/bench
 go 1.26.8
 
 require (
+	github.com/prometheus/common v0.72.0
 	github.com/tiersolve/tiersolve v0.0.0
 	golang.org/x/term v0.47.0
 	gonum.org/v1/plot v0.17.0
@@ -46,7 +47,6 @@ require (
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
-	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/rs/xid v1.6.0 // indirect
 	github.com/tinylib/msgp v1.6.4 // indirect

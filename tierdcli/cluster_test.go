@@ -368,6 +368,12 @@ var (
 
 // embedded returns the folder of tierd solve's run of a game, made once.
 func embedded(t *testing.T, game, option string) string {
+	return embeddedBy(t, tierdBinary(t), game, option)
+}
+
+// embeddedBy is embedded, run by the binary bin (a tierd, or the test
+// binary as tierd).
+func embeddedBy(t *testing.T, bin, game, option string) string {
 	embeddedMu.Lock()
 	defer embeddedMu.Unlock()
 	key := game + " " + option
@@ -378,7 +384,7 @@ func embedded(t *testing.T, game, option string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(tierdBinary(t), "solve", "--game", game, "--option", option, "--out", dir, "--workers", "2").CombinedOutput()
+	out, err := exec.Command(bin, "solve", "--game", game, "--option", option, "--out", dir, "--workers", "2").CombinedOutput()
 	if err != nil {
 		t.Fatalf("tierd solve: %v\n%s", err, out)
 	}
@@ -647,11 +653,23 @@ func TestClusterFaults(t *testing.T) {
 // runJSON reads a run's whole state from a coordinator.
 func (c *procCluster) runJSON(id string) *api.Run {
 	c.t.Helper()
+	r := c.tryRunJSON(id)
+	if r == nil {
+		c.t.Fatal("no coordinator answered")
+	}
+	return r
+}
+
+// tryRunJSON reads a run's whole state from the leader (a follower
+// forwards the request), or returns nil when no coordinator answers
+// within 10 s (an election is under way).
+func (c *procCluster) tryRunJSON(id string) *api.Run {
 	tok, _ := os.ReadFile(c.token)
+	client := &http.Client{Timeout: 10 * time.Second}
 	for _, m := range c.members {
 		req, _ := http.NewRequest("GET", httpURL(m)+"/v1/runs/"+id, nil)
 		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			continue
 		}
@@ -662,7 +680,6 @@ func (c *procCluster) runJSON(id string) *api.Run {
 			return &r
 		}
 	}
-	c.t.Fatal("no coordinator answered")
 	return nil
 }
 

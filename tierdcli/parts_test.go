@@ -3,6 +3,8 @@ package tierdcli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -145,4 +147,117 @@ func TestPlanCluster(t *testing.T) {
 	if code, _, errs := tierd(t, "plan", "--game", "quixo", "--cluster", "--workers", "4"); code != 2 || !strings.Contains(errs, "--memory") {
 		t.Errorf("--cluster without --memory: exit %d %s", code, errs)
 	}
+}
+
+// TestClusterLoopyPartsLeaderKilled: the raft leader is SIGKILLed while
+// a loopy tier solved in 3 parts on 3 workers is in its levels (a part's
+// round leased at level 1 or later). Another coordinator takes over from
+// the replicated rounds, and redoes nothing: the tier's round only goes
+// on from where it was, never back; the round under way at the kill is
+// finished by the leases it had (none expires, no result is refused or
+// dropped), a lease granted by the dead leader whose answer it never
+// sent is answered again; no part moves to another worker, and none is
+// restored from its checkpoint and its rounds replayed (each worker keeps
+// its part in memory across the change); and the fetched run is tierd
+// solve's, byte for byte. The election (1 to 3 s) often outlasts the
+// lease's time to live (2 s): the workers hear no coordinator for longer.
+//
+// It takes about 20 s: under the race detector (whose test binary, run as
+// tierd, would be several times slower) it is skipped, and .ci/run runs it
+// with the fault tests, without the race detector.
+func TestClusterLoopyPartsLeaderKilled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("too slow under the race detector: .ci/run runs it without")
+	}
+	const game, option = "xiangqi", "material=KRvKAB"
+	// The test binary runs as tierd (as in the tests of pause_test.go):
+	// no tierd to build.
+	t.Setenv(envMain, "1")
+	c := newProcClusterOf(t, os.Args[0], 3)
+	c.startAll(true)
+	for _, w := range []string{"w1", "w2", "w3"} {
+		c.startWorker(w, 1)
+	}
+	t0 := time.Now()
+	id := c.submitParts(game, option, 3)
+	_, tier, _ := c.partHolder(id, 1, "")
+	st, err := c.status()
+	if err != nil || st.Leader == "" {
+		t.Fatalf("no leader: %v", err)
+	}
+	var at *api.Parts
+	for _, tr := range c.runJSON(id).Tiers {
+		if tr.Tier == tier {
+			at = tr.Parts
+		}
+	}
+	if at == nil || at.Phase != api.PartsWins && at.Phase != api.PartsTies {
+		t.Fatalf("tier %d's levels ended before the leader could be killed: %+v", tier, at)
+	}
+	c.signal(st.Leader, syscall.SIGKILL)
+	killed := time.Now()
+	t.Logf("killed the leader %s %.1f s after the submit: tier %d in parts, phase %s, level %d, round %d", st.Leader,
+		killed.Sub(t0).Seconds(), tier, at.Phase, at.Level, at.Round)
+	// The tier's round, as the leader sees it, until the run ends.
+	round, answered := at.Round, false
+	var after *api.Run
+	for deadline := time.Now().Add(3 * time.Minute); after == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not end within 3 minutes of the kill")
+		}
+		r := c.tryRunJSON(id)
+		if r == nil {
+			continue
+		}
+		if !answered {
+			answered = true
+			t.Logf("a new leader answered %.1f s after the kill", time.Since(killed).Seconds())
+		}
+		for _, tr := range r.Tiers {
+			if tr.Tier == tier && tr.Parts != nil {
+				if tr.Parts.Round < round {
+					t.Fatalf("tier %d at round %d, after round %d: the new leader went back", tier, tr.Parts.Round, round)
+				}
+				round = tr.Parts.Round
+			}
+		}
+		switch r.State {
+		case api.Failed:
+			t.Fatalf("run failed: %s", r.Error)
+		case api.Done:
+			after = r
+		}
+	}
+	t.Logf("run done %.1f s after the submit", time.Since(t0).Seconds())
+	for _, tr := range after.Tiers {
+		if tr.Tier != tier {
+			continue
+		}
+		t.Logf("tier %d: %d rounds in all, %d after the kill; %d moved to another worker", tier, tr.Parts.Round, tr.Parts.Round-at.Round, tr.Parts.Moves)
+		if tr.Parts.Moves != at.Moves {
+			t.Errorf("tier %d: %d rounds of parts ran on another worker than the round before, after the leader's kill (no worker was lost)",
+				tier, tr.Parts.Moves-at.Moves)
+		}
+	}
+	for _, m := range c.members {
+		if m.ID == st.Leader {
+			continue
+		}
+		metrics := scrape(t, m.HTTPAddr)
+		t.Logf("%s: elections won %v, leases expired %v, completions refused %v, leases answered again %v", m.ID, metrics["tierd_elections_won_total"],
+			metrics["tierd_leases_expired_total"], metrics["tierd_completions_refused_total"], metrics["tierd_leases_answered_again_total"])
+		if metrics["tierd_leases_expired_total"] != 0 || metrics["tierd_completions_refused_total"] != 0 {
+			t.Errorf("%s: %v leases expired, %v completions refused: work under way at the kill was done again", m.ID,
+				metrics["tierd_leases_expired_total"], metrics["tierd_completions_refused_total"])
+		}
+	}
+	for _, w := range []string{"w1", "w2", "w3"} {
+		log, _ := os.ReadFile(filepath.Join(c.dir, w+".log"))
+		for _, l := range strings.Split(string(log), "\n") {
+			if strings.Contains(l, "took a part over from its checkpoint") || strings.Contains(l, "lease lost") || strings.Contains(l, "result not accepted") {
+				t.Errorf("%s redid work: %s", w, l[strings.Index(l, "msg="):])
+			}
+		}
+	}
+	sameFolders(t, embeddedBy(t, os.Args[0], game, option), c.fetch(id))
 }

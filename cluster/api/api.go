@@ -139,6 +139,13 @@ type LeaseRequest struct {
 	// is leased no unit the leader estimates larger (Assignment.Bytes).
 	// 0: it does not say.
 	Memory int64 `json:"memory,omitempty"`
+	// Request names the request: the worker sends the same name again
+	// until it has an answer (a unit, or none), and a unit granted for
+	// it whose answer was lost (the leader that granted it failed before
+	// answering) is answered again, rather than left leased to no one
+	// until its lease expires. Empty: a worker that does not name its
+	// requests.
+	Request string `json:"request,omitempty"`
 }
 
 // Assignment is a leased unit with everything its worker needs.

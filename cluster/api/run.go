@@ -248,7 +248,7 @@ type Parts struct {
 // CheckpointRound), the child tiers' tied notes for it (the KidNotes
 // units' files), the rounds since
 // the checkpoint (the last one in progress), its next level as its last
-// round reported, and the worker that ran it.
+// round reported, and the worker that ran that round, under lease Token.
 type PartProgress struct {
 	Checkpoint      *Blob      `json:"checkpoint,omitempty"`
 	CheckpointRound int        `json:"checkpoint_round,omitempty"`
@@ -256,6 +256,7 @@ type PartProgress struct {
 	Steps           []PartStep `json:"steps"`
 	Next            int        `json:"next"`
 	Worker          string     `json:"worker,omitempty"`
+	Token           uint64     `json:"token,omitempty"`
 }
 
 // The phases of a loopy tier solved in parts.

@@ -479,7 +479,7 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	for {
 		changed := n.fsm.Changed()
 		a, err := n.grant(state.Taker{Worker: req.Worker, Games: req.Games, Holding: req.Holding,
-			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL), Memory: req.Memory}, keepFree)
+			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL), Memory: req.Memory, Request: req.Request}, keepFree)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return
@@ -503,10 +503,23 @@ func (n *Node) handleHeartbeat(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	resp := api.HeartbeatResponse{Lost: []uint64{}}
+	var unknown []uint64
 	for _, t := range req.Tokens {
 		if !n.leases.renew(now, t) {
-			resp.Lost = append(resp.Lost, t)
+			unknown = append(unknown, t)
 		}
+	}
+	if len(unknown) > 0 {
+		// A lease whose report was accepted is not lost: its worker has
+		// not had the answer yet (lost with the last leader), and asks
+		// again.
+		n.fsm.View(func(s *state.State, _ uint64) {
+			for _, t := range unknown {
+				if !s.AcceptedToken(t) {
+					resp.Lost = append(resp.Lost, t)
+				}
+			}
+		})
 	}
 	n.workers.seen(req.Worker, r.RemoteAddr, req.Threads, req.Tokens)
 	writeJSON(w, http.StatusOK, resp)

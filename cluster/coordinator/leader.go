@@ -37,8 +37,10 @@ const maxMerges = 2
 
 // elected starts a term: it waits until the state holds every entry of
 // earlier terms (until then the API answers 503), records the members if
-// they are not yet, and restarts the timer of every lease it inherits. It
-// returns nil if the wait failed; the next tick tries again.
+// they are not yet, restarts the timer of every lease it inherits, and
+// presumes present, for a lease's time to live, the workers the state
+// names (workerTable.presume). It returns nil if the wait failed; the
+// next tick tries again.
 func (n *Node) elected() *leadership {
 	if err := n.raft.Barrier(10 * time.Second).Error(); err != nil {
 		n.log.Warn("barrier after election failed", "error", err)
@@ -50,6 +52,7 @@ func (n *Node) elected() *leadership {
 	n.premerge.Store(l.pre)
 	var tokens []uint64
 	var members []api.Member
+	var holders []string
 	n.fsm.View(func(s *state.State, _ uint64) {
 		members = s.Members
 		for _, r := range s.Runs {
@@ -57,8 +60,11 @@ func (n *Node) elected() *leadership {
 				tokens = append(tokens, le.Token)
 			}
 		}
+		holders = s.Holders()
 	})
-	n.leases.reset(time.Now(), tokens)
+	now := time.Now()
+	n.leases.reset(now, tokens)
+	n.workers.presume(holders, now.Add(n.cfg.LeaseTTL))
 	if len(members) == 0 && len(n.known) > 0 {
 		if _, err := n.propose(state.SetMembers(n.known)); err != nil {
 			n.log.Warn("recording the members", "error", err)

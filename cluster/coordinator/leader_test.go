@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 	wal "github.com/hashicorp/raft-wal"
@@ -199,5 +202,90 @@ func TestNotReadyAnswer(t *testing.T) {
 	}
 	if got := cl.Complete(context.Background(), api.CompleteRequest{}); !errors.Is(got, api.ErrNotReady) {
 		t.Errorf("the client reads %v, want api.ErrNotReady", got)
+	}
+}
+
+// TestLeaseAskedAgain: a worker that had no answer to a lease request
+// (the leader granted it, then failed) sends it again, by the same name,
+// to the next leader: it is answered the unit granted for it, with the
+// same token, not another unit (the first would stay leased to no one
+// until it expires). The name is the worker's: another worker's request
+// of that name is not answered that unit (there is no other yet: none).
+// The new leader presumes the lease's holder present before hearing from
+// it.
+func TestLeaseAskedAgain(t *testing.T) {
+	c := startCluster(t, 3, 5*time.Second)
+	cl := c.client()
+	ctx := context.Background()
+	if _, err := cl.Submit(ctx, api.SubmitRequest{Game: "connect4", Option: "width=4,height=4",
+		Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}}); err != nil {
+		t.Fatal(err)
+	}
+	req := api.LeaseRequest{Worker: "w", Threads: 1, Wait: 5, Request: "lease-1"}
+	first, err := cl.Lease(ctx, req)
+	if err != nil || first == nil {
+		t.Fatalf("lease: %v, %v", first, err)
+	}
+	old := c.waitLeader()
+	c.stopNode(old)
+	leader := c.waitLeader()
+	waitUntil(t, "the new leader ready", func() bool { return c.nodes[leader].ready.Load() })
+	if present := c.nodes[leader].workers.present(time.Now(), c.leaseTT); !slices.Contains(present, "w") {
+		t.Errorf("the new leader presumes present %v, not the lease's holder w", present)
+	}
+	again, err := cl.Lease(ctx, req)
+	if err != nil || again == nil {
+		t.Fatalf("lease asked again: %v, %v", again, err)
+	}
+	if again.Ref != first.Ref || again.Token != first.Token {
+		t.Errorf("asked again, granted %v token %d; want %v token %d, granted for that request", again.Ref, again.Token, first.Ref, first.Token)
+	}
+	other, err := cl.Lease(ctx, api.LeaseRequest{Worker: "x", Threads: 1, Request: "lease-1"})
+	if err != nil || other != nil {
+		t.Errorf("another worker's request of the same name: %+v, %v", other, err)
+	}
+	page := leaderGet(t, c, "/metrics")
+	if !strings.Contains(page, "tierd_leases_answered_again_total 1\n") {
+		t.Errorf("the new leader %s does not count the lease answered again", c.members[leader].ID)
+	}
+}
+
+// TestHeartbeatAfterAcceptance: a heartbeat that names a lease whose
+// report was accepted (its worker has not had the answer: it was lost
+// with the leader) is not told the lease is lost; one that names a lease
+// that never was is.
+func TestHeartbeatAfterAcceptance(t *testing.T) {
+	c := startCluster(t, 3, 5*time.Second)
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "connect4", Option: "width=4,height=4",
+		Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stop := c.startWorker("w", 1)
+	var done uint64
+	waitUntil(t, "a unit done", func() bool {
+		run, err := cl.Run(ctx, id)
+		if err != nil {
+			return false
+		}
+		for _, tr := range run.Tiers {
+			for _, u := range tr.Reach {
+				if u.Done != nil {
+					done = u.Done.Token
+					return true
+				}
+			}
+		}
+		return false
+	})
+	stop()
+	resp, err := cl.Heartbeat(ctx, api.HeartbeatRequest{Worker: "w", Threads: 1, Tokens: []uint64{done, 1 << 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(resp.Lost, []uint64{1 << 40}) {
+		t.Errorf("heartbeat naming accepted token %d and unknown token %d: lost %v, want the unknown one only", done, uint64(1<<40), resp.Lost)
 	}
 }

@@ -74,7 +74,7 @@ func leaseModelRun(t *testing.T, seed uint64) {
 		u := rng.IntN(nUnits)
 		switch op := rng.IntN(7); op {
 		case 0, 1: // grant
-			res := apply(state.Grant(ref(u), "w"))
+			res := apply(state.Grant(ref(u), "w", ""))
 			want := model[u].lease == 0 && model[u].done == 0
 			tok, ok := res.(uint64)
 			if ok != want {

@@ -19,6 +19,7 @@ type metrics struct {
 	reg *prometheus.Registry
 
 	leasesGranted, leasesExpired      prometheus.Counter
+	leasesAnsweredAgain               prometheus.Counter
 	completions, completionsRefused   prometheus.Counter
 	unauthorized, elections, runsDone prometheus.Counter
 	positions, logBytes               prometheus.Counter
@@ -43,6 +44,7 @@ func newMetrics(n *Node) *metrics {
 	}
 	m.leasesGranted = counter("leases_granted_total", "Leases granted by this node while leader.")
 	m.leasesExpired = counter("leases_expired_total", "Leases this node expired while leader.")
+	m.leasesAnsweredAgain = counter("leases_answered_again_total", "Leases granted for a worker's request that it asked again, its answer lost (the leader that granted it failed first), answered again by this node while leader.")
 	m.completions = counter("completions_total", "Unit results accepted by this node while leader.")
 	m.completionsRefused = counter("completions_refused_total", "Unit results refused for a stale fencing token.")
 	m.unauthorized = counter("unauthorized_requests_total", "HTTP requests refused for a missing or wrong token (401).")

@@ -17,10 +17,15 @@ import (
 // state's (internal/state/kinds.go).
 
 // grant leases the next unit to tk, or returns nil if there is no work
-// now, or if granting it would leave fewer than keepFree units free.
+// now, or if granting it would leave fewer than keepFree units free. A
+// request that was granted a unit already, whose answer was lost (the
+// leader that granted it failed first), is answered that unit again.
 func (n *Node) grant(tk state.Taker, keepFree int) (*api.Assignment, error) {
 	n.grantMu.Lock()
 	defer n.grantMu.Unlock()
+	if a := n.grantedBefore(tk); a != nil {
+		return a, nil
+	}
 	for {
 		var ref api.UnitRef
 		var ok bool
@@ -33,7 +38,7 @@ func (n *Node) grant(tk state.Taker, keepFree int) (*api.Assignment, error) {
 		if !ok {
 			return nil, nil
 		}
-		res, err := n.propose(state.Grant(ref, tk.Worker))
+		res, err := n.propose(state.Grant(ref, tk.Worker, tk.Request))
 		if errors.Is(err, state.ErrUnavailable) || errors.Is(err, api.ErrNotRunning) {
 			continue // the state moved on between the pick and the grant
 		}
@@ -54,6 +59,28 @@ func (n *Node) grant(tk state.Taker, keepFree int) (*api.Assignment, error) {
 	}
 }
 
+// grantedBefore returns the unit leased to tk's request already, if it
+// was: the worker did not have the answer, and asks again. Its lease's
+// time to live starts afresh, as for a grant.
+func (n *Node) grantedBefore(tk state.Taker) *api.Assignment {
+	var a *api.Assignment
+	n.fsm.View(func(s *state.State, _ uint64) {
+		if ref, token, ok := s.Granted(tk.Worker, tk.Request); ok {
+			a = s.Assignment(ref, token)
+		}
+	})
+	if a == nil {
+		return nil
+	}
+	n.leases.start(time.Now(), a.Token)
+	n.metrics.leasesAnsweredAgain.Inc()
+	n.log.Info("answered again a lease granted before", "worker", tk.Worker, "run", a.Ref.Run, "tier", a.Ref.Tier,
+		"phase", a.Ref.Phase, "unit", a.Ref.Index, "token", a.Token)
+	a.LeaseTTL = n.cfg.LeaseTTL.Seconds()
+	a.Direct = n.artifacts.direct()
+	return a
+}
+
 // complete accepts a worker's result: its outputs must be in the store
 // (received) and durably stored (kept) before the completion is
 // proposed. A result whose lease is not current is refused and its
@@ -62,12 +89,12 @@ func (n *Node) complete(ctx context.Context, req *api.CompleteRequest) error {
 	var current, done bool
 	var valid bool
 	n.fsm.View(func(s *state.State, _ uint64) {
+		done = s.Accepted(req.Ref, req.Token)
 		_, t, u := s.Unit(req.Ref)
 		if u == nil {
 			return
 		}
 		current = u.Lease != nil && u.Lease.Token == req.Token
-		done = u.Done != nil && u.Done.Token == req.Token
 		valid = state.Fits(t, u, req.Outputs)
 	})
 	switch {

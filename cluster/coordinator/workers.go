@@ -10,10 +10,14 @@ import (
 )
 
 // workerTable is the leader's view of its workers. It is not replicated:
-// a new leader learns it again from the next requests.
+// a new leader learns it again from the next requests, and meanwhile
+// presumes present the workers its state names (presume).
 type workerTable struct {
 	mu sync.Mutex
 	m  map[string]*workerState
+	// presumed are workers taken as present until a time, though not
+	// heard from.
+	presumed map[string]time.Time
 }
 
 type workerState struct {
@@ -30,7 +34,25 @@ type rateSample struct {
 // rateWindow is the span throughput is measured over.
 const rateWindow = time.Minute
 
-func newWorkerTable() *workerTable { return &workerTable{m: map[string]*workerState{}} }
+func newWorkerTable() *workerTable {
+	return &workerTable{m: map[string]*workerState{}, presumed: map[string]time.Time{}}
+}
+
+// presume takes the workers ids as present until until, though this node
+// has not heard from them: what a new leader does with the workers its
+// state names (the holders of leases, and of parts in memory), which
+// have had no time to reach it yet. Until they do, a part's next round
+// waits for the worker that holds the part, as it did under the last
+// leader, rather than going to whichever worker asks first (which would
+// restore the part from its checkpoint and replay the rounds since).
+func (wt *workerTable) presume(ids []string, until time.Time) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	clear(wt.presumed)
+	for _, id := range ids {
+		wt.presumed[id] = until
+	}
+}
 
 func (wt *workerTable) get(id string) *workerState {
 	w := wt.m[id]
@@ -155,11 +177,19 @@ func (wt *workerTable) list(now time.Time, within time.Duration) []api.WorkerInf
 	return out
 }
 
-// present lists the workers seen within the last within.
+// present lists the workers seen within the last within, and those
+// presumed present (presume).
 func (wt *workerTable) present(now time.Time, within time.Duration) []string {
 	var out []string
 	for _, w := range wt.list(now, within) {
 		out = append(out, w.ID)
+	}
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	for id, until := range wt.presumed {
+		if now.Before(until) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
 	}
 	return out
 }

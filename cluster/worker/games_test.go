@@ -32,6 +32,38 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// receive decodes a request's body into a T, passes it on to ch unless
+// ch is full, and answers as a coordinator does.
+func receive[T any](w http.ResponseWriter, r *http.Request, ch chan<- T) {
+	var req T
+	json.NewDecoder(r.Body).Decode(&req)
+	select {
+	case ch <- req:
+	default:
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+}
+
+// runAgainst runs a worker of cfg against the fake coordinator srv until
+// the test ends, and closes srv then.
+func runAgainst(t *testing.T, srv *httptest.Server, cfg Config) *Worker {
+	t.Cleanup(srv.Close)
+	cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Dir, cfg.MemoryBytes = cl, t.TempDir(), 1<<30
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return w
+}
+
 // TestWorkerRefusesAGameItLacks: given a unit of a game it does not have
 // (by a coordinator that ignores api.LeaseRequest.Games), a worker gives the
 // lease back at once, not as a failure of the unit, and runs nothing.
@@ -54,30 +86,14 @@ func TestWorkerRefusesAGameItLacks(t *testing.T) {
 			}
 			writeJSON(w, http.StatusOK, api.Assignment{Ref: api.UnitRef{Run: "r1", Phase: api.PhaseReach}, Token: 9, Kind: api.Expand, Game: "connect4", Option: "width=4,height=3"})
 		case "/v1/release":
-			var req api.ReleaseRequest
-			json.NewDecoder(r.Body).Decode(&req)
-			released <- req
-			writeJSON(w, http.StatusOK, struct{}{})
+			receive(w, r, released)
 		case "/v1/heartbeat":
 			writeJSON(w, http.StatusOK, api.HeartbeatResponse{Lost: []uint64{}})
 		default:
 			writeJSON(w, http.StatusNotFound, api.ErrorResponse{Error: "no such endpoint"})
 		}
 	}))
-	defer srv.Close()
-	cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := New(Config{Client: cl, ID: "w-ttt", Threads: 1, Dir: t.TempDir(),
-		NewGame: onlyGames("tictactoe"), Games: []string{"tictactoe"}, MemoryBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); w.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	w := runAgainst(t, srv, Config{ID: "w-ttt", Threads: 1, NewGame: onlyGames("tictactoe"), Games: []string{"tictactoe"}})
 	select {
 	case rel := <-released:
 		if rel.Token != 9 || rel.Error != "" {

@@ -11,6 +11,7 @@ package worker
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,6 +95,9 @@ type Worker struct {
 	mem    *memCache
 	sem    *semaphore.Weighted
 	games  *unitio.Games
+	// request names the lease request that has had no answer yet (Run's
+	// goroutine alone uses it): it is sent again with that name.
+	request string
 
 	mu     sync.Mutex
 	fixed  fixedPart          // measured (holdProcess)
@@ -284,22 +288,47 @@ func (w *Worker) Run(ctx context.Context) error {
 // leader grants a spare only while enough units stay free for the other
 // workers' threads; when it has none to spare, lease waits for a thread
 // and asks as usual.
+//
+// Each request is named, and the name is sent again until it has an
+// answer (api.LeaseRequest.Request): a unit granted by a leader that
+// failed before its answer reached the worker is answered again by the
+// next, not left leased to no one until its lease expires (in a loopy
+// tier solved in parts, every other part's next round waits for it).
 func (w *Worker) lease(ctx context.Context) (a *api.Assignment, held int64, err error) {
 	req := api.LeaseRequest{Worker: w.cfg.ID, Threads: w.cfg.Threads, Wait: 10, Games: w.cfg.Games, Holding: w.holding(),
-		Memory: w.leaseBudget()}
+		Memory: w.leaseBudget(), Request: w.requestName()}
 	if !w.sem.TryAcquire(1) {
 		spare := req
 		spare.Wait, spare.Spare = 0, true
-		if a, err := w.client.Lease(ctx, spare); a != nil || err != nil {
+		if a, err := w.ask(ctx, spare); a != nil || err != nil {
 			return a, 0, err
 		}
 		if err := w.sem.Acquire(ctx, 1); err != nil {
 			return nil, 0, nil // stopping
 		}
-		req.Holding = w.holding() // as it is now
+		req.Holding, req.Request = w.holding(), w.requestName() // as they are now
 	}
-	a, err = w.client.Lease(ctx, req)
+	a, err = w.ask(ctx, req)
 	return a, 1, err
+}
+
+// requestName names the next lease request: as the last one, if that
+// had no answer.
+func (w *Worker) requestName() string {
+	if w.request == "" {
+		w.request = rand.Text()
+	}
+	return w.request
+}
+
+// ask sends a lease request; once it is answered (a unit, or none), the
+// next one has a new name.
+func (w *Worker) ask(ctx context.Context, req api.LeaseRequest) (*api.Assignment, error) {
+	a, err := w.client.Lease(ctx, req)
+	if err == nil {
+		w.request = ""
+	}
+	return a, err
 }
 
 // unitLog is the worker's log for the records of unit a.
@@ -464,10 +493,16 @@ func (w *Worker) giveBack(a *api.Assignment, errMsg string) {
 
 // heartbeats renews the worker's leases every third of their TTL (as the
 // leader last announced it), and stops the units whose leases the leader
-// says are lost, or all of them when no coordinator has answered for a
-// whole TTL (they will have expired).
+// says are lost. Only the leader's word stops them, not silence: no
+// coordinator answers during an election, which may last longer than a
+// lease's time to live, and the leaders expire no lease meanwhile (a new
+// one gives every lease it inherits a whole time to live from its
+// election), so units stopped then would be lost for nothing: a part's
+// round, and the part in memory with it. A worker cut off
+// from a leader that does expire its leases learns it at its next
+// heartbeat, and its late result is refused (a stale token) meanwhile.
 func (w *Worker) heartbeats(ctx context.Context) {
-	lastOK, lastBeat := time.Now(), time.Now()
+	lastOK, lastBeat, silent := time.Now(), time.Now(), false
 	for wire.Sleep(ctx, 100*time.Millisecond) {
 		w.mu.Lock()
 		ttl := w.ttl
@@ -486,11 +521,15 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		var lost []uint64
 		switch {
 		case err == nil:
-			lastOK = time.Now()
+			if silent {
+				w.log.Info("a coordinator answers again", "silent_seconds", time.Since(lastOK).Seconds(), "lost", len(resp.Lost))
+			}
+			lastOK, silent = time.Now(), false
 			lost = resp.Lost
-		case time.Since(lastOK) > ttl:
-			w.log.Warn("no coordinator answered for a lease period: dropping the units under way", "error", err)
-			lost = tokens
+		case time.Since(lastOK) > ttl && !silent:
+			silent = true
+			w.log.Warn("no coordinator answered for a lease period: the units under way go on until the leader says their leases are lost",
+				"units", len(tokens), "error", err)
 		}
 		w.mu.Lock()
 		for _, t := range lost {

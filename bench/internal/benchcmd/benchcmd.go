@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -219,8 +220,8 @@ func run(ctx context.Context, exe string, cfg harness.Config, plan []harness.Pla
 		Machine: harness.ThisMachine(cfg.Root), Settings: settings, Groups: []results.Group{}}
 	runs := harness.Runs(plan, o.warmup, o.rounds)
 	est := harness.Estimate(plan, o.warmup, o.rounds)
-	fmt.Fprintf(stderr, "bench: %d groups, %d runs, estimated %s (%d warm-up + %d measured rounds); results in %s\n",
-		len(plan), runs, est.Round(time.Second), o.warmup, o.rounds, o.out)
+	fmt.Fprintf(stderr, "bench: %d groups, %d runs, estimated %s (%s); results in %s\n",
+		len(plan), runs, est.Round(time.Second), roundsString(plan, o), o.out)
 
 	tty := isTerminal(stderr)
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -241,7 +242,7 @@ func run(ctx context.Context, exe string, cfg harness.Config, plan []harness.Pla
 	}
 	failed := 0
 	for _, p := range plan {
-		current = time.Duration(o.warmup+o.rounds) * p.Group.Estimate
+		current = p.Group.Cost(o.warmup, o.rounds)
 		g := r.Run(ctx, p)
 		if ctx.Err() != nil {
 			res.Interrupted = true
@@ -310,12 +311,14 @@ func listPlan(w io.Writer, suites []harness.Suite, plan []harness.Planned, o opt
 	for _, s := range suites {
 		fmt.Fprintf(w, "  %-8s %s\n", s.Name, s.Doc)
 	}
-	fmt.Fprintf(w, "\ngroups this command runs (%d warm-up + %d measured rounds each):\n", o.warmup, o.rounds)
+	fmt.Fprintf(w, "\ngroups this command runs (%s):\n", roundsString(plan, o))
 	for _, p := range plan {
-		est := time.Duration(o.warmup+o.rounds) * p.Group.Estimate
-		note := ""
-		if p.Group.Skip != "" {
-			note, est = " (skipped: "+p.Group.Skip+")", 0
+		est, note := p.Group.Cost(o.warmup, o.rounds), ""
+		switch {
+		case p.Group.Skip != "":
+			note = " (skipped: " + p.Group.Skip + ")"
+		case p.Group.Once:
+			note = " (one round)"
 		}
 		fmt.Fprintf(w, "  %-32s %8s  %s%s\n", p.Group.ID, est.Round(time.Second), p.Group.Title, note)
 	}
@@ -326,7 +329,7 @@ func listPlan(w io.Writer, suites []harness.Suite, plan []harness.Planned, o opt
 		for _, g := range s.Groups(harness.Config{Cores: runtimeCores()}) {
 			if g.Level == harness.Explicit {
 				explicit = append(explicit, fmt.Sprintf("  %-32s %8s  %s", g.ID,
-					(time.Duration(o.warmup+o.rounds)*g.Estimate).Round(time.Second), g.Title))
+					g.Cost(o.warmup, o.rounds).Round(time.Second), g.Title))
 			}
 		}
 	}
@@ -334,6 +337,15 @@ func listPlan(w io.Writer, suites []harness.Suite, plan []harness.Planned, o opt
 		fmt.Fprintln(w, "\nlong groups that run only when named with --suite ID:")
 		fmt.Fprintln(w, strings.Join(explicit, "\n"))
 	}
+}
+
+// roundsString says how many rounds the groups of plan run.
+func roundsString(plan []harness.Planned, o options) string {
+	s := fmt.Sprintf("%d warm-up + %d measured rounds", o.warmup, o.rounds)
+	if slices.ContainsFunc(plan, func(p harness.Planned) bool { return p.Group.Once }) {
+		s += "; one round without a warm-up for a group marked so"
+	}
+	return s
 }
 
 // commandLine is how the run was started, for the report.

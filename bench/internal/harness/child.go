@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/tiersolve/tiersolve/internal/memsize"
 )
 
 // childFlag is the hidden first argument that makes the harness's
@@ -24,6 +26,16 @@ type childSpec struct {
 	Shared    string          `json:"shared"`
 	MinSample float64         `json:"min_sample_s"`
 	Config    Config          `json:"config"`
+}
+
+// childResult is what a child prints: its job's sample and its own peak
+// resident set, VmHWM (0 where the system does not say). The parent
+// prefers it to the rusage of the finished child, whose Maxrss Linux
+// fills with the parent's resident set at the fork: the child shares
+// the parent's address space (vfork) until it runs exec.
+type childResult struct {
+	Sample
+	PeakRSS uint64 `json:"vm_hwm_bytes,omitempty"`
 }
 
 // IsChild reports whether args ask for the child mode.
@@ -56,7 +68,8 @@ func ChildMain(args []string, suites []Suite, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench child: %s: %v\n", spec.Kind, err)
 		return 1
 	}
-	if err := json.NewEncoder(stdout).Encode(sample); err != nil {
+	res := childResult{Sample: sample, PeakRSS: memsize.ReadResident().Peak}
+	if err := json.NewEncoder(stdout).Encode(res); err != nil {
 		fmt.Fprintf(stderr, "bench child: %v\n", err)
 		return 1
 	}

@@ -45,11 +45,42 @@ var fakeSuites = []Suite{{
 		"setup": func(_ context.Context, env JobEnv, _ json.RawMessage) (Sample, error) {
 			return Sample{}, os.WriteFile(filepath.Join(env.Shared, "input"), nil, 0o644)
 		},
+		"alloc": func(_ context.Context, _ JobEnv, raw json.RawMessage) (Sample, error) {
+			var mib int
+			if err := DecodeArgs(raw, &mib); err != nil {
+				return Sample{}, err
+			}
+			touch(mib)
+			return Sample{Seconds: 1}, nil
+		},
+		"wait": func(ctx context.Context, _ JobEnv, raw json.RawMessage) (Sample, error) {
+			var marker string
+			if err := DecodeArgs(raw, &marker); err != nil {
+				return Sample{}, err
+			}
+			if err := os.WriteFile(marker+".started", nil, 0o644); err != nil {
+				return Sample{}, err
+			}
+			<-ctx.Done() // as a job that started processes stops them
+			return Sample{}, os.WriteFile(marker, nil, 0o644)
+		},
 		"fail": func(context.Context, JobEnv, json.RawMessage) (Sample, error) {
 			return Sample{}, errors.New("this job always fails")
 		},
 	},
 }}
+
+// touched keeps what touch allocated reachable.
+var touched []byte
+
+// touch allocates mib MiB and writes every page of it, so that it is
+// resident.
+func touch(mib int) {
+	touched = make([]byte, mib<<20)
+	for i := 0; i < len(touched); i += 4096 {
+		touched[i] = 1
+	}
+}
 
 type fixedArgs struct {
 	Seconds    float64 `json:"seconds"`
@@ -125,6 +156,66 @@ func TestRunGroup(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(r.Work); len(entries) != 0 {
 		t.Errorf("left in the work folder: %v", entries)
+	}
+}
+
+// TestRunOnce: a group with Once runs one measured round and no warm-up,
+// whatever the settings say.
+func TestRunOnce(t *testing.T) {
+	r := testRunner(t, 3)
+	runs := 0
+	r.Progress = func(string) { runs++ }
+	out := r.Run(context.Background(), Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/once", Once: true,
+		Variants: []Variant{fixed("a", 1), fixed("b", 2)}}})
+	if runs != 2 || len(out.Variants) != 2 || out.Variants[0].Seconds.N != 1 || out.Variants[1].Seconds.N != 1 {
+		t.Errorf("%d runs: %+v", runs, out)
+	}
+}
+
+// TestChildPeakIsItsOwn: a job's peak resident set is the child's own
+// (its VmHWM), not the rusage's Maxrss, which Linux fills with the
+// parent's resident set at the fork.
+func TestChildPeakIsItsOwn(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc: the peak is the rusage's")
+	}
+	touch(512) // the parent, resident when it starts the child
+	defer func() { touched = nil }()
+	r := testRunner(t, 1)
+	r.Settings.WarmupRounds = 0
+	out := r.Run(context.Background(), Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/peak",
+		Variants: []Variant{{Name: "a", Job: NewJob("alloc", 64)}}}})
+	peak := out.Variants[0].Metrics["peak_rss_bytes"].Median
+	t.Logf("the child's peak: %.1f MiB", peak/(1<<20))
+	// 72 MiB here, 154 under -race.
+	if peak < 64<<20 || peak > 400<<20 {
+		t.Errorf("peak %.1f MiB, want the child's 64 MiB and its runtime, not the parent's 512", peak/(1<<20))
+	}
+}
+
+// TestInterruptedChildStops: an interrupted run asks its child to stop,
+// and the child's job sees its context cancelled (and can stop what it
+// started) rather than being killed.
+func TestInterruptedChildStops(t *testing.T) {
+	r := testRunner(t, 1)
+	marker := filepath.Join(t.TempDir(), "stopped")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			if _, err := os.Stat(marker + ".started"); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	out := r.Run(ctx, Planned{Suite: &fakeSuites[0], Group: Group{ID: "fake/wait", Variants: []Variant{{Name: "a", Job: NewJob("wait", marker)}}}})
+	if out.Error != "interrupted" {
+		t.Errorf("group %+v", out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the job did not see its context cancelled: %v", err)
 	}
 }
 
@@ -259,6 +350,10 @@ func TestRunsAndEstimate(t *testing.T) {
 	}
 	if d := Estimate(plan, 1, 3); d != 4*time.Second {
 		t.Errorf("estimate %v", d)
+	}
+	plan[0].Group.Once = true
+	if n, d := Runs(plan, 1, 3), Estimate(plan, 1, 3); n != 1+2 || d != time.Second {
+		t.Errorf("once: %d runs, estimate %v", n, d)
 	}
 }
 

@@ -140,7 +140,8 @@ func Runs(plan []Planned, warmup, rounds int) int {
 		if p.Group.Skip != "" {
 			continue
 		}
-		n += (warmup + rounds) * len(p.Group.Variants)
+		w, r := p.Group.Rounds(warmup, rounds)
+		n += (w + r) * len(p.Group.Variants)
 		if p.Group.Setup != nil {
 			n++
 		}
@@ -152,9 +153,7 @@ func Runs(plan []Planned, warmup, rounds int) int {
 func Estimate(plan []Planned, warmup, rounds int) time.Duration {
 	var d time.Duration
 	for _, p := range plan {
-		if p.Group.Skip == "" {
-			d += time.Duration(warmup+rounds) * p.Group.Estimate
-		}
+		d += p.Group.Cost(warmup, rounds)
 	}
 	return d
 }

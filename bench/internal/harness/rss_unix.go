@@ -9,7 +9,11 @@ import (
 )
 
 // peakRSS is the maximum resident set size of a finished process in
-// bytes, or 0 when the system does not say.
+// bytes, or 0 when the system does not say. On Linux it is at least the
+// harness's own resident set when it started the process: the child
+// shares the parent's address space (vfork) until exec, and Linux counts
+// it. A job's child reports its own VmHWM instead (childResult); an
+// outside program (a peer) has only this.
 func peakRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {

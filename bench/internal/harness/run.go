@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tiersolve/tiersolve/bench/internal/results"
@@ -61,7 +62,8 @@ func (r *Runner) Run(ctx context.Context, p Planned) results.Group {
 	n := len(g.Variants)
 	samples := make([][]sampleOf, n) // [variant][round]
 	failed := make([]error, n)
-	for round := -r.Settings.WarmupRounds; round < r.Settings.Rounds; round++ {
+	warmup, rounds := g.Rounds(r.Settings.WarmupRounds, r.Settings.Rounds)
+	for round := -warmup; round < rounds; round++ {
 		for k := range n {
 			i := (k + max(round, 0)) % n // rotate the order from round to round
 			if failed[i] != nil {
@@ -75,7 +77,7 @@ func (r *Runner) Run(ctx context.Context, p Planned) results.Group {
 			if round < 0 {
 				what += " (warm-up)"
 			} else {
-				what += fmt.Sprintf(" (round %d of %d)", round+1, r.Settings.Rounds)
+				what += fmt.Sprintf(" (round %d of %d)", round+1, rounds)
 			}
 			r.progress(what)
 			s := r.runVariant(ctx, p.Suite, v, shared)
@@ -128,6 +130,11 @@ func (r *Runner) runJob(ctx context.Context, s *Suite, j *Job, shared string) sa
 		return sampleOf{err: err}
 	}
 	cmd := exec.CommandContext(ctx, r.Exe, childFlag, string(spec))
+	// An interrupted run asks the child to stop (it cancels its job's
+	// context, ChildMain) rather than killing it: a job that started
+	// processes of its own stops them, instead of leaving them running.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = childStopWait
 	var stdout strings.Builder
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
@@ -137,11 +144,20 @@ func (r *Runner) runJob(ctx context.Context, s *Suite, j *Job, shared string) sa
 		out.err = withOutput(err, stderr)
 		return out
 	}
-	if err := json.Unmarshal([]byte(stdout.String()), &out.Sample); err != nil {
+	var res childResult
+	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil {
 		out.err = fmt.Errorf("job %s printed %q: %w", j.Kind, stdout.String(), err)
+	}
+	out.Sample = res.Sample
+	if res.PeakRSS > 0 {
+		out.rss = int64(res.PeakRSS)
 	}
 	return out
 }
+
+// childStopWait is how long an interrupted child has to stop before it
+// is killed.
+const childStopWait = 2 * time.Minute
 
 // runCommand runs an outside program in a fresh folder and times it.
 func (r *Runner) runCommand(ctx context.Context, argv []string) sampleOf {

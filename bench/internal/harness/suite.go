@@ -89,6 +89,28 @@ type Group struct {
 	// "workers" param (their speed-up is against the reference, which
 	// should be the one-worker variant).
 	Amdahl bool
+	// Once runs the group in one measured round and no warm-up, whatever
+	// --rounds and --warmup say: for a group whose round takes an hour.
+	Once bool
+}
+
+// Rounds is how many warm-up and measured rounds the group runs when the
+// command line asks for warmup and rounds.
+func (g Group) Rounds(warmup, rounds int) (w, r int) {
+	if g.Once {
+		return 0, 1
+	}
+	return warmup, rounds
+}
+
+// Cost is the expected wall time of the group's rounds (its Estimate
+// each, the setup in none), or 0 for a skipped group.
+func (g Group) Cost(warmup, rounds int) time.Duration {
+	if g.Skip != "" {
+		return 0
+	}
+	w, r := g.Rounds(warmup, rounds)
+	return time.Duration(w+r) * g.Estimate
 }
 
 // Variant is one contender of a group: a job of the suite, or an outside

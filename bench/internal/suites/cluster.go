@@ -27,11 +27,12 @@ var clusterGames = []struct {
 // workers of one thread each on real TCP and disks, in one process
 // (cluster) and each a process of its own (processes, as users run
 // them), against tierd solve with W workers, pair by pair; the ratio of
-// their CPU seconds too.
+// their CPU seconds too. Its groups cluster/parts/... solve loopy tiers
+// in parts on workers with a --memory budget (partsGroups).
 func Cluster() harness.Suite {
 	return harness.Suite{
 		Name: "cluster",
-		Doc:  "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes",
+		Doc:  "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes; loopy tiers in parts on workers with --memory",
 		Groups: func(cfg harness.Config) []harness.Group {
 			var gs []harness.Group
 			for _, cg := range clusterGames {
@@ -54,23 +55,60 @@ func Cluster() harness.Suite {
 					gs = append(gs, g)
 				}
 			}
-			return gs
+			return append(gs, partsGroups(cfg)...)
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster, "processes": runClusterProcesses},
-		Columns: []harness.Column{
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
-			{Key: "cpu_s_ratio", Header: "CPU ratio", Format: "%.3g"},
-			{Key: "cpu_coordinators_s", Header: "CPU s coordinators", Format: "%.3g"},
-			{Key: "cpu_workers_s", Header: "CPU s workers", Format: "%.3g"},
-			{Key: "units", Header: "units", Format: "%.0f"},
-			{Key: "log_bytes_per_unit", Header: "raft B/unit", Format: "%.0f"},
-			{Key: "log_bytes_per_tier", Header: "raft B/tier", Format: "%.0f"},
-			{Key: "artifact_bytes_per_position", Header: "artifact B/pos", Format: "%.3g"},
-			{Key: "fetch_s", Header: "fetch s", Format: "%.3g"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-		},
+		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster, "processes": runClusterProcesses,
+			"tierd-solve": runTierdSolve, "parts": runParts},
+		Columns: clusterColumns(),
 	}
+}
+
+// clusterColumns are the cluster suite's columns; a table shows those
+// its rows have. The groups in parts add every process's CPU seconds
+// and every worker's peak resident set.
+func clusterColumns() []harness.Column {
+	cols := []harness.Column{
+		{Key: "positions_per_s", Header: "positions/s", Format: "si"},
+		{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
+		{Key: "cpu_s_ratio", Header: "CPU ratio", Format: "%.3g"},
+		{Key: "cpu_coordinators_s", Header: "CPU s coordinators", Format: "%.3g"},
+		{Key: "cpu_workers_s", Header: "CPU s workers", Format: "%.3g"},
+	}
+	workers := 0
+	for _, f := range partsFamilies {
+		workers = max(workers, f.workers)
+	}
+	var names []string
+	for i := range 3 {
+		names = append(names, fmt.Sprintf("c%d", i+1))
+	}
+	for i := range workers {
+		names = append(names, fmt.Sprintf("w%d", i+1))
+	}
+	for _, n := range names {
+		cols = append(cols, harness.Column{Key: "cpu_s_" + n, Header: "CPU s " + n, Format: "%.3g"})
+	}
+	cols = append(cols,
+		harness.Column{Key: "budget_bytes", Header: "worker --memory", Format: "bytes"},
+		harness.Column{Key: "worker_peak_rss_bytes", Header: "worker peak RSS", Format: "bytes"})
+	for _, n := range names[3:] {
+		cols = append(cols, harness.Column{Key: "peak_rss_bytes_" + n, Header: "peak RSS " + n, Format: "bytes"})
+	}
+	return append(cols,
+		harness.Column{Key: "fact:within_budget", Header: "within --memory"},
+		harness.Column{Key: "units", Header: "units", Format: "%.0f"},
+		harness.Column{Key: "log_bytes_per_unit", Header: "raft B/unit", Format: "%.0f"},
+		harness.Column{Key: "log_bytes_per_tier", Header: "raft B/tier", Format: "%.0f"},
+		harness.Column{Key: "artifact_bytes_per_position", Header: "artifact B/pos", Format: "%.3g"},
+		harness.Column{Key: "notes_bytes", Header: "notes", Format: "bytes"},
+		harness.Column{Key: "checkpoint_bytes", Header: "checkpoints", Format: "bytes"},
+		harness.Column{Key: "blob_bytes_up", Header: "blobs up", Format: "bytes"},
+		harness.Column{Key: "blob_bytes_down", Header: "blobs down", Format: "bytes"},
+		harness.Column{Key: "store_bytes", Header: "store", Format: "bytes"},
+		harness.Column{Key: "fetch_s", Header: "fetch s", Format: "%.3g"},
+		harness.Column{Key: "fact:same_bytes", Header: "= tierd solve"},
+		harness.Column{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+	)
 }
 
 // runCluster starts 3 coordinators and Workers one-thread workers, runs

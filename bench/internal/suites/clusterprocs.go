@@ -18,6 +18,7 @@ import (
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/tierdcli"
 )
 
@@ -45,9 +46,7 @@ const procToken = "bench-cluster-token-0123456789abcdef"
 // coordinator` processes and Workers `tierd worker --threads 1`
 // processes on loopback (the harness's executable as tierd, TierdFlag).
 // The time is the leader's, submit to done; cpu_s is the user and
-// system time of every process over the same span (/proc/PID/stat, read
-// before the submit and when the run is seen done), the coordinators'
-// and the workers' also apart.
+// system time of every process over the same span (procCluster.solve).
 func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
 	var a solveArgs
 	if err := harness.DecodeArgs(raw, &a); err != nil {
@@ -59,53 +58,87 @@ func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMe
 	}
 	pc := &procCluster{exe: exe, dir: env.Dir}
 	defer pc.stop()
-	if err := pc.start(ctx, 3, a.Workers); err != nil {
+	run, err := pc.solve(ctx, a.Workers, api.SubmitRequest{Game: a.Game, Option: a.Option})
+	if err != nil {
 		return harness.Sample{}, err
+	}
+	return harness.Sample{Seconds: run.summary.Seconds, Metrics: run.metrics, Facts: map[string]string{"start": startString(run.summary.Start)}}, nil
+}
+
+// coordinatorCount is how many coordinators a procCluster runs.
+const coordinatorCount = 3
+
+// procRun is a run a procCluster finished.
+type procRun struct {
+	client  *api.Client
+	id      string
+	summary *api.RunSummary
+	// metrics are its positions (and per second of the leader's time,
+	// submit to done), the raft log's figures, and every process's user
+	// and system seconds over the run, from /proc/PID/stat read before
+	// the submit and when the run is seen done: cpu_s_c1 … cpu_s_w1 …,
+	// and their sums cpu_s, cpu_coordinators_s and cpu_workers_s.
+	metrics map[string]float64
+}
+
+// solve starts the coordinators and workers, submits req and waits
+// until the run is done.
+func (pc *procCluster) solve(ctx context.Context, workers int, req api.SubmitRequest) (*procRun, error) {
+	if err := pc.start(ctx, coordinatorCount, workers); err != nil {
+		return nil, err
 	}
 	cl, err := api.NewClient(pc.urls, procToken, nil)
 	if err != nil {
-		return harness.Sample{}, err
+		return nil, err
 	}
 	cl.Patience = 30 * time.Second
 	cpu0, err := pc.cpu()
 	if err != nil {
-		return harness.Sample{}, err
+		return nil, err
 	}
-	id, err := cl.Submit(ctx, api.SubmitRequest{Game: a.Game, Option: a.Option})
+	id, err := cl.Submit(ctx, req)
 	if err != nil {
-		return harness.Sample{}, err
+		return nil, err
 	}
 	sum, err := cl.WaitRun(ctx, id, 50*time.Millisecond)
 	if err != nil {
-		return harness.Sample{}, fmt.Errorf("%w (logs in %s)", err, env.Dir)
+		return nil, pc.withLogs(ctx, err)
 	}
 	cpu1, err := pc.cpu()
 	if err != nil {
-		return harness.Sample{}, err
-	}
-	var coords, workers float64
-	for i := range cpu1 {
-		if d := cpu1[i] - cpu0[i]; i < 3 {
-			coords += d
-		} else {
-			workers += d
-		}
+		return nil, err
 	}
 	n, secs := float64(sum.Positions), sum.Seconds
-	return harness.Sample{Seconds: secs, Metrics: map[string]float64{
-		"positions": n, "positions_per_s": perSecond(n, secs), "cpu_s": coords + workers,
-		"cpu_coordinators_s": coords, "cpu_workers_s": workers,
+	met := map[string]float64{"positions": n, "positions_per_s": perSecond(n, secs),
 		"units": float64(sum.UnitsTotal), "raft_log_bytes": float64(sum.LogBytes), "raft_commands": float64(sum.Commands),
 		"log_bytes_per_unit": float64(sum.LogBytes) / float64(max(sum.UnitsTotal, 1)),
-		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1)),
-	}, Facts: map[string]string{"start": sum.Start.String()}}, nil
+		"log_bytes_per_tier": float64(sum.LogBytes) / float64(max(sum.TiersTotal, 1))}
+	var coords, others float64
+	for i := range cpu1 {
+		d := cpu1[i] - cpu0[i]
+		met["cpu_s_"+pc.names[i]] = d
+		if i < coordinatorCount {
+			coords += d
+		} else {
+			others += d
+		}
+	}
+	met["cpu_s"], met["cpu_coordinators_s"], met["cpu_workers_s"] = coords+others, coords, others
+	return &procRun{client: cl, id: id, summary: sum, metrics: met}, nil
 }
 
 // procCluster is coordinators and workers, each a process.
 type procCluster struct {
 	exe, dir string
-	urls     []string
-	procs    []*exec.Cmd // the coordinators first
+	// workerArgs are added to every worker's command line.
+	workerArgs []string
+	urls       []string
+	procs      []*exec.Cmd // the coordinators first
+	names      []string    // of procs: c1, ..., w1, ...; each has NAME.log and its data folder NAME in dir
+	// peaks are the processes' peak resident sets (VmHWM), read by stop
+	// just before it stops each.
+	peaks   []uint64
+	stopped bool
 }
 
 // start starts n coordinators, waits until each is ready (/readyz), then
@@ -133,13 +166,14 @@ func (pc *procCluster) start(ctx context.Context, n, workers int) error {
 	}
 	for _, u := range pc.urls {
 		if err := waitReady(ctx, u+"/readyz", 2*time.Minute); err != nil {
-			return fmt.Errorf("coordinator %s: %w (logs in %s)", u, err, pc.dir)
+			return pc.withLogs(ctx, fmt.Errorf("coordinator %s: %w", u, err))
 		}
 	}
 	for i := range workers {
 		id := fmt.Sprintf("w%d", i+1)
-		if err := pc.run(id, "worker", "--coordinators", strings.Join(pc.urls, ","), "--token-file", token,
-			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id); err != nil {
+		args := []string{"worker", "--coordinators", strings.Join(pc.urls, ","), "--token-file", token,
+			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id}
+		if err := pc.run(id, append(args, pc.workerArgs...)...); err != nil {
 			return err
 		}
 	}
@@ -159,7 +193,28 @@ func (pc *procCluster) run(name string, args ...string) error {
 		return err
 	}
 	pc.procs = append(pc.procs, cmd)
+	pc.names = append(pc.names, name)
 	return nil
+}
+
+// withLogs adds to err where the processes' logs are kept: copied out of
+// the run's folder, which the harness removes after the job, into a new
+// folder under the system's temporary folder. An interrupted run (ctx
+// done) keeps none.
+func (pc *procCluster) withLogs(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	keep, mkErr := os.MkdirTemp("", "tiersolve-bench-logs-")
+	if mkErr != nil {
+		return err
+	}
+	for _, name := range pc.names {
+		if b, readErr := os.ReadFile(filepath.Join(pc.dir, name+".log")); readErr == nil {
+			os.WriteFile(filepath.Join(keep, name+".log"), b, 0o644)
+		}
+	}
+	return fmt.Errorf("%w (the processes' logs are in %s)", err, keep)
 }
 
 // cpu is the user and system seconds of every process so far.
@@ -176,10 +231,19 @@ func (pc *procCluster) cpu() ([]float64, error) {
 }
 
 // stop ends the workers, then the coordinators (SIGTERM, then SIGKILL
-// after 10 s), and waits for them.
+// after 10 s), and waits for them; it reads each one's peak resident set
+// first (peaks). Not the rusage's Maxrss of the finished process: Linux
+// fills it with this process's resident set, which the child shared
+// (vfork) until it ran exec. Only the first call does anything.
 func (pc *procCluster) stop() {
+	if pc.stopped {
+		return
+	}
+	pc.stopped = true
+	pc.peaks = make([]uint64, len(pc.procs))
 	for i := len(pc.procs) - 1; i >= 0; i-- {
 		p := pc.procs[i]
+		pc.peaks[i] = memsize.ReadResidentOf(p.Process.Pid).Peak
 		p.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { p.Wait(); close(done) }()

@@ -26,6 +26,9 @@ type Taker struct {
 	// Memory is its budget (api.LeaseRequest.Memory): it takes no unit
 	// estimated larger (UnitBytes). 0: any.
 	Memory int64
+	// Request names its lease request (api.LeaseRequest.Request), if it
+	// does: a lease granted for it is answered again (State.Granted).
+	Request string
 }
 
 // fits reports whether unit u of tier t fits tk's memory, or is the next

@@ -85,8 +85,9 @@ const (
 )
 
 type grantCmd struct {
-	Ref    api.UnitRef `json:"ref"`
-	Worker string      `json:"worker"`
+	Ref     api.UnitRef `json:"ref"`
+	Worker  string      `json:"worker"`
+	Request string      `json:"request,omitempty"`
 }
 
 type completeCmd struct {
@@ -127,10 +128,11 @@ func SetMembers(members []api.Member) *Command { return &Command{Op: opMembers, 
 // index; applying it returns the ID).
 func Create(r *Run) *Command { return &Command{Op: opCreate, Run: r} }
 
-// Grant leases unit ref to worker (applying it returns the lease's
-// token: the command's index).
-func Grant(ref api.UnitRef, worker string) *Command {
-	return &Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}
+// Grant leases unit ref to worker, for its lease request named request
+// (api.LeaseRequest.Request; "" if it names none); applying it returns
+// the lease's token: the command's index.
+func Grant(ref api.UnitRef, worker, request string) *Command {
+	return &Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker, Request: request}}
 }
 
 // Complete records unit ref's result, under the lease of done.Token.
@@ -253,16 +255,16 @@ func (r *Run) apply(s *State, c *Command, index uint64) any {
 		case c.Grant.Ref.Phase == api.PhaseSolve && !r.readyFor(t, c.Grant.Worker):
 			return fmt.Errorf("%v for %s: %w", c.Grant.Ref, c.Grant.Worker, ErrUnavailable)
 		}
-		u.Lease = &Lease{Worker: c.Grant.Worker, Token: index}
+		u.Lease = &Lease{Worker: c.Grant.Worker, Token: index, Request: c.Grant.Request}
 		return index
 	case opComplete:
 		d := c.Complete
 		_, t, u := s.Unit(d.Ref)
 		switch {
+		case s.Accepted(d.Ref, d.Done.Token):
+			return nil // a retried report
 		case u == nil:
 			return fmt.Errorf("%v: %w", d.Ref, ErrNoUnit)
-		case u.Done != nil && u.Done.Token == d.Done.Token:
-			return nil // a retried report
 		case u.Lease == nil || u.Lease.Token != d.Done.Token:
 			return fmt.Errorf("%v token %d: %w", d.Ref, d.Done.Token, api.ErrStale)
 		case d.Ref.Phase == api.PhaseSolve && !r.ChildrenSolved(t):

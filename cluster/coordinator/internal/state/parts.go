@@ -73,6 +73,9 @@ type Part struct {
 	// Worker did its last round: the leader grants it the next one if it
 	// is present (its memory holds the part).
 	Worker string `json:"worker,omitempty"`
+	// Token is the lease token of its last round: a report of that round
+	// sent again (its answer lost) is known as accepted (State.Accepted).
+	Token uint64 `json:"token,omitempty"`
 }
 
 // partitioned reports whether tier t is solved in parts.
@@ -185,7 +188,7 @@ func (r *Run) advanceParts(t *Tier) bool {
 		if part.Worker != "" && part.Worker != d.Worker {
 			p.Moves++
 		}
-		part.Worker, part.Next = d.Worker, -1
+		part.Worker, part.Token, part.Next = d.Worker, d.Token, -1
 		if d.Part != nil {
 			part.Next = d.Part.Next
 			p.Notes += d.Part.Notes
@@ -362,7 +365,7 @@ func (p *Parts) view() *api.Parts {
 		KidRem: p.KidRem, KidTie: p.KidTie, KidNotes: p.KidNotes, KidNotesBytes: p.KidNotesBytes, Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
 	for k, part := range p.Parts {
 		v.Parts[k] = &api.PartProgress{Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound, Tied: part.Tied,
-			Steps: part.Steps, Next: part.Next, Worker: part.Worker}
+			Steps: part.Steps, Next: part.Next, Worker: part.Worker, Token: part.Token}
 	}
 	return v
 }

@@ -19,12 +19,14 @@ import (
 // one after if notes were sent; ties, then records, which become the
 // tier's solve units. Along the way: what a unit is given (its
 // checkpoint and the rounds since, with the notes they read), the blobs
-// kept live, the leases that wait for a part's worker, and a completion
-// without its report refused.
+// kept live, the leases that wait for a part's worker, a completion
+// without its report refused, and a report of a part's last round sent
+// again after the next round started (its answer lost with a leader)
+// known as accepted, its worker a holder a new leader presumes present.
 func TestFSMParts(t *testing.T) {
 	h := newHarness(t)
 	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
-	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) {
+	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) uint64 {
 		t.Helper()
 		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
 		if !ok {
@@ -34,6 +36,7 @@ func TestFSMParts(t *testing.T) {
 		if err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: done}}).(error); err != nil {
 			t.Fatalf("complete %v: %v", ref, err)
 		}
+		return tok
 	}
 	// Tier 0 reached and expanded, tier 1 closed, tier 2 solved.
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
@@ -68,6 +71,7 @@ func TestFSMParts(t *testing.T) {
 		next int
 		outs []api.Output
 	}
+	var last [3]uint64 // the tokens of the parts' last rounds
 	rounds := []struct {
 		phase   string
 		level   int
@@ -115,6 +119,23 @@ func TestFSMParts(t *testing.T) {
 			}
 		}
 		if i > 0 {
+			// The last round's reports, sent again, are accepted as they
+			// were, and change nothing; their tokens are not lost.
+			for k := range last {
+				done := Completion{Worker: workers[k], Token: last[k], Part: &api.PartResult{Next: rd.reports[k].next}}
+				if err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref(k), Done: done}}).(error); err != nil {
+					t.Fatalf("round %d: part %d's report of round %d sent again: %v", i, k, i-1, err)
+				}
+				if s := h.state(); !s.AcceptedToken(last[k]) {
+					t.Errorf("round %d: token %d of part %d's last round not known as accepted", i, last[k], k)
+				}
+			}
+			if p := h.state().Runs[0].Tiers[1].Parts; p.Round != i || slices.ContainsFunc(p.Units, func(u *Unit) bool { return u.Done != nil }) {
+				t.Fatalf("round %d: reports sent again moved the parts to %+v", i, p)
+			}
+			if s := h.state(); !slices.Equal(s.Holders(), workers) {
+				t.Errorf("round %d: holders %v, want %v", i, s.Holders(), workers)
+			}
 			// A part's round waits for its worker while it is present.
 			var got []api.UnitRef
 			h.fsm.View(func(s *State, _ uint64) {
@@ -136,7 +157,7 @@ func TestFSMParts(t *testing.T) {
 				}
 				h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(0), Token: tok}})
 			}
-			grantComplete(ref(k), workers[k], &api.PartResult{Next: rp.next}, rp.outs...)
+			last[k] = grantComplete(ref(k), workers[k], &api.PartResult{Next: rp.next}, rp.outs...)
 		}
 	}
 	s := h.state()

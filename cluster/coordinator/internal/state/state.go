@@ -12,6 +12,7 @@
 package state
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
@@ -145,6 +146,9 @@ type Unit struct {
 type Lease struct {
 	Worker string `json:"worker"`
 	Token  uint64 `json:"token"`
+	// Request is the worker's name for the lease request the lease was
+	// granted for (api.LeaseRequest.Request), if it named one.
+	Request string `json:"request,omitempty"`
 }
 
 // Completion is a unit's accepted result.
@@ -206,6 +210,94 @@ func (s *State) Unit(ref api.UnitRef) (*Run, *Tier, *Unit) {
 func (s *State) Leased(ref api.UnitRef, token uint64) bool {
 	_, _, u := s.Unit(ref)
 	return u != nil && u.Lease != nil && u.Lease.Token == token
+}
+
+// Accepted reports whether a report of unit ref under lease token was
+// accepted: the unit's result, or the last round of the part ref names
+// (its tier's next round has replaced the unit since): a report sent
+// again because its answer was lost is answered as accepted, not as
+// stale.
+func (s *State) Accepted(ref api.UnitRef, token uint64) bool {
+	_, t, u := s.Unit(ref)
+	switch {
+	case u != nil && u.Done != nil && u.Done.Token == token:
+		return true
+	case ref.Phase == api.PhaseParts && t != nil && t.Parts != nil && ref.Index >= 0 && ref.Index < len(t.Parts.Parts):
+		return t.Parts.Parts[ref.Index].Token == token
+	}
+	return false
+}
+
+// AcceptedToken reports whether a report under lease token was accepted,
+// for any unit of the running runs (Accepted): a heartbeat that names it
+// (its worker has not had the answer yet) is not told the lease is lost.
+func (s *State) AcceptedToken(token uint64) bool {
+	done := func(us []*Unit) bool {
+		return slices.ContainsFunc(us, func(u *Unit) bool { return u.Done != nil && u.Done.Token == token })
+	}
+	for _, r := range s.Runs {
+		if r.State != api.Running {
+			continue
+		}
+		for _, t := range r.Tiers {
+			if done(t.Reach) || done(t.Solve) {
+				return true
+			}
+			if t.Parts != nil && (done(t.Parts.Units) || slices.ContainsFunc(t.Parts.Parts, func(p *Part) bool { return p.Token == token })) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Granted finds the lease granted to worker for its lease request named
+// request, if there is one: a request the worker sends again because it
+// had no answer (the leader that granted it failed before answering).
+func (s *State) Granted(worker, request string) (api.UnitRef, uint64, bool) {
+	if request == "" {
+		return api.UnitRef{}, 0, false
+	}
+	for _, r := range s.Runs {
+		if r.State != api.Running {
+			continue
+		}
+		for ref, le := range r.Leases {
+			if le.Worker == worker && le.Request == request {
+				return ref, le.Token, true
+			}
+		}
+	}
+	return api.UnitRef{}, 0, false
+}
+
+// Holders are the workers the running runs name: the holders of their
+// leases, and the workers that ran their parts' last rounds (which hold
+// the parts in memory).
+func (s *State) Holders() []string {
+	var out []string
+	add := func(w string) {
+		if w != "" && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	for _, r := range s.Runs {
+		if r.State != api.Running {
+			continue
+		}
+		for _, le := range r.Leases {
+			add(le.Worker)
+		}
+		for _, t := range r.Tiers {
+			if t.Parts != nil && t.Parts.Phase != api.PartsDone {
+				for _, p := range t.Parts.Parts {
+					add(p.Worker)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Leases yields every active lease of the run, with its unit.

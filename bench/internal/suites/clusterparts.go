@@ -1,0 +1,478 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/bench/internal/results"
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/memsize"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tierdcli"
+)
+
+// partsFamily is a game variant whose loopy tiers the cluster suite
+// solves in parts (tierd submit --loopy-ranges) on worker processes with
+// a --memory budget.
+type partsFamily struct {
+	game, option string
+	name         string // in the group ID: "xiangqi-KRvKA"
+	workers      int    // worker processes, one thread each
+	ranges       int    // --loopy-ranges
+	// memory is each worker's --memory in bytes; 0: a third of the peak
+	// resident set of tierd solve of the family, as the group's setup
+	// measures it (what issue 36 asks for).
+	memory uint64
+	level  harness.Level
+	// solve and parts estimate tierd solve with all cores and the run in
+	// parts on the reference machine (2 cores).
+	solve, parts time.Duration
+}
+
+var partsFamilies = []partsFamily{
+	{game: "xiangqi", option: "material=KRvKA", name: "xiangqi-KRvKA", workers: 3, ranges: 3, memory: 40 << 20,
+		level: harness.Quick, solve: 300 * time.Millisecond, parts: 1500 * time.Millisecond},
+	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", workers: 3, ranges: 3, memory: 56 << 20,
+		level: harness.Full, solve: 6 * time.Second, parts: 40 * time.Second},
+	// Issue 36's measure: 4 workers, each at a third of tierd solve's
+	// peak (540 MiB in November 2026), and at 139 MiB, tighter.
+	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", workers: 4, ranges: 4,
+		level: harness.Explicit, solve: 450 * time.Second, parts: time.Hour},
+	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", workers: 4, ranges: 4, memory: 139 << 20,
+		level: harness.Explicit, solve: 450 * time.Second, parts: time.Hour},
+}
+
+// partsStartStop estimates starting the processes, waiting for the
+// coordinators to be ready, the fetch and the comparison of a small run,
+// and stopping them.
+const partsStartStop = 2 * time.Second
+
+// memoryLabel is the budget as the group ID says it.
+func (f partsFamily) memoryLabel() string {
+	switch {
+	case f.memory == 0:
+		return "third"
+	case f.memory%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", f.memory>>20)
+	}
+	return strconv.FormatUint(f.memory, 10)
+}
+
+// partsGroups are the cluster suite's groups of loopy tiers in parts:
+// the setup solves the family with tierd solve (the reference bytes, and
+// the peak a budget of "third" is taken from), then in each round
+// embedded (tierd solve again, the reference of the ratios) and
+// processes (3 tierd coordinator and the workers as processes, the
+// loopy tiers in parts).
+func partsGroups(cfg harness.Config) []harness.Group {
+	var gs []harness.Group
+	for _, f := range partsFamilies {
+		solve := solveArgs{Game: f.game, Option: f.option, Workers: max(cfg.Cores, 1)}
+		budget := "a third of tierd solve's peak"
+		if f.memory > 0 {
+			budget = memsize.Format(f.memory)
+		}
+		params := map[string]float64{"workers": float64(f.workers), "ranges": float64(f.ranges), "memory_bytes": float64(f.memory)}
+		g := harness.Group{ID: fmt.Sprintf("cluster/parts/%s/workers=%d/ranges=%d/memory=%s", f.name, f.workers, f.ranges, f.memoryLabel()),
+			Table: "loopy tiers in parts",
+			Title: fmt.Sprintf("%s %s, loopy tiers in %d parts on %d workers at %s", f.game, f.option, f.ranges, f.workers, budget),
+			Level: f.level, Params: params, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
+			Setup: harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve, Reference: true}),
+			Variants: []harness.Variant{
+				{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(solve.Workers)},
+					Job: harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve})},
+				{Name: "processes", Kind: results.KindSubject, Params: params,
+					Job: harness.NewJob("parts", partsArgs{Game: f.game, Option: f.option, Workers: f.workers, Ranges: f.ranges, Memory: f.memory})},
+			},
+			Estimate: 2*childStart + f.solve + f.parts + partsStartStop}
+		if f.level == harness.Explicit {
+			g.Once = true
+			g.Estimate += f.solve // the setup's
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// tierdSolveArgs: tierd solve of a game, as users run it, in the job's
+// process. With Reference, into the group's folder, where the processes
+// variant finds the bytes to compare and the peak of its budget.
+type tierdSolveArgs struct {
+	solveArgs
+	Reference bool `json:"reference,omitempty"`
+}
+
+// reference is what the setup's tierd solve measured (reference.json in
+// the group's folder); its run folder is reference/ beside it.
+type reference struct {
+	Seconds float64 `json:"seconds"`
+	CPU     float64 `json:"cpu_s"`
+	PeakRSS uint64  `json:"peak_rss_bytes"` // VmHWM of the process that ran it
+}
+
+const referenceDir, referenceFile = "reference", "reference.json"
+
+// runTierdSolve runs tierd solve in this process (a child of the harness
+// of its own) and measures its time, CPU and peak resident set.
+func runTierdSolve(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a tierdSolveArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	dir := filepath.Join(env.Dir, "run")
+	if a.Reference {
+		dir = filepath.Join(env.Shared, referenceDir)
+	}
+	var out bytes.Buffer
+	e := &tierdcli.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &out,
+		Log: slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	args := []string{"solve", "--game", a.Game, "--option", a.Option, "--out", dir, "--workers", strconv.Itoa(a.Workers)}
+	t0, cpu0 := time.Now(), harness.CPUSeconds()
+	if code := tierdcli.New(games.Default()).Run(e, args); code != 0 {
+		return harness.Sample{}, fmt.Errorf("tierd %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(out.String()))
+	}
+	secs, cpu := time.Since(t0).Seconds(), harness.CPUSeconds()-cpu0
+	m, err := solver.LoadManifest(dir)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	if a.Reference {
+		ref := reference{Seconds: secs, CPU: cpu, PeakRSS: memsize.ReadResident().Peak}
+		b, err := json.Marshal(ref)
+		if err != nil {
+			return harness.Sample{}, err
+		}
+		if err := os.WriteFile(filepath.Join(env.Shared, referenceFile), b, 0o644); err != nil {
+			return harness.Sample{}, err
+		}
+	}
+	n := float64(m.Total)
+	return harness.Sample{Seconds: secs, Metrics: map[string]float64{"positions": n, "positions_per_s": perSecond(n, secs), "cpu_s": cpu},
+		Facts: map[string]string{"start": startString(m.Start)}}, nil
+}
+
+// startString says the start position's value as RunSummary.Start does.
+func startString(s *solver.StartRecord) string {
+	if s == nil {
+		return ""
+	}
+	return s.String()
+}
+
+// partsArgs: a run on 3 coordinators and Workers one-thread workers, each
+// a process with --memory Memory (0: a third of the reference's peak),
+// its loopy tiers in Ranges parts.
+type partsArgs struct {
+	Game    string `json:"game"`
+	Option  string `json:"option"`
+	Workers int    `json:"workers"`
+	Ranges  int    `json:"ranges"`
+	Memory  uint64 `json:"memory,omitempty"`
+}
+
+// runParts is issue 36's measure: the run from submit to done (the
+// leader's time), the CPU of every process over it (/proc/PID/stat), each
+// worker's peak resident set (VmHWM, read just before it is stopped)
+// against its budget, the bytes the parts exchanged and the store holds,
+// and the fetched run compared with tierd solve's byte for byte (a
+// difference fails the job).
+func runParts(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a partsArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	ref, err := loadReference(env.Shared)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	budget := a.Memory
+	if budget == 0 {
+		budget = ref.PeakRSS / 3
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	pc := &procCluster{exe: exe, dir: env.Dir, workerArgs: []string{"--memory", strconv.FormatUint(budget, 10)}}
+	defer pc.stop()
+	settings := api.DefaultSettings
+	settings.LoopyRanges = a.Ranges
+	pr, err := pc.solve(ctx, a.Workers, api.SubmitRequest{Game: a.Game, Option: a.Option, Settings: &settings})
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	cl, met := pr.client, pr.metrics
+	met["budget_bytes"], met["reference_peak_rss_bytes"] = float64(budget), float64(ref.PeakRSS)
+	run, err := cl.Run(ctx, pr.id)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	if err := addPartsFigures(met, run); err != nil {
+		return harness.Sample{}, err
+	}
+	if err := addTransfers(ctx, met, pc); err != nil {
+		return harness.Sample{}, err
+	}
+	fetched := filepath.Join(env.Dir, "fetched")
+	t1 := time.Now()
+	if _, err := cl.Fetch(ctx, pr.id, fetched, games.New); err != nil {
+		return harness.Sample{}, err
+	}
+	met["fetch_s"] = time.Since(t1).Seconds()
+	pc.stop()
+	within := addPeaks(met, pc, budget)
+	files, err := sameRun(filepath.Join(env.Shared, referenceDir), fetched)
+	if err != nil {
+		return harness.Sample{}, fmt.Errorf("the fetched run is not tierd solve's: %w", err)
+	}
+	return harness.Sample{Seconds: pr.summary.Seconds, Metrics: met, Facts: map[string]string{"start": startString(pr.summary.Start),
+		"within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files)}}, nil
+}
+
+// addTransfers adds what went through the coordinators, from their
+// /metrics: the blobs the workers uploaded (notes, checkpoints, partial
+// level files, records) and downloaded, before a fetch adds its own, and
+// the coordinators' copies to each other; and what the largest of their
+// blob stores holds.
+func addTransfers(ctx context.Context, met map[string]float64, pc *procCluster) error {
+	for i, u := range pc.urls[:coordinatorCount] {
+		mf, err := scrape(ctx, u)
+		if err != nil {
+			return err
+		}
+		met["blob_bytes_up"] += mf["tierd_blob_bytes_received_total"]
+		met["blob_bytes_down"] += mf["tierd_blob_bytes_sent_total"]
+		met["blob_bytes_replicated"] += mf["tierd_blob_bytes_replicated_total"]
+		size, err := dirSize(filepath.Join(pc.dir, pc.names[i], "blobs"))
+		if err != nil {
+			return err
+		}
+		met["store_bytes"] = max(met["store_bytes"], float64(size))
+	}
+	return nil
+}
+
+// addPeaks adds the peak resident set of every process of the stopped
+// pc, the largest coordinator's and worker's, and the workers' against
+// their budget; it returns "yes" when every worker stayed within it,
+// else which did not.
+func addPeaks(met map[string]float64, pc *procCluster, budget uint64) (within string) {
+	var over []string
+	for i, name := range pc.names {
+		peak := float64(pc.peaks[i])
+		met["peak_rss_bytes_"+name] = peak
+		if i < coordinatorCount {
+			met["coordinator_peak_rss_bytes"] = max(met["coordinator_peak_rss_bytes"], peak)
+			continue
+		}
+		met["worker_peak_rss_bytes"] = max(met["worker_peak_rss_bytes"], peak)
+		if pc.peaks[i] > budget {
+			over = append(over, fmt.Sprintf("%s %s", name, memsize.Format(pc.peaks[i])))
+		}
+	}
+	met["worker_peak_of_budget"] = met["worker_peak_rss_bytes"] / float64(budget)
+	if len(over) > 0 {
+		return "no: " + strings.Join(over, ", ")
+	}
+	return "yes"
+}
+
+// loadReference reads what the group's setup measured.
+func loadReference(shared string) (reference, error) {
+	var ref reference
+	b, err := os.ReadFile(filepath.Join(shared, referenceFile))
+	if err != nil {
+		return ref, fmt.Errorf("the group's tierd solve (its setup): %w", err)
+	}
+	if err := json.Unmarshal(b, &ref); err != nil || ref.PeakRSS == 0 {
+		return ref, fmt.Errorf("%s: %q: %v", referenceFile, b, err)
+	}
+	return ref, nil
+}
+
+// addPartsFigures adds what the loopy tiers in parts exchanged and did,
+// over the run's tiers: the notes the parts sent each other (their count
+// and their files' bytes), their checkpoints' bytes, the largest memory
+// a part reported holding, the rounds, and the rounds that moved to
+// another worker. A run with no tier in parts is an error: the group
+// would measure something else.
+func addPartsFigures(met map[string]float64, run *api.Run) error {
+	tiers := 0
+	for _, t := range run.Tiers {
+		p := t.Parts
+		if p == nil {
+			continue
+		}
+		tiers++
+		met["notes"] += float64(p.Notes)
+		met["notes_bytes"] += float64(p.NotesBytes)
+		met["checkpoint_bytes"] += float64(p.Checkpoints)
+		met["part_rounds"] += float64(p.Round)
+		met["part_moves"] += float64(p.Moves)
+		met["largest_part_bytes"] = max(met["largest_part_bytes"], float64(p.Bytes))
+	}
+	if tiers == 0 {
+		return fmt.Errorf("run %s: no tier was solved in parts", run.ID)
+	}
+	met["tiers_in_parts"] = float64(tiers)
+	return nil
+}
+
+// scrape reads a coordinator's /metrics: every metric without labels by
+// name (counters and gauges).
+func scrape(ctx context.Context, base string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+procToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s/metrics: %s", base, resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s/metrics: %w", base, err)
+	}
+	out := map[string]float64{}
+	for name, f := range fams {
+		for _, m := range f.GetMetric() {
+			if len(m.GetLabel()) > 0 {
+				continue
+			}
+			switch {
+			case m.Counter != nil:
+				out[name] = m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				out[name] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return out, nil
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n += info.Size()
+		return nil
+	})
+	return n, err
+}
+
+// sameRun compares two run folders as tierd solve and tierd fetch write
+// them: the same files in levels/ and db/, each byte for byte, and the
+// manifests. It returns how many files it compared, or an error naming
+// the first that differs or is missing.
+func sameRun(want, got string) (int, error) {
+	list := func(dir string) ([]string, error) {
+		names := []string{solver.ManifestName}
+		for _, sub := range []string{"levels", "db"} {
+			err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				rel, err := filepath.Rel(dir, path)
+				names = append(names, rel)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		slices.Sort(names)
+		return names, nil
+	}
+	w, err := list(want)
+	if err != nil {
+		return 0, err
+	}
+	g, err := list(got)
+	if err != nil {
+		return 0, err
+	}
+	for _, name := range w {
+		if _, found := slices.BinarySearch(g, name); !found {
+			return 0, fmt.Errorf("%s is missing", name)
+		}
+	}
+	for _, name := range g {
+		if _, found := slices.BinarySearch(w, name); !found {
+			return 0, fmt.Errorf("%s is not in tierd solve's run", name)
+		}
+	}
+	for _, name := range w {
+		same, err := sameFile(filepath.Join(want, name), filepath.Join(got, name))
+		if err != nil {
+			return 0, err
+		}
+		if !same {
+			return 0, fmt.Errorf("%s differs", name)
+		}
+	}
+	return len(w), nil
+}
+
+// sameFile reports whether two files hold the same bytes, reading both a
+// block at a time.
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 1<<20), make([]byte, 1<<20)
+	for {
+		na, errA := io.ReadFull(fa, ba)
+		nb, errB := io.ReadFull(fb, bb)
+		if !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		endA := errors.Is(errA, io.EOF) || errors.Is(errA, io.ErrUnexpectedEOF)
+		endB := errors.Is(errB, io.EOF) || errors.Is(errB, io.ErrUnexpectedEOF)
+		switch {
+		case errA != nil && !endA:
+			return false, errA
+		case errB != nil && !endB:
+			return false, errB
+		case endA || endB:
+			return endA == endB, nil
+		}
+	}
+}

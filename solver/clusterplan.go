@@ -4,7 +4,8 @@ import "github.com/tiersolve/tiersolve/tiergame"
 
 // A cluster plan says how a run spreads over workers of one memory
 // budget: each loopy tier whole on one worker when its step fits the
-// budget, else in the fewest parts whose rounds fit (LoopyParts), and
+// budget, else in the fewest parts whose units fit (LoopyParts: the
+// parts' rounds and the child tiers' notes, PartBytes), and
 // what that costs in notes exchanged and time. Its rates are measured
 // (cluster/README.md): xiangqi's 1.13 million hashes a core-second for
 // tierd solve, and on the tiers of xiangqi K+R+N v K+A+A+B+B in 4 parts
@@ -24,8 +25,9 @@ const (
 // LoopyParts is how many parts a loopy tier of size hashes and count
 // positions, whose child tiers are kids (hash spaces, counts), is solved
 // in on workers of memory bytes: 0 if it fits whole (LoopyTierBytes),
-// else the fewest whose rounds fit (PartBytes), at most most; fits is
-// false if even most parts do not.
+// else the fewest whose units fit (PartBytes), at most most; fits is
+// false if even most parts do not (or a range of the largest child
+// tier's notes does not: its set is held whole).
 func LoopyParts(size, count uint64, kids [][2]uint64, memory uint64, most int) (parts int, fits bool) {
 	if LoopyTierBytes(size, count, kids) <= memory {
 		return 0, true

@@ -292,12 +292,11 @@ var ErrTooBig = fmt.Errorf("run does not fit in memory")
 
 func bytesString(n uint64) string { return memsize.Format(n) }
 
-// ChildChunk is how many records of a child tier a part's first pass
-// turns into notes at a time (LoadSolvedRange, ChildNotes): a chunk's
-// records and their notes to every part are what it holds of a child
-// tier beside the child's set: 4 MiB in the estimate (a quarter of a
-// million records, 17 MB, was most of what a worker of 139 MiB had
-// beside a part of K+R+N v K+A+B+B's cells and side tables in its first pass).
+// ChildChunk is how many records of a child tier a KidNotes unit (the
+// cluster's, over a range of the child: ChildRanges) turns into notes at
+// a time (SolvedReader.Range, ChildNotes): a chunk's records and their
+// notes to every part are what it holds of the child beside the child's
+// set: about 8 MiB in the estimate (KidNotesBytes).
 const ChildChunk = 1 << 16
 
 // noteBytes is a note's memory, and notesPerRecord a bound on the notes
@@ -308,25 +307,44 @@ const (
 	notesPerRecord = 8
 )
 
+// notesFileBytes is what a notes file being written holds beside its
+// notes: its buffer (bufio's 4 KiB) and its open file.
+const notesFileBytes = 8 << 10
+
 // PartFirstPassBytes estimates the peak memory of a part's first pass
-// (NewPart, ChildNotes, Part.Apply, Part.EndFirstPass) of a loopy tier
-// solved in parts on a worker whose Go heap is held to its budget
+// (NewPart from the part's own moves, then Part.Apply of the notes files
+// of its child tiers a section at a time, Part.EndFirstPass) of a loopy
+// tier solved in parts on a worker whose Go heap is held to its budget
 // (debug.SetMemoryLimit, as tierd worker --memory does): the tier's set
-// (size hashes), the part's cells over its hashes (a byte each), the
-// largest child tier's set (kidSize hashes) with a chunk of its records
-// and their notes; and BaseBytes.
-func PartFirstPassBytes(size, hashes, kidSize uint64) uint64 {
-	chunk := min(ChildChunk, kidSize) * (recordBytes + notesPerRecord*noteBytes)
-	return BaseBytes + bitsetBytes(size) + bitsetBytes(kidSize) + chunk + hashes*cellBytes
+// (size hashes), the part's cells over its hashes (a byte each) and a
+// section of notes read (readNotesBytes); and BaseBytes. It reads no
+// child tier: KidNotes units made its notes (KidNotesBytes).
+func PartFirstPassBytes(size, hashes uint64) uint64 {
+	return BaseBytes + bitsetBytes(size) + hashes*cellBytes + readNotesBytes
 }
 
-// PartBytes estimates the peak memory of a part over hashes of a loopy
-// tier of size hashes whose largest child tier has kidSize hashes, in
-// any of its units: its first pass or a round of its levels, with a byte
-// a cell (tierd plan --cluster and the leader's cut know no remoteness
-// yet).
+// KidNotesBytes estimates the peak memory of turning a range of a child
+// tier of kidSize hashes into notes to the parts of a loopy tier in
+// parts parts (a cluster's KidNotes unit: OpenSolved, SolvedReader.Range
+// and ChildNotes a chunk at a time, the notes written to a file per role
+// and part as they are made), on such a worker: the child's set (its
+// database's reader), a chunk of its records (ChildChunk) with their
+// notes, the notes files' encoding of a chunk's notes (their varints and
+// zstd frames, a note's bytes each at most) and a buffer per file (three
+// roles a part); and BaseBytes. It holds nothing of the tier itself.
+func KidNotesBytes(kidSize uint64, parts int) uint64 {
+	chunk := min(ChildChunk, kidSize) * (recordBytes + 2*notesPerRecord*noteBytes)
+	return BaseBytes + bitsetBytes(kidSize) + chunk + 3*uint64(max(parts, 1))*notesFileBytes
+}
+
+// PartBytes estimates the peak memory of the units of a loopy tier of
+// size hashes solved in parts of hashes each, whose largest child tier
+// has kidSize hashes: a part's first pass or a round of its levels, with
+// a byte a cell (tierd plan --cluster and the leader's cut know no
+// remoteness yet), or a KidNotes unit over a range of the largest child.
 func PartBytes(size, hashes, kidSize uint64) uint64 {
-	return max(PartFirstPassBytes(size, hashes, kidSize), PartRoundBytes(size, hashes*cellBytes))
+	parts := int((size + max(hashes, 1) - 1) / max(hashes, 1))
+	return max(PartFirstPassBytes(size, hashes), PartRoundBytes(size, hashes*cellBytes), KidNotesBytes(kidSize, parts))
 }
 
 // PartRoundBytes estimates the peak memory of a part's later round
@@ -341,10 +359,14 @@ func PartRoundBytes(size, cells uint64) uint64 {
 }
 
 // partNotesBytes is what a round holds of notes beside the cells: a
-// section read (EachNotes: up to noteSection notes decoded, 8 MiB, its
-// varints and frame) and the notes its goroutines make for the other
-// parts (flushNotes) with their encoding on the way to their files.
-const partNotesBytes = noteSection*noteBytes + 2*flushNotes*noteBytes + 2<<20
+// section read (readNotesBytes) and the notes its goroutines make for
+// the other parts (flushNotes) with their encoding on the way to their
+// files.
+const partNotesBytes = readNotesBytes + 2*flushNotes*noteBytes
+
+// readNotesBytes is a section of notes read (EachNotes: up to
+// noteSection notes decoded, 8 MiB, its varints and frame).
+const readNotesBytes = noteSection*noteBytes + 2<<20
 
 // PartCellBytes estimates the cells of a part over hashes positions in a
 // round at level (of ties, if ties): a byte a position, and two from the

@@ -108,19 +108,20 @@ func TestPartBytes(t *testing.T) {
 	}
 }
 
-// TestPartRoundBytes: a part's later round holds its cells, the tier's
-// set and a section of notes, not the child tier its first pass reads;
-// its cells take two bytes a position from the level a byte's codes do
-// not hold (wins and losses, or ties), once, not both layouts at once.
+// TestPartRoundBytes: a part's first pass and later rounds hold its
+// cells, the tier's set and a section of notes read, and no child tier
+// (KidNotes units read them); a round also the notes it makes; its
+// cells take two bytes a position from the level a byte's codes do not
+// hold (wins and losses, or ties), once, not both layouts at once.
 func TestPartRoundBytes(t *testing.T) {
 	const size, hashes, kid = 1 << 28, 1 << 26, 1 << 27
-	first := PartFirstPassBytes(size, hashes, kid)
+	first := PartFirstPassBytes(size, hashes)
 	round := PartRoundBytes(size, PartCellBytes(hashes, 10, false))
-	if round >= first || first-round != bitsetBytes(kid)+ChildChunk*(recordBytes+notesPerRecord*noteBytes)-partNotesBytes {
-		t.Errorf("a round %d bytes, its first pass %d: want the child's set and chunk less the notes' section between them", round, first)
+	if first >= round || round-first != 2*flushNotes*noteBytes || first != BaseBytes+bitsetBytes(size)+hashes+readNotesBytes {
+		t.Errorf("a round %d bytes, its first pass %d: want the notes a round makes between them", round, first)
 	}
-	if PartBytes(size, hashes, kid) != first || PartBytes(size, hashes, 0) != PartRoundBytes(size, hashes) {
-		t.Errorf("PartBytes is not the larger of a first pass and a round")
+	if PartBytes(size, hashes, kid) != max(round, KidNotesBytes(kid, 4)) || PartBytes(size, hashes, 0) != PartRoundBytes(size, hashes) {
+		t.Errorf("PartBytes is not the largest of a first pass, a round and a child's notes")
 	}
 	for _, c := range []struct {
 		level int
@@ -130,6 +131,51 @@ func TestPartRoundBytes(t *testing.T) {
 		{500, false, 2 * hashes}, {int(layout8.tieRem) - 2, true, hashes}, {int(layout8.tieRem) - 1, true, 2 * hashes}} {
 		if got := PartCellBytes(hashes, c.level, c.ties); got != c.cells {
 			t.Errorf("level %d (ties %v): %d bytes of cells, want %d", c.level, c.ties, got, c.cells)
+		}
+	}
+}
+
+// TestKidNotesBytes: a KidNotes unit holds the child tier's set, a
+// chunk of its records with their notes and their encoding, and a file
+// buffer per role and part; nothing of the tier, whatever its size.
+func TestKidNotesBytes(t *testing.T) {
+	const kid = 1 << 27
+	chunk := uint64(ChildChunk) * (recordBytes + 2*notesPerRecord*noteBytes)
+	if got, want := KidNotesBytes(kid, 4), BaseBytes+bitsetBytes(kid)+chunk+12*notesFileBytes; got != want {
+		t.Errorf("a range of a child of %d hashes in 4 parts: %d bytes, want %d", kid, got, want)
+	}
+	if got, want := KidNotesBytes(kid, 8)-KidNotesBytes(kid, 4), 12*uint64(notesFileBytes); got != want {
+		t.Errorf("4 parts more: %d bytes more, want %d (their files)", got, want)
+	}
+	// A child smaller than a chunk: its records, not a chunk's.
+	if got, want := KidNotesBytes(1000, 1), BaseBytes+bitsetBytes(1000)+1000*(recordBytes+2*notesPerRecord*noteBytes)+3*notesFileBytes; got != want {
+		t.Errorf("a child of 1000 hashes: %d bytes, want %d", got, want)
+	}
+}
+
+// TestChildRanges: a child tier's records are cut into as many ranges
+// as the parts, at whole chunks, none below the least records, and
+// cover every record once.
+func TestChildRanges(t *testing.T) {
+	for _, c := range []struct {
+		count        uint64
+		parts        int
+		least, align uint64
+		want         []Range
+	}{
+		{0, 4, 1, 1, nil},
+		{10, 4, 1, 1, []Range{{0, 2}, {2, 5}, {5, 7}, {7, 10}}},
+		{10, 4, 5, 1, []Range{{0, 5}, {5, 10}}},
+		{10, 4, 100, 1, []Range{{0, 10}}},
+		{3, 8, 1, 1, []Range{{0, 1}, {1, 2}, {2, 3}}},
+		{100, 3, 1, 16, []Range{{0, 32}, {32, 64}, {64, 100}}},
+		{100, 8, 1, 16, []Range{{0, 16}, {16, 32}, {32, 48}, {48, 64}, {64, 80}, {80, 96}, {96, 100}}},
+		{5 * ChildChunk, 4, 1 << 20, ChildChunk, []Range{{0, 5 * ChildChunk}}},
+		{10<<20 + 7, 4, 1 << 20, ChildChunk, []Range{{0, 40 * ChildChunk}, {40 * ChildChunk, 80 * ChildChunk}, {80 * ChildChunk, 120 * ChildChunk}, {120 * ChildChunk, 10<<20 + 7}}},
+	} {
+		got := ChildRanges(c.count, c.parts, c.least, c.align)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("ChildRanges(%d, %d, %d, %d) = %v, want %v", c.count, c.parts, c.least, c.align, got, c.want)
 		}
 	}
 }

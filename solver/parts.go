@@ -21,7 +21,8 @@ import (
 //   - What its positions' children in other tiers are: the children's
 //     records, read from the child tiers' databases a block at a time,
 //     are turned into notes to the parts of their parents (un-moves and
-//     un-captures: Unmover.Parents of the child's tier into the tier).
+//     un-captures: Unmover.Parents of the child's tier into the tier),
+//     each child position's once for all the parts (ChildRanges).
 //     Notes that a child is lost, tied or drawn come first (a parent
 //     with one can no longer lose), then those that it is won (a parent
 //     that can still lose keeps its longest win elsewhere beside its
@@ -330,14 +331,55 @@ func (s *loopySolver) solved() *SolvedTier {
 	return st
 }
 
+// ChildRanges cuts the records of a child tier of a loopy tier solved
+// in parts, count of them in rank order, into the ranges that a
+// cluster's KidNotes units turn into notes (ChildNotes), each once for
+// every part: as many as the parts, so that the children's un-moves
+// spread over the parts' workers, but none of fewer than least records
+// (a unit's fixed cost: its grant, the child's level file loaded, its
+// notes files), cut at multiples of align (the chunks a unit reads,
+// ChildChunk) but the last. None if count is 0.
+func ChildRanges(count uint64, parts int, least, align uint64) []Range {
+	align = max(align, 1)
+	chunks := (count + align - 1) / align
+	n := min(uint64(max(parts, 1)), max(count/max(least, 1), 1), chunks)
+	var rs []Range
+	lo := uint64(0)
+	for i := uint64(1); i <= n; i++ {
+		hi := min(count, chunks*i/n*align)
+		if hi > lo {
+			rs = append(rs, Range{Lo: lo, Hi: hi})
+		}
+		lo = hi
+	}
+	return rs
+}
+
 // solveLoopyParts solves loopy tier t in parts, in this process, through
-// the units a cluster's workers run (Part, ChildNotes), every note
-// written and read back as a file's bytes: the check that parts give the
-// whole tier's records (tests), not a way to save memory.
+// the units a cluster's workers run (ChildNotes over ranges of the child
+// tiers, NewPart, Part), every note written and read back as a file's
+// bytes a section at a time: the check that parts give the whole tier's
+// records (tests), not a way to save memory.
 func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e Effort) (*SolvedTier, error) {
 	cut := NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
-	ps := make([]*Part, cut.Parts())
+	n := cut.Parts()
+	// As KidNotes units: each range of each child tier into a notes file
+	// a role and part (none if empty). Ranges of a record or more, for
+	// the tests' small tiers.
+	held, won, tied := make([][]*bytes.Buffer, n), make([][]*bytes.Buffer, n), make([][]*bytes.Buffer, n)
+	for _, kid := range kids {
+		for _, rg := range ChildRanges(kid.Len(), n, 1, 1) {
+			h, w, ti, err := childNotes(ctx, g, t, cut, kid, rg.Lo, rg.Hi)
+			if err != nil {
+				return nil, err
+			}
+			for k := range n {
+				held[k], won[k], tied[k] = addFile(held[k], h[k]), addFile(won[k], w[k]), addFile(tied[k], ti[k])
+			}
+		}
+	}
+	ps := make([]*Part, n)
 	defer func() {
 		for _, p := range ps {
 			if p != nil {
@@ -350,29 +392,11 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		if ps[k], err = NewPart(ctx, g, t, set, cut, k, kidRem, kidTie, e); err != nil {
 			return nil, err
 		}
-	}
-	tied := make([]Notes, len(ps))
-	var won [][]Notes
-	for _, kid := range kids {
-		h, w, ti, err := ChildNotes(ctx, g, t, cut, kid)
-		if err != nil {
+		// Every held file, then every won one.
+		if err := applyFiles(ctx, ps[k], append(held[k], won[k]...)); err != nil {
 			return nil, err
 		}
-		for k, p := range ps {
-			if err := p.Apply(ctx, roundTrip(h[k])); err != nil {
-				return nil, err
-			}
-			tied[k] = append(tied[k], roundTrip(ti[k])...)
-		}
-		won = append(won, w)
-	}
-	for k, p := range ps {
-		for _, w := range won {
-			if err := p.Apply(ctx, roundTrip(w[k])); err != nil {
-				return nil, err
-			}
-		}
-		if err := p.EndFirstPass(); err != nil {
+		if err := ps[k].EndFirstPass(); err != nil {
 			return nil, err
 		}
 	}
@@ -380,11 +404,10 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		return nil, err
 	}
 	for k, p := range ps {
-		// As a worker does: the tied notes a file's section at a time.
 		if err := p.StartTies(ctx, nil); err != nil {
 			return nil, err
 		}
-		if err := eachSection(tied[k], func(ns Notes) error { return p.Apply(ctx, ns) }); err != nil {
+		if err := applyFiles(ctx, p, tied[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -399,6 +422,29 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	return NewSolvedTier(t, set, recs, e.Workers)
 }
 
+// addFile adds notes, if any, to files as a notes file of their own.
+func addFile(files []*bytes.Buffer, ns []note) []*bytes.Buffer {
+	if len(ns) == 0 {
+		return files
+	}
+	var b bytes.Buffer
+	if err := WriteNotes(&b, ns); err != nil {
+		panic(err) // a bytes.Buffer does not fail
+	}
+	return append(files, &b)
+}
+
+// applyFiles applies notes files to part p a section at a time, in
+// order, as a worker reads the files it receives (EachNotes).
+func applyFiles(ctx context.Context, p *Part, files []*bytes.Buffer) error {
+	for _, f := range files {
+		if err := EachNotes(f, func(ns Notes) error { return p.Apply(ctx, ns) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // reload returns part p checkpointed and restored, and frees p.
 func reload(ctx context.Context, p *Part) (*Part, error) {
 	defer p.Free()
@@ -408,29 +454,6 @@ func reload(ctx context.Context, p *Part) (*Part, error) {
 	}
 	s := p.s
 	return RestorePart(ctx, &b, s.g, s.t, s.set, *s.cut, s.part, Effort{Workers: s.workers, Ranges: s.ranges, Done: s.done, Levels: s.progress})
-}
-
-// roundTrip returns notes written as a file and read back.
-func roundTrip(ns Notes) Notes {
-	var b bytes.Buffer
-	if err := WriteNotes(&b, ns); err != nil {
-		panic(err) // a bytes.Buffer does not fail
-	}
-	out, err := ReadNotes(&b, nil)
-	if err != nil {
-		panic(err)
-	}
-	return out
-}
-
-// eachSection writes notes as a file and reads it back a section at a
-// time (EachNotes), as a worker reads the notes files it receives.
-func eachSection(ns Notes, f func(Notes) error) error {
-	var b bytes.Buffer
-	if err := WriteNotes(&b, ns); err != nil {
-		return err
-	}
-	return EachNotes(&b, f)
 }
 
 // lockstep runs the parts' levels of the phase in progress, each level

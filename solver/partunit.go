@@ -25,9 +25,10 @@ import (
 //     part in memory from then on, or in a checkpoint: Part.Checkpoint,
 //     RestorePart);
 //   - ChildNotes: a range of a child tier's records into notes to the
-//     parts of their parents;
-//   - Part.Apply of every child tier's held notes, then of the won ones,
-//     then Part.EndFirstPass;
+//     parts of their parents, once for every part (a cluster's KidNotes
+//     unit runs it over a range of ChildRanges, a chunk at a time);
+//   - Part.Apply of every child range's held notes for the part, then of
+//     the won ones, then Part.EndFirstPass;
 //   - Part.Step, level by level in lockstep with the other parts: the
 //     notes the others sent at the level before in, the notes for them
 //     out; Part.Next says the part's next level;

@@ -506,17 +506,22 @@ func printStatus(e *cli.Env, prog string, st *api.StatusResponse, run *api.Run) 
 }
 
 // partsString says how far a tier solved in parts has come: its phase,
-// level and round, the parts done with the round, and what they
-// exchanged.
+// level and round, the units done with the phase or round, and the notes
+// the child tiers gave the parts and those the parts exchanged.
 func partsString(p *api.Parts) string {
 	s := p.Phase
 	if p.Level >= 0 {
 		s += fmt.Sprintf(" level %d", p.Level)
 	}
-	if p.Phase != api.PartsDone {
+	switch p.Phase {
+	case api.PartsDone:
+	case api.PartsKids:
+		s += fmt.Sprintf(": %s ranges of the child tiers done", unitCount(p.Units))
+	default:
 		s += fmt.Sprintf(", round %d: %s parts done", p.Round, unitCount(p.Units))
 	}
-	s += fmt.Sprintf("; %d notes exchanged (%s), checkpoints %s", p.Notes, solver.BytesString(p.NotesBytes), solver.BytesString(p.Checkpoints))
+	s += fmt.Sprintf("; %d notes of the child tiers (%s), %d notes exchanged (%s), checkpoints %s", p.KidNotes, solver.BytesString(p.KidNotesBytes),
+		p.Notes, solver.BytesString(p.NotesBytes), solver.BytesString(p.Checkpoints))
 	if p.Bytes > 0 {
 		s += fmt.Sprintf(", largest part %s", solver.BytesString(p.Bytes))
 	}

@@ -181,7 +181,7 @@ type Assignment struct {
 	// that does not say.
 	Live     []uint64 `json:"live,omitempty"`
 	LeaseTTL float64  `json:"lease_ttl"` // seconds
-	// Part is the round of a Part unit.
+	// Part is the round of a Part unit, or the cut of a KidNotes unit.
 	Part *PartWork `json:"part,omitempty"`
 	// Bytes is the leader's estimate of the unit's peak memory, for the
 	// units it estimates (a loopy tier's, whole or a part's): the worker
@@ -195,10 +195,11 @@ type Assignment struct {
 
 // PartWork is what a Part unit does: part Part of the tier as cut at
 // Bounds, from its last checkpoint (none: from its first pass, which
-// reads the child tiers' databases, Assignment.Kids) through Steps, the
-// rounds since, the last of which is the unit's own round: only its
-// outputs are new. A worker that holds the part in memory after an
-// earlier round of Steps starts there.
+// reads the notes files the KidNotes units made of the child tiers)
+// through Steps, the rounds since, the last of which is the unit's own
+// round: only its outputs are new. A worker that holds the part in
+// memory after an earlier round of Steps starts there. A KidNotes
+// unit's PartWork has Bounds alone: the parts its notes are for.
 type PartWork struct {
 	Part   int      `json:"part"`
 	Bounds []uint64 `json:"bounds"`
@@ -206,27 +207,39 @@ type PartWork struct {
 	Checkpoint      *Blob      `json:"checkpoint,omitempty"`
 	CheckpointRound int        `json:"checkpoint_round,omitempty"`
 	Steps           []PartStep `json:"steps"`
+	// KidRem and KidTie are the child tiers' longest remoteness and
+	// longest tie (-1: none), from their databases' headers as the
+	// KidNotes units reported them: a first pass lays its cells out
+	// for them (solver.NewPart).
+	KidRem int `json:"kid_rem,omitempty"`
+	KidTie int `json:"kid_tie,omitempty"`
 }
 
-// PartStep is one round of a part: its first pass (round 0), a level of
-// remoteness (Level, with the notes the other parts sent it at the level
-// before), the start of ties (Ties, with the child tiers' tied notes), or
-// its records (Records).
+// PartStep is one round of a part: its first pass (round 0, with the
+// child tiers' held notes for it, In, then their won notes, Won), a
+// level of remoteness (Level, with the notes the other parts sent it at
+// the level before), the start of ties (Ties, with the child tiers' tied
+// notes), or its records (Records).
 type PartStep struct {
 	Round   int    `json:"round"`
 	Level   int    `json:"level"`
 	Ties    bool   `json:"ties,omitempty"`
 	Records bool   `json:"records,omitempty"`
 	In      []Blob `json:"in,omitempty"`
+	Won     []Blob `json:"won,omitempty"`
 }
 
 // PartResult is what a Part unit reports beside its outputs: the part's
 // next level (solver.Part.Next, -1 if none), the notes it sent, and the
-// memory it holds.
+// memory it holds; and a KidNotes unit: the notes it made, and its child
+// tier's longest remoteness (Rem) and whether it has ties (its
+// database's header).
 type PartResult struct {
 	Next  int    `json:"next"`
 	Notes uint64 `json:"notes,omitempty"`
 	Bytes uint64 `json:"bytes,omitempty"`
+	Rem   int    `json:"rem,omitempty"`
+	Ties  bool   `json:"ties,omitempty"`
 }
 
 // UploadsRequest asks, for a leased unit, how to store its outputs in
@@ -294,7 +307,7 @@ type CompleteRequest struct {
 	Outputs   []Output `json:"outputs"`
 	Positions uint64   `json:"positions"`
 	Seconds   float64  `json:"seconds"`
-	// Part is a Part unit's report.
+	// Part is a Part or KidNotes unit's report.
 	Part *PartResult `json:"part,omitempty"`
 }
 

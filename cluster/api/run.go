@@ -88,12 +88,18 @@ const (
 	// SolveTier: solver.SolveTier over the whole of a loopy tier; outputs
 	// a value database of the tier's records.
 	SolveTier Kind = "solve-tier"
+	// KidNotes: a range of the records of a child tier (Unit.Child;
+	// Lo, Hi: their ranks) of a loopy tier solved in parts, turned into
+	// notes to the parts of their parents (solver.ChildNotes), once for
+	// every part; outputs a notes file a role (RoleHeld, RoleWon,
+	// RoleTied) and part, for the parts' first passes and ties.
+	KidNotes Kind = "kid-notes"
 	// Part: a round of one part of a loopy tier solved in parts
 	// (Settings.LoopyRanges): its first pass (solver.NewPart and the
-	// child tiers' notes), a level (Part.Step), the start of ties
-	// (Part.StartTies) or, last, its records; outputs notes for the other
-	// parts, checkpoints of the part, and at the end a value database of
-	// its range's records (PartWork).
+	// child tiers' notes the KidNotes units made), a level (Part.Step),
+	// the start of ties (Part.StartTies) or, last, its records; outputs
+	// notes for the other parts, checkpoints of the part, and at the end
+	// a value database of its range's records (PartWork).
 	Part Kind = "part"
 )
 
@@ -104,8 +110,9 @@ type Phase string
 const (
 	PhaseReach Phase = "reach"
 	PhaseSolve Phase = "solve"
-	// PhaseParts owns the rounds of a loopy tier solved in parts: a
-	// unit per part, for the round in progress (Tier.Parts).
+	// PhaseParts owns the units of a loopy tier solved in parts: its
+	// child tiers' ranges (KidNotes), then a unit per part for the round
+	// in progress (Tier.Parts).
 	PhaseParts Phase = "parts"
 )
 
@@ -136,10 +143,13 @@ type Output struct {
 	Part int    `json:"part,omitempty"`
 }
 
-// The roles of a Part unit's outputs.
+// The roles of the outputs of the units of a tier in parts: a KidNotes
+// unit's (held, won, tied), a Part unit's (notes, checkpoint, records).
 const (
+	RoleHeld       = "held"       // child positions lost, tied or drawn: notes for part Output.Part's first pass, applied first
+	RoleWon        = "won"        // child positions won: notes for its first pass, applied after every held file
+	RoleTied       = "tied"       // child positions tied: notes for the part, read when ties start
 	RoleNotes      = "notes"      // notes for part Output.Part, read at the next level
-	RoleTied       = "tied"       // the child tiers' tied notes for the part, read when ties start
 	RoleCheckpoint = "checkpoint" // the part's state after the round (solver.Part.Checkpoint)
 	RoleRecords    = "records"    // the value database of the part's records (the last round)
 )
@@ -203,16 +213,24 @@ type Tier struct {
 }
 
 // Parts is how far a loopy tier solved in parts has come: the phase and
-// level its round runs, the round's units (one per part), each part's
-// progress, and the notes exchanged so far.
+// level its round runs, the phase's units (the child tiers' ranges, then
+// one per part), each part's progress, and the notes exchanged so far.
 type Parts struct {
-	Phase string `json:"phase"` // PartsFirst, ...
-	// Level is the level the round runs (-1: a first pass, the start of
-	// ties, the records).
+	Phase string `json:"phase"` // PartsKids, PartsFirst, ...
+	// Level is the level the round runs (-1: the children's notes, a
+	// first pass, the start of ties, the records).
 	Level int             `json:"level"`
 	Round int             `json:"round"`
 	Units []*Unit         `json:"units"`
 	Parts []*PartProgress `json:"parts"`
+	// KidRem and KidTie are the child tiers' longest remoteness and
+	// longest tie (-1: none), as the KidNotes units reported them.
+	KidRem int `json:"kid_rem,omitempty"`
+	KidTie int `json:"kid_tie,omitempty"`
+	// KidNotes and KidNotesBytes count the notes the KidNotes units made
+	// of the child tiers' records for the parts, and their files' bytes.
+	KidNotes      uint64 `json:"kid_notes,omitempty"`
+	KidNotesBytes uint64 `json:"kid_notes_bytes,omitempty"`
 	// Notes and NotesBytes count the notes the parts sent each other, and
 	// their files' bytes; Checkpoints the bytes of the parts'
 	// checkpoints; Bytes is the largest memory a part reported holding.
@@ -227,7 +245,8 @@ type Parts struct {
 }
 
 // PartProgress is one part's progress: its last checkpoint (after round
-// CheckpointRound), the child tiers' tied notes for it, the rounds since
+// CheckpointRound), the child tiers' tied notes for it (the KidNotes
+// units' files), the rounds since
 // the checkpoint (the last one in progress), its next level as its last
 // round reported, and the worker that ran that round, under lease Token.
 type PartProgress struct {
@@ -242,6 +261,7 @@ type PartProgress struct {
 
 // The phases of a loopy tier solved in parts.
 const (
+	PartsKids    = "kids"    // the child tiers' records, a range a unit, into notes to the parts
 	PartsFirst   = "first"   // each part's first pass: its moves and its child tiers' notes
 	PartsWins    = "wins"    // levels of wins and losses
 	PartsTies    = "ties"    // levels of ties
@@ -321,6 +341,9 @@ type Unit struct {
 	Kind Kind   `json:"kind"`
 	Lo   uint64 `json:"lo"`
 	Hi   uint64 `json:"hi"`
+	// Child is the child tier a KidNotes unit reads (Lo, Hi: ranks of
+	// its records).
+	Child uint64 `json:"child,omitempty"`
 	// Lease is the worker holding the unit, if any.
 	Lease *Lease `json:"lease,omitempty"`
 	// Done is the accepted result.
@@ -344,7 +367,7 @@ type Completion struct {
 	Outputs   []Output `json:"outputs"`
 	Positions uint64   `json:"positions"`
 	Seconds   float64  `json:"seconds"`
-	// Part is a Part unit's report.
+	// Part is a Part or KidNotes unit's report.
 	Part *PartResult `json:"part,omitempty"`
 }
 

@@ -558,11 +558,12 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 			onlyResultsStored(t, c, run)
 			// The status page and the metrics show the parts.
 			page, metrics := leaderGet(t, c, "/"), leaderGet(t, c, "/metrics")
-			if !strings.Contains(page, "3 parts") || !strings.Contains(page, "notes ") {
+			if !strings.Contains(page, "3 parts") || !strings.Contains(page, "child notes ") || !strings.Contains(page, "· notes ") {
 				t.Error("the status page does not show the tiers' parts")
 			}
-			if !regexp.MustCompile(`(?m)^tierd_parts_notes_bytes [1-9]`).MatchString(metrics) || !strings.Contains(metrics, "tierd_parts_level -1") {
-				t.Error("the metrics do not count the notes exchanged, or show a level after the run")
+			if !regexp.MustCompile(`(?m)^tierd_parts_notes_bytes [1-9]`).MatchString(metrics) || !strings.Contains(metrics, "tierd_parts_level -1") ||
+				!regexp.MustCompile(`(?m)^tierd_parts_kid_notes [1-9]`).MatchString(metrics) {
+				t.Error("the metrics do not count the notes of the child tiers or those exchanged, or show a level after the run")
 			}
 			out := t.TempDir()
 			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
@@ -721,7 +722,7 @@ func TestLoopyPartsBlocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	estimated := func(u *api.Unit) bool {
-		return (u.Kind == api.Close || u.Kind == api.SolveTier || u.Kind == api.Part) && (u.Lease != nil || u.Done != nil)
+		return (u.Kind == api.Close || u.Kind == api.SolveTier || u.Kind == api.KidNotes || u.Kind == api.Part) && (u.Lease != nil || u.Done != nil)
 	}
 	for _, tr := range run.Tiers {
 		if slices.ContainsFunc(tr.Reach, estimated) || slices.ContainsFunc(tr.Solve, estimated) ||

@@ -119,6 +119,12 @@ func newMetrics(n *Node) *metrics {
 	gaugeFunc("parts_rounds", "Rounds of loopy tiers solved in parts (a unit per part each), over all runs.", func() float64 {
 		return parts(func(p *state.Parts) uint64 { return uint64(p.Round) })
 	})
+	gaugeFunc("parts_kid_notes", "Notes the child tiers' records of loopy tiers in parts gave the parts (KidNotes units), over all runs.", func() float64 {
+		return parts(func(p *state.Parts) uint64 { return p.KidNotes })
+	})
+	gaugeFunc("parts_kid_notes_bytes", "Bytes of the notes files the KidNotes units of loopy tiers in parts wrote for the parts, over all runs.", func() float64 {
+		return parts(func(p *state.Parts) uint64 { return p.KidNotesBytes })
+	})
 	gaugeFunc("parts_notes", "Notes the parts of loopy tiers sent each other, over all runs.", func() float64 {
 		return parts(func(p *state.Parts) uint64 { return p.Notes })
 	})

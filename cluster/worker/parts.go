@@ -16,12 +16,14 @@ import (
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
-// The rounds of a loopy tier solved in parts (api.Part): the worker runs
-// a part's round with the solver's Part, as solver's solveLoopyParts does
-// in one process. It keeps the part in memory after its round, for its
-// next round (the leader grants it to this worker while it is present);
-// a worker without it restores it from the part's last checkpoint and
-// replays the rounds since, from the notes they read.
+// The units of a loopy tier solved in parts, as solver's solveLoopyParts
+// runs them in one process: a range of a child tier's records into notes
+// files for the parts (api.KidNotes: solver.ChildNotes), and a part's
+// rounds (api.Part) with the solver's Part. The worker keeps a part in
+// memory after its round, for its next round (the leader grants it to
+// this worker while it is present); a worker without it restores it from
+// the part's last checkpoint and replays the rounds since, from the
+// notes they read.
 
 // checkpointEvery is how many rounds a part runs between checkpoints:
 // a checkpoint costs about the part's cells compressed (written,
@@ -119,14 +121,8 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			if p != nil {
 				return 0, fmt.Errorf("part %d: a first pass of a part under way", pw.Part)
 			}
-			var tied solver.Notes
-			if p, tied, err = w.firstPass(ctx, u, set, cut, pw.Part, e, growth.update); err != nil {
+			if p, err = w.firstPass(ctx, u, set, cut, pw, step, e, growth.update); err != nil {
 				return 0, err
-			}
-			if mine && len(tied) > 0 {
-				if err := u.out.notes(u.tier, tied, api.RoleTied, 0); err != nil {
-					return 0, err
-				}
 			}
 		case p == nil:
 			return 0, fmt.Errorf("part %d: round %d without the part's checkpoint", pw.Part, step.Round)
@@ -164,7 +160,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			if err == nil && !step.Ties {
 				// The notes for the other parts go to their files as
 				// they are made; a replayed round's were sent already.
-				sent := &sentNotes{out: u.out, t: u.tier, from: pw.Part, mine: mine}
+				sent := &sentNotes{out: u.out, t: u.tier, role: api.RoleNotes, from: pw.Part, mine: mine}
 				err = p.StepTo(ctx, step.Level, nil, sent.add)
 				if cerr := sent.close(err == nil); err == nil {
 					err = cerr
@@ -254,37 +250,14 @@ func eachNotes(path string, f func(solver.Notes) error) error {
 	return nil
 }
 
-// firstPass makes part k (solver.NewPart) and applies its child tiers'
-// notes, made from their databases a range at a time
-// (solver.OpenSolved, solver.ChildNotes), one child tier open at a time:
-// every child's held notes, then their won notes (kept in files
-// meanwhile); it returns the part and its tied notes, read again when
-// ties start. It calls grown with the part as it grows (its side tables).
-func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, k int, e solver.Effort, grown func(*solver.Part)) (*solver.Part, solver.Notes, error) {
-	paths := make([][]string, len(u.Kids))
-	maxRem, maxTie := 0, -1
-	for i, ki := range u.Kids {
-		if ki.DB == nil {
-			return nil, nil, fmt.Errorf("child tier %d has no database yet", ki.Tier)
-		}
-		var err error
-		if paths[i], err = w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB}); err != nil {
-			return nil, nil, err
-		}
-		// The headers first: the part's cells are laid out for the
-		// children's longest remoteness.
-		h, err := dbHeader(paths[i][1])
-		if err != nil {
-			return nil, nil, err
-		}
-		maxRem = max(maxRem, h.MaxRemoteness)
-		if h.Tie > 0 {
-			maxTie = max(maxTie, h.MaxRemoteness)
-		}
-	}
-	p, err := solver.NewPart(ctx, u.g, u.tier, set, cut, k, maxRem, maxTie, e)
+// firstPass makes the part (solver.NewPart: its own moves) and applies
+// its child tiers' notes, which the tier's KidNotes units made (the
+// round's step): every held file, then every won file, each a section
+// at a time. It calls grown with the part as it grows (its side tables).
+func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, pw *api.PartWork, step api.PartStep, e solver.Effort, grown func(*solver.Part)) (*solver.Part, error) {
+	p, err := solver.NewPart(ctx, u.g, u.tier, set, cut, pw.Part, pw.KidRem, pw.KidTie, e)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	grown(p)
 	ok := false
@@ -293,74 +266,96 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 			p.Free()
 		}
 	}()
-	dir, err := os.MkdirTemp(filepath.Join(w.cfg.Dir), "won-*")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(dir)
-	var won []string
-	var tied solver.Notes
-	// child applies the held notes of child tier i, keeping its won and
-	// tied ones; its set is freed before the next is loaded.
-	child := func(i int) error {
-		c, err := solver.OpenSolved(u.g, tiergame.Tier(u.Kids[i].Tier), paths[i][0], paths[i][1])
+	for _, files := range [][]api.Blob{step.In, step.Won} {
+		paths, err := w.disk.paths(ctx, files)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer c.Close()
-		count := c.Header().Count
-		for lo := uint64(0); lo < count; lo += solver.ChildChunk {
-			st, err := c.Range(lo, min(lo+solver.ChildChunk, count), w.cfg.Threads)
+		for _, path := range paths {
+			if err := eachNotes(path, func(ns solver.Notes) error { return p.Apply(ctx, ns) }); err != nil {
+				return nil, err
+			}
+			grown(p)
+		}
+	}
+	if err := p.EndFirstPass(); err != nil {
+		return nil, err
+	}
+	ok = true
+	return p, nil
+}
+
+// kidNotes turns the unit's range of a child tier's records (ranks
+// [Lo, Hi) of Kids[0]) into notes to the parts of their parents, a chunk
+// at a time (solver.OpenSolved, SolvedReader.Range, solver.ChildNotes),
+// as notes files a role and part, written as they are made: held, won
+// and tied notes for each part it has any for. It reports the notes and
+// the child's longest remoteness and ties (its database's header), which
+// the parts' cells are laid out for.
+func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
+	if len(u.Kids) != 1 || u.Kids[0].DB == nil || u.Part == nil {
+		return 0, errors.New("a kid-notes unit without its child tier's database or the cut")
+	}
+	ki := u.Kids[0]
+	paths, err := w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB})
+	if err != nil {
+		return 0, err
+	}
+	release, err := w.reserveUnit(ctx, u, u.Bytes, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	c, err := solver.OpenSolved(u.g, tiergame.Tier(ki.Tier), paths[0], paths[1])
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	if u.Hi > c.Header().Count || u.Lo > u.Hi {
+		return 0, fmt.Errorf("child tier %d: ranks [%d, %d) of %d", ki.Tier, u.Lo, u.Hi, c.Header().Count)
+	}
+	cut := solver.Cut{Bounds: u.Part.Bounds}
+	roles := []string{api.RoleHeld, api.RoleWon, api.RoleTied} // as ChildNotes returns them
+	files := make([]*sentNotes, len(roles))
+	for i, role := range roles {
+		files[i] = &sentNotes{out: u.out, t: u.tier, role: role, from: -1, mine: true}
+	}
+	err = func() error {
+		for lo := u.Lo; lo < u.Hi; lo += solver.ChildChunk {
+			st, err := c.Range(lo, min(lo+solver.ChildChunk, u.Hi), w.cfg.Threads)
 			if err != nil {
 				return err
 			}
-			h, wn, ti, err := solver.ChildNotes(ctx, u.g, u.tier, cut, st)
+			held, won, tied, err := solver.ChildNotes(ctx, u.g, u.tier, cut, st)
 			st.Free()
 			if err != nil {
 				return err
 			}
-			if err := p.Apply(ctx, h[k]); err != nil {
-				return err
+			for i, byPart := range [][]solver.Notes{held, won, tied} {
+				for k, ns := range byPart {
+					if err := files[i].add(k, ns); err != nil {
+						return err
+					}
+				}
 			}
-			grown(p)
-			tied = append(tied, ti[k]...)
-			if len(wn[k]) == 0 {
-				continue
-			}
-			path := filepath.Join(dir, fmt.Sprintf("%d", len(won)))
-			if err := writeNotesFile(path, wn[k]); err != nil {
-				return err
-			}
-			won = append(won, path)
 		}
 		return nil
+	}()
+	if err == nil {
+		u.computed() // the files' ends and uploads overlap the next unit
 	}
-	for i := range u.Kids {
-		if err := child(i); err != nil {
-			return nil, nil, err
+	res := &api.PartResult{Next: -1, Rem: c.Header().MaxRemoteness, Ties: c.Header().Tie > 0}
+	for _, f := range files {
+		if cerr := f.close(err == nil); err == nil {
+			err = cerr
 		}
+		res.Notes += f.count
 	}
-	for _, path := range won {
-		if err := eachNotes(path, func(ns solver.Notes) error { return p.Apply(ctx, ns) }); err != nil {
-			return nil, nil, err
-		}
-		grown(p)
-	}
-	if err := p.EndFirstPass(); err != nil {
-		return nil, nil, err
-	}
-	ok = true
-	return p, tied, nil
-}
-
-// dbHeader reads the header of a value database.
-func dbHeader(path string) (valuedb.Header, error) {
-	db, err := valuedb.Open(path)
 	if err != nil {
-		return valuedb.Header{}, err
+		return 0, err
 	}
-	defer db.Close()
-	return db.Header(), nil
+	u.out.part = res
+	return u.Hi - u.Lo, nil
 }
 
 func writeCheckpoint(path string, p *solver.Part) error {
@@ -375,25 +370,16 @@ func writeCheckpoint(path string, p *solver.Part) error {
 	return f.Close()
 }
 
-func writeNotesFile(path string, ns solver.Notes) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := solver.WriteNotes(f, ns); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// sentNotes writes a round's notes for the other parts as the part
-// makes them (solver.Part.StepTo): a notes file to each part it has
-// notes for, outputs of the round (RoleNotes) once the level is done.
-// Unless mine, the notes are dropped: a replayed round's were sent.
+// sentNotes writes notes for the parts as they are made: a round's for
+// the other parts (solver.Part.StepTo, role RoleNotes), or a KidNotes
+// unit's of one role: a notes file to each part it has notes for,
+// outputs of the unit (of role) once it is done. Notes for part from are
+// dropped (a part's own), and all of them unless mine: a replayed
+// round's were sent.
 type sentNotes struct {
 	out   *outputs
 	t     tiergame.Tier
+	role  string
 	from  int
 	mine  bool
 	files map[int]*notesFile
@@ -430,7 +416,7 @@ func (s *sentNotes) add(k int, ns solver.Notes) error {
 	return nf.nw.Write(ns)
 }
 
-// close ends the files and, if keep, makes them the round's outputs, by
+// close ends the files and, if keep, makes them the unit's outputs, by
 // part; it removes what is left.
 func (s *sentNotes) close(keep bool) error {
 	var err error
@@ -445,20 +431,10 @@ func (s *sentNotes) close(keep bool) error {
 		if err == nil && keep {
 			err = s.out.add(s.t, func(path string) error { return os.Rename(nf.f.Name(), path) })
 			if err == nil {
-				s.out.outs[len(s.out.outs)-1].Role, s.out.outs[len(s.out.outs)-1].Part = api.RoleNotes, k
+				s.out.outs[len(s.out.outs)-1].Role, s.out.outs[len(s.out.outs)-1].Part = s.role, k
 			}
 		}
 		os.Remove(nf.f.Name())
 	}
 	return err
-}
-
-// notes writes notes for part (role RoleNotes) or the part's tied notes
-// (RoleTied) as an output.
-func (o *outputs) notes(t tiergame.Tier, ns solver.Notes, role string, part int) error {
-	if err := o.add(t, func(path string) error { return writeNotesFile(path, ns) }); err != nil {
-		return err
-	}
-	o.outs[len(o.outs)-1].Role, o.outs[len(o.outs)-1].Part = role, part
-	return nil
 }

@@ -38,6 +38,7 @@ var executors = map[api.Kind]executor{
 	api.Close:      {run: (*Worker).close, wholeTier: true},
 	api.SolveRange: {run: (*Worker).solveRange, keepsResults: true},
 	api.SolveTier:  {run: (*Worker).solveTier, wholeTier: true},
+	api.KidNotes:   {run: (*Worker).kidNotes},
 	api.Part:       {run: (*Worker).part, wholeTier: true},
 }
 

@@ -124,6 +124,8 @@ func (s *State) Blocked(id string, largest int64) string {
 		if n := r.UnitBytes(t, u); n > uint64(largest) {
 			what, fix := fmt.Sprintf("tier %s", t.Name), "start a worker with more --memory, or submit with more --loopy-ranges"
 			switch {
+			case u.Kind == api.KidNotes:
+				what += fmt.Sprintf(" notes of child tier %s", r.Tier(u.Child).Name)
 			case ref.Phase == api.PhaseParts:
 				what += fmt.Sprintf(" part %d of %d", ref.Index, len(t.Parts.Units))
 			case u.Kind == api.Close:

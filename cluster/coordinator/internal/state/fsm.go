@@ -269,7 +269,7 @@ func (r *Run) apply(s *State, c *Command, index uint64) any {
 			return fmt.Errorf("%v token %d: %w", d.Ref, d.Done.Token, api.ErrStale)
 		case d.Ref.Phase == api.PhaseSolve && !r.ChildrenSolved(t):
 			return fmt.Errorf("%v: %w", d.Ref, api.ErrNotReady)
-		case !Fits(t, u, d.Done.Outputs) || u.Kind == api.Part && d.Done.Part == nil:
+		case !Fits(t, u, d.Done.Outputs) || inParts(u) && d.Done.Part == nil:
 			return fmt.Errorf("%v: %w", d.Ref, api.ErrBadOutputs)
 		}
 		done := d.Done

@@ -54,10 +54,14 @@ var kinds = map[api.Kind]kindRules{
 	// children, and write the records of their range.
 	api.SolveRange: {outputFor: ownTier, single: true, provisional: true, inputs: solveInputs},
 	api.SolveTier:  {outputFor: ownTier, single: true, inputs: solveInputs},
-	// Part is a round of a part of a loopy tier solved in parts
-	// (parts.go): it reads the tier's level file, the child tiers'
-	// databases and the part's checkpoint and notes, and writes notes,
-	// checkpoints and at the end the part's records (partOutputs).
+	// KidNotes turns a range of a child tier of a loopy tier solved in
+	// parts (parts.go) into notes files for the parts (partOutputs): it
+	// reads the child's level file and database.
+	api.KidNotes: {outputFor: ownTier, inputs: kidInputs},
+	// Part is a round of a part of a loopy tier solved in parts: it
+	// reads the tier's level file and the part's checkpoint and notes,
+	// and writes notes, checkpoints and at the end the part's records
+	// (partOutputs).
 	api.Part: {outputFor: ownTier, inputs: partInputs},
 }
 
@@ -98,6 +102,10 @@ func solveUnits(t *Tier) []*Unit {
 	return us
 }
 
+// inParts reports whether u is a unit of a tier in parts (phase
+// api.PhaseParts), which reports its results (api.PartResult).
+func inParts(u *Unit) bool { return u.Kind == api.Part || u.Kind == api.KidNotes }
+
 // ownTier: the only outputs are the unit's tier's.
 func ownTier(t *Tier, out uint64) bool { return out == t.Tier }
 
@@ -137,7 +145,7 @@ func solveInputs(r *Run, t *Tier, a *api.Assignment) {
 // itself), or the records of the unit's own tier.
 func Fits(t *Tier, u *Unit, outs []api.Output) bool {
 	rules, ok := kinds[u.Kind]
-	if !ok || u.Kind == api.Part && !partOutputs(t, outs) {
+	if !ok || inParts(u) && !partOutputs(t, outs) {
 		return false
 	}
 	for _, o := range outs {

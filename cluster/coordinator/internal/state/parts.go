@@ -7,26 +7,42 @@ import (
 	"github.com/tiersolve/tiersolve/solver"
 )
 
-// A loopy tier solved in parts (api.Settings.LoopyRanges) runs in rounds,
-// as solver's solveLoopyParts does in one process: every part's first
-// pass, then levels of wins and losses in lockstep, the start of ties
-// and their levels, then every part's records. A round is a unit per
-// part (api.Part, phase api.PhaseParts); when every unit of a round is
-// done, advanceParts folds their results into the parts and makes the
-// next round, so the round in progress, each part's last checkpoint and
-// the rounds since are all in the replicated state: a part whose worker
-// is lost is taken over from its checkpoint, its rounds since replayed
-// from the notes they read (kept until the tier is solved).
+// A loopy tier solved in parts (api.Settings.LoopyRanges) runs as
+// solver's solveLoopyParts does in one process: first its child tiers'
+// records, a range a unit (api.KidNotes, solver.ChildRanges), into notes
+// files for each part, so that each child position's un-moves are
+// computed once, not once a part; then in rounds: every part's first
+// pass, levels of wins and losses in lockstep, the start of ties and
+// their levels, then every part's records. A round is a unit per part
+// (api.Part); every unit is of phase api.PhaseParts. When every unit of
+// the phase or round is done, advanceParts folds their results into the
+// parts and makes the next round, so the round in progress, each part's
+// last checkpoint and the rounds since are all in the replicated state:
+// a part whose worker is lost is taken over from its checkpoint, its
+// rounds since replayed from the notes they read (kept until the tier
+// is solved, or its next checkpoint). A KidNotes unit lost is run again:
+// its outputs are recorded only with its completion.
 
 // Parts is a loopy tier's solve in parts.
 type Parts struct {
-	Phase string `json:"phase"` // api.PartsFirst, ...
-	// Level is the level the round runs (-1: a first pass, the start of
-	// ties, the records).
-	Level int     `json:"level"`
-	Round int     `json:"round"`
-	Units []*Unit `json:"units"` // the round's, one per part
+	Phase string `json:"phase"` // api.PartsKids, api.PartsFirst, ...
+	// Level is the level the round runs (-1: the children's notes, a
+	// first pass, the start of ties, the records).
+	Level int `json:"level"`
+	Round int `json:"round"`
+	// Units are the phase's: the KidNotes units over the child tiers'
+	// ranges, then the round's, one per part.
+	Units []*Unit `json:"units"`
 	Parts []*Part `json:"parts"`
+	// KidRem and KidTie are the child tiers' longest remoteness and
+	// longest tie (-1: none), as the KidNotes units reported them (their
+	// databases' headers), for the first pass (api.PartWork).
+	KidRem int `json:"kid_rem,omitempty"`
+	KidTie int `json:"kid_tie,omitempty"`
+	// KidNotes and KidNotesBytes count the notes the KidNotes units made
+	// and their files' bytes.
+	KidNotes      uint64 `json:"kid_notes,omitempty"`
+	KidNotesBytes uint64 `json:"kid_notes_bytes,omitempty"`
 	// Notes, NotesBytes and Checkpoints count what the parts sent each
 	// other and the bytes of their checkpoints; Bytes is the largest
 	// memory a part reported.
@@ -45,11 +61,12 @@ type Part struct {
 	// first pass is done.
 	Checkpoint      *api.Blob `json:"checkpoint,omitempty"`
 	CheckpointRound int       `json:"checkpoint_round,omitempty"`
-	// Tied are the child tiers' tied notes for the part (its first pass
-	// wrote them), read when ties start.
+	// Tied are the child tiers' tied notes for the part (files of the
+	// KidNotes units), read when ties start.
 	Tied []api.Blob `json:"tied,omitempty"`
 	// Steps are the rounds since the checkpoint, the last one the round
-	// in progress.
+	// in progress; the first pass's (round 0) holds the KidNotes units'
+	// held and won files for the part.
 	Steps []api.PartStep `json:"steps"`
 	// Next is the part's next level, as its last round reported.
 	Next int `json:"next"`
@@ -65,7 +82,7 @@ type Part struct {
 func (t *Tier) partitioned() bool { return t.Level != nil && len(t.Level.Parts) > 2 }
 
 // ChildrenWritten reports whether every child tier of t has its value
-// database: a part's first pass reads them range by range.
+// database: the KidNotes units read them range by range.
 func (r *Run) ChildrenWritten(t *Tier) bool {
 	for _, c := range t.Children {
 		if r.Tier(c).DB == nil {
@@ -75,15 +92,68 @@ func (r *Run) ChildrenWritten(t *Tier) bool {
 	return true
 }
 
-// newParts starts tier t's solve in parts: every part's first pass.
-func newParts(t *Tier) *Parts {
+// newParts starts tier t's solve in parts: a KidNotes unit per range of
+// each child tier's records (solver.ChildRanges: about as many as the
+// parts, of at least the run's MinRange records, at whole chunks), or,
+// if the children hold no record, every part's first pass.
+func (r *Run) newParts(t *Tier) *Parts {
 	n := len(t.Level.Parts) - 1
-	p := &Parts{Phase: api.PartsFirst, Level: -1, Parts: make([]*Part, n)}
+	p := &Parts{Phase: api.PartsKids, Level: -1, KidTie: -1, Parts: make([]*Part, n)}
 	for k := range p.Parts {
-		p.Parts[k] = &Part{Next: -1, Steps: []api.PartStep{{Round: 0, Level: -1}}}
+		p.Parts[k] = &Part{Next: -1}
+	}
+	least := max(r.Settings.MinRange, solver.ChildChunk)
+	for _, c := range t.Children {
+		if ct := r.Tier(c); ct.Level != nil {
+			for _, rg := range solver.ChildRanges(ct.Level.Reachable, n, least, solver.ChildChunk) {
+				p.Units = append(p.Units, &Unit{Kind: api.KidNotes, Lo: rg.Lo, Hi: rg.Hi, Child: c})
+			}
+		}
+	}
+	if p.Units == nil {
+		p.startFirst(t, make([][]api.Blob, n), make([][]api.Blob, n))
+	}
+	return p
+}
+
+// endKids folds the KidNotes units' results into the parts, and starts
+// their first pass: its step for each part carries the held files for
+// it, then the won ones, in the units' order; the tied ones are kept for
+// ties.
+func (p *Parts) endKids(t *Tier) {
+	held, won := make([][]api.Blob, len(p.Parts)), make([][]api.Blob, len(p.Parts))
+	for _, u := range p.Units {
+		d := u.Done
+		if d.Part != nil {
+			p.KidNotes += d.Part.Notes
+			p.KidRem = max(p.KidRem, d.Part.Rem)
+			if d.Part.Ties {
+				p.KidTie = max(p.KidTie, d.Part.Rem)
+			}
+		}
+		for _, o := range d.Outputs {
+			p.KidNotesBytes += uint64(o.Blob.Size)
+			switch o.Role {
+			case api.RoleHeld:
+				held[o.Part] = append(held[o.Part], o.Blob)
+			case api.RoleWon:
+				won[o.Part] = append(won[o.Part], o.Blob)
+			case api.RoleTied:
+				p.Parts[o.Part].Tied = append(p.Parts[o.Part].Tied, o.Blob)
+			}
+		}
+	}
+	p.startFirst(t, held, won)
+}
+
+// startFirst starts the parts' first pass (round 0) with, for part k,
+// the child tiers' held notes held[k] and won notes won[k].
+func (p *Parts) startFirst(t *Tier, held, won [][]api.Blob) {
+	p.Phase, p.Level, p.Round = api.PartsFirst, -1, 0
+	for k, part := range p.Parts {
+		part.Steps = []api.PartStep{{Round: 0, Level: -1, In: held[k], Won: won[k]}}
 	}
 	p.Units = p.roundUnits(t)
-	return p
 }
 
 // roundUnits are the units of a round: one per part, over its range.
@@ -95,16 +165,21 @@ func (p *Parts) roundUnits(t *Tier) []*Unit {
 	return us
 }
 
-// advanceParts makes tier t's next round once every unit of the round in
-// progress is done, as solver's lockstep does: the next level is the
-// least of the parts' next levels, or the level after this one if a part
-// sent notes; with none, the phase ends (wins and losses: ties start;
-// ties: the records are written); once the records are, they are the
-// tier's solve units.
+// advanceParts makes tier t's next round once every unit of the phase
+// or round in progress is done: after the KidNotes units, the first
+// pass; then as solver's lockstep does: the next level is the least of
+// the parts' next levels, or the level after this one if a part sent
+// notes; with none, the phase ends (wins and losses: ties start; ties:
+// the records are written); once the records are, they are the tier's
+// solve units.
 func (r *Run) advanceParts(t *Tier) bool {
 	p := t.Parts
 	if p == nil || p.Phase == api.PartsDone || !allDone(p.Units) {
 		return false
+	}
+	if p.Phase == api.PartsKids {
+		p.endKids(t)
+		return true
 	}
 	inbox := make([][]api.Blob, len(p.Parts))
 	sent := false
@@ -125,8 +200,6 @@ func (r *Run) advanceParts(t *Tier) bool {
 				inbox[o.Part] = append(inbox[o.Part], o.Blob)
 				p.NotesBytes += uint64(o.Blob.Size)
 				sent = true
-			case api.RoleTied:
-				part.Tied = append(part.Tied, o.Blob)
 			case api.RoleCheckpoint:
 				b := o.Blob
 				part.Checkpoint, part.CheckpointRound, part.Steps = &b, p.Round, nil
@@ -178,7 +251,7 @@ func (r *Run) advanceParts(t *Tier) bool {
 // holder is the worker that ran the last round of the part whose round u
 // is, if u is a unit of tier t's round in progress.
 func (t *Tier) holder(u *Unit) string {
-	if t.Parts == nil {
+	if t.Parts == nil || t.Parts.Phase == api.PartsKids {
 		return ""
 	}
 	for k, pu := range t.Parts.Units {
@@ -197,20 +270,31 @@ func (t *Tier) partsUnit(i int) *Unit {
 	return t.Parts.Units[i]
 }
 
-// partInputs sets what a Part unit reads: the tier's level file, the
-// child tiers' databases (a first pass reads them), and the part's
-// checkpoint and rounds since.
+// partInputs sets what a Part unit reads: the tier's level file, and the
+// part's checkpoint and rounds since (a first pass's with the child
+// tiers' notes for it, and their longest remoteness).
 func partInputs(r *Run, t *Tier, a *api.Assignment) {
-	solveInputs(r, t, a)
+	a.Level = &t.Level.Blob
 	k := a.Ref.Index
 	part := t.Parts.Parts[k]
 	a.Part = &api.PartWork{Part: k, Bounds: t.Level.Parts, Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound,
-		Steps: part.Steps}
+		Steps: part.Steps, KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie}
 }
 
-// partOutputs reports whether outs fit a Part unit of t's round: notes
-// for the other parts, tied notes and a checkpoint, or in the records'
-// round the part's records alone.
+// kidInputs sets what a KidNotes unit reads: its child tier's level file
+// and database, and where the tier is cut.
+func kidInputs(r *Run, t *Tier, a *api.Assignment) {
+	u := t.partsUnit(a.Ref.Index)
+	ct := r.Tier(u.Child)
+	a.Kids = []api.KidInput{{Tier: ct.Tier, Level: ct.Level.Blob, Set: r.setKey(ct), DB: &ct.DB.Blob}}
+	a.Part = &api.PartWork{Bounds: t.Level.Parts}
+}
+
+// partOutputs reports whether outs fit a unit of t's phase in progress:
+// a KidNotes unit's held, won and tied notes for the parts; a Part
+// unit's notes for the other parts and a checkpoint (always, after a
+// first pass: it no longer reads the child tiers' notes), or in the
+// records' round the part's records alone.
 func partOutputs(t *Tier, outs []api.Output) bool {
 	p := t.Parts
 	if p == nil {
@@ -219,23 +303,25 @@ func partOutputs(t *Tier, outs []api.Output) bool {
 	if p.Phase == api.PartsRecords {
 		return len(outs) == 1 && outs[0].Role == api.RoleRecords
 	}
+	kids := p.Phase == api.PartsKids
 	for _, o := range outs {
 		switch {
-		case o.Role == api.RoleNotes && o.Part >= 0 && o.Part < len(p.Parts):
-		case o.Role == api.RoleTied && p.Phase == api.PartsFirst:
-		case o.Role == api.RoleCheckpoint:
+		case o.Part < 0 || o.Part >= len(p.Parts):
+			return false
+		case kids && (o.Role == api.RoleHeld || o.Role == api.RoleWon || o.Role == api.RoleTied):
+		case !kids && (o.Role == api.RoleNotes || o.Role == api.RoleCheckpoint):
 		default:
 			return false
 		}
 	}
-	// A first pass always writes a checkpoint: its tied notes are kept
-	// from then on.
 	return p.Phase != api.PartsFirst || slices.ContainsFunc(outs, func(o api.Output) bool { return o.Role == api.RoleCheckpoint })
 }
 
 // partsBlobs adds the blobs tier t's parts still read: their
-// checkpoints, tied notes and the notes of their rounds since, and the
-// outputs of the round in progress.
+// checkpoints, tied notes and the notes of their rounds since (a first
+// pass's held and won files until its checkpoint: a part replayed from
+// none reads them again), and the outputs of the phase or round in
+// progress (the KidNotes units').
 func (t *Tier) partsBlobs(add func(api.Blob)) {
 	p := t.Parts
 	if p == nil || p.Phase == api.PartsDone {
@@ -249,7 +335,7 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 			add(b)
 		}
 		for _, s := range part.Steps {
-			for _, b := range s.In {
+			for _, b := range append(s.In[:len(s.In):len(s.In)], s.Won...) {
 				add(b)
 			}
 		}
@@ -266,6 +352,9 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 // affine reports whether unit i of tier t's round should wait for another
 // worker than tk's, present, which holds the part in memory.
 func (t *Tier) affine(i int, tk Taker) bool {
+	if t.Parts.Phase == api.PartsKids {
+		return false
+	}
 	w := t.Parts.Parts[i].Worker
 	return w != "" && tk.Worker != "" && w != tk.Worker && slices.Contains(tk.Present, w)
 }
@@ -273,7 +362,7 @@ func (t *Tier) affine(i int, tk Taker) bool {
 // view is the API's view of the parts.
 func (p *Parts) view() *api.Parts {
 	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Parts: make([]*api.PartProgress, len(p.Parts)),
-		Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
+		KidRem: p.KidRem, KidTie: p.KidTie, KidNotes: p.KidNotes, KidNotesBytes: p.KidNotesBytes, Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
 	for k, part := range p.Parts {
 		v.Parts[k] = &api.PartProgress{Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound, Tied: part.Tied,
 			Steps: part.Steps, Next: part.Next, Worker: part.Worker, Token: part.Token}
@@ -284,10 +373,12 @@ func (p *Parts) view() *api.Parts {
 // UnitBytes is the leader's estimate of the peak memory of unit u of tier
 // t on a worker, for the units of loopy tiers: a whole tier's closing
 // (Close: solver.CloseBytes, on one thread; a worker closes on as many as
-// its budget holds) or solving (SolveTier: solver.LoopyTierBytes), or a
-// part's first pass (solver.PartFirstPassBytes) or later round
-// (solver.PartRoundBytes: its cells, or more if a part of the tier
-// reported holding more); 0 for the others, which are not estimated.
+// its budget holds) or solving (SolveTier: solver.LoopyTierBytes), a
+// range of a child tier turned into notes (KidNotes:
+// solver.KidNotesBytes), or a part's first pass
+// (solver.PartFirstPassBytes) or later round (solver.PartRoundBytes: its
+// cells, or more if a part of the tier reported holding more); 0 for the
+// others, which are not estimated.
 func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	switch u.Kind {
 	case api.Close:
@@ -299,17 +390,15 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	case api.Part:
 		p := t.Parts
 		if p == nil || p.Phase == api.PartsFirst {
-			var kid uint64
-			for _, c := range t.Children {
-				kid = max(kid, r.Tier(c).Size)
-			}
-			return solver.PartFirstPassBytes(t.Size, u.Hi-u.Lo, kid)
+			return solver.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
 		}
 		// A later round reads no child tier: the part's cells (twice
 		// as wide from the level a byte does not hold), or what the
 		// largest part reported holding, if more.
 		cells := solver.PartCellBytes(u.Hi-u.Lo, p.Level, p.Phase == api.PartsTies)
 		return solver.PartRoundBytes(t.Size, max(cells, p.Bytes))
+	case api.KidNotes:
+		return solver.KidNotesBytes(r.Tier(u.Child).Size, len(t.Level.Parts)-1)
 	case api.SolveTier:
 		var count uint64
 		if t.Level != nil {

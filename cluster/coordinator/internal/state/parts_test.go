@@ -2,24 +2,27 @@ package state
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
-// TestFSMParts walks a loopy tier solved in 3 parts through its rounds
-// as solver's lockstep does: the next level is the least of the parts'
-// next levels, or the one after if notes were sent; ties, then records,
-// which become the tier's solve units. Along the way: what a unit is
-// given (its checkpoint and the rounds since, with the notes they read),
-// the blobs kept live, the leases that wait for a part's worker, a
-// completion without its report refused, and a report of a part's last
-// round sent again after the next round started (its answer lost with a
-// leader) known as accepted, its worker a holder a new leader presumes
-// present.
+// TestFSMParts walks a loopy tier solved in 3 parts through its child
+// tier's notes (one KidNotes unit) and its rounds as solver's lockstep
+// does: the next level is the least of the parts' next levels, or the
+// one after if notes were sent; ties, then records, which become the
+// tier's solve units. Along the way: what a unit is given (its
+// checkpoint and the rounds since, with the notes they read), the blobs
+// kept live, the leases that wait for a part's worker, a completion
+// without its report refused, and a report of a part's last round sent
+// again after the next round started (its answer lost with a leader)
+// known as accepted, its worker a holder a new leader presumes present.
 func TestFSMParts(t *testing.T) {
 	h := newHarness(t)
 	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
@@ -53,7 +56,14 @@ func TestFSMParts(t *testing.T) {
 	workers := []string{"w1", "w2", "w3"}
 	ref := func(k int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, k) }
 	notes := api.Output{Tier: 1, Blob: blobOf("notes 0->1"), Role: api.RoleNotes, Part: 1}
-	tied := api.Output{Tier: 1, Blob: blobOf("tied 2"), Role: api.RoleTied}
+	tied := api.Output{Tier: 1, Blob: blobOf("tied 2"), Role: api.RoleTied, Part: 2}
+	held := api.Output{Tier: 1, Blob: blobOf("held 1"), Role: api.RoleHeld, Part: 1}
+	// The child tier's notes: one unit, its 5 records.
+	if p := h.state().Runs[0].Tiers[1].Parts; p == nil || p.Phase != api.PartsKids || len(p.Units) != 1 ||
+		p.Units[0].Kind != api.KidNotes || p.Units[0].Child != 2 || p.Units[0].Hi != 5 {
+		t.Fatalf("tier 1's parts before their first pass: %+v", p)
+	}
+	grantComplete(ref(0), "w3", &api.PartResult{Next: -1, Notes: 9, Rem: 4}, held, tied)
 	ckpt := func(s string) api.Output { return api.Output{Tier: 1, Blob: blobOf(s), Role: api.RoleCheckpoint} }
 	// Each round: the phase and level it runs, and what each part
 	// reports: its next level and outputs.
@@ -67,7 +77,7 @@ func TestFSMParts(t *testing.T) {
 		level   int
 		reports [3]report
 	}{
-		{api.PartsFirst, -1, [3]report{{2, []api.Output{ckpt("c0")}}, {-1, []api.Output{ckpt("c1")}}, {5, []api.Output{ckpt("c2"), tied}}}},
+		{api.PartsFirst, -1, [3]report{{2, []api.Output{ckpt("c0")}}, {-1, []api.Output{ckpt("c1")}}, {5, []api.Output{ckpt("c2")}}}},
 		{api.PartsWins, 2, [3]report{{-1, []api.Output{notes}}, {-1, nil}, {5, nil}}},
 		{api.PartsWins, 3, [3]report{{-1, nil}, {4, nil}, {5, []api.Output{ckpt("c2 at 2")}}}},
 		{api.PartsWins, 4, [3]report{{-1, nil}, {-1, nil}, {5, nil}}},
@@ -102,8 +112,10 @@ func TestFSMParts(t *testing.T) {
 					t.Errorf("%s not live at round 3", b.SHA256[:8])
 				}
 			}
-			if _, ok := live[blobOf("c2").SHA256]; ok {
-				t.Error("part 2's first checkpoint still live after its second")
+			for _, b := range []api.Blob{blobOf("c2"), held.Blob} {
+				if _, ok := live[b.SHA256]; ok {
+					t.Errorf("%s still live after a later checkpoint of its part", b.SHA256[:8])
+				}
 			}
 		}
 		if i > 0 {
@@ -199,13 +211,23 @@ func TestPartsMemory(t *testing.T) {
 	if parts < 2 || parts == 256 {
 		t.Fatalf("%d parts for a budget of a third of the tier's %d bytes", parts, whole)
 	}
-	var kid uint64 = size / 2
-	if solver.PartBytes(size, size/uint64(parts)+1, kid) > uint64(budget) || solver.PartBytes(size, size/uint64(parts-1)+1, kid) <= uint64(budget) {
+	var kidSize uint64 = size / 2
+	if solver.PartBytes(size, size/uint64(parts)+1, kidSize) > uint64(budget) || solver.PartBytes(size, size/uint64(parts-1)+1, kidSize) <= uint64(budget) {
 		t.Errorf("%d parts is not the fewest that fit", parts)
 	}
 	t1.Level = &Level{Reachable: size / 2, Parts: []uint64{0, size / 2, size}}
-	t1.Parts = newParts(t1)
+	t1.Parts = r.newParts(t1)
 	s := &State{Runs: []*Run{r}}
+	// The child tier's notes: two units, each holding the child's set and
+	// a chunk of its records, nothing of the tier.
+	kid := t1.Parts.Units[0]
+	if len(t1.Parts.Units) != 2 || kid.Kind != api.KidNotes || r.UnitBytes(t1, kid) != solver.KidNotesBytes(size/2, 2) {
+		t.Fatalf("the child's notes: %+v, %d bytes", t1.Parts.Units, r.UnitBytes(t1, kid))
+	}
+	if msg := s.Blocked("r1", int64(r.UnitBytes(t1, kid))-1); !strings.Contains(msg, "tier t1 notes of child tier t2 needs about") {
+		t.Errorf("blocked: %q", msg)
+	}
+	t1.Parts.startFirst(t1, make([][]api.Blob, 2), make([][]api.Blob, 2))
 	need := r.UnitBytes(t1, t1.Parts.Units[0])
 	free := func(memory int64) int {
 		n := 0
@@ -232,16 +254,17 @@ func TestPartsMemory(t *testing.T) {
 	for ref := range s.Free(Taker{Worker: "other", Memory: int64(need) - 1}) {
 		t.Errorf("%v leased to a worker too small for it", ref)
 	}
-	// A first pass reads the child tiers; a later round holds the part's
-	// cells (two bytes a hash from the level a byte does not hold) or
-	// what the largest part reported, and no child tier.
+	// A first pass holds the part's cells and a section of notes; a
+	// later round the part's cells (two bytes a hash from the level a
+	// byte does not hold) or what the largest part reported, and the
+	// notes it makes; neither any child tier.
 	u0 := t1.Parts.Units[0]
-	if got, want := r.UnitBytes(t1, u0), solver.PartFirstPassBytes(size, size/2, size/2); got != want {
+	if got, want := r.UnitBytes(t1, u0), solver.PartFirstPassBytes(size, size/2); got != want {
 		t.Errorf("a first pass: %d bytes, want %d", got, want)
 	}
 	t1.Parts.Phase, t1.Parts.Level = api.PartsWins, 3
-	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size/2); got != want || got >= need {
-		t.Errorf("a round of level 3: %d bytes, want %d, less than its first pass's %d", got, want, need)
+	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size/2); got != want || got <= need {
+		t.Errorf("a round of level 3: %d bytes, want %d, more than its first pass's %d", got, want, need)
 	}
 	t1.Parts.Level = 200
 	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size); got != want {
@@ -267,5 +290,197 @@ func TestPartsMemory(t *testing.T) {
 	t1.Parts, t1.Reach = nil, []*Unit{closing}
 	if msg := s.Blocked("r1", tk.Memory); !strings.Contains(msg, "closing tier t1 needs about") || strings.Contains(msg, "--loopy-ranges") {
 		t.Errorf("blocked by closing: %q", msg)
+	}
+}
+
+// TestFSMPartsKids: a tier in 2 parts with two child tiers starts with
+// a KidNotes unit per range of each child's records (the large child in
+// two, at whole chunks; the small one whole), leased to any worker; a
+// unit whose lease is lost is run again, its first worker's late
+// completion refused and its outputs recorded only with the second's;
+// outputs of a part's roles or for no part are refused. Once every unit
+// is done, the first pass starts: each part's step carries the held
+// files for it, then the won ones, in the units' order, its tied files
+// are kept for ties, and the children's longest remoteness and tie are
+// the largest reported. The held and won files stay live until the
+// parts' first checkpoints, the tied ones after.
+func TestFSMPartsKids(t *testing.T) {
+	h := newHarness(t)
+	const big = 3 << 20 // records of tier 2
+	run := &Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
+		{Tier: 1, Name: "t1", Size: 100, Loopy: true, Parents: []uint64{0}, Children: []uint64{2, 3}},
+		{Tier: 2, Name: "t2", Size: 1 << 23, Parents: []uint64{1}},
+		{Tier: 3, Name: "t3", Size: 100, Parents: []uint64{1}},
+	}}
+	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
+	grant := func(ref api.UnitRef, worker string) uint64 {
+		t.Helper()
+		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
+		if !ok {
+			t.Fatalf("grant %v refused", ref)
+		}
+		return tok
+	}
+	complete := func(ref api.UnitRef, worker string, tok uint64, part *api.PartResult, outs ...api.Output) error {
+		err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: Completion{Worker: worker, Token: tok, Outputs: outs, Part: part}}}).(error)
+		return err
+	}
+	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) {
+		t.Helper()
+		if err := complete(ref, worker, grant(ref, worker), part, outs...); err != nil {
+			t.Fatalf("complete %v: %v", ref, err)
+		}
+	}
+	level := func(tier uint64, reachable, size uint64, parts []uint64) {
+		h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: tier, Level: Level{Blob: blobOf(fmt.Sprint("level", tier)), Reachable: reachable,
+			Ranges: []solver.Range{{Lo: 0, Hi: size}}, Parts: parts}}})
+	}
+	level(0, 10, 100, nil)
+	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
+	grantComplete(unitRef(id, 1, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("closed")},
+		api.Output{Tier: 2, Blob: blobOf("p2")}, api.Output{Tier: 3, Blob: blobOf("p3")})
+	level(1, 30, 100, []uint64{0, 50, 100})
+	level(2, big, 1<<23, nil)
+	level(3, 10, 100, nil)
+	for _, c := range []uint64{2, 3} {
+		grantComplete(unitRef(id, c, api.PhaseSolve, 0), "w1", nil, api.Output{Tier: c, Blob: blobOf(fmt.Sprint("recs", c))})
+		h.apply(&Command{Op: opDB, DB: &dbCmd{Run: id, Tier: c, DB: DB{Blob: blobOf(fmt.Sprint("db", c))}}})
+	}
+
+	ref := func(i int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, i) }
+	s := h.state()
+	p := s.Runs[0].Tiers[1].Parts
+	half := uint64(24 * solver.ChildChunk)
+	want := []Unit{{Kind: api.KidNotes, Lo: 0, Hi: half, Child: 2}, {Kind: api.KidNotes, Lo: half, Hi: big, Child: 2}, {Kind: api.KidNotes, Lo: 0, Hi: 10, Child: 3}}
+	if p == nil || p.Phase != api.PartsKids || len(p.Units) != len(want) {
+		t.Fatalf("tier 1's parts: %+v, want %d KidNotes units", p, len(want))
+	}
+	for i, u := range p.Units {
+		if *u != want[i] {
+			t.Errorf("unit %d: %+v, want %+v", i, *u, want[i])
+		}
+	}
+	// Any worker may take any of them, whatever it did before.
+	var free []api.UnitRef
+	h.fsm.View(func(s *State, _ uint64) {
+		for r := range s.Free(Taker{Worker: "w2", Present: []string{"w1", "w2"}}) {
+			free = append(free, r)
+		}
+	})
+	if !slices.Equal(free, []api.UnitRef{ref(0), ref(1), ref(2)}) {
+		t.Fatalf("free units %v, want the 3 KidNotes units", free)
+	}
+	tok := grant(ref(1), "w1")
+	var a *api.Assignment
+	h.fsm.View(func(st *State, _ uint64) { a = st.Assignment(ref(1), tok) })
+	if a == nil || a.Kind != api.KidNotes || a.Lo != half || a.Hi != big || len(a.Kids) != 1 || a.Kids[0].Tier != 2 ||
+		a.Kids[0].DB == nil || *a.Kids[0].DB != blobOf("db2") || a.Kids[0].Level != blobOf("level2") || a.Part == nil ||
+		!slices.Equal(a.Part.Bounds, []uint64{0, 50, 100}) || a.Bytes != int64(solver.KidNotesBytes(1<<23, 2)) {
+		t.Fatalf("the assignment of a KidNotes unit: %+v", a)
+	}
+	// Its lease is lost (expired: released through the log); another
+	// worker runs it again, and the first's late completion is stale.
+	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(1), Token: tok}})
+	out := func(s, role string, part int) api.Output {
+		return api.Output{Tier: 1, Blob: blobOf(s), Role: role, Part: part}
+	}
+	tok2 := grant(ref(1), "w2")
+	if err := complete(ref(1), "w1", tok, &api.PartResult{Next: -1}, out("late", api.RoleHeld, 0)); !errors.Is(err, api.ErrStale) {
+		t.Fatalf("a lost lease's completion: %v, want stale", err)
+	}
+	for _, bad := range []struct {
+		part *api.PartResult
+		outs []api.Output
+	}{
+		{nil, []api.Output{out("h10", api.RoleHeld, 0)}},
+		{&api.PartResult{Next: -1}, []api.Output{out("n", api.RoleNotes, 0)}},
+		{&api.PartResult{Next: -1}, []api.Output{out("c", api.RoleCheckpoint, 0)}},
+		{&api.PartResult{Next: -1}, []api.Output{out("h", api.RoleHeld, 2)}},
+	} {
+		if err := complete(ref(1), "w2", tok2, bad.part, bad.outs...); !errors.Is(err, api.ErrBadOutputs) {
+			t.Errorf("a KidNotes completion %+v %+v: %v, want bad outputs", bad.part, bad.outs, err)
+		}
+	}
+	if err := complete(ref(1), "w2", tok2, &api.PartResult{Next: -1, Notes: 30, Rem: 9, Ties: true},
+		out("h10", api.RoleHeld, 0), out("w10", api.RoleWon, 0), out("w11", api.RoleWon, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if p := h.state().Runs[0].Tiers[1].Parts; p.Phase != api.PartsKids || p.Units[1].Done == nil || p.Units[1].Done.Worker != "w2" {
+		t.Fatalf("after one KidNotes unit: %+v", p)
+	}
+	grantComplete(ref(2), "w1", &api.PartResult{Next: -1, Notes: 3, Rem: 12}, out("h21", api.RoleHeld, 1))
+	grantComplete(ref(0), "w1", &api.PartResult{Next: -1, Notes: 40, Rem: 7},
+		out("h00", api.RoleHeld, 0), out("h01", api.RoleHeld, 1), out("w00", api.RoleWon, 0), out("t01", api.RoleTied, 1))
+
+	s = h.state()
+	p = s.Runs[0].Tiers[1].Parts
+	blobs := func(names ...string) []api.Blob {
+		var bs []api.Blob
+		for _, n := range names {
+			bs = append(bs, blobOf(n))
+		}
+		return bs
+	}
+	steps := [][]api.PartStep{
+		{{Round: 0, Level: -1, In: blobs("h00", "h10"), Won: blobs("w00", "w10")}},
+		{{Round: 0, Level: -1, In: blobs("h01", "h21"), Won: blobs("w11")}},
+	}
+	if p.Phase != api.PartsFirst || p.Round != 0 || len(p.Units) != 2 || p.Units[1].Kind != api.Part || p.Units[1].Lo != 50 ||
+		p.KidRem != 12 || p.KidTie != 9 || p.KidNotes != 73 || p.Notes != 0 {
+		t.Fatalf("after the KidNotes units: %+v", p)
+	}
+	for k, part := range p.Parts {
+		if !reflect.DeepEqual(part.Steps, steps[k]) {
+			t.Errorf("part %d's first pass: %+v, want %+v", k, part.Steps, steps[k])
+		}
+	}
+	if !slices.Equal(p.Parts[0].Tied, nil) || !slices.Equal(p.Parts[1].Tied, blobs("t01")) {
+		t.Errorf("tied files %v and %v, want none and t01", p.Parts[0].Tied, p.Parts[1].Tied)
+	}
+	var bytes int64
+	for _, n := range []string{"h10", "w10", "w11", "h21", "h00", "h01", "w00", "t01"} {
+		bytes += blobOf(n).Size
+	}
+	if p.KidNotesBytes != uint64(bytes) {
+		t.Errorf("%d bytes of the children's notes, want %d", p.KidNotesBytes, bytes)
+	}
+	tok = grant(ref(1), "w2")
+	h.fsm.View(func(st *State, _ uint64) { a = st.Assignment(ref(1), tok) })
+	if a.Kind != api.Part || len(a.Kids) != 0 || a.Level == nil || a.Part.KidRem != 12 || a.Part.KidTie != 9 ||
+		!reflect.DeepEqual(a.Part.Steps, steps[1]) || a.Bytes != int64(solver.PartFirstPassBytes(100, 50)) {
+		t.Fatalf("a first pass's assignment: %+v, part %+v", a, a.Part)
+	}
+	isLive := func(names ...string) []bool {
+		var live map[string]int64
+		h.fsm.View(func(s *State, _ uint64) { live = s.LiveBlobs() })
+		var got []bool
+		for _, n := range names {
+			_, ok := live[blobOf(n).SHA256]
+			got = append(got, ok)
+		}
+		return got
+	}
+	if got := isLive("h00", "w10", "h21", "t01", "late"); !slices.Equal(got, []bool{true, true, true, true, false}) {
+		t.Errorf("live during the first pass (h00 w10 h21 t01 late): %v", got)
+	}
+	if err := complete(ref(1), "w2", tok, &api.PartResult{Next: 3}, out("w11", api.RoleWon, 0)); !errors.Is(err, api.ErrBadOutputs) {
+		t.Errorf("a first pass's KidNotes output: %v, want bad outputs", err)
+	}
+	if err := complete(ref(1), "w2", tok, &api.PartResult{Next: 3}, out("c1", api.RoleCheckpoint, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// Part 0 is not checkpointed yet: its files, and part 1's (a round
+	// in progress), stay live.
+	if got := isLive("h00", "w11", "c1"); !slices.Equal(got, []bool{true, true, true}) {
+		t.Errorf("live with one first pass done (h00 w11 c1): %v", got)
+	}
+	grantComplete(ref(0), "w1", &api.PartResult{Next: 2}, out("c0", api.RoleCheckpoint, 0))
+	if p := h.state().Runs[0].Tiers[1].Parts; p.Phase != api.PartsWins || p.Level != 2 || p.Round != 1 || len(p.Parts[0].Steps) != 1 || p.Parts[0].Steps[0].Won != nil {
+		t.Fatalf("after the first pass: %+v", p)
+	}
+	if got := isLive("h00", "h01", "h10", "h21", "w00", "w10", "w11", "t01", "c0", "c1"); !slices.Equal(got,
+		[]bool{false, false, false, false, false, false, false, true, true, true}) {
+		t.Errorf("live after the parts' first checkpoints (held and won files, t01, c0, c1): %v", got)
 	}
 }

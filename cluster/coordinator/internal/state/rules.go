@@ -66,7 +66,7 @@ func (r *Run) advanceTier(t *Tier) bool {
 		t.Expanded = true
 		return true
 	case t.partitioned() && t.Parts == nil && t.Written() && t.Expanded && r.ChildrenWritten(t):
-		t.Parts = newParts(t)
+		t.Parts = r.newParts(t)
 		return true
 	case t.partitioned():
 		return r.advanceParts(t)

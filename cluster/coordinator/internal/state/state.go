@@ -128,6 +128,9 @@ type Unit struct {
 	Kind api.Kind `json:"kind"`
 	Lo   uint64   `json:"lo"`
 	Hi   uint64   `json:"hi"`
+	// Child is the child tier a KidNotes unit reads (Lo, Hi: ranks of
+	// its records).
+	Child uint64 `json:"child,omitempty"`
 	// Lease is the worker holding the unit, if any.
 	Lease *Lease `json:"lease,omitempty"`
 	// Done is the accepted result.
@@ -155,7 +158,7 @@ type Completion struct {
 	Outputs   []api.Output `json:"outputs"`
 	Positions uint64       `json:"positions"`
 	Seconds   float64      `json:"seconds"`
-	// Part is a Part unit's report.
+	// Part is a Part or KidNotes unit's report.
 	Part *api.PartResult `json:"part,omitempty"`
 }
 
@@ -373,7 +376,7 @@ func viewUnits(us []*Unit) []*api.Unit {
 	}
 	out := make([]*api.Unit, len(us))
 	for i, u := range us {
-		vu := &api.Unit{Kind: u.Kind, Lo: u.Lo, Hi: u.Hi, Failures: u.Failures}
+		vu := &api.Unit{Kind: u.Kind, Lo: u.Lo, Hi: u.Hi, Child: u.Child, Failures: u.Failures}
 		if u.Lease != nil {
 			vu.Lease = &api.Lease{Worker: u.Lease.Worker, Token: u.Lease.Token}
 		}

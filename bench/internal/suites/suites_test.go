@@ -67,10 +67,10 @@ func TestGroupsAreWellFormed(t *testing.T) {
 		}
 	}
 	// The CI smoke test: 1 warm-up + 3 rounds of every quick group. The
-	// estimates sum to about 118 s (16 s of it the cluster's loopy tiers
+	// estimates sum to about 121 s (16 s of it the cluster's loopy tiers
 	// in parts); the run took 80 s on 2026-11-28 (2 cores) before those:
 	// the bound keeps the smoke test from growing unnoticed.
-	if quick > 120*time.Second {
+	if quick > 125*time.Second {
 		t.Errorf("--quick is estimated at %v", quick)
 	}
 }

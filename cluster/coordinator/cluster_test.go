@@ -587,7 +587,7 @@ func TestPartsRestoredEachRound(t *testing.T) {
 	}
 	c := newTestCluster(t, 3, 5*time.Second)
 	c.startAll()
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	c.startWorkerWith("w1", 1, func(cfg *worker.Config) {
 		cfg.MemoryBytes = 1
 		cfg.Log = slog.New(slog.NewJSONHandler(logs, nil))
@@ -621,24 +621,6 @@ func TestPartsRestoredEachRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRunFolders(t, embeddedSolve(t, "quixo", "size=3", false), out)
-}
-
-// lockedBuffer is a bytes.Buffer that goroutines write together.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // leaderGet reads path from the leader's HTTP API, with the admin token.

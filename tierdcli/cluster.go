@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -378,12 +379,27 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	c.Waiting = sayBlocked(e.Stderr)
 	sum, err := c.WaitRun(ctx, id, time.Second)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.Stdout, "run %s done in %.1f s: %d positions, %d units\n", id, sum.Seconds, sum.Positions, sum.UnitsTotal)
 	return nil
+}
+
+// sayBlocked is an api.Client's Waiting for the commands that wait for
+// a run: it writes to w why the run waits (RunSummary.Blocked) each time
+// the reason changes, so a run no worker can take does not wait in
+// silence.
+func sayBlocked(w io.Writer) func(*api.RunSummary) {
+	last := ""
+	return func(r *api.RunSummary) {
+		if r.Blocked != last && r.Blocked != "" {
+			fmt.Fprintf(w, "run %s waits: %s\n", r.ID, r.Blocked)
+		}
+		last = r.Blocked
+	}
 }
 
 func (p *Program) runStatus(e *cli.Env, args []string) error {
@@ -417,6 +433,7 @@ func (p *Program) runStatus(e *cli.Env, args []string) error {
 			return fmt.Errorf("no run %s", id)
 		}
 		if *wait {
+			c.Waiting = sayBlocked(e.Stderr)
 			if st, err = c.WaitStatus(ctx, id, time.Second); err != nil {
 				return err
 			}

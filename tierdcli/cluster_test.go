@@ -750,3 +750,17 @@ func TestClusterRestart(t *testing.T) {
 	}
 	sameFolders(t, embedded(t, c4Game, c4Option), c.fetch(mid))
 }
+
+// TestSayBlocked: the commands that wait for a run say why it waits once
+// each time the reason changes, and nothing while no reason is given.
+func TestSayBlocked(t *testing.T) {
+	var out strings.Builder
+	say := sayBlocked(&out)
+	for _, reason := range []string{"", "tier A needs more", "tier A needs more", "", "tier B needs more", "tier B needs more"} {
+		say(&api.RunSummary{ID: "r1", Blocked: reason})
+	}
+	want := "run r1 waits: tier A needs more\nrun r1 waits: tier B needs more\n"
+	if out.String() != want {
+		t.Errorf("said %q, want %q", out.String(), want)
+	}
+}

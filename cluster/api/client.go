@@ -48,6 +48,12 @@ type Client struct {
 	// port-forward to a cluster whose store is inside it.
 	ThroughCoordinators bool
 
+	// Waiting, if set, is called by WaitStatus with each answer in which
+	// the run has not finished yet (about every 20 s, as long as the
+	// leader holds a request): a caller can show why it waits
+	// (RunSummary.Blocked) or give up.
+	Waiting func(*RunSummary)
+
 	// StoreWaits counts the transfers that found the object store
 	// unavailable, and waited for it.
 	StoreWaits atomic.Uint64
@@ -619,8 +625,12 @@ func (c *Client) WaitStatus(ctx context.Context, id string, every time.Duration)
 		asked := time.Now()
 		var st StatusResponse
 		_, err := c.callWithin(ctx, runWait+c.attemptTimeout(), c.attemptTimeout(), http.MethodGet, path, nil, &st)
-		if r := st.Run(id); err == nil && r != nil && (r.State == Done || r.State == Failed) {
+		r := st.Run(id)
+		if err == nil && r != nil && (r.State == Done || r.State == Failed) {
 			return &st, nil
+		}
+		if err == nil && r != nil && c.Waiting != nil {
+			c.Waiting(r)
 		}
 		select {
 		case <-ctx.Done():

@@ -48,7 +48,7 @@ type partsFamily struct {
 }
 
 var partsFamilies = []partsFamily{
-	{game: "xiangqi", option: "material=KRvKA", name: "xiangqi-KRvKA", workers: 3, ranges: 3, memory: 40 << 20,
+	{game: "xiangqi", option: "material=KRvKA", name: "xiangqi-KRvKA", workers: 3, ranges: 3, memory: 48 << 20,
 		level: harness.Quick, solve: 300 * time.Millisecond, parts: 1500 * time.Millisecond},
 	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", workers: 3, ranges: 3, memory: 56 << 20,
 		level: harness.Full, solve: 6 * time.Second, parts: 40 * time.Second},

@@ -100,7 +100,22 @@ func (pc *procCluster) solve(ctx context.Context, workers int, req api.SubmitReq
 	if err != nil {
 		return nil, err
 	}
-	sum, err := cl.WaitRun(ctx, id, 50*time.Millisecond)
+	// A run no worker can take would wait for ever (a budget below every
+	// part's estimate): the same reason twice in a row, 20 s apart, ends
+	// the job with it.
+	waitCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	blocked := ""
+	cl.Waiting = func(r *api.RunSummary) {
+		if r.Blocked != "" && r.Blocked == blocked {
+			cancel(fmt.Errorf("run %s waits: %s", r.ID, r.Blocked))
+		}
+		blocked = r.Blocked
+	}
+	sum, err := cl.WaitRun(waitCtx, id, 50*time.Millisecond)
+	if cause := context.Cause(waitCtx); err != nil && cause != nil && ctx.Err() == nil {
+		err = cause
+	}
 	if err != nil {
 		return nil, pc.withLogs(ctx, err)
 	}

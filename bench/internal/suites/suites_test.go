@@ -14,6 +14,8 @@ import (
 
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/bench/internal/results"
+	"github.com/tiersolve/tiersolve/internal/memsize"
+	"github.com/tiersolve/tiersolve/solver"
 )
 
 // corpus is the shared XG corpus, read in place as the xg tests do.
@@ -327,6 +329,20 @@ func TestSameRun(t *testing.T) {
 			t.Errorf("%+v: %d files, %v", tc, n, err)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%+v: %v, want %q", tc, err, tc.err)
+		}
+	}
+}
+
+// TestPartsBudgetsHoldAPart checks that every fixed budget of the parts
+// groups holds the smallest part a worker can lease (the runtime and a
+// section of notes, whatever the tier): below it, the run would wait for
+// a worker that never comes (a budget of 40 MiB did, after the children's
+// notes moved to KidNotes units).
+func TestPartsBudgetsHoldAPart(t *testing.T) {
+	floor := max(solver.PartFirstPassBytes(0, 0), solver.PartRoundBytes(0, 0))
+	for _, f := range partsFamilies {
+		if f.memory != 0 && f.memory <= floor {
+			t.Errorf("%s at %s: a part needs at least %s", f.name, memsize.Format(f.memory), memsize.Format(floor))
 		}
 	}
 }

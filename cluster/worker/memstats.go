@@ -141,6 +141,23 @@ func goMemory() uint64 {
 	return n[0] - min(n[0], n[1])
 }
 
+// gcAttrs describe the Go collector for a worker's logs: its cycles so
+// far, and the last cycle in which its CPU limiter let the heap pass the
+// memory limit rather than spend more than about half the CPU collecting
+// (0: never). A peak past the budget with a recent limited cycle is the
+// limiter's; without one, something else's.
+func gcAttrs() slog.Attr {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/limiter/last-enabled:gc-cycle"}}
+	metrics.Read(s)
+	var n [2]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			n[i] = s[i].Value.Uint64()
+		}
+	}
+	return slog.Group("gc", "cycles", n[0], "limited_cycle", n[1])
+}
+
 // memoryAttrs describe the worker's memory for its logs, in MiB: its
 // resident set now and at its peak (the system's count), the Go
 // runtime's share, the arrays outside the Go heap (cells), what its

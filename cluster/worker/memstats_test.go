@@ -62,3 +62,18 @@ func TestBudget(t *testing.T) {
 		t.Errorf("Go memory limit %d, want about %d (the budget less the program's %d bytes)", limit, want, program)
 	}
 }
+
+// TestGCAttrs: a worker's logs count the collector's cycles, and name
+// the last one its CPU limiter was on in (none in a test that collects
+// once by hand).
+func TestGCAttrs(t *testing.T) {
+	runtime.GC()
+	a := gcAttrs()
+	got := map[string]uint64{}
+	for _, g := range a.Value.Group() {
+		got[g.Key] = g.Value.Uint64()
+	}
+	if a.Key != "gc" || got["cycles"] == 0 || got["limited_cycle"] > got["cycles"] {
+		t.Errorf("gc attrs %v", a)
+	}
+}

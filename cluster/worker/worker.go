@@ -401,7 +401,7 @@ func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgr
 	w.Units.Add(1)
 	w.Positions.Add(positions)
 	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
-		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds(), w.memoryAttrs())
+		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds(), w.memoryAttrs(), gcAttrs())
 }
 
 // report uploads a unit's outputs and reports it complete, uploading

@@ -11,14 +11,24 @@ import "github.com/tiersolve/tiersolve/tiergame"
 // tierd solve, and on the tiers of xiangqi K+R+N v K+A+A+B+B in 4 parts
 // (3.5 to 24 million positions each), 0.82 to 0.85 notes a position to
 // parents in other parts (1.13 times (P-1)/P for P parts), 0.29 to 0.47
-// bytes a note in the notes files, and 32 to 48 rounds a tier; a
+// bytes a note in the notes files, and 32 to 48 rounds a tier; in parts
+// on 4 workers the whole family took 1.65 times tierd solve's CPU in
+// its workers (1,836 against 1,110 CPU-s, bench group
+// cluster/parts/xiangqi-KRNvKAABB, 2026-11-28): the children's notes
+// (KidNotes units), the first passes, checkpoints and notes files. A
 // round's grants, completions and transfers are a guess.
 const (
-	planHashRate        = 1.13e6 // hashes a core-second
-	planNotesPerPos     = 1.13
-	planNoteFileBytes   = 0.45
-	planRoundSeconds    = 0.25
-	planLevelsPerTier   = 45
+	planHashRate      = 1.13e6 // hashes a core-second
+	planNotesPerPos   = 1.13
+	planNoteFileBytes = 0.45
+	planRoundSeconds  = 0.25
+	planLevelsPerTier = 45
+	// planPartsRounds are the rounds of a tier in parts beside its
+	// levels: its children's notes (KidNotes units) and its first pass.
+	planPartsRounds = 2
+	// planPartsCPU is the CPU of a tier in parts against solving it
+	// whole.
+	planPartsCPU        = 1.65
 	planMostLoopyRanges = 256
 )
 
@@ -91,8 +101,8 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				notes := planNotesPerPos * float64(count) * (p - 1) / p
 				ct.NotesBytes = uint64(notes * planNoteFileBytes)
 				ct.NotesPerLevel = ct.NotesBytes / planLevelsPerTier
-				cores = float64(min(ct.Parts, workers) * threads)
-				ct.Seconds = planLevelsPerTier * planRoundSeconds
+				cores = float64(min(ct.Parts, workers)*threads) / planPartsCPU
+				ct.Seconds = (planLevelsPerTier + planPartsRounds) * planRoundSeconds
 			}
 		} else {
 			ct.Bytes = BaseBytes + r.solveBytes(t, false)

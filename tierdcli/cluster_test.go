@@ -342,9 +342,17 @@ func runState(st *api.StatusResponse, id string) *api.RunSummary {
 	return nil
 }
 
+// waitDone waits up to 3 minutes for run id to be done, and fails the
+// test if it fails.
 func (c *procCluster) waitDone(id string) {
 	c.t.Helper()
-	c.waitFor("run "+id+" done", 3*time.Minute, func(st *api.StatusResponse) bool {
+	c.waitDoneWithin(id, 3*time.Minute)
+}
+
+// waitDoneWithin is waitDone for a run of up to d.
+func (c *procCluster) waitDoneWithin(id string, d time.Duration) {
+	c.t.Helper()
+	c.waitFor("run "+id+" done", d, func(st *api.StatusResponse) bool {
 		r := runState(st, id)
 		if r != nil && r.State == api.Failed {
 			c.t.Fatalf("run %s failed: %s", id, r.Error)

@@ -73,19 +73,7 @@ func TestClusterLoopyParts(t *testing.T) {
 	id := c.submitParts(game, option, 3)
 	small := c.submitParts("quixo", "size=3", 3)
 
-	killed, tier, level := c.partHolder(id, 2, "")
-	c.signal(killed, syscall.SIGKILL)
-	t.Logf("killed worker %s holding a part of tier %d at level %d", killed, tier, level)
-	c.startWorker("w4", 1)
-
-	paused, tier, level := c.partHolder(id, level+1, killed)
-	c.mu.Lock()
-	p := c.procs[paused]
-	c.mu.Unlock()
-	p.cmd.Process.Signal(syscall.SIGSTOP)
-	t.Logf("paused worker %s holding a part of tier %d at level %d", paused, tier, level)
-	time.Sleep(5 * time.Second) // past its 2 s lease: the part goes to another worker
-	p.cmd.Process.Signal(syscall.SIGCONT)
+	c.killAndPauseParts(id, "w4")
 
 	c.waitDone(id)
 	run := c.runJSON(id)
@@ -117,6 +105,59 @@ func TestClusterLoopyParts(t *testing.T) {
 			t.Errorf("worker %s: peak resident set %.1f MiB, over its --memory of %d MiB", w, float64(peak)/(1<<20), budget>>20)
 		}
 	}
+}
+
+// killAndPauseParts SIGKILLs a worker while it holds a part of run id
+// at level 2 or more, starts worker spare in its place, then pauses
+// (SIGSTOP) another holding a part at a later level past its lease, and
+// lets it go on.
+func (c *procCluster) killAndPauseParts(id, spare string) {
+	c.t.Helper()
+	killed, tier, level := c.partHolder(id, 2, "")
+	c.signal(killed, syscall.SIGKILL)
+	c.t.Logf("killed worker %s holding a part of tier %d at level %d", killed, tier, level)
+	c.startWorker(spare, 1)
+
+	paused, tier, level := c.partHolder(id, level+1, killed)
+	c.mu.Lock()
+	p := c.procs[paused]
+	c.mu.Unlock()
+	p.cmd.Process.Signal(syscall.SIGSTOP)
+	c.t.Logf("paused worker %s holding a part of tier %d at level %d", paused, tier, level)
+	time.Sleep(5 * time.Second) // past its 2 s lease: the part goes to another worker
+	p.cmd.Process.Signal(syscall.SIGCONT)
+}
+
+// TestClusterLoopyPartsQuixo4x4 is TestClusterLoopyParts on Quixo 4x4
+// (153 loopy tiers, 109 of them in parts): a worker SIGKILLed and one
+// paused mid-level, the fetched run tierd solve's byte for byte. About 8
+// minutes on 2 cores, so only with TIERSOLVE_LONG=1 (CI runs the same
+// faults on Quixo 3x3 and xiangqi).
+func TestClusterLoopyPartsQuixo4x4(t *testing.T) {
+	if os.Getenv("TIERSOLVE_LONG") == "" {
+		t.Skip("about 8 minutes: TIERSOLVE_LONG=1 runs it")
+	}
+	c := newProcCluster(t, 3)
+	c.startAll(true)
+	for _, w := range []string{"w1", "w2", "w3"} {
+		c.startWorker(w, 1)
+	}
+	id := c.submitParts("quixo", "size=4", 3)
+	c.killAndPauseParts(id, "w4")
+	c.waitDoneWithin(id, 20*time.Minute)
+	run := c.runJSON(id)
+	parted, moves := 0, 0
+	for _, tr := range run.Tiers {
+		if tr.Parts != nil {
+			parted++
+			moves += tr.Parts.Moves
+		}
+	}
+	t.Logf("run done in %.1f s: %d tiers in parts, %d rounds moved", run.Finished.Sub(run.Created).Seconds(), parted, moves)
+	if parted == 0 || moves < 2 {
+		t.Errorf("%d tiers in parts, %d rounds moved to another worker; want some, and at least 2", parted, moves)
+	}
+	sameFolders(t, embedded(t, "quixo", "size=4"), c.fetch(id))
 }
 
 // TestPlanCluster: tierd plan --cluster cuts a loopy tier too large for a

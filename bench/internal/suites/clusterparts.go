@@ -249,8 +249,15 @@ func runParts(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 	if err != nil {
 		return harness.Sample{}, fmt.Errorf("the fetched run is not tierd solve's: %w", err)
 	}
-	return harness.Sample{Seconds: pr.summary.Seconds, Metrics: met, Facts: map[string]string{"start": startString(pr.summary.Start),
-		"within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files)}}, nil
+	facts := map[string]string{"start": startString(pr.summary.Start), "within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files)}
+	if within != "yes" {
+		// The workers' unit logs say what each held (memory_mib) and
+		// whether the collector's CPU limiter was on (gc).
+		if keep, err := pc.keepLogs(); err == nil {
+			facts["logs"] = keep
+		}
+	}
+	return harness.Sample{Seconds: pr.summary.Seconds, Metrics: met, Facts: facts}, nil
 }
 
 // addTransfers adds what went through the coordinators, from their

@@ -220,16 +220,26 @@ func (pc *procCluster) withLogs(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return err
 	}
-	keep, mkErr := os.MkdirTemp("", "tiersolve-bench-logs-")
-	if mkErr != nil {
+	keep, kerr := pc.keepLogs()
+	if kerr != nil {
 		return err
+	}
+	return fmt.Errorf("%w (the processes' logs are in %s)", err, keep)
+}
+
+// keepLogs copies the processes' logs into a new folder that outlives
+// the job's, and returns it.
+func (pc *procCluster) keepLogs() (string, error) {
+	keep, err := os.MkdirTemp("", "tiersolve-bench-logs-")
+	if err != nil {
+		return "", err
 	}
 	for _, name := range pc.names {
 		if b, readErr := os.ReadFile(filepath.Join(pc.dir, name+".log")); readErr == nil {
 			os.WriteFile(filepath.Join(keep, name+".log"), b, 0o644)
 		}
 	}
-	return fmt.Errorf("%w (the processes' logs are in %s)", err, keep)
+	return keep, nil
 }
 
 // cpu is the user and system seconds of every process so far.

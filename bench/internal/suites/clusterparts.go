@@ -63,7 +63,7 @@ var partsFamilies = []partsFamily{
 	// tierd plan's 945 MiB against 531 (its top tier is 458 million
 	// hashes of the 585).
 	{game: "xiangqi", option: "material=KRNvKRA", name: "xiangqi-KRNvKRA", workers: 4, ranges: 4,
-		level: harness.Explicit, solve: 15 * time.Minute, parts: 35 * time.Minute},
+		level: harness.Explicit, solve: 9 * time.Minute, parts: 26 * time.Minute},
 }
 
 // partsStartStop estimates starting the processes, waiting for the

@@ -55,15 +55,12 @@ func measureFixed(idle bool) fixedPart {
 	if idle {
 		runtime.GC()
 	}
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
-		{Name: "/memory/classes/heap/unused:bytes"}, {Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	var n [6]int64
-	for i := range s {
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			n[i] = int64(s[i].Value.Uint64())
-		}
+	u := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes",
+		"/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes",
+		"/memory/classes/heap/unused:bytes", "/gc/heap/live:bytes")
+	n := make([]int64, len(u))
+	for i, v := range u {
+		n[i] = int64(v)
 	}
 	f.runtime = max(n[0]-n[1]-n[2]-n[3]-n[4], 0)
 	if idle {
@@ -130,14 +127,7 @@ func (w *Worker) leaseBudget() int64 {
 // stacks, its own structures), less what it has given back: what its
 // memory limit (debug.SetMemoryLimit) counts.
 func goMemory() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	var n [2]uint64
-	for i := range s {
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			n[i] = s[i].Value.Uint64()
-		}
-	}
+	n := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes")
 	return n[0] - min(n[0], n[1])
 }
 
@@ -147,14 +137,7 @@ func goMemory() uint64 {
 // (0: never). A peak past the budget with a recent limited cycle is the
 // limiter's; without one, something else's.
 func gcAttrs() slog.Attr {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/limiter/last-enabled:gc-cycle"}}
-	metrics.Read(s)
-	var n [2]uint64
-	for i := range s {
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			n[i] = s[i].Value.Uint64()
-		}
-	}
+	n := readMetrics("/gc/cycles/total:gc-cycles", "/gc/limiter/last-enabled:gc-cycle")
 	return slog.Group("gc", "cycles", n[0], "limited_cycle", n[1])
 }
 
@@ -174,4 +157,21 @@ func (w *Worker) memoryAttrs() slog.Attr {
 	return slog.Group("memory_mib", "rss", mib(r.RSS), "peak_rss", mib(r.Peak), "file", mib(r.File),
 		"go", mib(goMemory()), "mapped", mib(bigmem.Mapped()), "cache", mib(uint64(max(cache, 0))),
 		"cache_limit", mib(uint64(max(limit, 0))), "fixed", mib(uint64(max(fixed, 0))))
+}
+
+// readMetrics reads the runtime/metrics of names, each a uint64 (0 if
+// the runtime does not have it).
+func readMetrics(names ...string) []uint64 {
+	s := make([]metrics.Sample, len(names))
+	for i, name := range names {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	n := make([]uint64, len(s))
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			n[i] = s[i].Value.Uint64()
+		}
+	}
+	return n
 }

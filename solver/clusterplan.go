@@ -101,6 +101,7 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				notes := planNotesPerPos * float64(count) * (p - 1) / p
 				ct.NotesBytes = uint64(notes * planNoteFileBytes)
 				ct.NotesPerLevel = ct.NotesBytes / planLevelsPerTier
+				// The parts' extra CPU, as fewer cores at tierd solve's rate.
 				cores = float64(min(ct.Parts, workers)*threads) / planPartsCPU
 				ct.Seconds = (planLevelsPerTier + planPartsRounds) * planRoundSeconds
 			}

@@ -55,16 +55,13 @@ func measureFixed(idle bool) fixedPart {
 	if idle {
 		runtime.GC()
 	}
-	u := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes",
+	n := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes",
 		"/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes",
 		"/memory/classes/heap/unused:bytes", "/gc/heap/live:bytes")
-	n := make([]int64, len(u))
-	for i, v := range u {
-		n[i] = int64(v)
-	}
-	f.runtime = max(n[0]-n[1]-n[2]-n[3]-n[4], 0)
+	heap := n[1] + n[2] + n[3] + n[4]
+	f.runtime = int64(n[0] - min(n[0], heap))
 	if idle {
-		f.idleHeap = n[5]
+		f.idleHeap = int64(n[5])
 	}
 	return f
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/internal/wire"
@@ -298,6 +300,20 @@ func unitOf(n *Node, ref api.UnitRef) (u state.Unit) {
 		}
 	})
 	return u
+}
+
+// TestNoPipelinedReplication checks that the coordinators' raft
+// transport replicates one append at a time: raft's pipeline can wedge
+// after a partition (hashicorp/raft#612), leaving a follower without
+// entries and Shutdown waiting for ever.
+func TestNoPipelinedReplication(t *testing.T) {
+	c := startCluster(t, 3, 2*time.Second)
+	l := c.waitLeader()
+	peer := c.nodes[(l+1)%len(c.nodes)]
+	_, err := c.nodes[l].transport.AppendEntriesPipeline(raft.ServerID(peer.cfg.ID), raft.ServerAddress(peer.self().RaftAddr))
+	if !errors.Is(err, raft.ErrPipelineReplicationNotSupported) {
+		t.Fatalf("AppendEntriesPipeline: %v, want %v", err, raft.ErrPipelineReplicationNotSupported)
+	}
 }
 
 // TestPartitionedLeader: the leader is cut off from both followers (raft

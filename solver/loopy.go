@@ -406,8 +406,11 @@ func (s *loopySolver) counter(i uint64, n, f uint32) (uint32, error) {
 		return 0, fmt.Errorf("%s: tier %d slot %d: %d moves within the tier, more than a part counts", s.g.Name(), s.t, i, n)
 	}
 	s.sideMu.Lock()
-	s.counted.add(i, n)
+	err := s.counted.add(i, n)
 	s.sideMu.Unlock()
+	if err != nil {
+		return 0, fmt.Errorf("%s: tier %d: %w", s.g.Name(), s.t, err)
+	}
 	return lay.uncounted(f), nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/examples/dodgem"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -218,6 +219,7 @@ func TestFreeWaitsForHolders(t *testing.T) {
 // but the long ones without it (-short).
 func TestLoopyParts(t *testing.T) {
 	defer func() { loopyTest.parts, loopyTest.narrow, loopyTest.ranked = 0, nil, false }()
+	mapped := bigmem.Mapped()
 	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
 	for _, parts := range []int{2, 3, 7} {
 		loopyTest.parts = parts
@@ -254,6 +256,10 @@ func TestLoopyParts(t *testing.T) {
 		t.Error("the parts passed no notes")
 	}
 	t.Logf("%d notes of levels passed", loopyTest.notes.Load())
+	// The parts' cells and tables are outside the Go heap: each freed.
+	if now := bigmem.Mapped(); now != mapped {
+		t.Errorf("%d bytes mapped after the runs, %d before", now, mapped)
+	}
 }
 
 // goldenGame returns the game of a golden run.

@@ -125,10 +125,19 @@ func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
 	if err := s.firstPass(ctx); err != nil {
-		s.cells.free()
+		s.free()
 		return nil, err
 	}
 	return s, nil
+}
+
+// free returns a part's memory: its cells and the tables beside them.
+func (s *loopySolver) free() {
+	s.cells.free()
+	s.sideMu.Lock()
+	s.counted.free()
+	s.maxWin.free()
+	s.sideMu.Unlock()
 }
 
 // childNotes lists what the positions of child tier c with ranks [lo, hi)
@@ -228,8 +237,11 @@ func (w *levelWorker) note(u parentRef, n note) error {
 		})
 		if ok {
 			s.sideMu.Lock()
-			s.maxWin.add(u.slot, uint32(n.rem()))
+			err := s.maxWin.add(u.slot, uint32(n.rem()))
 			s.sideMu.Unlock()
+			if err != nil {
+				return fmt.Errorf("%s: tier %d: %w", s.g.Name(), s.t, err)
+			}
 		}
 	case childTied:
 		w.raise(u.slot, lay.tie(n.rem()+1), n.rem()+1)

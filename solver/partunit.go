@@ -152,8 +152,8 @@ func (p *Part) Bytes() uint64 {
 	return p.s.cells.bytes() + p.s.counted.bytes() + p.s.maxWin.bytes()
 }
 
-// Free returns the part's cells.
-func (p *Part) Free() { p.s.cells.free() }
+// Free returns the part's memory: its cells and the tables beside them.
+func (p *Part) Free() { p.s.free() }
 
 // Notes files: "TSNOTES1", then sections of up to noteSection notes,
 // each a zstd frame of the notes sorted, as unsigned varints of the
@@ -337,7 +337,10 @@ func readTable(r io.ByteReader, t *sideTable, n uint64, limit uint64) error {
 			return fmt.Errorf("entry %d: slot %d, value %d", i, slot, v)
 		}
 		// Ascending slots: the words are sorted as they come.
-		t.words, last = append(t.words, slot<<sideValueBits|v), slot
+		if err := t.words.push(slot<<sideValueBits | v); err != nil {
+			return err
+		}
+		last = slot
 	}
 	return nil
 }
@@ -451,7 +454,7 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 		return nil, err
 	}
 	if len(s.cells.words) != h.Words {
-		s.cells.free()
+		s.free()
 		return fail("%d words of cells, want %d", h.Words, len(s.cells.words))
 	}
 	s.counts = h.Counts
@@ -476,7 +479,7 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 			err = fmt.Errorf("%d bytes for %d words", len(raw), len(words))
 		}
 		if err != nil {
-			s.cells.free()
+			s.free()
 			return fail("cells: %v", err)
 		}
 		for j := range words {
@@ -484,11 +487,11 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 		}
 	}
 	if err := readTable(br, &s.counted, s.slots(), sideValueMax); err != nil {
-		s.cells.free()
+		s.free()
 		return fail("counts: %v", err)
 	}
 	if err := readTable(br, &s.maxWin, s.slots(), valuedb.MaxRemoteness); err != nil {
-		s.cells.free()
+		s.free()
 		return fail("longest wins: %v", err)
 	}
 	return &Part{s}, ctx.Err()

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tiersolve/tiersolve/internal/bigmem"
 )
 
 // TestSideTable checks a sideTable against a map, the model it replaces:
@@ -34,10 +36,13 @@ func TestSideTable(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			var tab sideTable
+			defer tab.free()
 			model := map[uint64]uint32{}
 			for range c.adds {
 				s, v := rng.Uint64N(uint64(c.slots)), rng.Uint32N(c.maxV+1)
-				tab.add(s, v)
+				if err := tab.add(s, v); err != nil {
+					t.Fatal(err)
+				}
 				model[s] = max(model[s], v)
 			}
 			check := func(when string) {
@@ -62,8 +67,8 @@ func TestSideTable(t *testing.T) {
 			}
 			check("after adds")
 			tab.settle()
-			if cap(tab.pending) != 0 {
-				t.Errorf("settled with %d pending words held", cap(tab.pending))
+			if tab.pending.cap() != 0 {
+				t.Errorf("settled with %d pending words held", tab.pending.cap())
 			}
 			keys := slices.Sorted(maps.Keys(model))
 			for range c.countDowns {
@@ -99,19 +104,31 @@ func TestSideTable(t *testing.T) {
 }
 
 // TestSideTableBytes checks that a table's memory is its entries', not a
-// map's: 8 bytes an entry, and the pending list at most half of them
-// (over sidePendingMin).
+// map's: 8 bytes an entry, and the pending list (with the words' room
+// for it) at most twice half of them (over sidePendingMin). Once large
+// it is outside the Go heap, where growing does not copy it (bigmem), and
+// free gives it all back.
 func TestSideTableBytes(t *testing.T) {
+	before := bigmem.Mapped()
 	var tab sideTable
 	const n = 1 << 20
 	for i := range uint64(n) {
-		tab.add(i*3, uint32(i&0xff))
+		if err := tab.add(i*3, uint32(i&0xff)); err != nil {
+			t.Fatal(err)
+		}
 		if b := tab.bytes(); i > 2*sidePendingMin && b > 8*(i+1)*5/2 {
 			t.Fatalf("%d bytes for %d entries", b, i+1)
 		}
 	}
+	if got := bigmem.Mapped() - before; got != tab.bytes() {
+		t.Errorf("%d bytes mapped for a table of %d", got, tab.bytes())
+	}
 	tab.settle()
-	if b := tab.bytes(); b > 8*n*5/4 {
+	if b := tab.bytes(); b != 8*n {
 		t.Errorf("settled: %d bytes for %d entries (a map held about 40 an entry)", b, n)
+	}
+	tab.free()
+	if got := bigmem.Mapped(); got != before {
+		t.Errorf("%d bytes mapped after free, %d before", got, before)
 	}
 }

@@ -158,6 +158,43 @@ func (a *Array) Grow(n uint64) error {
 	return nil
 }
 
+// Shrink makes the array n words long (n at most its length), keeping
+// its first n words, and returns the memory of the rest at once: an
+// array outside the Go heap is remapped smaller in place, its last pages
+// given back (the Go runtime's limit rises after). Slices of the array
+// taken before are invalid after.
+func (a *Array) Shrink(n uint64) error {
+	old := uint64(len(a.words))
+	switch {
+	case n > old:
+		return fmt.Errorf("bigmem: cannot shrink %d words to %d", old, n)
+	case n == old:
+		return nil
+	case n == 0:
+		a.Free()
+		*a = Array{}
+		return nil
+	case a.mem == nil:
+		// On the Go heap: a small array, copied.
+		a.words = append([]uint64(nil), a.words[:n]...)
+		return nil
+	}
+	// The words past n on n's last page stay mapped: zero them, as Grow
+	// promises new words are.
+	page := uint64(unix.Getpagesize()) / 8
+	clear(a.words[n:min(old, (n+page-1)/page*page)])
+	m := a.mem
+	b, err := unix.Mremap(m.b, int(n*8), 0)
+	if err != nil {
+		return fmt.Errorf("bigmem: remapping %d bytes to %d: %w", len(m.b), n*8, err)
+	}
+	mapped.Add(int64(len(b)) - int64(len(m.b)))
+	m.b = b
+	a.words = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
+	holdLimit() // after the pages are gone
+	return nil
+}
+
 // Words is the array's words; they are valid until Free.
 func (a *Array) Words() []uint64 { return a.words }
 

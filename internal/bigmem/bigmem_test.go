@@ -91,3 +91,47 @@ func TestGrow(t *testing.T) {
 		}
 	}
 }
+
+// TestShrink checks that a shrunk array keeps its first words and gives
+// back the rest: on the heap, and mapped (the count of mapped bytes
+// falls with it); shrinking to none frees it, and growing it again
+// works.
+func TestShrink(t *testing.T) {
+	before := Mapped()
+	for _, c := range []struct{ n, to uint64 }{{16, 5}, {1 << 18, 1 << 17}, {1 << 18, 100}, {1 << 18, 0}, {5, 5}} {
+		a, err := Words(c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a.Words() {
+			a.Words()[i] = uint64(i) + 7
+		}
+		if err := a.Shrink(c.to); err != nil {
+			t.Fatal(err)
+		}
+		if a.Len() != c.to {
+			t.Fatalf("%d words shrunk to %d: %d", c.n, c.to, a.Len())
+		}
+		for i, x := range a.Words() {
+			if x != uint64(i)+7 {
+				t.Fatalf("%d words shrunk to %d: word %d is %d", c.n, c.to, i, x)
+			}
+		}
+		if c.n*8 >= smallBytes && c.to > 0 && Mapped()-before != c.to*8 {
+			t.Errorf("%d words shrunk to %d: %d bytes mapped, want %d", c.n, c.to, Mapped()-before, c.to*8)
+		}
+		if err := a.Shrink(c.to + 1); err == nil {
+			t.Errorf("%d words grown by Shrink without an error", c.to)
+		}
+		if err := a.Grow(c.to + 3); err != nil {
+			t.Fatal(err)
+		}
+		if w := a.Words(); w[c.to] != 0 || w[c.to+2] != 0 {
+			t.Errorf("%d words shrunk to %d and grown: new words %d, %d", c.n, c.to, w[c.to], w[c.to+2])
+		}
+		a.Free()
+		if Mapped() != before {
+			t.Errorf("mapped after Free: %d, want %d", Mapped(), before)
+		}
+	}
+}

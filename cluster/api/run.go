@@ -158,7 +158,10 @@ const (
 // through reachability and solving, tier by tier, with every unit of
 // work. It is a copy, made for the answer: changing it changes nothing.
 type Run struct {
-	ID       string    `json:"id"`
+	ID string `json:"id"`
+	// Format is the version of the coordinators' rules that the run was
+	// created under; a leader of another fails it (its Error says why).
+	Format   int       `json:"format,omitempty"`
 	Game     string    `json:"game"`
 	Option   string    `json:"option"`
 	Settings Settings  `json:"settings"`

@@ -302,6 +302,42 @@ func unitOf(n *Node, ref api.UnitRef) (u state.Unit) {
 	return u
 }
 
+// TestOutdatedRunFailed: a run in the replicated state that a
+// coordinator of an earlier state format created (as after an upgrade in
+// mid-run) is failed by the leader, saying why (state.TestFreeUnits: no
+// unit of it is leased meanwhile); a run submitted now solves beside it.
+func TestOutdatedRunFailed(t *testing.T) {
+	c := startCluster(t, 1, 2*time.Second)
+	n := c.nodes[c.waitLeader()]
+	old := state.Create(&state.Run{Game: "tictactoe", Option: "", Settings: api.DefaultSettings, Created: time.Now().UTC(),
+		Tiers: []*state.Tier{{Tier: 0, Name: "t0", Size: 1}}})
+	old.Run.Format = 0 // as an earlier coordinator wrote it
+	res, err := n.propose(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(string)
+	cl := c.client()
+	ctx := context.Background()
+	var r *api.Run
+	waitUntil(t, "the outdated run failed", func() bool {
+		r, err = cl.Run(ctx, id)
+		return err == nil && r.State == api.Failed
+	})
+	if !strings.Contains(r.Error, "state format 0") || !strings.Contains(r.Error, "submit the run again") {
+		t.Errorf("the outdated run failed with %q", r.Error)
+	}
+	fresh, err := cl.Submit(ctx, api.SubmitRequest{Game: "tictactoe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.startWorker("w", 1)
+	waitRun(t, cl, fresh, time.Minute)
+	if r, err := cl.Run(ctx, fresh); err != nil || r.Format != state.Format {
+		t.Errorf("a run submitted now: format %v (%v), want %d", r.Format, err, state.Format)
+	}
+}
+
 // TestNoPipelinedReplication checks that the coordinators' raft
 // transport replicates one append at a time: raft's pipeline can wedge
 // after a partition (hashicorp/raft#612), leaving a follower without

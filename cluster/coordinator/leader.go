@@ -114,11 +114,20 @@ func (l *leadership) tick() {
 		}
 	}
 	var tasks []state.Task
+	var outdated, reasons []string
 	n.fsm.View(func(s *state.State, _ uint64) {
 		tasks = s.Tasks()
+		outdated, reasons = s.Outdated()
 		l.pre.forget(s)
 		l.pre.update(s)
 	})
+	for i, id := range outdated {
+		if _, err := n.propose(state.Finish(id, now.UTC(), nil, reasons[i])); err != nil {
+			n.log.Warn("failing a run of another state format", "run", id, "error", err)
+			continue
+		}
+		n.log.Error("failed a run of another state format", "run", id, "reason", reasons[i])
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, task := range tasks {

@@ -55,7 +55,7 @@ func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
 			return true
 		}
 		for _, r := range s.Runs {
-			if r.State != api.Running || len(tk.Games) > 0 && !slices.Contains(tk.Games, r.Game) {
+			if r.State != api.Running || r.Format != Format || len(tk.Games) > 0 && !slices.Contains(tk.Games, r.Game) {
 				continue
 			}
 			for _, t := range r.Tiers {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
@@ -15,8 +16,10 @@ func TestFreeUnits(t *testing.T) {
 		return []*Unit{{}, {Lease: &Lease{Token: 7}}, {Done: &Completion{Token: 5}}, {}}
 	}
 	s := &State{Runs: []*Run{
-		{ID: "r1", State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: units()}, {Tier: 1, Solve: units()}}},
-		{ID: "r2", State: api.Done, Tiers: []*Tier{{Reach: units()}}},
+		{ID: "r1", Format: Format, State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: units()}, {Tier: 1, Solve: units()}}},
+		{ID: "r2", Format: Format, State: api.Done, Tiers: []*Tier{{Reach: units()}}},
+		// Created by a coordinator of an earlier format: failed, not leased.
+		{ID: "r3", State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: units()}}},
 	}}
 	got := slices.Collect(s.Free(Taker{}))
 	want := []api.UnitRef{unitRef("r1", 0, api.PhaseReach, 0), unitRef("r1", 0, api.PhaseReach, 3), unitRef("r1", 1, api.PhaseSolve, 0), unitRef("r1", 1, api.PhaseSolve, 3)}
@@ -29,14 +32,22 @@ func TestFreeUnits(t *testing.T) {
 	if ref, ok := s.Pick(Taker{Worker: "w"}); !ok || ref != want[0] {
 		t.Errorf("Pick = %v %v, want %v", ref, ok, want[0])
 	}
+	if runs, reasons := s.Outdated(); !slices.Equal(runs, []string{"r3"}) || !strings.Contains(reasons[0], "format 0") {
+		t.Errorf("Outdated = %v %q, want r3, format 0", runs, reasons)
+	}
+	for _, task := range s.Tasks() {
+		if task.Run == "r3" {
+			t.Errorf("a task %v of the outdated run", task)
+		}
+	}
 }
 
 // TestFreeUnitsOfGames: a worker that names its games is leased only units
 // of their runs.
 func TestFreeUnitsOfGames(t *testing.T) {
 	s := &State{Runs: []*Run{
-		{ID: "r1", Game: "a", State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: []*Unit{{}}}}},
-		{ID: "r2", Game: "b", State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: []*Unit{{}}}}},
+		{ID: "r1", Format: Format, Game: "a", State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: []*Unit{{}}}}},
+		{ID: "r2", Format: Format, Game: "b", State: api.Running, Tiers: []*Tier{{Tier: 0, Reach: []*Unit{{}}}}},
 	}}
 	for _, tc := range []struct {
 		games []string
@@ -64,7 +75,7 @@ func TestLiveTiers(t *testing.T) {
 	pending := []*Unit{{}}
 	// 0 -> 1 -> 2, and 0 -> 2.
 	tiers := func(solve0, solve1, solve2 []*Unit) *Run {
-		return &Run{Tiers: []*Tier{
+		return &Run{Format: Format, Tiers: []*Tier{
 			{Tier: 0, Children: []uint64{1, 2}, Solve: solve0},
 			{Tier: 1, Parents: []uint64{0}, Children: []uint64{2}, Solve: solve1},
 			{Tier: 2, Parents: []uint64{0, 1}, Solve: solve2},
@@ -87,7 +98,7 @@ func TestLiveTiers(t *testing.T) {
 		}
 	}
 	// A chain 0 -> 1 -> 2: tier 2 leaves once 1 is solved.
-	r := &Run{Tiers: []*Tier{
+	r := &Run{Format: Format, Tiers: []*Tier{
 		{Tier: 0, Children: []uint64{1}, Solve: pending},
 		{Tier: 1, Parents: []uint64{0}, Children: []uint64{2}, Solve: done},
 		{Tier: 2, Parents: []uint64{1}, Solve: done, DB: &DB{}},

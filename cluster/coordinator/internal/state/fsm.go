@@ -124,9 +124,12 @@ type finishCmd struct {
 // SetMembers records the coordinators.
 func SetMembers(members []api.Member) *Command { return &Command{Op: opMembers, Members: members} }
 
-// Create adds a new run (its ID is given on apply: r and the command's
-// index; applying it returns the ID).
-func Create(r *Run) *Command { return &Command{Op: opCreate, Run: r} }
+// Create adds a new run, of this coordinator's Format (its ID is given
+// on apply: r and the command's index; applying it returns the ID).
+func Create(r *Run) *Command {
+	r.Format = Format
+	return &Command{Op: opCreate, Run: r}
+}
 
 // Grant leases unit ref to worker, for its lease request named request
 // (api.LeaseRequest.Request; "" if it names none); applying it returns

@@ -78,7 +78,7 @@ func checkView(t testing.TB, r *Run) {
 
 // chainRun is a run over tiers 0 -> 1 -> 2, tier 1 loopy.
 func chainRun() *Run {
-	return &Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+	return &Run{Format: Format, Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
 		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
 		{Tier: 1, Name: "t1", Size: 100, Loopy: true, Parents: []uint64{0}, Children: []uint64{2}},
 		{Tier: 2, Name: "t2", Size: 100, Parents: []uint64{1}},
@@ -399,7 +399,7 @@ func TestFSMSubmitIdempotent(t *testing.T) {
 // done (and to no other worker), and their completion waits for those.
 func TestFSMProvisionalLease(t *testing.T) {
 	h := newHarness(t)
-	run := &Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+	run := &Run{Format: Format, Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
 		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
 		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
 	}}
@@ -518,7 +518,7 @@ type modelLease struct {
 func provisionalModelRun(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	h := newHarness(t)
-	run := &Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+	run := &Run{Format: Format, Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
 		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
 		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
 	}}

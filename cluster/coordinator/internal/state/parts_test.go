@@ -307,7 +307,7 @@ func TestPartsMemory(t *testing.T) {
 func TestFSMPartsKids(t *testing.T) {
 	h := newHarness(t)
 	const big = 3 << 20 // records of tier 2
-	run := &Run{Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
+	run := &Run{Format: Format, Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Tiers: []*Tier{
 		{Tier: 0, Name: "t0", Size: 100, Children: []uint64{1}},
 		{Tier: 1, Name: "t1", Size: 100, Loopy: true, Parents: []uint64{0}, Children: []uint64{2, 3}},
 		{Tier: 2, Name: "t2", Size: 1 << 23, Parents: []uint64{1}},

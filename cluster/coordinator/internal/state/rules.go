@@ -326,7 +326,7 @@ const (
 func (s *State) Tasks() []Task {
 	var out []Task
 	for _, r := range s.Runs {
-		if r.State != api.Running {
+		if r.State != api.Running || r.Format != Format {
 			continue
 		}
 		solved := true
@@ -344,4 +344,17 @@ func (s *State) Tasks() []Task {
 		}
 	}
 	return out
+}
+
+// Outdated lists the running runs created by a coordinator of another
+// Format, which the leader fails (Free and Tasks pass them by), each
+// with the reason it gives.
+func (s *State) Outdated() (runs, reasons []string) {
+	for _, r := range s.Runs {
+		if r.State == api.Running && r.Format != Format {
+			runs = append(runs, r.ID)
+			reasons = append(reasons, fmt.Sprintf("created by a coordinator of state format %d; this one runs format %d, whose rules may not resume it: submit the run again", r.Format, Format))
+		}
+	}
+	return runs, reasons
 }

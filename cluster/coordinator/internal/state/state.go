@@ -29,10 +29,23 @@ type State struct {
 	Runs    []*Run       `json:"runs"` // in the order they were submitted
 }
 
+// Format is the version of the rules (apply, Free, Tasks) that take a
+// run from its creation to its end. A run keeps the Format of the
+// coordinator that created it (Run.Format, in its create command); a
+// leader of another Format fails it, saying why (Outdated), rather than
+// take it on by rules it was not made for: an upgrade in mid-run ends
+// that run clearly, where it could have stalled or gone wrong. Raise it
+// when a change makes the rules treat a run created before differently
+// (a new phase of units, a unit's meaning). 1 is the first so marked,
+// with the children's notes of loopy tiers in parts; runs from before
+// carry none (0).
+const Format = 1
+
 // Run is one solving run: a game variant taken through reachability and
 // solving, tier by tier.
 type Run struct {
 	ID       string       `json:"id"`
+	Format   int          `json:"format,omitempty"`
 	Game     string       `json:"game"`
 	Option   string       `json:"option"`
 	Settings api.Settings `json:"settings"`
@@ -345,7 +358,7 @@ func allDone(us []*Unit) bool {
 // place (a tier's parents and children, a level's ranges, a database's
 // planes, a completion's outputs, the start record).
 func (r *Run) View() *api.Run {
-	v := &api.Run{ID: r.ID, Game: r.Game, Option: r.Option, Settings: r.Settings, Created: r.Created, State: r.State,
+	v := &api.Run{ID: r.ID, Format: r.Format, Game: r.Game, Option: r.Option, Settings: r.Settings, Created: r.Created, State: r.State,
 		Error: r.Error, Finished: r.Finished, Chance: r.Chance, Exhaustive: r.Exhaustive, Start: r.Start,
 		RequestID: r.RequestID, LogBytes: r.LogBytes, Commands: r.Commands}
 	if r.Tiers != nil {

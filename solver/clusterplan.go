@@ -30,6 +30,11 @@ const (
 	// whole.
 	planPartsCPU        = 1.65
 	planMostLoopyRanges = 256
+	// planCloseRate is the positions a thread-second of a loopy tier's
+	// closing (CloseTier, one unit on one worker in its reachability):
+	// the top tier of xiangqi K+R+N v K+R+A, 269.8 million positions in
+	// 693 s on one thread (2026-11-28).
+	planCloseRate = 0.39e6
 )
 
 // LoopyParts is how many parts a loopy tier of size hashes and count
@@ -71,6 +76,10 @@ type ClusterTier struct {
 	NotesBytes, NotesPerLevel uint64
 	// Seconds is the estimated time of its solving on the cluster.
 	Seconds float64
+	// CloseSeconds is the estimated time of a loopy tier's closing in
+	// its reachability, before it is solved: one unit on one worker of
+	// threads threads, however many parts it is solved in.
+	CloseSeconds float64
 }
 
 // ClusterPlan plans the run's solving on workers machines of threads
@@ -88,6 +97,7 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				kids = append(kids, [2]uint64{r.Game.TierSize(c), r.count(c)})
 			}
 			ct.Parts, ct.Fits = LoopyParts(size, count, kids, memory, planMostLoopyRanges)
+			ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads))
 			cores = float64(threads)
 			if ct.Parts == 0 {
 				ct.Bytes = LoopyTierBytes(size, count, kids)

@@ -128,10 +128,11 @@ type clusterPlanJSON struct {
 // tier does not fit.
 func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, threads int, mem uint64, asJSON bool) error {
 	plan := r.ClusterPlan(workers, threads, mem)
-	fits, secs := true, 0.0
+	fits, secs, closing := true, 0.0, 0.0
 	for _, t := range plan {
 		fits = fits && t.Fits
 		secs += t.Seconds
+		closing += t.CloseSeconds
 	}
 	result := error(nil)
 	if !fits {
@@ -146,7 +147,7 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s) on %d workers of %d threads and %s each, tiers in solving order:\n", game, option, workers, threads, solver.BytesString(mem))
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIER\tHASHES\tLOOPY\tPARTS\tMEMORY A WORKER\tNOTES\tNOTES A LEVEL\tTIME")
+	fmt.Fprintln(tw, "TIER\tHASHES\tLOOPY\tPARTS\tMEMORY A WORKER\tNOTES\tNOTES A LEVEL\tTIME\tCLOSING")
 	for _, t := range plan {
 		parts, notes, perLevel := "whole", "-", "-"
 		if !t.Loopy {
@@ -160,13 +161,17 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 		if !t.Fits {
 			memory += " (does NOT fit)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%s\t%s\t%s\t%.1fs\n", t.Name, t.Hashes, t.Loopy, parts, memory, notes, perLevel, t.Seconds)
+		closes := "-"
+		if t.Loopy {
+			closes = fmt.Sprintf("%.1fs", t.CloseSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%s\t%s\t%s\t%.1fs\t%s\n", t.Name, t.Hashes, t.Loopy, parts, memory, notes, perLevel, t.Seconds, closes)
 	}
 	tw.Flush()
 	verdict := "every tier fits"
 	if !fits {
 		verdict = "some tier does NOT fit: more memory a worker"
 	}
-	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md); %s\n", secs, verdict)
+	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md), and before it %.0fs of closing loopy tiers (CLOSING: one unit on one worker each, in reachability); %s\n", secs, closing, verdict)
 	return result
 }

@@ -342,6 +342,7 @@ func readTable(r io.ByteReader, t *sideTable, n uint64, limit uint64) error {
 		}
 		last = slot
 	}
+	t.words.clip() // read from now on, not grown
 	return nil
 }
 

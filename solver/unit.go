@@ -408,6 +408,17 @@ func (r *SolvedReader) Range(lo, hi uint64, workers int) (*SolvedTier, error) {
 // Close closes the database.
 func (r *SolvedReader) Close() error { return r.db.Close() }
 
+// OpenSolvedSet is OpenSolved of a tier whose level file is loaded
+// already, ranked (as a worker keeps the sets of the tiers it works on):
+// it opens only the database.
+func OpenSolvedSet(t tiergame.Tier, ranked *bitarray.Ranked, dbPath string) (*SolvedReader, error) {
+	db, err := openDB(ranked, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	return &SolvedReader{t: t, ranked: ranked, db: db, path: dbPath}, nil
+}
+
 // openSolved loads tier t's level file with its rank index and opens its
 // database, checking that they agree on the number of positions.
 func openSolved(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*bitarray.Ranked, *valuedb.DB, error) {
@@ -415,16 +426,26 @@ func openSolved(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*bi
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := valuedb.Open(dbPath)
+	ranked := bitarray.NewRanked(set)
+	db, err := openDB(ranked, dbPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	ranked := bitarray.NewRanked(set)
+	return ranked, db, nil
+}
+
+// openDB opens the value database of the positions ranked, checking that
+// it has a record for each.
+func openDB(ranked *bitarray.Ranked, dbPath string) (*valuedb.DB, error) {
+	db, err := valuedb.Open(dbPath)
+	if err != nil {
+		return nil, err
+	}
 	if db.Header().Count != ranked.Total() {
 		db.Close()
-		return nil, nil, fmt.Errorf("%s has %d records for %d positions", dbPath, db.Header().Count, ranked.Total())
+		return nil, fmt.Errorf("%s has %d records for %d positions", dbPath, db.Header().Count, ranked.Total())
 	}
-	return ranked, db, nil
+	return db, nil
 }
 
 // NewStartRecord is the manifest's record of the start position of g,

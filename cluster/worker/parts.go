@@ -287,26 +287,35 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 
 // kidNotes turns the unit's range of a child tier's records (ranks
 // [Lo, Hi) of Kids[0]) into notes to the parts of their parents, a chunk
-// at a time (solver.OpenSolved, SolvedReader.Range, solver.ChildNotes),
-// as notes files a role and part, written as they are made: held, won
-// and tied notes for each part it has any for. It reports the notes and
-// the child's longest remoteness and ties (its database's header), which
-// the parts' cells are laid out for.
+// at a time (solver.OpenSolvedSet over the child's set from the memory
+// cache, SolvedReader.Range, solver.ChildNotes), as notes files a role
+// and part, written as they are made: held, won and tied notes for each
+// part it has any for. It reports the notes and the child's longest
+// remoteness and ties (its database's header), which the parts' cells
+// are laid out for.
 func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
 	if len(u.Kids) != 1 || u.Kids[0].DB == nil || u.Part == nil {
 		return 0, errors.New("a kid-notes unit without its child tier's database or the cut")
 	}
 	ki := u.Kids[0]
-	paths, err := w.disk.paths(ctx, []api.Blob{ki.Level, *ki.DB})
+	// The child's set is often in memory: the worker's other units of
+	// it (its ranges of notes, its solving) loaded it.
+	kid := tiergame.Tier(ki.Tier)
+	set, releaseSet, err := w.tierSet(ctx, u.g, owner{u.Ref.Run, ki.Tier}, setSource{name: ki.Set, level: &ki.Level})
 	if err != nil {
 		return 0, err
 	}
-	release, err := w.reserveUnit(ctx, u, u.Bytes, 0)
+	defer releaseSet()
+	paths, err := w.disk.paths(ctx, []api.Blob{*ki.DB})
+	if err != nil {
+		return 0, err
+	}
+	release, err := w.reserveUnit(ctx, u, u.Bytes, setBytes(u.g, kid))
 	if err != nil {
 		return 0, err
 	}
 	defer release()
-	c, err := solver.OpenSolved(u.g, tiergame.Tier(ki.Tier), paths[0], paths[1])
+	c, err := solver.OpenSolvedSet(kid, set, paths[0])
 	if err != nil {
 		return 0, err
 	}

@@ -3,9 +3,11 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,5 +111,52 @@ func TestWorkerRefusesAGameItLacks(t *testing.T) {
 	mu.Unlock()
 	if w.Units.Load() != 0 {
 		t.Error("the worker ran a unit of a game it does not have")
+	}
+}
+
+// TestReportAcceptedAlready: a report sent again after its answer was
+// lost, to a cluster whose artifacts are in an object store, finds its
+// lease no longer current at /v1/uploads (the unit was accepted). It
+// uploads nothing and asks the completion, which says it was accepted:
+// done, not "not accepted". A lease refused in fact stays refused.
+func TestReportAcceptedAlready(t *testing.T) {
+	for _, accepted := range []bool{true, false} {
+		completes := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/v1/uploads":
+				writeJSON(w, http.StatusConflict, api.ErrorResponse{Error: api.ErrStale.Error()})
+			case "/v1/complete":
+				completes++
+				if accepted {
+					writeJSON(w, http.StatusOK, struct{}{})
+				} else {
+					writeJSON(w, http.StatusConflict, api.ErrorResponse{Error: api.ErrStale.Error()})
+				}
+			default:
+				t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := New(Config{Client: cl, Dir: t.TempDir(), MemoryBytes: 1 << 20, ID: "w", NewGame: onlyGames("tictactoe")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := api.CompleteRequest{Ref: api.UnitRef{Run: "r1", Tier: 0, Phase: api.PhaseReach}, Token: 7, Worker: "w",
+			Outputs: []api.Output{{Blob: api.Blob{SHA256: strings.Repeat("ab", 32), Size: 3}}}}
+		err = w.report(context.Background(), req, []string{"unused"}, true, nil)
+		switch {
+		case accepted && err != nil:
+			t.Errorf("a report accepted already: %v", err)
+		case !accepted && !errors.Is(err, api.ErrStale):
+			t.Errorf("a stale report: %v, want ErrStale", err)
+		case completes != 1:
+			t.Errorf("%d completions asked, want 1", completes)
+		}
 	}
 }

@@ -429,6 +429,12 @@ func (w *Worker) report(ctx context.Context, req api.CompleteRequest, files []st
 			return nil
 		}
 		ups, err := w.client.Uploads(ctx, api.UploadsRequest{Ref: req.Ref, Token: req.Token, Worker: w.cfg.ID, Outputs: todo})
+		if errors.Is(err, api.ErrStale) {
+			// The lease is no longer current: refused, or accepted
+			// already (a report sent again after its answer was lost).
+			// The completion says which.
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -76,25 +76,7 @@ func TestClusterLoopyParts(t *testing.T) {
 	c.killAndPauseParts(id, "w4")
 
 	c.waitDone(id)
-	run := c.runJSON(id)
-	t.Logf("run done in %.1f s", run.Finished.Sub(run.Created).Seconds())
-	parted, moves := 0, 0
-	for _, tr := range run.Tiers {
-		if tr.Parts != nil {
-			parted++
-			moves += tr.Parts.Moves
-			if tr.Parts.Phase != api.PartsDone {
-				t.Errorf("tier %d: parts in phase %s after the run", tr.Tier, tr.Parts.Phase)
-			}
-		}
-	}
-	if parted == 0 {
-		t.Fatal("no tier was solved in parts")
-	}
-	// The parts of the lost and the paused worker went to others.
-	if moves < 2 {
-		t.Errorf("%d rounds of parts moved to another worker, want at least 2", moves)
-	}
+	c.checkPartsMoved(id)
 	sameFolders(t, embedded(t, game, option), c.fetch(id))
 	c.waitDone(small)
 	sameFolders(t, embedded(t, "quixo", "size=3"), c.fetch(small))
@@ -128,6 +110,31 @@ func (c *procCluster) killAndPauseParts(id, spare string) {
 	p.cmd.Process.Signal(syscall.SIGCONT)
 }
 
+// checkPartsMoved checks run id after killAndPauseParts: some tiers were
+// solved in parts, each to its end, and the parts of the lost and the
+// paused worker went to others (2 rounds moved at least).
+func (c *procCluster) checkPartsMoved(id string) {
+	c.t.Helper()
+	run := c.runJSON(id)
+	parted, moves := 0, 0
+	for _, tr := range run.Tiers {
+		if tr.Parts != nil {
+			parted++
+			moves += tr.Parts.Moves
+			if tr.Parts.Phase != api.PartsDone {
+				c.t.Errorf("tier %d: parts in phase %s after the run", tr.Tier, tr.Parts.Phase)
+			}
+		}
+	}
+	c.t.Logf("run done in %.1f s: %d tiers in parts, %d rounds moved", run.Finished.Sub(run.Created).Seconds(), parted, moves)
+	if parted == 0 {
+		c.t.Fatal("no tier was solved in parts")
+	}
+	if moves < 2 {
+		c.t.Errorf("%d rounds of parts moved to another worker, want at least 2", moves)
+	}
+}
+
 // TestClusterLoopyPartsQuixo4x4 is TestClusterLoopyParts on Quixo 4x4
 // (153 loopy tiers, 109 of them in parts): a worker SIGKILLed and one
 // paused mid-level, the fetched run tierd solve's byte for byte. About 8
@@ -145,18 +152,7 @@ func TestClusterLoopyPartsQuixo4x4(t *testing.T) {
 	id := c.submitParts("quixo", "size=4", 3)
 	c.killAndPauseParts(id, "w4")
 	c.waitDoneWithin(id, 20*time.Minute)
-	run := c.runJSON(id)
-	parted, moves := 0, 0
-	for _, tr := range run.Tiers {
-		if tr.Parts != nil {
-			parted++
-			moves += tr.Parts.Moves
-		}
-	}
-	t.Logf("run done in %.1f s: %d tiers in parts, %d rounds moved", run.Finished.Sub(run.Created).Seconds(), parted, moves)
-	if parted == 0 || moves < 2 {
-		t.Errorf("%d tiers in parts, %d rounds moved to another worker; want some, and at least 2", parted, moves)
-	}
+	c.checkPartsMoved(id)
 	sameFolders(t, embedded(t, "quixo", "size=4"), c.fetch(id))
 }
 

@@ -46,9 +46,10 @@ func receive[T any](w http.ResponseWriter, r *http.Request, ch chan<- T) {
 	writeJSON(w, http.StatusOK, struct{}{})
 }
 
-// runAgainst runs a worker of cfg against the fake coordinator srv until
-// the test ends, and closes srv then.
-func runAgainst(t *testing.T, srv *httptest.Server, cfg Config) *Worker {
+// workerAgainst makes a worker of cfg whose coordinator is the fake
+// srv, and closes srv when the test ends.
+func workerAgainst(t *testing.T, srv *httptest.Server, cfg Config) *Worker {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
 	if err != nil {
@@ -59,6 +60,13 @@ func runAgainst(t *testing.T, srv *httptest.Server, cfg Config) *Worker {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+// runAgainst runs a worker of cfg against the fake coordinator srv until
+// the test ends, and closes srv then.
+func runAgainst(t *testing.T, srv *httptest.Server, cfg Config) *Worker {
+	w := workerAgainst(t, srv, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); w.Run(ctx) }()
@@ -138,18 +146,10 @@ func TestReportAcceptedAlready(t *testing.T) {
 				http.NotFound(w, r)
 			}
 		}))
-		defer srv.Close()
-		cl, err := api.NewClient([]string{srv.URL}, "test-token-0123456789abcdef", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := New(Config{Client: cl, Dir: t.TempDir(), MemoryBytes: 1 << 20, ID: "w", NewGame: onlyGames("tictactoe")})
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := workerAgainst(t, srv, Config{ID: "w", NewGame: onlyGames("tictactoe")})
 		req := api.CompleteRequest{Ref: api.UnitRef{Run: "r1", Tier: 0, Phase: api.PhaseReach}, Token: 7, Worker: "w",
 			Outputs: []api.Output{{Blob: api.Blob{SHA256: strings.Repeat("ab", 32), Size: 3}}}}
-		err = w.report(context.Background(), req, []string{"unused"}, true, nil)
+		err := w.report(context.Background(), req, []string{"unused"}, true, nil)
 		switch {
 		case accepted && err != nil:
 			t.Errorf("a report accepted already: %v", err)

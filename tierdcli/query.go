@@ -11,9 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/query"
 	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/tiergame"
-	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 func (p *Program) registerQuery() {
@@ -23,36 +22,6 @@ func (p *Program) registerQuery() {
 	p.cli.Register(&cli.Command{Name: "verify", Run: p.runVerify,
 		Usage:   "verify --db DIR [--workers N]",
 		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
-}
-
-// queryMove is one move of query --json, from both views, each named: the
-// mover's (the result of making the move, as the position's own value and
-// remoteness read: the best move's are the position's) and the child's
-// (the position it leads to, for the player to move there, as the text
-// form's "(win in 3 to move there)").
-type queryMove struct {
-	Move            string `json:"move"`
-	Position        string `json:"position"`
-	MoverValue      string `json:"mover_value"`
-	MoverRemoteness int    `json:"mover_remoteness"` // counted from the position before the move, the move included
-	ChildValue      string `json:"child_value"`
-	ChildRemoteness int    `json:"child_remoteness"`
-	// Deprecated, kept for one release: value is mover_value, remoteness
-	// is child_remoteness (two views in one object).
-	Value      string `json:"value"`
-	Remoteness int    `json:"remoteness"`
-}
-
-type queryResult struct {
-	Position string `json:"position"`
-	// Canonical is the form a symmetric run looked the position up by,
-	// when it differs.
-	Canonical  string      `json:"canonical,omitempty"`
-	Tier       uint64      `json:"tier"`
-	TierName   string      `json:"tier_name"`
-	Value      string      `json:"value"`
-	Remoteness int         `json:"remoteness"`
-	Moves      []queryMove `json:"moves"`
 }
 
 func (p *Program) runQuery(e *cli.Env, args []string) error {
@@ -92,57 +61,28 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
-	t, pos, err := g.Parse(position)
+	t, pos, err := query.Parse(g, position)
 	if err != nil {
-		return fmt.Errorf("position %q: %w", position, err)
+		return err
 	}
 	o, err := solver.OpenOracle(*db, g)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
-	cq, err := newCubeQuery(fs, cube, o, t, pos)
-	if err != nil {
-		return err
-	}
-	if cg, ok := g.(tiergame.Chance); ok {
-		return queryChance(e, o, cg, t, pos, *roll, *asJSON, cq)
-	}
-	if *roll != "" {
-		return cli.UsageError("--roll: %s has no dice", g.Name())
-	}
-	rec, err := o.Lookup(t, pos)
-	if errors.Is(err, solver.ErrUnreachable) {
-		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), pos)
+	opts := cube.options(fs)
+	opts.Roll = *roll
+	ans, err := query.Position(context.Background(), o, t, pos, opts)
+	if errors.Is(err, query.ErrBadOption) {
+		return cli.UsageError("%v", err)
 	}
 	if err != nil {
 		return err
-	}
-	moves, err := o.Moves(t, pos)
-	if err != nil {
-		return err
-	}
-	res := queryResult{Position: g.Format(t, pos), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: []queryMove{}}
-	if c := o.Canonical(t, pos); c != pos {
-		res.Canonical = g.Format(t, c)
-	}
-	for _, m := range moves {
-		res.Moves = append(res.Moves, queryMove{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
-			MoverValue: m.Outcome().String(), MoverRemoteness: m.Remoteness(),
-			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
-			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
 	}
 	if *asJSON {
-		return json.NewEncoder(e.Stdout).Encode(res)
+		return json.NewEncoder(e.Stdout).Encode(ans)
 	}
-	fmt.Fprintf(e.Stdout, "%s (tier %s): %s\n", res.Position, res.TierName, describe(rec))
-	if res.Canonical != "" {
-		fmt.Fprintf(e.Stdout, "  (a symmetric run: looked up as its canonical form %s)\n", res.Canonical)
-	}
-	for _, m := range moves {
-		fmt.Fprintf(e.Stdout, "  %-8s %-6s -> %s (%s to move there)\n", m.Name, m.Outcome(), g.Format(m.Tier, m.Pos), describe(m.Child))
-	}
-	return nil
+	return ans.WriteText(e.Stdout)
 }
 
 // splitPosition takes the position off the end of args when it starts
@@ -168,16 +108,6 @@ func splitPosition(fs *flag.FlagSet, args []string) (rest []string, position str
 func isFlag(fs *flag.FlagSet, arg string) bool {
 	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 	return name != "" && fs.Lookup(name) != nil || arg == "--" || name == "h" || name == "help"
-}
-
-func describe(r valuedb.Record) string {
-	if r.Value() == tiergame.Draw {
-		return "draw"
-	}
-	if r.Remoteness() == 0 {
-		return r.Value().String() + " (game over)"
-	}
-	return r.String()
 }
 
 // verifyJSON is the JSON printed by verify --json.

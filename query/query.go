@@ -73,10 +73,10 @@ type Options struct {
 	CubeAsked bool
 }
 
-// cubeAsked reports whether any option of the cube was given.
+// cubeAsked reports whether any option of the cube was asked for (Table
+// and Memory are a caller's resources, not a question).
 func (o *Options) cubeAsked() bool {
-	return o.CubeAsked || o.Cube != "" || o.CubeValue != 0 || o.Match != 0 || o.Score != "" || o.Crawford ||
-		o.Table != nil || o.MetFile != "" || o.Memory != ""
+	return o.CubeAsked || o.Cube != "" || o.CubeValue != 0 || o.Match != 0 || o.Score != "" || o.Crawford || o.MetFile != ""
 }
 
 // Answer is the answer to a position: *Result for a game without chance,

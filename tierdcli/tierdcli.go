@@ -54,6 +54,7 @@ func New(reg *games.Registry) *Program {
 	p.registerQuery()
 	p.registerReview()
 	p.registerCluster()
+	p.registerServe()
 	return p
 }
 

@@ -1,0 +1,39 @@
+package serve
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of its own
+// (a process may run several servers, as tests do).
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	seconds  *prometheus.HistogramVec
+	inflight prometheus.Gauge
+	shed     prometheus.Counter
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tierd_serve_requests_total",
+		Help: "Requests answered, by API (position, mainline, run, runs, api, universal, page, ops) and status code."}, []string{"api", "code"})
+	m.seconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tierd_serve_request_seconds",
+		Help:    "Time to answer a request, by API.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"api"})
+	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tierd_serve_inflight", Help: "Requests being answered."})
+	m.shed = prometheus.NewCounter(prometheus.CounterOpts{Name: "tierd_serve_shed_total", Help: "Requests answered 503 overloaded because too many were in flight."})
+	m.reg.MustRegister(m.requests, m.seconds, m.inflight, m.shed,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe counts a request answered.
+func (m *metrics) observe(api string, code int, d time.Duration) {
+	m.requests.WithLabelValues(api, strconv.Itoa(code)).Inc()
+	m.seconds.WithLabelValues(api).Observe(d.Seconds())
+}

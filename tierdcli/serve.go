@@ -1,0 +1,54 @@
+package tierdcli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/tiersolve/tiersolve/internal/cli"
+	"github.com/tiersolve/tiersolve/serve"
+)
+
+func (p *Program) registerServe() {
+	p.cli.Register(&cli.Command{Name: "serve", Run: p.runServe,
+		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE]",
+		Summary: "serve solved runs over HTTP, read-only: a page at /, the answers of query at /api/v1/, the GamesCrafters universal API at /universal/v1/; SIGTERM drains and stops"})
+}
+
+func (p *Program) runServe(e *cli.Env, args []string) error {
+	fs := p.flagSet(e, "serve")
+	dbs := fs.String("db", "", "solved run folders, comma-separated")
+	addr := fs.String("http-addr", "localhost:8080", "address to listen on, HOST:PORT (port 0: any free port)")
+	cache := fs.String("cache", "256MiB", "memory for the databases' blocks and the tiers' sets, shared by all runs")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dbs == "" || fs.NArg() > 0 {
+		return cli.UsageError("need --db DIR[,DIR...]")
+	}
+	size, err := parseBytes(*cache)
+	if err != nil || size == 0 {
+		return cli.UsageError("--cache %q: want a size such as 256MiB", *cache)
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	return p.serve(ctx, e, serve.Config{DBs: strings.Split(*dbs, ","), Games: p.games, Cache: size, Log: e.Log}, *addr)
+}
+
+// serve serves cfg on addr until ctx is done, then drains.
+func (p *Program) serve(ctx context.Context, e *cli.Env, cfg serve.Config, addr string) error {
+	s, err := serve.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--http-addr %s: %w", addr, err)
+	}
+	url := "http://" + l.Addr().String() + "/"
+	fmt.Fprintf(e.Stdout, "serving %d run(s) at %s (the API at %sapi/v1/runs)\n", len(s.Runs()), url, url)
+	e.Log.Info("listening", "url", url)
+	return s.Serve(ctx, l)
+}

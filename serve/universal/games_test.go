@@ -242,3 +242,155 @@ func moveNames(t *testing.T, g tiergame.Game, text string) []string {
 func sortByOrder(ms []uwapiMove) {
 	slices.SortStableFunc(ms, func(a, b uwapiMove) int { return a.order - b.order })
 }
+
+// TestDshogiWalk walks the lions-and-chicks Dōbutsu shōgi (a variant of
+// our own: GamesCrafters has only the full game) through the API: values
+// against the run, draws (infinite remoteness for the position, 0 for a
+// move, as GamesmanOne writes it), and each move's strings against the
+// board it leads to.
+func TestDshogiWalk(t *testing.T) {
+	o := solved(t, "dshogi", "pieces=LC", false)
+	s := server(t, o)
+	var v struct{ ID, StartPosition string }
+	getJSON(t, s, "/dshogi/lc/", &v)
+	if v.StartPosition != "1_-l--c--C--L-_000_000" {
+		t.Fatalf("start %q", v.StartPosition)
+	}
+	draws := 0
+	walk(t, s, "dshogi", "lc", v.StartPosition, 3000, func(a *position) {
+		checkAgainstOracle(t, o, dshogiCodec{}, a)
+		forest := a.Position[0] == '1'
+		mine := func(c byte) bool { return c != '-' && (c < 'a') == forest }
+		for _, m := range a.Moves {
+			if m.PositionValue == "draw" {
+				draws++
+				if m.Remoteness != 0 {
+					t.Fatalf("%s: move %s to a draw: remoteness %d, want 0 as GamesmanOne writes it", a.Position, m.Move, m.Remoteness)
+				}
+			}
+			var from, to, typ, center int
+			if _, err := fmtSscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err == nil {
+				if !mine(a.Position[2+from]) || a.Position[2+to] != '-' && mine(a.Position[2+to]) ||
+					m.Position[2+from] != '-' || !mine(m.Position[2+to]) ||
+					m.Move != strings.ToUpper(squareName(from)+" "+squareName(to)) {
+					t.Fatalf("%s: move %s %s leads to %s", a.Position, m.Move, m.AutoguiMove, m.Position)
+				}
+				continue
+			}
+			if _, err := fmtSscanf(m.AutoguiMove, "A_%d_%d_y", &typ, &center); err != nil || typ < 0 || typ > 2 {
+				t.Fatalf("%s: AutoGUI move %s", a.Position, m.AutoguiMove)
+			}
+			to = center - 18 - 12*typ
+			letter := dshogiHand[typ]
+			if !forest {
+				letter += 'a' - 'A'
+			}
+			if to < 0 || to > 11 || a.Position[2+to] != '-' || m.Position[2+to] != letter || m.Move != string(letter)+" "+strings.ToUpper(squareName(to)) {
+				t.Fatalf("%s: drop %s %s leads to %s", a.Position, m.Move, m.AutoguiMove, m.Position)
+			}
+		}
+	})
+	if draws == 0 {
+		t.Error("no move to a draw seen")
+	}
+	raw := map[string]any{}
+	getJSON(t, s, positionPath("dshogi", "lc", v.StartPosition), &raw)
+	if pm, ok := raw["partMoves"].([]any); !ok || len(pm) != 0 {
+		t.Errorf("partMoves %v, want [] as GamesmanOne answers", raw["partMoves"])
+	}
+}
+
+// squareName names a square of the 3x4 board as GamesmanOne does, lower
+// case.
+func squareName(s int) string { return string(rune('a'+s%3)) + string(rune('1'+s/3)) }
+
+// TestXiangqiWalk walks K+R v K+A (and K+R v K, K v K+A, K v K below it)
+// under chinesechess: values against the run, draws (a move to one has
+// remoteness 1, as the UWAPI's module writes it), each move against the
+// board it leads to; a position of another material is refused.
+func TestXiangqiWalk(t *testing.T) {
+	o := solved(t, "xiangqi", "material=KRvKA", false)
+	s := server(t, o)
+	var g struct {
+		Variants []struct{ ID, Name, GUI string }
+	}
+	getJSON(t, s, "/chinesechess/", &g)
+	if len(g.Variants) != 1 || g.Variants[0].ID != "KRvKA" || g.Variants[0].GUI != "v2" {
+		t.Fatalf("variants %+v", g.Variants)
+	}
+	var v struct{ StartPosition string }
+	getJSON(t, s, "/chinesechess/KRvKA/", &v)
+	draws, captures := 0, 0
+	walk(t, s, "chinesechess", "KRvKA", v.StartPosition, 2000, func(a *position) {
+		checkAgainstOracle(t, o, xiangqiCodec{}, a)
+		for _, m := range a.Moves {
+			if m.PositionValue == "draw" {
+				draws++
+				if m.Remoteness != 1 {
+					t.Fatalf("%s: move %s to a draw: remoteness %d, want 1", a.Position, m.Move, m.Remoteness)
+				}
+			}
+			var from, to int
+			var sound byte
+			if _, err := fmtSscanf(m.Move, "M_%d_%d_%c", &from, &to, &sound); err != nil || m.AutoguiMove != m.Move ||
+				m.Position[2+to] != a.Position[2+from] || m.Position[2+from] != '-' ||
+				(sound == 'y') != (a.Position[2+to] != '-') {
+				t.Fatalf("%s: move %s leads to %s", a.Position, m.Move, m.Position)
+			}
+			if sound == 'y' {
+				captures++
+			}
+		}
+	})
+	if draws == 0 || captures == 0 {
+		t.Errorf("%d moves to draws, %d captures seen", draws, captures)
+	}
+	// K+N v K is not part of this run; K+R v K (a capture away) is.
+	other := "1_" + strings.Repeat("-", 3) + "k" + strings.Repeat("-", 81) + "K" + "N" + strings.Repeat("-", 3)
+	var e position
+	getJSON(t, s, positionPath("chinesechess", "KRvKA", other), &e)
+	if e.Error != "Invalid Position" {
+		t.Errorf("K+N v K: %+v", e)
+	}
+	sub := "1_" + strings.Repeat("-", 3) + "k" + strings.Repeat("-", 81) + "K" + "R" + strings.Repeat("-", 3)
+	var p position
+	getJSON(t, s, positionPath("chinesechess", "KRvKA", sub), &p)
+	if p.Error != "" || p.PositionValue != "win" {
+		t.Errorf("K+R v K: %+v", p)
+	}
+}
+
+// TestXiangqiOrder checks the order the chinesechess module tries moves
+// in, on the position it starts from: a chariot's moves up and down its
+// file first (by rank from black's side), then along its rank.
+func TestXiangqiOrder(t *testing.T) {
+	text := "3k5/9/9/9/9/9/9/9/9/R3K4 w"
+	board, _, err := xiangqiBoard(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := games.New("xiangqi", "material=KRvK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := xiangqiCodec{}.moves(text, moveNames(t, g, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortByOrder(ms)
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.move)
+	}
+	// The chariot at a0 (point 81): a9 ... a1 (points 0, 9, ... 72), then
+	// b0, c0, d0; then the general at e0 (point 85): f0 (86), e1 (76)
+	// (d0 would face the black general).
+	want := []string{"M_81_0_x", "M_81_9_x", "M_81_18_x", "M_81_27_x", "M_81_36_x", "M_81_45_x", "M_81_54_x", "M_81_63_x", "M_81_72_x",
+		"M_81_82_x", "M_81_83_x", "M_81_84_x", "M_85_86_x", "M_85_76_x"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("moves\n%v\nwant\n%v", got, want)
+	}
+	if string(board[81]) != "R" || string(board[3]) != "k" {
+		t.Errorf("board %s", board)
+	}
+}

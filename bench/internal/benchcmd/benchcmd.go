@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,10 @@ type options struct {
 	warmup    int
 	minSample time.Duration
 	xgCorpus  string
+	runs      string
+	gamesman  string
+	g1Data    string
+	uni       string
 	tmp       string
 	list      bool
 	render    string
@@ -59,7 +64,8 @@ func Main(args []string, suites []harness.Suite, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: %v\nusage: %s\n", err, Usage)
 		return 2
 	}
-	cfg := harness.Config{Quick: opts.quick, Cores: runtimeCores(), Root: root, XGCorpus: opts.xgCorpus}
+	cfg := harness.Config{Quick: opts.quick, Cores: runtimeCores(), Root: root, XGCorpus: opts.xgCorpus,
+		Runs: opts.runs, Gamesman: opts.gamesman, GamesmanData: opts.g1Data, GamesmanUni: opts.uni}
 	plan, err := harness.Plan(suites, opts.suites, cfg, opts.peers)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -146,6 +152,10 @@ func parse(args []string, suites []harness.Suite, root string, stderr io.Writer)
 	fs.IntVar(&o.warmup, "warmup", 1, "warm-up runs of every variant before the measured ones")
 	fs.DurationVar(&o.minSample, "min-sample", 100*time.Millisecond, "a job shorter than this repeats its operation within one run")
 	fs.StringVar(&o.xgCorpus, "xg-corpus", defaultCorpus(root), "folder of real .xg matches for the codecs suite")
+	fs.StringVar(&o.runs, "runs", "", "folder of solved runs (tierd solve --out folders, or a folder of them) for the serve suite; a run not there is solved first")
+	fs.StringVar(&o.gamesman, "gamesman", lookPath("gamesman"), "GamesmanOne's gamesman binary, for serve/gamesmanone-quixo-4x4")
+	fs.StringVar(&o.g1Data, "gamesman-data", "", "the folder where `gamesman solve quixo 1` ran (it holds data/), for serve/gamesmanone-quixo-4x4")
+	fs.StringVar(&o.uni, "gamesmanuni", "", "GamesmanUni's built dist/ folder (API http://127.0.0.1:18765/universal/v1/), for serve/gamesmanuni")
 	fs.StringVar(&o.tmp, "tmp", "", "folder for the runs' files (default: the system's temporary folder; it sets the disk measured)")
 	fs.StringVar(&o.render, "render", "", "write REPORT.md and the charts into --out from an existing `results.json`, without running anything")
 	fs.BoolVar(&o.list, "list", false, "print the suites, the groups this command would run and the estimated time, then exit")
@@ -186,6 +196,15 @@ func render(o options, suites []harness.Suite, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s/ in %s\n", report.ReportFile, report.ChartDir, o.out)
 	return 0
+}
+
+// lookPath is the path of a program on PATH, or "".
+func lookPath(name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 // defaultCorpus is the shared XG corpus beside the checkout, where the

@@ -36,3 +36,15 @@ func CPUSeconds() float64 {
 	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 	return tv(ru.Utime) + tv(ru.Stime)
 }
+
+// ChildrenCPUSeconds is the user and system CPU time of this process's
+// finished and waited-for children so far: a job that runs outside
+// programs takes the difference around them.
+func ChildrenCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}

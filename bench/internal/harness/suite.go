@@ -184,6 +184,17 @@ type Config struct {
 	Root string
 	// XGCorpus is the folder of real .xg files for the codecs suite.
 	XGCorpus string
+	// Runs is a folder of solved runs (tierd solve's run folders, or a
+	// folder of them) the serve suite serves; a run it lacks is solved in
+	// the group's folder first.
+	Runs string
+	// Gamesman is GamesmanOne's gamesman binary and GamesmanData the
+	// folder where its `gamesman solve` wrote its data/, for the serve
+	// suite's comparison with `gamesman query`.
+	Gamesman, GamesmanData string
+	// GamesmanUni is GamesmanUni's built dist/ folder (its base URL
+	// pointed at 127.0.0.1:18765), for the serve suite's browser check.
+	GamesmanUni string
 }
 
 // Repeat runs f at least once and until min has elapsed, and returns the

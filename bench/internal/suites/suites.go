@@ -13,7 +13,7 @@ import (
 
 // All returns the suites in the order they run and are reported.
 func All() []harness.Suite {
-	return []harness.Suite{Level(), Games(), Symmetry(), Scaling(), Codecs(), Bearoff(), Cluster(), Interfaces()}
+	return []harness.Suite{Level(), Games(), Symmetry(), Scaling(), Codecs(), Bearoff(), Cluster(), Interfaces(), Serve()}
 }
 
 // childStart is the cost of starting a child process, for estimates.

@@ -1,0 +1,122 @@
+package suites
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tierdcli"
+)
+
+// TestDrawPositions draws positions of a real tic-tac-toe run: each is
+// one the run holds, and the draw is the same for the same seed.
+func TestDrawPositions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	e := &tierdcli.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if code := tierdcli.New(games.Default()).Run(e, []string{"solve", "--game", "tictactoe", "--out", dir}); code != 0 {
+		t.Fatalf("tierd solve: exit %d", code)
+	}
+	found, err := findRun(filepath.Dir(dir), "tictactoe", "")
+	if err != nil || found != dir {
+		t.Fatalf("findRun = %q, %v; want %q", found, err, dir)
+	}
+	if other, err := findRun(filepath.Dir(dir), "quixo", "size=3"); err != nil || other != "" {
+		t.Fatalf("findRun(quixo) = %q, %v; want none", other, err)
+	}
+	ps, err := drawPositions(context.Background(), dir, 300, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := drawPositions(context.Background(), dir, 300, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 300 || strings.Join(ps, ",") != strings.Join(again, ",") {
+		t.Fatalf("draws differ or are short: %d, %d", len(ps), len(again))
+	}
+	g, _ := games.New("tictactoe", "")
+	o, err := solver.OpenOracle(dir, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	distinct := map[string]bool{}
+	for _, p := range ps {
+		tr, pos, err := g.Parse(p)
+		if err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		if _, err := o.Lookup(tr, pos); err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		distinct[p] = true
+	}
+	if len(distinct) < 100 {
+		t.Errorf("only %d distinct positions of 300", len(distinct))
+	}
+}
+
+func TestUniversalPosition(t *testing.T) {
+	for _, c := range []struct{ game, in, want string }{
+		{"quixo", "x:..../..../..../....", "1_----------------"},
+		{"quixo", "o:x.../.o../..../...x", "2_X----O---------X"},
+		{"quixo", "x:xo./.../...", "1_XO-------"},
+		{"quixo", "z:..../..../..../....", ""},
+		{"quixo", "x:ab../..../..../....", ""},
+		{"quixo", "", ""},
+		{"connect4", "x:", ""},
+	} {
+		got, err := universalPosition(c.game, c.in)
+		if got != c.want || (err != nil) != (c.want == "") {
+			t.Errorf("universalPosition(%q, %q) = %q, %v; want %q", c.game, c.in, got, err, c.want)
+		}
+	}
+}
+
+// TestLoadTest runs the load client against a real server on loopback:
+// it stops at its answer bound, counts a failing path's answers as
+// errors, and refuses a URL that is not loopback.
+func TestLoadTest(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Query().Get("p") == "bad" {
+			http.Error(w, `{"error":"bad"}`, http.StatusBadRequest)
+			return
+		}
+		io.WriteString(w, `{"value":"win","moves":[{"move":"a"},{"move":"b"}]}`)
+	}))
+	defer srv.Close()
+	cpu := func() (float64, error) { return 0, nil }
+	res, err := loadTest(context.Background(), []string{srv.URL + "/?p=1", srv.URL + "/?p=2"}, 8, 10*time.Millisecond, 20*time.Second, 2000, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.answers < 2000 || res.answers > 2000+8 || res.errors != 0 || res.seconds >= 20 {
+		t.Errorf("answers %d errors %d in %.1f s; want 2000 (+ those in flight), none, before the time bound", res.answers, res.errors, res.seconds)
+	}
+	if m := res.metrics(); m["moves_per_answer"] != 2 || m["p99_ms"] <= 0 || m["answers_per_s"] <= 0 {
+		t.Errorf("metrics %v", m)
+	}
+	res, err = loadTest(context.Background(), []string{srv.URL + "/?p=1", srv.URL + "/?p=bad"}, 4, 0, 300*time.Millisecond, 1<<30, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.errors == 0 || res.answers == 0 || !strings.Contains(res.firstError, "400") {
+		t.Errorf("answers %d errors %d (%s); want both", res.answers, res.errors, res.firstError)
+	}
+	if _, err := loadTest(context.Background(), []string{"http://example.com/"}, 1, 0, time.Second, 1, cpu); err == nil {
+		t.Error("a URL off loopback was asked")
+	}
+}

@@ -1,0 +1,343 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tiersolve/tiersolve/bench/internal/harness"
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+)
+
+// loadResult is what a load run measured.
+type loadResult struct {
+	answers, errors int
+	// seconds is the measured span (the warm-up excluded).
+	seconds float64
+	// latencies of the answered requests of the measured span.
+	latencies []time.Duration
+	// moves counts the moves of the answers of the measured span that
+	// were decoded (one in loadDecodeEvery).
+	moves, decoded int
+	serverCPU      float64
+	clientCPU      float64
+	firstError     string
+}
+
+// metrics are the run's figures for a Sample.
+func (r loadResult) metrics() map[string]float64 {
+	m := map[string]float64{"answers": float64(r.answers), "errors": float64(r.errors),
+		"answers_per_s": perSecond(float64(r.answers), r.seconds),
+		"server_cpu_s":  r.serverCPU, "client_cpu_s": r.clientCPU}
+	if len(r.latencies) > 0 {
+		ls := slices.Clone(r.latencies)
+		slices.Sort(ls)
+		at := func(q float64) float64 {
+			i := min(int(q*float64(len(ls))), len(ls)-1)
+			return ls[i].Seconds() * 1000
+		}
+		m["p50_ms"], m["p90_ms"], m["p99_ms"], m["max_ms"] = at(0.5), at(0.9), at(0.99), ls[len(ls)-1].Seconds()*1000
+	}
+	if r.decoded > 0 {
+		m["moves_per_answer"] = float64(r.moves) / float64(r.decoded)
+	}
+	return m
+}
+
+// loadDecodeEvery: one answer in this many is decoded as JSON (its moves
+// counted); the others are read whole and their status checked, so
+// that the client leaves the machine's cores to the server.
+const loadDecodeEvery = 64
+
+// loadTest runs clients goroutines, each asking the urls in turn (from a
+// random offset) on keep-alive connections to loopback, for warmup (not
+// counted) and then for d or until maxAnswers answers. An answer is a
+// 200 with a JSON object body; anything else is an error. serverCPU
+// reads the server's CPU seconds so far.
+func loadTest(ctx context.Context, urls []string, clients int, warmup, d time.Duration, maxAnswers int,
+	serverCPU func() (float64, error)) (loadResult, error) {
+	for _, u := range urls {
+		if pu, err := url.Parse(u); err != nil || !strings.HasPrefix(pu.Host, "127.0.0.1:") {
+			return loadResult{}, fmt.Errorf("load URL %q: only loopback is asked", u)
+		}
+	}
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConns:        clients,
+		MaxIdleConnsPerHost: clients,
+		MaxConnsPerHost:     clients,
+		IdleConnTimeout:     time.Minute,
+	}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+
+	var (
+		measuring atomic.Bool
+		stop      atomic.Bool
+		answered  atomic.Int64
+		mu        sync.Mutex
+		res       loadResult
+		wg        sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			i := rng.IntN(len(urls))
+			lat := make([]time.Duration, 0, 1<<14)
+			var n, errs, moves, decoded int
+			var firstErr string
+			buf := make([]byte, 0, 64<<10)
+			for !stop.Load() && ctx.Err() == nil {
+				u := urls[i]
+				i = (i + 1) % len(urls)
+				counted := measuring.Load()
+				t0 := time.Now()
+				body, err := fetch(ctx, c, u, buf[:0])
+				el := time.Since(t0)
+				if cap(body) > cap(buf) {
+					buf = body
+				}
+				if err == nil && (len(body) == 0 || body[0] != '{') {
+					err = fmt.Errorf("GET %s: not a JSON object: %.200q", u, body)
+				}
+				// The universal API answers a bad position with 200 and
+				// {"error": ...}, as the UWAPI does.
+				if err == nil && bytes.HasPrefix(body, []byte(`{"error"`)) {
+					err = fmt.Errorf("GET %s: %.300s", u, body)
+				}
+				var nm int
+				if err == nil && counted && n%loadDecodeEvery == 0 {
+					nm, err = countMoves(body)
+					if err == nil {
+						moves += nm
+						decoded++
+					}
+				}
+				if !counted {
+					continue
+				}
+				if err != nil {
+					if ctx.Err() != nil {
+						break
+					}
+					errs++
+					if firstErr == "" {
+						firstErr = err.Error()
+					}
+					continue
+				}
+				n++
+				lat = append(lat, el)
+				if answered.Add(1) >= int64(maxAnswers) {
+					stop.Store(true)
+				}
+			}
+			mu.Lock()
+			res.answers += n
+			res.errors += errs
+			res.moves += moves
+			res.decoded += decoded
+			res.latencies = append(res.latencies, lat...)
+			if res.firstError == "" {
+				res.firstError = firstErr
+			}
+			mu.Unlock()
+		}()
+	}
+	// The warm-up, then the measured span: its start and end are when the
+	// flag flips; a request in flight at either edge counts by its start.
+	select {
+	case <-time.After(warmup):
+	case <-ctx.Done():
+	}
+	cpu0, err0 := serverCPU()
+	client0 := harness.CPUSeconds()
+	t0 := time.Now()
+	measuring.Store(true)
+	timer := time.NewTimer(d)
+	ticker := time.NewTicker(10 * time.Millisecond)
+loop:
+	for {
+		select {
+		case <-timer.C:
+			break loop
+		case <-ctx.Done():
+			break loop
+		case <-ticker.C:
+			if stop.Load() {
+				break loop
+			}
+		}
+	}
+	ticker.Stop()
+	measuring.Store(false)
+	stop.Store(true)
+	res.seconds = time.Since(t0).Seconds()
+	cpu1, err1 := serverCPU()
+	res.clientCPU = harness.CPUSeconds() - client0
+	wg.Wait()
+	if err := errors.Join(err0, err1); err != nil {
+		return res, err
+	}
+	res.serverCPU = cpu1 - cpu0
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if res.answers == 0 {
+		return res, fmt.Errorf("no answer in %s: %s", d, res.firstError)
+	}
+	return res, nil
+}
+
+// fetch GETs u and returns its body, appended to buf, or an error for a
+// status other than 200.
+func fetch(ctx context.Context, c *http.Client, u string, buf []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return buf, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return buf, err
+	}
+	defer resp.Body.Close()
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := resp.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) > 16<<20 {
+			return buf, fmt.Errorf("GET %s: answer over 16 MiB", u)
+		}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return buf, fmt.Errorf("GET %s: %s: %.300s", u, resp.Status, buf)
+	}
+	return buf, nil
+}
+
+// countMoves decodes an answer of either API and counts its moves.
+func countMoves(body []byte) (int, error) {
+	var a struct {
+		Moves []json.RawMessage `json:"moves"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		return 0, fmt.Errorf("answer %.200q: %w", body, err)
+	}
+	return len(a.Moves), nil
+}
+
+// gamesmanValue is the part of `gamesman query`'s answer compared.
+type gamesmanValue struct {
+	PositionValue string `json:"positionValue"`
+	Remoteness    int    `json:"remoteness"`
+}
+
+// runGamesmanQuery times GamesmanOne's `gamesman query quixo 1 POS` on
+// the group's positions, one process a query, one after the other, as
+// the GamesCrafters server runs it per request, in the folder where
+// `gamesman solve quixo 1` wrote its data (--gamesman-data). It checks
+// every answer's value against the run's (solver.Oracle); the time is
+// the wall time per query.
+func runGamesmanQuery(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
+	var a serveLoadArgs
+	if err := harness.DecodeArgs(raw, &a); err != nil {
+		return harness.Sample{}, err
+	}
+	r, err := serveRunByName(a.Run)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	dir, ps, err := loadShared(env.Shared, a.Positions)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	g, err := games.New(r.game, r.option)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	o, err := solver.OpenOracle(dir, g)
+	if err != nil {
+		return harness.Sample{}, err
+	}
+	defer o.Close()
+	gps := make([]string, len(ps))
+	for i, p := range ps {
+		if gps[i], err = universalPosition(r.game, p); err != nil {
+			return harness.Sample{}, err
+		}
+	}
+	var lat []time.Duration
+	agree, remAgree := 0, 0
+	var firstDiff string
+	cpu0 := harness.ChildrenCPUSeconds()
+	t0 := time.Now()
+	for i, gp := range gps {
+		cmd := exec.CommandContext(ctx, env.Config.Gamesman, "query", "quixo", "1", gp)
+		cmd.Dir = env.Config.GamesmanData
+		t := time.Now()
+		out, err := cmd.Output()
+		lat = append(lat, time.Since(t))
+		if err != nil {
+			return harness.Sample{}, fmt.Errorf("gamesman query quixo 1 %s: %w: %s", gp, err, out)
+		}
+		var gv gamesmanValue
+		if err := json.Unmarshal(out, &gv); err != nil {
+			return harness.Sample{}, fmt.Errorf("gamesman query quixo 1 %s: %w: %.300q", gp, err, out)
+		}
+		t1, p1, err := g.Parse(ps[i])
+		if err != nil {
+			return harness.Sample{}, err
+		}
+		rec, err := o.Lookup(t1, p1)
+		if err != nil {
+			return harness.Sample{}, fmt.Errorf("%s: %w", ps[i], err)
+		}
+		ours := strings.ToLower(rec.Value().String())
+		if ours == gv.PositionValue {
+			agree++
+			if rec.Remoteness() == gv.Remoteness {
+				remAgree++
+			}
+		}
+		if (ours != gv.PositionValue || rec.Remoteness() != gv.Remoteness) && firstDiff == "" {
+			firstDiff = fmt.Sprintf("%s (%s): ours %s %d, GamesmanOne %s %d", ps[i], gp, ours, rec.Remoteness(), gv.PositionValue, gv.Remoteness)
+		}
+	}
+	secs := time.Since(t0).Seconds()
+	cpu := harness.ChildrenCPUSeconds() - cpu0
+	res := loadResult{answers: len(gps), seconds: secs, latencies: lat}
+	met := res.metrics()
+	met["server_cpu_s"] = cpu
+	delete(met, "client_cpu_s")
+	facts := map[string]string{"agree": fmt.Sprintf("%d/%d values, %d/%d remoteness", agree, len(gps), remAgree, len(gps))}
+	if firstDiff != "" {
+		facts["first_difference"] = firstDiff
+	}
+	return harness.Sample{Seconds: secs / float64(len(gps)), Metrics: met, Facts: facts}, nil
+}

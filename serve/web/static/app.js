@@ -293,7 +293,8 @@
     state.cube = "centered";
     state.pos = "";
     $("run").value = run.id;
-    $("run-info").textContent = `${run.game}${run.option ? " " + run.option : ""}` +
+    const option = run.option && run.option !== "default" ? " " + run.option : "";
+    $("run-info").textContent = `${run.game}${option}` +
       (run.positions ? `, ${run.positions.toLocaleString("en")} positions` : "") + (run.symmetry ? ", symmetric" : "");
     $("rolls").replaceChildren();
     hideMainline();

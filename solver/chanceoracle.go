@@ -35,7 +35,12 @@ func (o *Oracle) Planes(t tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, 
 		return nil, err
 	}
 	ot, _ := o.tier(t) // loaded by locate
-	ot.planesOnce.Do(func() { ot.planes, ot.planesErr = openPlanes(o.Game, planesPath(o.run.dbPath(t)), ot.set.Total()) })
+	ot.planesOnce.Do(func() {
+		ot.planes, ot.planesErr = openPlanes(o.Game, planesPath(o.run.dbPath(t)), ot.total())
+		if ot.planesErr == nil && o.cache != nil {
+			ot.planes.UseCache(o.cache)
+		}
+	})
 	if ot.planesErr != nil {
 		return nil, ot.planesErr
 	}

@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 
@@ -21,14 +23,25 @@ type Oracle struct {
 	sym  tiergame.Symmetric // set for a symmetric run
 	run  *Run
 
-	mu    sync.Mutex
-	tiers map[tiergame.Tier]*oracleTier
+	mu     sync.Mutex
+	tiers  map[tiergame.Tier]*oracleTier
+	closed bool
+	// loaded holds the tiers of tiers too, read without mu: a query's
+	// look-ups take no lock shared by every tier.
+	loaded sync.Map // tiergame.Tier -> *oracleTier
+
+	// cache, when set (OpenOracleWith), holds the databases' blocks and
+	// the level sets' chunks (chunkSet, written to scratch).
+	cache        *valuedb.BlockCache
+	scratch      string
+	ownedScratch bool
 }
 
 type oracleTier struct {
 	once sync.Once // loads the tier on its first query
 	err  error
 	set  *bitarray.Ranked
+	cset *chunkSet // in place of set, with a cache
 	db   *valuedb.DB
 	// planes is a chance game's database of planes, opened on the first
 	// query of planes (Oracle.Planes).
@@ -39,6 +52,27 @@ type oracleTier struct {
 
 // OpenOracle opens a solved run folder for game g.
 func OpenOracle(dir string, g tiergame.Game) (*Oracle, error) {
+	return OpenOracleWith(dir, g, OracleOptions{})
+}
+
+// OracleOptions are the options of OpenOracleWith.
+type OracleOptions struct {
+	// Cache, when set, bounds the oracle's memory: the decompressed blocks
+	// of its databases and the chunks of its level sets are kept in it,
+	// shared with whoever else uses it (a server of many runs), and no
+	// tier's level set is held whole: each is written, on its first query,
+	// to a scratch file of chunks (see chunkSet). Without it a tier's
+	// level set is loaded whole and kept, and each database keeps a few
+	// blocks of its own.
+	Cache *valuedb.BlockCache
+	// Scratch is the folder of the chunk files, with Cache (default: a
+	// new folder in os.TempDir, removed by Close). The files are removed
+	// as soon as they are open.
+	Scratch string
+}
+
+// OpenOracleWith opens a solved run folder for game g with opts.
+func OpenOracleWith(dir string, g tiergame.Game, opts OracleOptions) (*Oracle, error) {
 	m, err := LoadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -59,6 +93,15 @@ func OpenOracle(dir string, g tiergame.Game) (*Oracle, error) {
 		}
 		o.sym = q.(tiergame.Symmetric)
 	}
+	if opts.Cache != nil {
+		o.cache, o.scratch = opts.Cache, opts.Scratch
+		if o.scratch == "" {
+			if o.scratch, err = os.MkdirTemp("", "tierd-oracle-*"); err != nil {
+				return nil, fmt.Errorf("oracle of %s: %w", dir, err)
+			}
+			o.ownedScratch = true
+		}
+	}
 	return o, nil
 }
 
@@ -75,40 +118,98 @@ func (o *Oracle) Canonical(t tiergame.Tier, p tiergame.Position) tiergame.Positi
 func (o *Oracle) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for _, t := range o.tiers {
+	for k, t := range o.tiers {
+		o.loaded.Delete(k)
+		t.once.Do(func() { t.err = errClosed }) // a load not begun will not begin
+		t.planesOnce.Do(func() { t.planesErr = errClosed })
 		if t.db != nil {
 			t.db.Close()
+		}
+		if t.cset != nil {
+			t.cset.Close()
 		}
 		if t.planes != nil {
 			t.planes.Close()
 		}
 	}
-	o.tiers = nil
+	o.tiers, o.closed = nil, true
+	if o.ownedScratch {
+		os.RemoveAll(o.scratch)
+	}
 	return nil
 }
 
 // tier returns tier t, loading it on first use. Loading one tier does not
 // hold up queries on others.
 func (o *Oracle) tier(t tiergame.Tier) (*oracleTier, error) {
+	if v, ok := o.loaded.Load(t); ok {
+		ot := v.(*oracleTier)
+		return ot, ot.err // loaded holds only tiers whose once is done
+	}
 	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return nil, errClosed
+	}
 	ot, ok := o.tiers[t]
 	if !ok {
 		ot = &oracleTier{}
 		o.tiers[t] = ot
 	}
 	o.mu.Unlock()
-	ot.once.Do(func() { ot.err = o.load(t, ot) })
+	ot.once.Do(func() {
+		ot.err = o.load(t, ot)
+		o.loaded.Store(t, ot)
+	})
 	return ot, ot.err
 }
+
+// errClosed is the error of a query after Close.
+var errClosed = errors.New("the oracle is closed")
 
 func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 	rec := o.run.Manifest.tier(uint64(t))
 	if rec == nil || !rec.Solved {
 		return fmt.Errorf("tier %s: %w", o.Game.TierName(t), ErrTierNotSolved)
 	}
-	var err error
-	ot.set, ot.db, err = openSolved(o.Game, t, o.run.levelPath(t), o.run.dbPath(t))
-	return err
+	if o.cache == nil {
+		var err error
+		ot.set, ot.db, err = openSolved(o.Game, t, o.run.levelPath(t), o.run.dbPath(t))
+		return err
+	}
+	cs, err := openChunkSet(o.Game, t, o.run.levelPath(t), o.scratch, o.cache)
+	if err != nil {
+		return err
+	}
+	db, err := valuedb.OpenCached(o.run.dbPath(t), o.cache)
+	if err != nil {
+		cs.Close()
+		return err
+	}
+	if db.Header().Count != cs.Total() {
+		db.Close()
+		cs.Close()
+		return fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, cs.Total())
+	}
+	ot.cset, ot.db = cs, db
+	return nil
+}
+
+// rank returns the rank of p in the tier's set and whether it is a member.
+func (ot *oracleTier) rank(p uint64) (uint64, bool, error) {
+	if ot.cset != nil {
+		return ot.cset.Lookup(p)
+	}
+	r, ok := ot.set.Lookup(p)
+	return r, ok, nil
+}
+
+// total is the number of positions of the tier's set.
+func (ot *oracleTier) total() uint64 {
+	if ot.cset != nil {
+		return ot.cset.Total()
+	}
+	return ot.set.Total()
 }
 
 // ErrUnreachable is returned for a position that is not reachable from the
@@ -128,7 +229,10 @@ func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, e
 	if err != nil {
 		return 0, err
 	}
-	r, ok := ot.set.Lookup(uint64(o.Canonical(t, p)))
+	r, ok, err := ot.rank(uint64(o.Canonical(t, p)))
+	if err != nil {
+		return 0, err
+	}
 	if !ok {
 		return 0, ErrUnreachable
 	}
@@ -144,7 +248,10 @@ func (o *Oracle) locate(t tiergame.Tier, p tiergame.Position) (*valuedb.DB, uint
 	if err != nil {
 		return nil, 0, err
 	}
-	r, ok := ot.set.Lookup(uint64(p))
+	r, ok, err := ot.rank(uint64(p))
+	if err != nil {
+		return nil, 0, err
+	}
 	if !ok {
 		return nil, 0, ErrUnreachable
 	}

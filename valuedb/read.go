@@ -29,6 +29,11 @@ type DB struct {
 	mu    sync.Mutex
 	cache map[int][]byte // decompressed blocks
 	order []int          // cache eviction order (FIFO)
+
+	// shared, when set (OpenCached), holds the decompressed blocks in
+	// place of cache, under owner.
+	shared *BlockCache
+	owner  uint64
 }
 
 // cacheBlocks is how many decompressed blocks a DB keeps for lookups.
@@ -170,6 +175,10 @@ func (d *DB) Header() Header { return d.h }
 
 // Close closes the file.
 func (d *DB) Close() error {
+	if d.shared != nil {
+		d.shared.Drop(d.owner)
+		d.shared.Reserve(-d.indexBytes())
+	}
 	if d.ownDec {
 		d.dec.Close()
 	}
@@ -182,6 +191,9 @@ func (d *DB) block(b int) ([]byte, error) {
 	comp := make([]byte, hi-lo)
 	if _, err := d.f.ReadAt(comp, d.dataStart+int64(lo)); err != nil {
 		return nil, fmt.Errorf("valuedb %s: block %d: %w", d.name, b, err)
+	}
+	if d.shared != nil {
+		d.shared.CountRead(len(comp))
 	}
 	want := min(uint64(d.h.BlockRecords), d.h.Count-uint64(b)*uint64(d.h.BlockRecords)) * uint64(d.h.RecordBytes)
 	raw, err := d.dec.DecodeAll(comp, make([]byte, 0, want))
@@ -232,9 +244,15 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	// The cache hit stays inline (not blockOf): this is the look-up of
 	// every query.
 	b := int(rank / uint64(d.h.BlockRecords))
-	d.mu.Lock()
-	raw, ok := d.cache[b]
-	d.mu.Unlock()
+	var raw []byte
+	var ok bool
+	if d.shared != nil {
+		raw, ok = d.shared.Get(BlockKey{d.owner, uint64(b)})
+	} else {
+		d.mu.Lock()
+		raw, ok = d.cache[b]
+		d.mu.Unlock()
+	}
 	if !ok {
 		var err error
 		if raw, err = d.cacheBlock(b); err != nil {
@@ -249,6 +267,12 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 // the cache or else read (and cached).
 func (d *DB) blockOf(rank uint64) ([]byte, error) {
 	b := int(rank / uint64(d.h.BlockRecords))
+	if d.shared != nil {
+		if raw, ok := d.shared.Get(BlockKey{d.owner, uint64(b)}); ok {
+			return raw, nil
+		}
+		return d.cacheBlock(b)
+	}
 	d.mu.Lock()
 	raw, ok := d.cache[b]
 	d.mu.Unlock()
@@ -264,6 +288,10 @@ func (d *DB) cacheBlock(b int) ([]byte, error) {
 	raw, err := d.block(b)
 	if err != nil {
 		return nil, err
+	}
+	if d.shared != nil {
+		d.shared.Add(BlockKey{d.owner, uint64(b)}, raw)
+		return raw, nil
 	}
 	d.mu.Lock()
 	if len(d.order) >= cacheBlocks {

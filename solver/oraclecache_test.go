@@ -1,0 +1,82 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// TestOracleCachedMatches checks that an oracle with a shared cache (its
+// level sets in chunk files, its blocks in a cache far smaller than the
+// run) answers every position of every tier as the plain oracle does,
+// from several goroutines at once, and stays within the cache's budget.
+func TestOracleCachedMatches(t *testing.T) {
+	for _, tc := range []struct {
+		game, option string
+		sym          bool
+	}{
+		{"tictactoe", "", false},
+		{"tictactoe", "", true},
+		{"connect4", "width=4,height=3", false},
+		{"quixo", "size=3", false},
+	} {
+		t.Run(tc.game+tc.option, func(t *testing.T) {
+			r := solveRun(t, tc.game, tc.option, Config{Symmetry: tc.sym})
+			g := r.Config.Game
+			plain, err := OpenOracle(r.Dir, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plain.Close()
+			const budget = 48 << 10
+			c := valuedb.NewBlockCache(budget)
+			cached, err := OpenOracleWith(r.Dir, g, OracleOptions{Cache: c, Scratch: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tiers := r.Manifest.Tiers
+			var wg sync.WaitGroup
+			errs := make(chan error, 4)
+			for w := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := range tiers {
+						tr := tiers[(k+w)%len(tiers)]
+						tt := tiergame.Tier(tr.Tier)
+						for p := range tiergame.Position(g.TierSize(tt)) {
+							want, werr := plain.Lookup(tt, p)
+							got, gerr := cached.Lookup(tt, p)
+							if want != got || (werr == nil) != (gerr == nil) || errors.Is(werr, ErrUnreachable) != errors.Is(gerr, ErrUnreachable) {
+								errs <- errorf("tier %s position %d: cached %v, %v; plain %v, %v", g.TierName(tt), p, got, gerr, want, werr)
+								return
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			st := c.Stats()
+			if st.Bytes > budget || st.Misses == 0 || st.Hits == 0 || st.ReadBytes == 0 {
+				t.Errorf("cache stats %+v: want at most %d bytes, hits, misses and bytes read", st, budget)
+			}
+			cached.Close()
+			if st := c.Stats(); st.Bytes != 0 || st.Reserved != 0 {
+				t.Errorf("after Close the cache holds %d bytes and reserves %d, want none", st.Bytes, st.Reserved)
+			}
+			if _, err := cached.Lookup(g.Start()); err == nil {
+				t.Error("a look-up after Close: no error")
+			}
+		})
+	}
+}
+
+var errorf = fmt.Errorf

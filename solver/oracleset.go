@@ -1,0 +1,192 @@
+package solver
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"os"
+
+	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// chunkSet is a tier's level set for an Oracle with a shared cache
+// (OracleOptions.Cache), which must not hold a tier's set whole: the
+// largest tier of Connect Four 6x5 spans 1.3 billion positions, a 205 MB
+// ranked bitmap, near a server's whole cache. A level file is one gzip
+// stream, without random access, so on the tier's first query it is
+// decoded once into a scratch file of fixed chunks of csBits positions
+// (a 4 KiB bitmap each; a chunk without members is a hole, never read);
+// a lookup reads the one chunk it needs through the cache, which adds the
+// chunk's counts of members before each 8 words. Only the count of
+// members before each chunk stays in memory: 8 bytes a 32768 positions,
+// counted against the cache (Reserve).
+type chunkSet struct {
+	f      *os.File
+	n      uint64   // positions of the tier, from 0
+	before []uint64 // members before chunk i, for i = 0 .. chunks
+	cache  *valuedb.BlockCache
+	owner  uint64
+}
+
+const (
+	csBits  = 1 << 15
+	csWords = csBits / 64
+	csBytes = csBits / 8
+	// A cached chunk is its words, then a uint16 count of the members
+	// before each 8 words.
+	csSubs   = csWords / 8
+	csCached = csBytes + 2*csSubs
+)
+
+// openChunkSet writes the chunk file of level file path (tier t of g) as
+// scratch, and returns its set.
+func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *valuedb.BlockCache) (*chunkSet, error) {
+	n := g.TierSize(t)
+	lf, err := levelfile.Open(path, &levelfile.Options{MaxSpan: n + 1})
+	if err != nil {
+		return nil, err
+	}
+	defer lf.Close()
+	f, err := os.CreateTemp(scratch, fmt.Sprintf("tier%d-*.chunks", t))
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // the file lives as long as it is open
+	chunks := (n + csBits - 1) / csBits
+	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), cache: c, owner: c.NewOwner()}
+	words := make([]uint64, csWords)
+	buf := make([]byte, csBytes)
+	cur := uint64(0) // the chunk in words
+	dirty := false
+	var total uint64
+	flush := func() error {
+		if !dirty {
+			return nil
+		}
+		for i, w := range words {
+			binary.LittleEndian.PutUint64(buf[8*i:], w)
+			words[i] = 0
+		}
+		dirty = false
+		_, err := f.WriteAt(buf, int64(cur)*csBytes)
+		return err
+	}
+	for r := range lf.Runs() {
+		if r.Hi >= n || r.Lo > r.Hi {
+			f.Close()
+			return nil, fmt.Errorf("%s: positions [%d, %d] outside tier %s", path, r.Lo, r.Hi, g.TierName(t))
+		}
+		for lo := r.Lo; lo <= r.Hi; {
+			ch := lo / csBits
+			hi := min(r.Hi, (ch+1)*csBits-1)
+			if ch != cur {
+				if err := flush(); err != nil {
+					f.Close()
+					return nil, err
+				}
+				for k := cur + 1; k <= ch; k++ {
+					s.before[k] = total
+				}
+				cur = ch
+			}
+			setBits(words, lo-ch*csBits, hi-ch*csBits)
+			dirty = true
+			total += hi - lo + 1
+			lo = hi + 1
+		}
+	}
+	if err := lf.Err(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := flush(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	for k := cur + 1; k <= chunks; k++ {
+		s.before[k] = total
+	}
+	if err := f.Truncate(int64(chunks) * csBytes); err != nil {
+		f.Close()
+		return nil, err
+	}
+	c.Reserve(s.memBytes())
+	return s, nil
+}
+
+// setBits sets bits [lo, hi] of words.
+func setBits(words []uint64, lo, hi uint64) {
+	for lo <= hi {
+		w := lo / 64
+		end := min(hi, w*64+63)
+		width := end - lo + 1
+		var mask uint64 = ^uint64(0)
+		if width < 64 {
+			mask = (1<<width - 1) << (lo % 64)
+		}
+		words[w] |= mask
+		lo = end + 1
+	}
+}
+
+func (s *chunkSet) memBytes() int64 { return 8 * int64(len(s.before)) }
+
+// Total is the number of members.
+func (s *chunkSet) Total() uint64 { return s.before[len(s.before)-1] }
+
+// Lookup returns the rank of p and whether p is a member.
+func (s *chunkSet) Lookup(p uint64) (uint64, bool, error) {
+	if p >= s.n {
+		return 0, false, nil
+	}
+	ch := p / csBits
+	if s.before[ch+1] == s.before[ch] {
+		return 0, false, nil // no member in the chunk: never read
+	}
+	b, err := s.chunk(ch)
+	if err != nil {
+		return 0, false, err
+	}
+	i := p % csBits
+	w := int(i / 64)
+	word := binary.LittleEndian.Uint64(b[8*w:])
+	if word&(1<<(i%64)) == 0 {
+		return 0, false, nil
+	}
+	r := s.before[ch] + uint64(binary.LittleEndian.Uint16(b[csBytes+2*(w/8):]))
+	for k := w &^ 7; k < w; k++ {
+		r += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(b[8*k:])))
+	}
+	return r + uint64(bits.OnesCount64(word&(1<<(i%64)-1))), true, nil
+}
+
+// chunk returns chunk ch with its counts, from the cache or else read.
+func (s *chunkSet) chunk(ch uint64) ([]byte, error) {
+	k := valuedb.BlockKey{Owner: s.owner, Block: ch}
+	if b, ok := s.cache.Get(k); ok {
+		return b, nil
+	}
+	b := make([]byte, csCached)
+	if _, err := s.f.ReadAt(b[:csBytes], int64(ch)*csBytes); err != nil {
+		return nil, fmt.Errorf("tier set chunk %d: %w", ch, err)
+	}
+	s.cache.CountRead(csBytes)
+	var sum uint16
+	for g := range csSubs {
+		binary.LittleEndian.PutUint16(b[csBytes+2*g:], sum)
+		for k := 8 * g; k < 8*g+8; k++ {
+			sum += uint16(bits.OnesCount64(binary.LittleEndian.Uint64(b[8*k:])))
+		}
+	}
+	s.cache.Add(k, b)
+	return b, nil
+}
+
+// Close drops the set's chunks and closes (so removes) its file.
+func (s *chunkSet) Close() error {
+	s.cache.Drop(s.owner)
+	s.cache.Reserve(-s.memBytes())
+	return s.f.Close()
+}

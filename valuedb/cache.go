@@ -1,0 +1,234 @@
+package valuedb
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// BlockCache holds decompressed blocks of many databases (and other
+// readers' blocks, such as a solver.Oracle's pieces of level sets) within
+// one byte budget, so that a server of many runs bounds its memory by one
+// number. It is safe for many goroutines: it is split into shards by key,
+// each with its own lock and an equal share of the budget, and evicts by
+// CLOCK (an entry read since the hand last passed gets a second chance),
+// which costs a hit no more than a read lock and a flag.
+//
+// Blocks are read on a miss by the caller (Get, then Add): two goroutines
+// missing the same block at once may both read it, and the cache keeps
+// one.
+type BlockCache struct {
+	budget int64
+	fixed  atomic.Int64 // bytes held outside the blocks (Reserve), off the budget
+	shards []cacheShard
+	shift  uint // of a key's hash, to its shard
+	nextID atomic.Uint64
+
+	hits, misses, readBytes atomic.Uint64
+}
+
+// maxShards is the most shards: enough that two cores rarely contend. A
+// small budget gets fewer, so that a share holds many blocks (one of at
+// least minShare bytes).
+const (
+	maxShards = 32
+	minShare  = 4 << 20
+)
+
+// BlockKey names a block: Owner is an id from NewOwner (one per database
+// or set), Block its index there.
+type BlockKey struct {
+	Owner uint64
+	Block uint64
+}
+
+type cacheShard struct {
+	mu    sync.RWMutex
+	index map[BlockKey]int32
+	slots []cacheSlot
+	free  []int32
+	hand  int
+	bytes int64
+}
+
+type cacheSlot struct {
+	key  BlockKey
+	data []byte // nil for a free slot
+	ref  atomic.Bool
+}
+
+// NewBlockCache returns a cache of at most budget bytes of blocks.
+func NewBlockCache(budget uint64) *BlockCache {
+	c := &BlockCache{budget: int64(min(budget, 1<<62))}
+	n := 1
+	for n < maxShards && uint64(2*n)*minShare <= budget {
+		n *= 2
+	}
+	c.shards = make([]cacheShard, n)
+	c.shift = uint(64 - bits.Len(uint(n-1)))
+	for i := range c.shards {
+		c.shards[i].index = map[BlockKey]int32{}
+	}
+	return c
+}
+
+// NewOwner returns an id for BlockKey.Owner that no other caller has.
+func (c *BlockCache) NewOwner() uint64 { return c.nextID.Add(1) }
+
+func (c *BlockCache) shard(k BlockKey) *cacheShard {
+	h := (k.Owner*0x9E3779B97F4A7C15 ^ k.Block) * 0xBF58476D1CE4E5B9
+	if len(c.shards) == 1 {
+		return &c.shards[0]
+	}
+	return &c.shards[h>>c.shift]
+}
+
+// Get returns the block of k, or false. The bytes must not be changed.
+func (c *BlockCache) Get(k BlockKey) ([]byte, bool) {
+	s := c.shard(k)
+	s.mu.RLock()
+	i, ok := s.index[k]
+	var b []byte
+	if ok {
+		sl := &s.slots[i]
+		b = sl.data
+		if !sl.ref.Load() {
+			sl.ref.Store(true)
+		}
+	}
+	s.mu.RUnlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return b, ok
+}
+
+// Add keeps block b under k, evicting blocks of its shard as the budget
+// needs; a block larger than a shard's share is not kept. b must not be
+// changed afterwards.
+func (c *BlockCache) Add(k BlockKey, b []byte) {
+	size := int64(len(b))
+	share := max(0, c.budget-c.fixed.Load()) / int64(len(c.shards))
+	if size > share || size == 0 {
+		return
+	}
+	s := c.shard(k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.index[k]; ok {
+		return
+	}
+	for s.bytes+size > share {
+		s.evictOne()
+	}
+	var i int32
+	if n := len(s.free); n > 0 {
+		i, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		s.slots = append(s.slots, cacheSlot{})
+		i = int32(len(s.slots) - 1)
+	}
+	sl := &s.slots[i]
+	sl.key, sl.data = k, b
+	sl.ref.Store(false)
+	s.index[k] = i
+	s.bytes += size
+}
+
+// evictOne moves the clock's hand to the first block not read since it
+// last passed, and evicts it; s.mu is held and s holds a block.
+func (s *cacheShard) evictOne() {
+	for {
+		if s.hand >= len(s.slots) {
+			s.hand = 0
+		}
+		sl := &s.slots[s.hand]
+		s.hand++
+		if sl.data == nil {
+			continue
+		}
+		if sl.ref.Load() {
+			sl.ref.Store(false)
+			continue
+		}
+		delete(s.index, sl.key)
+		s.bytes -= int64(len(sl.data))
+		sl.data = nil
+		s.free = append(s.free, int32(s.hand-1))
+		return
+	}
+}
+
+// Drop forgets every block of owner (a database closed).
+func (c *BlockCache) Drop(owner uint64) {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		for j := range s.slots {
+			sl := &s.slots[j]
+			if sl.data != nil && sl.key.Owner == owner {
+				delete(s.index, sl.key)
+				s.bytes -= int64(len(sl.data))
+				sl.data = nil
+				s.free = append(s.free, int32(j))
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Reserve counts n more bytes (or fewer, for a negative n) of memory that
+// readers hold outside the blocks (a database's index of blocks, a set's
+// counts), which the blocks' budget gives up.
+func (c *BlockCache) Reserve(n int64) { c.fixed.Add(n) }
+
+// CountRead counts n bytes read from disk to fill the cache.
+func (c *BlockCache) CountRead(n int) { c.readBytes.Add(uint64(n)) }
+
+// CacheStats are a BlockCache's counters.
+type CacheStats struct {
+	Hits, Misses uint64
+	Bytes        uint64 // held in blocks
+	Reserved     uint64 // held outside the blocks (Reserve)
+	Budget       uint64
+	ReadBytes    uint64 // read from disk to fill it
+}
+
+// Stats returns the cache's counters.
+func (c *BlockCache) Stats() CacheStats {
+	st := CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Budget: uint64(c.budget),
+		Reserved: uint64(max(0, c.fixed.Load())), ReadBytes: c.readBytes.Load()}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.RLock()
+		st.Bytes += uint64(s.bytes)
+		s.mu.RUnlock()
+	}
+	return st
+}
+
+// OpenCached opens a database as Open does, its lookups keeping their
+// decompressed blocks in c (shared with other databases) instead of a
+// cache of the database's own (UseCache).
+func OpenCached(name string, c *BlockCache) (*DB, error) {
+	d, err := Open(name)
+	if err != nil {
+		return nil, err
+	}
+	d.UseCache(c)
+	return d, nil
+}
+
+// UseCache makes the database's lookups keep their decompressed blocks in
+// c, shared with other databases, instead of a cache of its own; its index
+// of blocks counts against c's budget (Reserve) until Close. Call it
+// before the first lookup, once.
+func (d *DB) UseCache(c *BlockCache) {
+	d.shared, d.owner, d.cache, d.order = c, c.NewOwner(), nil, nil
+	c.Reserve(d.indexBytes())
+}
+
+// indexBytes is the memory of the database's index of blocks.
+func (d *DB) indexBytes() int64 { return 8 * int64(len(d.index)) }

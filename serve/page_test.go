@@ -177,24 +177,46 @@ func TestPagePicture(t *testing.T) {
 	}
 }
 
-// pageAnswer asks the API for position p of run id, as the page does.
-func pageAnswer(t *testing.T, base, id, p string) (value string, remoteness int) {
+// pageBrowser starts chromium under a DevTools client for the test.
+func pageBrowser(t *testing.T, chromium string) context.Context {
 	t.Helper()
-	res, err := http.Get(base + "/api/v1/runs/" + id + "/position?p=" + url.QueryEscape(p))
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() {
+		cancelTime()
+		cancel()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+// pageGet decodes the JSON answer of the API at path.
+func pageGet(t *testing.T, base, path string, v any) {
+	t.Helper()
+	res, err := http.Get(base + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: status %d", path, res.StatusCode)
+	}
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// pageAnswer asks the API for position p of run id, as the page does.
+func pageAnswer(t *testing.T, base, id, p string) (value string, remoteness int) {
+	t.Helper()
 	var a struct {
 		Value      string `json:"value"`
 		Remoteness int    `json:"remoteness"`
 	}
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("position %q: status %d", p, res.StatusCode)
-	}
-	if err := json.NewDecoder(res.Body).Decode(&a); err != nil {
-		t.Fatal(err)
-	}
+	pageGet(t, base, "/api/v1/runs/"+id+"/position?p="+url.QueryEscape(p), &a)
 	return a.Value, a.Remoteness
 }
 
@@ -218,14 +240,7 @@ func TestPageClickThrough(t *testing.T) {
 	chromium := pageChromium(t)
 	base := pageServer(t, pageRun(t, "ttt", "tictactoe", ""))
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTime()
+	ctx := pageBrowser(t, chromium)
 
 	// at waits until the page shows position p, then checks its value
 	// text and Back's state.
@@ -240,6 +255,13 @@ func TestPageClickThrough(t *testing.T) {
 		}
 		if want := pageValueText(pageAnswer(t, base, "ttt", p)); value != want {
 			t.Errorf("%s: position %s shows %q, want %q", step, p, value, want)
+		}
+		label, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(`#board`), "aria-label"))
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if !strings.Contains(label.Value, p) {
+			t.Errorf("%s: the board's text alternative %q lacks the position %s", step, label.Value, p)
 		}
 		backDisabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("back").disabled`))
 		if err != nil {
@@ -319,5 +341,73 @@ func TestPageClickThrough(t *testing.T) {
 	}
 	if plies != 5 {
 		t.Errorf("the best line from x-o/---/--- has %d plies, want 5", plies)
+	}
+}
+
+// TestPageBearoff walks a bearoff cube run in the page: the win chance
+// and the cube action of the start, the plays of a roll best first, and
+// the position after the best play, all as the API gives them.
+func TestPageBearoff(t *testing.T) {
+	chromium := pageChromium(t)
+	base := pageServer(t, pageRun(t, "bo", "bearoff", "checkers=3,points=6,cube=money"))
+	type play struct {
+		Play     string `json:"play"`
+		Position string `json:"position"`
+	}
+	var ans struct {
+		Position string  `json:"position"`
+		Win      float64 `json:"win"`
+		Action   string  `json:"action"`
+		Plays    []play  `json:"plays"`
+	}
+	var runs struct {
+		Runs []struct{ Start string } `json:"runs"`
+	}
+	pageGet(t, base, "/api/v1/runs", &runs)
+	start := runs.Runs[0].Start
+	pageGet(t, base, "/api/v1/runs/bo/position?roll=31&cube=centered&p="+url.QueryEscape(start), &ans)
+	if len(ans.Plays) == 0 || ans.Action == "" {
+		t.Fatalf("the API's answer for the start, roll 31: %+v", ans)
+	}
+
+	ctx := pageBrowser(t, chromium)
+	err := chromedp.Do(ctx, chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-position="`+start+`"] #rolls button`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ sel, want string }{
+		{`#value`, fmt.Sprintf("Wins %.2f%%", 100*ans.Win)},
+		{`#cube-action`, "Right cube action: " + ans.Action},
+		{`#moves-title`, "Pick a roll to list its plays"},
+	} {
+		got, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(c.sel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s shows %q, want %q", c.sel, got, c.want)
+		}
+	}
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#rolls button[data-roll="31"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#moves button`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plays, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#moves button")].map(b => b.dataset.move)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range ans.Plays {
+		want = append(want, p.Play)
+	}
+	if strings.Join(plays, "|") != strings.Join(want, "|") {
+		t.Errorf("the plays of 3-1 are listed as %q, want %q", plays, want)
+	}
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#moves li:first-child button`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-position="`+ans.Plays[0].Position+`"] #rolls button`)))
+	if err != nil {
+		t.Fatalf("playing %s: %v", ans.Plays[0].Play, err)
 	}
 }

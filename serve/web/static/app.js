@@ -13,7 +13,7 @@
     runs: [],
     run: null,     // the run shown
     pos: "",       // its position shown
-    history: [],   // positions before it, for Back
+    history: [],   // {p, cube} before it, for Back
     roll: "",      // bearoff: the roll whose plays are listed
     cube: "centered",
     seq: 0,        // answers to older requests are dropped
@@ -62,34 +62,38 @@
   const pct = (x) => (100 * x).toFixed(2) + "%";
   const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
-  function positionURL(p) {
+  function positionURL(p, cube) {
     let u = `/api/v1/runs/${encodeURIComponent(state.run.id)}/position?p=${encodeURIComponent(p)}`;
     if (state.run.chance) {
       if (state.roll) u += "&roll=" + state.roll;
-      if (state.run.cube === "money") u += "&cube=" + state.cube;
+      if (state.run.cube === "money") u += "&cube=" + cube;
     }
     return u;
   }
 
-  // go shows position p; with push the current position goes on the
-  // history. On an error the page stays where it was and says why.
-  async function go(p, push) {
+  // go shows position p (in a cube run, with the cube where cube says,
+  // seen from the player on roll); with push the current position goes on
+  // the history. On an error the page stays where it was and says why.
+  async function go(p, push, cube) {
     if (!state.run) return;
+    cube = cube || state.cube;
     const seq = ++state.seq;
     document.body.dataset.busy = "1";
     let ans;
     try {
-      ans = await api(positionURL(p));
+      ans = await api(positionURL(p, cube));
     } catch (e) {
       if (seq === state.seq) {
+        $("cube-state").value = state.cube;
         showError(`Position "${p}": ${e.message}`);
         delete document.body.dataset.busy;
       }
       return;
     }
     if (seq !== state.seq) return;
-    if (push && state.pos && state.pos !== ans.position) state.history.push(state.pos);
+    if (push && state.pos && state.pos !== ans.position) state.history.push({ p: state.pos, cube: state.cube });
     state.pos = ans.position;
+    state.cube = cube;
     showError("");
     hideMainline();
     render(ans);
@@ -224,8 +228,10 @@
       val.textContent = words;
       b.append(name, val);
       b.addEventListener("click", () => {
+        // The opponent is on roll next: the cube's owner is seen from them.
+        const next = { owned: "opponent", opponent: "owned" }[state.cube] || state.cube;
         state.roll = "";
-        go(pl.position, true);
+        go(pl.position, true, next);
       });
       li.appendChild(b);
       list.appendChild(li);
@@ -303,10 +309,10 @@
 
   async function init() {
     $("back").addEventListener("click", () => {
-      const p = state.history.pop();
-      if (p !== undefined) {
+      const h = state.history.pop();
+      if (h !== undefined) {
         state.roll = "";
-        go(p, false).then(() => { $("back").disabled = state.history.length === 0; });
+        go(h.p, false, h.cube).then(() => { $("back").disabled = state.history.length === 0; });
       }
     });
     $("start").addEventListener("click", () => { if (state.run) { state.roll = ""; go(state.run.start, true); } });
@@ -317,7 +323,7 @@
       if (p) { state.roll = ""; go(p, true); }
     });
     $("run").addEventListener("change", () => pickRun($("run").value));
-    $("cube-state").addEventListener("change", () => { state.cube = $("cube-state").value; go(state.pos, false); });
+    $("cube-state").addEventListener("change", () => go(state.pos, false, $("cube-state").value));
     let ans;
     try {
       ans = await api("/api/v1/runs");

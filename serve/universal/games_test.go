@@ -18,7 +18,7 @@ func TestConnect4Walk(t *testing.T) {
 	o := solved(t, "connect4", "width=4,height=4", false)
 	s := server(t, o)
 	c := connect4Codec{w: 4, h: 4}
-	walk(t, s, "connect4", "4x4", "1_"+strings.Repeat("-", 16), 3000, func(a *position) {
+	walk(t, s, "connect4", "4x4", "1_"+strings.Repeat("-", 16), 2000, func(a *position) {
 		checkAgainstOracle(t, o, c, a)
 		mark := "XO"[a.Position[0]-'1']
 		for _, m := range a.Moves {
@@ -92,7 +92,7 @@ func TestQuixoWalk(t *testing.T) {
 	s := server(t, o)
 	q := quixoCodec{n: 3}
 	centers := quixoImages(3).Themes["regular"].Centers
-	walk(t, s, "quixo", "3x3", "1_---------", 3000, func(a *position) {
+	walk(t, s, "quixo", "3x3", "1_---------", 2000, func(a *position) {
 		checkAgainstOracle(t, o, q, a)
 		if want := strings.ReplaceAll(a.Position, "-", "B"); a.AutoguiPosition != want {
 			t.Fatalf("%s: AutoGUI position %s", a.Position, a.AutoguiPosition)
@@ -120,6 +120,17 @@ func TestQuixoWalk(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestQuixoUnreachable asks for a board the run does not hold: O to move
+// on the empty board.
+func TestQuixoUnreachable(t *testing.T) {
+	s := server(t, solved(t, "quixo", "size=3", false))
+	var e errorBody
+	getJSON(t, s, positionPath("quixo", "3x3", "2_---------"), &e)
+	if e.Error != "Invalid Position" || !strings.Contains(e.Reason, "does not hold") {
+		t.Errorf("%+v", e)
+	}
 }
 
 // TestTeekoCodec checks Teeko's strings against GamesmanOne's forms: the
@@ -257,7 +268,7 @@ func TestDshogiWalk(t *testing.T) {
 		t.Fatalf("start %q", v.StartPosition)
 	}
 	draws := 0
-	walk(t, s, "dshogi", "lc", v.StartPosition, 3000, func(a *position) {
+	walk(t, s, "dshogi", "lc", v.StartPosition, 2000, func(a *position) {
 		checkAgainstOracle(t, o, dshogiCodec{}, a)
 		forest := a.Position[0] == '1'
 		mine := func(c byte) bool { return c != '-' && (c < 'a') == forest }

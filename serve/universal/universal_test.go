@@ -407,3 +407,43 @@ func TestTicTacToeWalk(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrent asks for the positions of tic-tac-toe from many clients
+// at once and wants the answers one client gets.
+func TestConcurrent(t *testing.T) {
+	s := server(t, solved(t, "tictactoe", "", true))
+	var ps []string
+	walk(t, s, "tictactoe", "regular", "1_---------", 200, func(a *position) { ps = append(ps, a.Position) })
+	want := map[string]string{}
+	for _, p := range ps {
+		_, b := get(t, s, positionPath("tictactoe", "regular", p))
+		want[p] = string(b)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ps {
+				p := ps[(i*7+w)%len(ps)]
+				resp, err := http.Get(s.URL + positionPath("tictactoe", "regular", p))
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || string(b) != want[p] {
+					errs <- p + ": " + string(b)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

@@ -15,25 +15,37 @@ import (
 // the states).
 type connLimiter struct {
 	net.Listener
-	sem chan struct{}
+	sem    chan struct{}
+	closed chan struct{}
+	once   sync.Once
 
 	mu   sync.Mutex
 	idle map[net.Conn]time.Time // connections without a request being answered, since when
 }
 
 func newConnLimiter(l net.Listener, max int) *connLimiter {
-	return &connLimiter{Listener: l, sem: make(chan struct{}, max), idle: map[net.Conn]time.Time{}}
+	return &connLimiter{Listener: l, sem: make(chan struct{}, max), closed: make(chan struct{}), idle: map[net.Conn]time.Time{}}
 }
 
 // Accept waits for a place, then for a connection.
 func (l *connLimiter) Accept() (net.Conn, error) {
-	l.sem <- struct{}{}
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
 	c, err := l.Listener.Accept()
 	if err != nil {
 		<-l.sem
 		return nil, err
 	}
 	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+// Close closes the listener, and ends an Accept waiting for a place.
+func (l *connLimiter) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 // state follows the connections' states (http.Server.ConnState).

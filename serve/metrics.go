@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
@@ -27,6 +29,21 @@ func newMetrics(s *Server) *metrics {
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"api"})
 	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tierd_serve_inflight", Help: "Requests being answered."})
 	m.shed = prometheus.NewCounter(prometheus.CounterOpts{Name: "tierd_serve_shed_total", Help: "Requests answered 503 overloaded because too many were in flight."})
+	stat := func() valuedb.CacheStats { return s.cache.Stats() }
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tierd_serve_cache_hits_total", Help: "Look-ups of a block (a database's, or a chunk of a level set) found in the cache."},
+			func() float64 { return float64(stat().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tierd_serve_cache_misses_total", Help: "Look-ups of a block that read it from disk."},
+			func() float64 { return float64(stat().Misses) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tierd_serve_cache_bytes", Help: "Bytes the cache holds in blocks."},
+			func() float64 { return float64(stat().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tierd_serve_cache_reserved_bytes", Help: "Bytes of the budget held outside the blocks (databases' indexes, level sets' counts)."},
+			func() float64 { return float64(stat().Reserved) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tierd_serve_cache_budget_bytes", Help: "The cache's budget (--cache)."},
+			func() float64 { return float64(stat().Budget) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tierd_serve_read_bytes_total", Help: "Bytes read from disk into the cache."},
+			func() float64 { return float64(stat().ReadBytes) }),
+	)
 	m.reg.MustRegister(m.requests, m.seconds, m.inflight, m.shed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

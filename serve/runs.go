@@ -45,7 +45,7 @@ type RunInfo struct {
 func openRun(dir string, reg *games.Registry, open func(dir string, g tiergame.Game) (*solver.Oracle, error)) (*Run, error) {
 	m, err := solver.LoadManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (no readable %s: %w)", dir, ErrNotRun, solver.ManifestName, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotRun, err) // err names dir
 	}
 	if !m.Done() {
 		return nil, fmt.Errorf("%s: %w: the run of %s (%s) is not solved to the end; finish it with tierd solve --out %s", dir, ErrNotRun, m.Game, m.Option, dir)

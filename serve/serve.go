@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,8 @@ import (
 	"github.com/tiersolve/tiersolve/serve/universal"
 	"github.com/tiersolve/tiersolve/serve/web"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // Defaults of Config's zero values.
@@ -64,6 +67,15 @@ type Config struct {
 	// Page serves the page at /: every path not under /api/, /universal/
 	// or the operators' paths (default web.Handler()).
 	Page http.Handler
+	// DrainDelay is how long Serve, once its context is done, keeps taking
+	// requests while /readyz answers 503 draining, so that a load balancer
+	// sees it and sends no more, before it stops taking connections and
+	// lets the requests in flight finish.
+	DrainDelay time.Duration
+	// Scratch is the folder in which the server makes its folder of
+	// scratch files (the tiers' level sets in chunks, each written on the
+	// tier's first query; default os.TempDir()). It is removed by Close.
+	Scratch string
 	// MET is the match equity table of match play in a bearoff run; nil
 	// means gnubg's default file when it exists (else match play answers
 	// 400).
@@ -81,6 +93,8 @@ type Server struct {
 	inflight chan struct{}
 	draining atomic.Bool
 	met      *met.Table
+	cache    *valuedb.BlockCache
+	scratch  string
 }
 
 // New opens the runs of cfg.DBs and returns their server. It fails when a
@@ -111,7 +125,15 @@ func New(cfg Config) (*Server, error) {
 		cfg.Page = web.Handler()
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, byID: map[string]*Run{}, inflight: make(chan struct{}, cfg.MaxInflight), met: cfg.MET}
-	open := solver.OpenOracle
+	s.cache = valuedb.NewBlockCache(cfg.Cache)
+	scratch, err := os.MkdirTemp(cfg.Scratch, "tierd-serve-*")
+	if err != nil {
+		return nil, fmt.Errorf("serve: scratch folder: %w", err)
+	}
+	s.scratch = scratch
+	open := func(dir string, g tiergame.Game) (*solver.Oracle, error) {
+		return solver.OpenOracleWith(dir, g, solver.OracleOptions{Cache: s.cache, Scratch: scratch})
+	}
 	for _, dir := range cfg.DBs {
 		r, err := openRun(dir, cfg.Games, open)
 		if err != nil {
@@ -143,6 +165,9 @@ func (s *Server) Close() error {
 	for _, r := range s.runs {
 		r.Oracle.Close()
 	}
+	if s.scratch != "" {
+		return os.RemoveAll(s.scratch)
+	}
 	return nil
 }
 
@@ -154,9 +179,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // context is done): /readyz then answers 503.
 func (s *Server) Draining() bool { return s.draining.Load() }
 
-// Serve answers on l until ctx is done, then drains: /readyz answers 503,
-// no new connection is taken, the requests in flight finish (for at most
-// 30 seconds), and Serve returns nil.
+// Serve answers on l until ctx is done, then drains: /readyz answers 503
+// (for Config.DrainDelay while requests are still taken), then no new
+// connection is taken, the requests in flight finish (for at most 30
+// seconds), and Serve returns nil. It closes l.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	cl := newConnLimiter(l, s.cfg.MaxConns)
 	hs := &http.Server{
@@ -178,6 +204,14 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
+	s.log.Info("draining: /readyz answers 503", "delay", s.cfg.DrainDelay)
+	if s.cfg.DrainDelay > 0 {
+		select {
+		case <-time.After(s.cfg.DrainDelay):
+		case err := <-errc:
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	s.log.Info("draining: finishing the requests in flight")
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

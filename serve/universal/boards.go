@@ -31,7 +31,7 @@ func (dshogiCodec) toText(p string) (string, error) {
 		return "", err
 	}
 	if len(rest) != 20 || rest[12] != '_' || rest[16] != '_' {
-		return "", fmt.Errorf("%w T_SQUARES_GEC_gec (\"1_gle-c--C-ELG_000_000\")", errShape)
+		return "", fmt.Errorf("%w: want TURN_SQUARES_GEC_gec, as 1_gle-c--C-ELG_000_000", errShape)
 	}
 	if err := checkAlphabet(rest[:12], 12, "LlGgEeCcHh-"); err != nil {
 		return "", err
@@ -65,7 +65,7 @@ func (dshogiCodec) toText(p string) (string, error) {
 func (dshogiCodec) fromText(text string) (string, string, error) {
 	parts := strings.Split(text, ":")
 	if len(parts) != 3 || (parts[0] != "F" && parts[0] != "S") {
-		return "", "", fmt.Errorf("%w SIDE:ROWS:HANDS", errShape)
+		return "", "", fmt.Errorf("%w: want SIDE:ROWS:HANDS", errShape)
 	}
 	board, err := unrows(parts[1], 3, 4, func(b byte) (byte, bool) {
 		if b == '.' {

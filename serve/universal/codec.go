@@ -32,7 +32,7 @@ type uwapiMove struct {
 }
 
 // errShape is wrapped by codec errors for a string not of the game's form.
-var errShape = errors.New("not of the form")
+var errShape = errors.New("malformed position")
 
 // describe returns the game and variant the API offers a run of g as, with
 // the variant's codec.
@@ -106,7 +106,7 @@ func describe(g tiergame.Game) (*game, *variant, error) {
 // returns the side (0 for the first player) and the rest.
 func turnPrefix(p string) (int, string, error) {
 	if len(p) < 2 || p[1] != '_' || (p[0] != '1' && p[0] != '2') {
-		return 0, "", fmt.Errorf("%w TURN_BOARD: want 1_ or 2_ (the player to move) first", errShape)
+		return 0, "", fmt.Errorf("%w: want 1_ or 2_ (the player to move) first", errShape)
 	}
 	return int(p[0] - '1'), p[2:], nil
 }

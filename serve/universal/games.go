@@ -148,7 +148,7 @@ func (q quixoCodec) toText(p string) (string, error) {
 func (q quixoCodec) fromText(text string) (string, string, error) {
 	side, rest, ok := strings.Cut(text, ":")
 	if !ok || (side != "x" && side != "o") {
-		return "", "", fmt.Errorf("%w x:ROWS or o:ROWS", errShape)
+		return "", "", fmt.Errorf("%w: want x:ROWS or o:ROWS", errShape)
 	}
 	board, err := unrows(rest, q.n, q.n, func(b byte) (byte, bool) {
 		switch b {

@@ -302,9 +302,14 @@ func queryP(raw string) (string, bool) {
 	return "", false
 }
 
-// errBadPosition is wrapped by the errors of answer for a position that is
-// malformed or not held by the run.
-var errBadPosition = errors.New("bad position")
+// badPosition is the error of answer for a position that is malformed or
+// not held by the run; it says which and why.
+type badPosition struct{ msg string }
+
+func (e *badPosition) Error() string { return e.msg }
+
+// bad returns a badPosition of the message.
+func bad(format string, args ...any) error { return &badPosition{fmt.Sprintf(format, args...)} }
 
 func (h *handler) servePosition(w http.ResponseWriter, r *http.Request, gameID, variantID string) {
 	v := h.lookup(w, gameID, variantID)
@@ -318,8 +323,9 @@ func (h *handler) servePosition(w http.ResponseWriter, r *http.Request, gameID, 
 		return
 	}
 	a, err := answer(v, p)
+	var b *badPosition
 	switch {
-	case errors.Is(err, errBadPosition):
+	case errors.As(err, &b):
 		writeJSON(w, http.StatusOK, errorBody{Error: "Invalid Position", Reason: err.Error()})
 	case err != nil:
 		h.log.Error("universal API: position", "game", gameID, "variant", variantID, "p", clip(p), "err", err)
@@ -332,28 +338,28 @@ func (h *handler) servePosition(w http.ResponseWriter, r *http.Request, gameID, 
 // answer is the UWAPI's answer for position p of variant v.
 func answer(v *variant, p string) (*positionAnswer, error) {
 	if len(p) > maxPosition {
-		return nil, fmt.Errorf("%w: %d bytes, more than %d", errBadPosition, len(p), maxPosition)
+		return nil, bad("a position of %d bytes, more than %d", len(p), maxPosition)
 	}
 	g := v.oracle.Game
 	text, err := v.codec.toText(p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errBadPosition, quote(p), err)
+		return nil, bad("%s: %v", quote(p), err)
 	}
 	t, pos, err := g.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errBadPosition, quote(p), err)
+		return nil, bad("%s: %v", quote(p), err)
 	}
 	rec, err := v.oracle.Lookup(t, pos)
 	if err != nil {
 		if notHeld(err) {
-			return nil, fmt.Errorf("%w: %s: the run does not hold it: %v", errBadPosition, quote(p), err)
+			return nil, bad("%s: the run does not hold it: %v", quote(p), err)
 		}
 		return nil, err
 	}
 	moves, err := v.oracle.Moves(t, pos)
 	if err != nil {
 		if notHeld(err) {
-			return nil, fmt.Errorf("%w: %s: the run does not hold a position a move leads to: %v", errBadPosition, quote(p), err)
+			return nil, bad("%s: the run does not hold a position a move leads to: %v", quote(p), err)
 		}
 		return nil, err
 	}

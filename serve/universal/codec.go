@@ -65,11 +65,11 @@ func describe(g tiergame.Game) (*game, *variant, error) {
 		id := fmt.Sprintf("%dx%d", n, n)
 		return &game{id: "quixo", name: "Quixo", gui: "v3", instructions: quixoRules},
 			&variant{id: id, name: id, gui: "v3", codec: quixoCodec{n: n},
-				imageAutoGUI: quixoImages(n), partMoves: true}, nil
+				imageAutoGUI: quixoImages(n)}, nil
 	case "teeko":
 		return &game{id: "teeko", name: "Teeko", gui: "v3", instructions: teekoRules},
 			&variant{id: "standard", name: "Standard", gui: "v3", codec: teekoCodec{},
-				imageAutoGUI: teekoImages(), partMoves: true}, nil
+				imageAutoGUI: teekoImages()}, nil
 	case "dshogi":
 		pieces := opts["pieces"]
 		id, name := "regular", "Regular"
@@ -80,7 +80,7 @@ func describe(g tiergame.Game) (*game, *variant, error) {
 		}
 		return &game{id: "dshogi", name: "Dōbutsu shōgi", gui: "v3", instructions: dshogiRules},
 			&variant{id: id, name: name, gui: "v3", codec: dshogiCodec{},
-				imageAutoGUI: dshogiImages(), partMoves: true}, nil
+				imageAutoGUI: dshogiImages()}, nil
 	case xiangqi.Name:
 		xg, ok := g.(*xiangqi.Game)
 		if !ok {

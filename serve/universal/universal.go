@@ -63,10 +63,7 @@ type variant struct {
 	// chinesechess module 1, GamesmanClassic nothing (the UWAPI then
 	// writes infinity).
 	drawMoveRemoteness int
-	// partMoves is set for the games GamesmanOne serves, whose answers
-	// carry an empty "partMoves" list.
-	partMoves bool
-	start     startPosition
+	start              startPosition
 }
 
 type startPosition struct{ position, autogui string }
@@ -206,7 +203,6 @@ type (
 	positionAnswer struct {
 		AutoguiPosition string       `json:"autoguiPosition"`
 		Moves           []moveAnswer `json:"moves"`
-		PartMoves       *[]struct{}  `json:"partMoves,omitempty"`
 		Position        string       `json:"position"`
 		PositionValue   string       `json:"positionValue"`
 		Remoteness      int          `json:"remoteness"`
@@ -364,9 +360,6 @@ func answer(v *variant, p string) (*positionAnswer, error) {
 		return nil, err
 	}
 	a := &positionAnswer{Moves: make([]moveAnswer, 0, len(moves))}
-	if v.partMoves {
-		a.PartMoves = &[]struct{}{}
-	}
 	if a.Position, a.AutoguiPosition, err = v.codec.fromText(g.Format(t, pos)); err != nil {
 		return nil, fmt.Errorf("position %s: %w", quote(p), err)
 	}

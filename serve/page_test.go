@@ -291,6 +291,16 @@ func TestPageClickThrough(t *testing.T) {
 		t.Errorf("the start's first move has class %q, want \"move tie\"", first.Value)
 	}
 
+	// A move under the pointer lights up its square on the board.
+	lit, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`document.querySelector('#moves button[data-move="b2"]').dispatchEvent(new MouseEvent("mouseenter"));
+		[...document.querySelectorAll("#board .sq.hl")].map(e => e.dataset.square)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(lit, ",") != "b2" {
+		t.Errorf("with the pointer on move b2, the board lights up %q", lit)
+	}
+
 	click("a1 from the list", `#moves button[data-move="a1"]`)
 	at("after a1", "x--/---/---", true)
 	click("b1 on the board", `#board g[data-move="b1"] circle`)

@@ -162,9 +162,20 @@
       val.textContent = words;
       b.append(name, val);
       b.addEventListener("click", () => go(m.position, true));
+      lightOnHover(b, m.move);
       li.appendChild(b);
       list.appendChild(li);
     }
+  }
+
+  // lightOnHover lights the squares of move on the board while the pointer
+  // is on its button or the button has the focus.
+  function lightOnHover(b, move) {
+    const on = () => Boards.highlight($("board"), move), off = () => Boards.highlight($("board"), "");
+    b.addEventListener("mouseenter", on);
+    b.addEventListener("focus", on);
+    b.addEventListener("mouseleave", off);
+    b.addEventListener("blur", off);
   }
 
   // The bearoff: rolls, the plays of the roll picked, and the cube.

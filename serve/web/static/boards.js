@@ -63,6 +63,13 @@ const Boards = (() => {
     return g;
   }
 
+  // square adds the highlight area of the square (or point) named name:
+  // hovering a move lights up the squares its name mentions.
+  function square(parent, name, attrs) {
+    return el(attrs.r ? "circle" : "rect", Object.assign({ class: "sq", "data-square": name }, attrs), parent);
+  }
+  const colName = (k) => String.fromCharCode(97 + k);
+
   // grid reads rows separated by '/' of cells from the alphabet cells,
   // all of width w and h of them.
   function grid(s, w, h, cells, what) {
@@ -105,6 +112,7 @@ const Boards = (() => {
     }
     rows.forEach((row, r) => [...row].forEach((c, k) => {
       const cx = k * S + S / 2, cy = r * S + S / 2;
+      square(g, colName(k) + (r + 1), { x: k * S + 6, y: r * S + 6, width: S - 12, height: S - 12 });
       if (c === "x") drawX(g, cx, cy, 30);
       if (c === "o") drawO(g, cx, cy, 32);
     }));
@@ -146,6 +154,7 @@ const Boards = (() => {
     rows.forEach((row, r) => [...row].forEach((c, k) => {
       const x = x0 + k * S, y = y0 + r * S;
       el("rect", { x: x + 4, y: y + 4, width: S - 8, height: S - 8, rx: 8, fill: "#efe4cc", stroke: "#3d2c14", "stroke-width": 2 }, s);
+      square(s, colName(k) + (r + 1), { x: x + 4, y: y + 4, width: S - 8, height: S - 8, rx: 8 });
       if (c === "x") drawX(s, x + S / 2, y + S / 2, 20);
       if (c === "o") drawO(s, x + S / 2, y + S / 2, 22);
     }));
@@ -184,6 +193,7 @@ const Boards = (() => {
     }
     rows.forEach((row, r) => [...row].forEach((c, k) => {
       const cx = o + k * S, cy = o + r * S;
+      square(s, colName(k) + (r + 1), { cx, cy, r: 30 });
       if (c === ".") el("circle", { cx, cy, r: 5, fill: "#5a4630" }, s);
       else el("circle", { cx, cy, r: 24, fill: c === "x" ? "#202020" : "#c62828", stroke: "#fff", "stroke-width": 2 }, s);
     }));
@@ -217,6 +227,7 @@ const Boards = (() => {
     for (let k = 0; k < 3; k++) text(s, bx + k * S + S / 2, by + 4 * S + 12, String.fromCharCode(97 + k), { "font-size": 12, fill: "#6d5630" });
     for (let r = 0; r < 4; r++) text(s, bx - 12, by + r * S + S / 2, String(r + 1), { "font-size": 12, fill: "#6d5630" });
     rows.forEach((row, r) => [...row].forEach((c, k) => {
+      square(s, colName(k) + (r + 1), { x: bx + k * S + 2, y: by + r * S + 2, width: S - 4, height: S - 4 });
       if (c !== ".") dshogiPiece(s, bx + k * S + S / 2, by + r * S + S / 2, c, 34);
     }));
     // Hands: sky's above the board, forest's below.
@@ -291,6 +302,8 @@ const Boards = (() => {
       const up = c.toUpperCase();
       text(s, cx, cy + 1, hasCJK() ? XQ[c] : up === "E" ? "B" : up === "H" ? "N" : up, { "font-size": 20, "font-weight": "bold", fill: colour });
     }));
+    // The points' highlights go over the pieces, which would hide them.
+    board.forEach((row, r) => row.forEach((c, f) => square(s, colName(f) + (9 - r), { cx: o + f * S, cy: o + r * S, r: 21 })));
     return s;
   }
 
@@ -399,5 +412,15 @@ const Boards = (() => {
     return r(pos, moves || [], onMove || (() => {}), run);
   }
 
-  return { render, toMove, gnubgDecode, known: Object.keys(renderers) };
+  // highlight lights up, in the board drawn in box, the squares that move
+  // name mentions ("b4" and "a3" of "Lb4-a3", "a0" and "a7" of "a0a7"),
+  // and puts out those lit before; an empty name puts them all out.
+  function highlight(box, name) {
+    for (const e of box.querySelectorAll(".sq.hl")) e.classList.remove("hl");
+    for (const sq of (name || "").match(/[a-i][0-9]/g) || []) {
+      for (const e of box.querySelectorAll(`.sq[data-square="${sq}"]`)) e.classList.add("hl");
+    }
+  }
+
+  return { render, toMove, highlight, gnubgDecode, known: Object.keys(renderers) };
 })();

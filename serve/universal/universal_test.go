@@ -447,3 +447,19 @@ func TestConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// BenchmarkAnswer times the answer for the start of 3x3 Quixo (20 moves),
+// without HTTP.
+func BenchmarkAnswer(b *testing.B) {
+	o := solved(b, "quixo", "size=3", false)
+	_, v, err := describe(o.Game)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v.oracle = o
+	for b.Loop() {
+		if _, err := answer(v, "1_---------"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/serve"
@@ -12,7 +13,7 @@ import (
 
 func (p *Program) registerServe() {
 	p.cli.Register(&cli.Command{Name: "serve", Run: p.runServe,
-		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE]",
+		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE] [--drain-delay DURATION]",
 		Summary: "serve solved runs over HTTP, read-only: a page at /, the answers of query at /api/v1/, the GamesCrafters universal API at /universal/v1/; SIGTERM drains and stops"})
 }
 
@@ -21,6 +22,7 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	dbs := fs.String("db", "", "solved run folders, comma-separated")
 	addr := fs.String("http-addr", "localhost:8080", "address to listen on, HOST:PORT (port 0: any free port)")
 	cache := fs.String("cache", "256MiB", "memory for the databases' blocks and the tiers' sets, shared by all runs")
+	drain := fs.Duration("drain-delay", 2*time.Second, "after SIGTERM, how long /readyz answers 503 while requests are still taken, before the requests in flight finish and it exits")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -33,7 +35,11 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	return p.serve(ctx, e, serve.Config{DBs: strings.Split(*dbs, ","), Games: p.games, Cache: size, Log: e.Log}, *addr)
+	err = p.serve(ctx, e, serve.Config{DBs: strings.Split(*dbs, ","), Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain}, *addr)
+	if err == nil && context.Cause(ctx) != nil {
+		fmt.Fprintf(e.Stdout, "drained and stopped (%v)\n", context.Cause(ctx))
+	}
+	return err
 }
 
 // serve serves cfg on addr until ctx is done, then drains.

@@ -104,6 +104,9 @@
   function render(ans) {
     const run = state.run;
     $("position-text").textContent = ans.position;
+    // A symmetric run answers through the position's canonical twin.
+    $("canonical").textContent = ans.canonical && ans.canonical !== ans.position
+      ? ` (answered through its symmetric twin ${ans.canonical})` : "";
     $("position-input").value = ans.position;
     $("back").disabled = state.history.length === 0;
     $("best").hidden = !!run.chance;
@@ -334,6 +337,13 @@
       if (p) { state.roll = ""; go(p, true); }
     });
     $("run").addEventListener("change", () => pickRun($("run").value));
+    // An address typed or pasted with another place goes there.
+    window.addEventListener("hashchange", () => {
+      const h = readHash();
+      if (!h.run || !state.runs.length) return;
+      if (!state.run || h.run !== state.run.id) pickRun(h.run, h.p);
+      else if (h.p && h.p !== state.pos) { state.roll = ""; go(h.p, true); }
+    });
     $("cube-state").addEventListener("change", () => go(state.pos, false, $("cube-state").value));
     let ans;
     try {

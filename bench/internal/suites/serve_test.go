@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/memsize"
+	"github.com/tiersolve/tiersolve/serve"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tierdcli"
 )
@@ -119,4 +123,60 @@ func TestLoadTest(t *testing.T) {
 	if _, err := loadTest(context.Background(), []string{"http://example.com/"}, 1, 0, time.Second, 1, cpu); err == nil {
 		t.Error("a URL off loopback was asked")
 	}
+}
+
+// BenchmarkServeHandler asks tierd serve's handler in this process (no
+// network) for random positions of the run in $TIERSOLVE_SERVE_RUN with
+// a cache of $TIERSOLVE_SERVE_CACHE (default 8MiB), the load of the serve
+// suite without its HTTP clients: run it with -cpuprofile to see what an
+// answer costs the server.
+//
+//	TIERSOLVE_SERVE_RUN=/work/runs/quixo-4x4 go test -run '^$' -bench ServeHandler -cpuprofile cpu.out ./bench/internal/suites/
+func BenchmarkServeHandler(b *testing.B) {
+	dir := os.Getenv("TIERSOLVE_SERVE_RUN")
+	if dir == "" {
+		b.Skip("TIERSOLVE_SERVE_RUN names no run folder")
+	}
+	cache := uint64(8 << 20)
+	if c := os.Getenv("TIERSOLVE_SERVE_CACHE"); c != "" {
+		var err error
+		if cache, err = memsize.Parse(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ps, err := drawPositions(context.Background(), dir, servePositions, rand.New(rand.NewPCG(43, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := serve.New(serve.Config{DBs: []string{dir}, Cache: cache, Scratch: b.TempDir(),
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	id := srv.Runs()[0].ID
+	urls := make([]string, len(ps))
+	for i, p := range ps {
+		urls[i] = "/api/v1/runs/" + url.PathEscape(id) + "/position?p=" + url.QueryEscape(p)
+	}
+	// One pass over the positions first: every tier's set is loaded and
+	// the cache is as full as it gets, so that the profile is of answers.
+	for _, u := range urls {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, u, nil))
+	}
+	var next atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			u := urls[int(next.Add(1))%len(urls)]
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, u, nil))
+			if w.Code != http.StatusOK {
+				b.Errorf("%s: %d %s", u, w.Code, w.Body)
+				return
+			}
+		}
+	})
 }

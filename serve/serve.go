@@ -72,6 +72,10 @@ type Config struct {
 	// sees it and sends no more, before it stops taking connections and
 	// lets the requests in flight finish.
 	DrainDelay time.Duration
+	// Warm makes /readyz answer 503 warming until Warm has loaded every
+	// tier (requests are answered meanwhile, each tier loaded on its
+	// first query).
+	Warm bool
 	// Scratch is the folder in which the server makes its folder of
 	// scratch files (the tiers' level sets in chunks, each written on the
 	// tier's first query; default os.TempDir()). It is removed by Close.
@@ -92,6 +96,7 @@ type Server struct {
 	handler  http.Handler
 	inflight chan struct{}
 	draining atomic.Bool
+	warm     atomic.Bool
 	met      *met.Table
 	cache    *valuedb.BlockCache
 	scratch  string
@@ -175,6 +180,34 @@ func (s *Server) Close() error {
 // the bound on requests in flight and the metrics.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// Warm loads every solved tier of every run, one at a time, as its first
+// query would (its level set into a chunk file), so that no query waits
+// for one; then /readyz answers ready. It stops early, with ctx's error,
+// when ctx is done.
+func (s *Server) Warm(ctx context.Context) error {
+	start := time.Now()
+	for _, r := range s.runs {
+		m, err := solver.LoadManifest(r.Dir)
+		if err != nil {
+			return fmt.Errorf("warm %s: %w", r.ID, err)
+		}
+		for _, tr := range m.Tiers {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if !tr.Solved {
+				continue
+			}
+			if err := r.Oracle.Preload(tiergame.Tier(tr.Tier)); err != nil {
+				return fmt.Errorf("warm %s: tier %s: %w", r.ID, tr.Name, err)
+			}
+		}
+		s.log.Info("warm", "run", r.ID, "tiers", len(m.Tiers), "seconds", time.Since(start).Seconds())
+	}
+	s.warm.Store(true)
+	return nil
+}
+
 // Draining reports whether the server stopped taking requests (Serve's
 // context is done): /readyz then answers 503.
 func (s *Server) Draining() bool { return s.draining.Load() }
@@ -231,6 +264,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		if s.draining.Load() {
 			plain(w, http.StatusServiceUnavailable, "draining")
+			return
+		}
+		if s.cfg.Warm && !s.warm.Load() {
+			plain(w, http.StatusServiceUnavailable, "warming")
 			return
 		}
 		plain(w, http.StatusOK, "ready")

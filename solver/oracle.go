@@ -164,6 +164,13 @@ func (o *Oracle) tier(t tiergame.Tier) (*oracleTier, error) {
 	return ot, ot.err
 }
 
+// Preload loads tier t as its first query would (with a cache, writes
+// its chunk file), so that a server can do it before it says it is ready.
+func (o *Oracle) Preload(t tiergame.Tier) error {
+	_, err := o.tier(t)
+	return err
+}
+
 // errClosed is the error of a query after Close.
 var errClosed = errors.New("the oracle is closed")
 

@@ -15,16 +15,23 @@ import (
 // run) answers every position of every tier as the plain oracle does,
 // from several goroutines at once, and stays within the cache's budget.
 func TestOracleCachedMatches(t *testing.T) {
+	// Each level file is read whole before it is cut in chunks, or (stream)
+	// streamed run by run, as a tier too large for the cache is.
 	for _, tc := range []struct {
 		game, option string
-		sym          bool
+		sym, stream  bool
 	}{
-		{"tictactoe", "", false},
-		{"tictactoe", "", true},
-		{"connect4", "width=4,height=3", false},
-		{"quixo", "size=3", false},
+		{"tictactoe", "", false, false},
+		{"tictactoe", "", true, false},
+		{"tictactoe", "", true, true},
+		{"connect4", "width=4,height=3", false, false},
+		{"connect4", "width=4,height=3", false, true},
+		{"quixo", "size=3", false, false},
+		{"quixo", "size=3", false, true},
 	} {
-		t.Run(tc.game+tc.option, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s%s-sym%v-stream%v", tc.game, tc.option, tc.sym, tc.stream), func(t *testing.T) {
+			streamChunks = tc.stream
+			defer func() { streamChunks = false }()
 			r := solveRun(t, tc.game, tc.option, Config{Symmetry: tc.sym})
 			g := r.Config.Game
 			plain, err := OpenOracle(r.Dir, g)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"sync"
 
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -40,15 +41,24 @@ const (
 	csCached = csBytes + 2*csSubs
 )
 
-// openChunkSet writes the chunk file of level file path (tier t of g) as
+// streamChunks makes openChunkSet take the streaming way always (tests).
+var streamChunks = false
+
+// convertMu lets one level file at a time be converted to chunks: the
+// fast way holds the tier's set whole for a moment, counted against the
+// cache, and two at once could take more than it gives up.
+var convertMu sync.Mutex
+
+// openChunkSet writes the chunk file of level file path (tier t of g) in
 // scratch, and returns its set.
+//
+// The level file is read whole into a bitmap (the fast way: the reader
+// copies a type-3 file's words) when the bitmap takes at most half the
+// cache's budget; the cache gives up that room while the chunks are
+// written. Otherwise its members are streamed run by run into one chunk
+// at a time, in constant memory and some ten times slower.
 func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *valuedb.BlockCache) (*chunkSet, error) {
 	n := g.TierSize(t)
-	lf, err := levelfile.Open(path, &levelfile.Options{MaxSpan: n + 1})
-	if err != nil {
-		return nil, err
-	}
-	defer lf.Close()
 	f, err := os.CreateTemp(scratch, fmt.Sprintf("tier%d-*.chunks", t))
 	if err != nil {
 		return nil, err
@@ -56,64 +66,122 @@ func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *val
 	os.Remove(f.Name()) // the file lives as long as it is open
 	chunks := (n + csBits - 1) / csBits
 	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), cache: c, owner: c.NewOwner()}
-	words := make([]uint64, csWords)
-	buf := make([]byte, csBytes)
-	cur := uint64(0) // the chunk in words
-	dirty := false
-	var total uint64
-	flush := func() error {
-		if !dirty {
-			return nil
-		}
-		for i, w := range words {
-			binary.LittleEndian.PutUint64(buf[8*i:], w)
-			words[i] = 0
-		}
-		dirty = false
-		_, err := f.WriteAt(buf, int64(cur)*csBytes)
-		return err
+	w := chunkWriter{s: s, buf: make([]byte, csBytes)}
+	if bytes := 8 * ((n + 63) / 64); bytes <= c.Budget()/2 && !streamChunks {
+		err = w.fromSet(g, t, path, bytes)
+	} else {
+		err = w.fromRuns(g, t, path)
 	}
-	for r := range lf.Runs() {
-		if r.Hi >= n || r.Lo > r.Hi {
-			f.Close()
-			return nil, fmt.Errorf("%s: positions [%d, %d] outside tier %s", path, r.Lo, r.Hi, g.TierName(t))
-		}
-		for lo := r.Lo; lo <= r.Hi; {
-			ch := lo / csBits
-			hi := min(r.Hi, (ch+1)*csBits-1)
-			if ch != cur {
-				if err := flush(); err != nil {
-					f.Close()
-					return nil, err
-				}
-				for k := cur + 1; k <= ch; k++ {
-					s.before[k] = total
-				}
-				cur = ch
-			}
-			setBits(words, lo-ch*csBits, hi-ch*csBits)
-			dirty = true
-			total += hi - lo + 1
-			lo = hi + 1
-		}
+	if err == nil {
+		err = f.Truncate(int64(chunks) * csBytes)
 	}
-	if err := lf.Err(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := flush(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	for k := cur + 1; k <= chunks; k++ {
-		s.before[k] = total
-	}
-	if err := f.Truncate(int64(chunks) * csBytes); err != nil {
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	c.Reserve(s.memBytes())
 	return s, nil
+}
+
+// chunkWriter writes a chunkSet's chunks in ascending order.
+type chunkWriter struct {
+	s     *chunkSet
+	buf   []byte
+	next  uint64 // the first chunk not written
+	total uint64 // members so far
+}
+
+// emit writes chunk ch (after every chunk before it) from its words, at
+// most csWords; chunks skipped have no member.
+func (w *chunkWriter) emit(ch uint64, words []uint64) error {
+	for ; w.next <= ch; w.next++ {
+		w.s.before[w.next] = w.total
+	}
+	var count uint64
+	for _, x := range words {
+		count += uint64(bits.OnesCount64(x))
+	}
+	if count == 0 {
+		return nil // a hole, never read
+	}
+	clear(w.buf)
+	for i, x := range words {
+		binary.LittleEndian.PutUint64(w.buf[8*i:], x)
+	}
+	w.total += count
+	_, err := w.s.f.WriteAt(w.buf, int64(ch)*csBytes)
+	return err
+}
+
+// finish records the counts of the chunks after the last.
+func (w *chunkWriter) finish() {
+	for ; w.next < uint64(len(w.s.before)); w.next++ {
+		w.s.before[w.next] = w.total
+	}
+}
+
+// fromSet loads the level file whole (bytes of bitmap, given up by the
+// cache meanwhile) and writes its chunks.
+func (w *chunkWriter) fromSet(g tiergame.Game, t tiergame.Tier, path string, bytes uint64) error {
+	convertMu.Lock()
+	defer convertMu.Unlock()
+	c := w.s.cache
+	c.Reserve(int64(bytes))
+	defer c.Reserve(-int64(bytes))
+	set, err := LoadLevel(path, g, t)
+	if err != nil {
+		return err
+	}
+	ws := set.Words()
+	for ch := uint64(0); ch*csWords < uint64(len(ws)); ch++ {
+		if err := w.emit(ch, ws[ch*csWords:min(uint64(len(ws)), (ch+1)*csWords)]); err != nil {
+			return err
+		}
+	}
+	w.finish()
+	return nil
+}
+
+// fromRuns streams the level file's members into one chunk at a time.
+func (w *chunkWriter) fromRuns(g tiergame.Game, t tiergame.Tier, path string) error {
+	n := w.s.n
+	lf, err := levelfile.Open(path, &levelfile.Options{MaxSpan: n + 1})
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	words := make([]uint64, csWords)
+	cur, dirty := uint64(0), false
+	for r := range lf.Runs() {
+		if r.Hi >= n || r.Lo > r.Hi {
+			return fmt.Errorf("%s: positions [%d, %d] outside tier %s", path, r.Lo, r.Hi, g.TierName(t))
+		}
+		for lo := r.Lo; lo <= r.Hi; {
+			ch := lo / csBits
+			hi := min(r.Hi, (ch+1)*csBits-1)
+			if ch != cur && dirty {
+				if err := w.emit(cur, words); err != nil {
+					return err
+				}
+				clear(words)
+				dirty = false
+			}
+			cur = ch
+			setBits(words, lo-ch*csBits, hi-ch*csBits)
+			dirty = true
+			lo = hi + 1
+		}
+	}
+	if err := lf.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if dirty {
+		if err := w.emit(cur, words); err != nil {
+			return err
+		}
+	}
+	w.finish()
+	return nil
 }
 
 // setBits sets bits [lo, hi] of words.

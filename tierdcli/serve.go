@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -35,12 +37,21 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	err = p.serve(ctx, e, serve.Config{DBs: strings.Split(*dbs, ","), Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain}, *addr)
+	// The cache is most of the memory: the garbage collector keeps the
+	// heap within it and a margin (unless GOMEMLIMIT says otherwise).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(min(size, 1<<60)) + memMargin)
+	}
+	err = p.serve(ctx, e, serve.Config{DBs: strings.Split(*dbs, ","), Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain, Warm: true}, *addr)
 	if err == nil && context.Cause(ctx) != nil {
 		fmt.Fprintf(e.Stdout, "drained and stopped (%v)\n", context.Cause(ctx))
 	}
 	return err
 }
+
+// memMargin is the Go memory tierd serve allows beyond its cache: the
+// requests in flight, the connections' buffers, the runtime.
+const memMargin = 40 << 20
 
 // serve serves cfg on addr until ctx is done, then drains.
 func (p *Program) serve(ctx context.Context, e *cli.Env, cfg serve.Config, addr string) error {
@@ -53,6 +64,11 @@ func (p *Program) serve(ctx context.Context, e *cli.Env, cfg serve.Config, addr 
 	if err != nil {
 		return fmt.Errorf("--http-addr %s: %w", addr, err)
 	}
+	go func() {
+		if err := s.Warm(ctx); err != nil && ctx.Err() == nil {
+			e.Log.Error("warming the runs", "err", err)
+		}
+	}()
 	url := "http://" + l.Addr().String() + "/"
 	fmt.Fprintf(e.Stdout, "serving %d run(s) at %s (the API at %sapi/v1/runs)\n", len(s.Runs()), url, url)
 	e.Log.Info("listening", "url", url)

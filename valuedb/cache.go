@@ -181,8 +181,26 @@ func (c *BlockCache) Drop(owner uint64) {
 
 // Reserve counts n more bytes (or fewer, for a negative n) of memory that
 // readers hold outside the blocks (a database's index of blocks, a set's
-// counts), which the blocks' budget gives up.
-func (c *BlockCache) Reserve(n int64) { c.fixed.Add(n) }
+// counts, a set held for a moment), which the blocks' budget gives up:
+// blocks are evicted at once to make the room.
+func (c *BlockCache) Reserve(n int64) {
+	fixed := c.fixed.Add(n)
+	if n <= 0 {
+		return
+	}
+	share := max(0, c.budget-fixed) / int64(len(c.shards))
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		for s.bytes > share {
+			s.evictOne()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Budget is the cache's budget in bytes.
+func (c *BlockCache) Budget() uint64 { return uint64(c.budget) }
 
 // CountRead counts n bytes read from disk to fill the cache.
 func (c *BlockCache) CountRead(n int) { c.readBytes.Add(uint64(n)) }

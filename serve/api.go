@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/query"
 )
 
@@ -112,7 +113,19 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "match play needs a match equity table, and this server has none")
 		return
 	}
-	opts.Memory = matchMemory
+	if opts.Match != 0 {
+		// Match play solves the position's cone at the score: memory and
+		// time of its own, so one request at a time, within matchMemory.
+		select {
+		case s.matchSem <- struct{}{}:
+			defer func() { <-s.matchSem }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, codeOverloaded, "another match play question is being computed; try again")
+			return
+		}
+		opts.Memory = matchMemory
+	}
 	ans, err := query.Position(r.Context(), o, t, p, opts)
 	if err != nil {
 		writeQueryError(w, err)
@@ -122,7 +135,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 }
 
 // matchMemory bounds the match winning chances one request may compute.
-const matchMemory = "64MiB"
+const matchMemory = "32MiB"
 
 func (s *Server) mainline(w http.ResponseWriter, r *http.Request) {
 	run := s.run(w, r)
@@ -259,6 +272,8 @@ func writeQueryError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusNotFound, codeNotFound, "the run does not hold this position's tier: "+err.Error())
 	case errors.Is(err, query.ErrBadOption):
 		writeError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+	case errors.Is(err, bearoff.ErrTooLarge):
+		writeError(w, http.StatusBadRequest, codeBadRequest, "match play from this position takes more memory than the server gives a question: "+err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, "internal", err.Error())
 	}

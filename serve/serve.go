@@ -95,6 +95,7 @@ type Server struct {
 	metrics  *metrics
 	handler  http.Handler
 	inflight chan struct{}
+	matchSem chan struct{} // match play questions being computed
 	draining atomic.Bool
 	warm     atomic.Bool
 	met      *met.Table
@@ -129,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Page == nil {
 		cfg.Page = web.Handler()
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, byID: map[string]*Run{}, inflight: make(chan struct{}, cfg.MaxInflight), met: cfg.MET}
+	s := &Server{cfg: cfg, log: cfg.Log, byID: map[string]*Run{}, inflight: make(chan struct{}, cfg.MaxInflight), matchSem: make(chan struct{}, 1), met: cfg.MET}
 	s.cache = valuedb.NewBlockCache(cfg.Cache)
 	scratch, err := os.MkdirTemp(cfg.Scratch, "tierd-serve-*")
 	if err != nil {

@@ -1,0 +1,218 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// solve solves a small run in a folder of the test's and opens it.
+func solve(t *testing.T, game, option string, edit func(m *solver.Manifest)) *solver.Oracle {
+	t.Helper()
+	g, err := games.New(game, option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Reach(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Solve(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if edit != nil {
+		m, err := solver.LoadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		if err := m.Save(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := solver.OpenOracle(dir, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o
+}
+
+func TestErrors(t *testing.T) {
+	// The last tier (a full board) left out of the run, as a run of other
+	// material leaves a xiangqi position's tier out.
+	ttt := solve(t, "tictactoe", "", func(m *solver.Manifest) { m.Tiers[len(m.Tiers)-1].Solved = false })
+	bo := solve(t, "bearoff", "checkers=2,points=3", nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		o    *solver.Oracle
+		text string
+		opts Options
+		want error
+	}{
+		{"letters", ttt, "abc/def/ghi", Options{}, ErrBadPosition},
+		{"length", ttt, "---/---", Options{}, ErrBadPosition},
+		{"tier not in run", ttt, "xox/oxx/oxo", Options{}, ErrNotInRun},
+		{"roll without dice", ttt, "---/---/---", Options{Roll: "31"}, ErrBadOption},
+		{"cube without cube", ttt, "---/---/---", Options{Cube: "owned"}, ErrBadOption},
+		{"cube asked", ttt, "---/---/---", Options{CubeAsked: true}, ErrBadOption},
+		{"bad roll", bo, "", Options{Roll: "7"}, ErrBadOption},
+		{"no money planes", bo, "", Options{Cube: "owned"}, ErrBadOption},
+		{"match without score", bo, "", Options{Match: 3}, ErrBadOption},
+		{"bad score", bo, "", Options{Match: 3, Score: "9-9"}, ErrBadOption},
+		{"bad cube value", bo, "", Options{Match: 3, Score: "2-2", CubeValue: 3, Cube: "owned"}, ErrBadOption},
+		{"bad memory", bo, "", Options{Match: 3, Score: "2-2", Memory: "lots"}, ErrBadOption},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := tc.text
+			if text == "" {
+				text = tc.o.Game.Format(tc.o.Game.Start())
+			}
+			tt, p, err := Parse(tc.o.Game, text)
+			if err == nil {
+				_, err = Position(ctx, tc.o, tt, p, tc.opts)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("%q %+v: %v, want %v", text, tc.opts, err, tc.want)
+			}
+			if err.Error() == "" || strings.Contains(err.Error(), "%!") {
+				t.Errorf("message %q", err)
+			}
+		})
+	}
+	if _, _, err := Parse(ttt.Game, ""); !errors.Is(err, ErrBadPosition) {
+		t.Errorf("empty text: %v", err)
+	}
+	// An unreachable position of Connect Four: one that parses but that
+	// the run does not hold.
+	c4 := solve(t, "connect4", "width=4,height=3", nil)
+	found := false
+	for tt := tiergame.Tier(6); tt < 12 && !found; tt++ {
+		for p := range tiergame.Position(c4.Game.TierSize(tt)) {
+			if _, err := c4.Lookup(tt, p); errors.Is(err, solver.ErrUnreachable) {
+				_, err := Position(ctx, c4, tt, p, Options{})
+				if !errors.Is(err, ErrUnreachable) {
+					t.Errorf("unreachable %s: %v", c4.Game.Format(tt, p), err)
+				}
+				if _, err := Mainline(c4, tt, p, 5); !errors.Is(err, ErrUnreachable) {
+					t.Errorf("mainline of unreachable %s: %v", c4.Game.Format(tt, p), err)
+				}
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		t.Error("no unreachable position found")
+	}
+}
+
+func TestPlain(t *testing.T) {
+	o := solve(t, "tictactoe", "", nil)
+	tt, p, err := Parse(o.Game, "x--/-o-/---")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := Position(context.Background(), o, tt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ans.(*Result)
+	if res.Value != "tie" || res.Remoteness != 7 || len(res.Moves) != 7 || res.Moves[0].MoverValue != "tie" {
+		t.Errorf("x--/-o-/---: %+v", res)
+	}
+	var text bytes.Buffer
+	res.WriteText(&text)
+	if first, _, _ := strings.Cut(text.String(), "\n"); first != "x--/-o-/--- (tier 2 pieces): tie in 7" {
+		t.Errorf("text %q", first)
+	}
+	b, _ := json.Marshal(res)
+	if !bytes.Contains(b, []byte(`"mover_value":"tie","mover_remoteness":7,"child_value":"tie","child_remoteness":6`)) {
+		t.Errorf("json %s", b)
+	}
+}
+
+func TestMainline(t *testing.T) {
+	ttt := solve(t, "tictactoe", "", nil)
+	st, sp := ttt.Game.Start()
+	line, err := Mainline(ttt, st, sp, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line.End != EndGameOver || len(line.Mainline) != 9 || line.Mainline[8].Remoteness != 0 {
+		t.Errorf("tic-tac-toe: %+v", line)
+	}
+	if line, err := Mainline(ttt, st, sp, 3); err != nil || line.End != EndMax || len(line.Mainline) != 3 {
+		t.Errorf("max 3: %+v, %v", line, err)
+	}
+	if _, err := Mainline(ttt, st, sp, MaxMainline+1); !errors.Is(err, ErrBadOption) {
+		t.Errorf("max beyond: %v", err)
+	}
+	bo := solve(t, "bearoff", "checkers=2,points=3", nil)
+	if _, err := Mainline(bo, st, sp, 3); !errors.Is(err, ErrBadOption) {
+		t.Errorf("a game with dice: %v", err)
+	}
+	// A drawn position of Dobutsu shogi: its line loops.
+	ds := solve(t, "dshogi", "pieces=LC", nil)
+	dt, dp, ok := findDraw(t, ds)
+	if !ok {
+		t.Fatal("no drawn position found")
+	}
+	line, err = Mainline(ds, dt, dp, MaxMainline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line.Value != "draw" || line.End != EndLoop || len(line.Mainline) == 0 {
+		t.Errorf("a draw: %+v", line)
+	}
+	for _, s := range line.Mainline {
+		if s.Value != "draw" {
+			t.Errorf("a step of a drawn line: %+v", s)
+		}
+	}
+}
+
+// findDraw searches the positions reachable from the start for a draw.
+func findDraw(t *testing.T, o *solver.Oracle) (tiergame.Tier, tiergame.Position, bool) {
+	type pos struct {
+		t tiergame.Tier
+		p tiergame.Position
+	}
+	st, sp := o.Game.Start()
+	queue, seen := []pos{{st, sp}}, map[pos]bool{{st, sp}: true}
+	for len(queue) > 0 {
+		q := queue[0]
+		queue = queue[1:]
+		rec, err := o.Lookup(q.t, q.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Value() == tiergame.Draw {
+			return q.t, q.p, true
+		}
+		moves, err := o.Moves(q.t, q.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range moves {
+			if k := (pos{m.Tier, m.Pos}); !seen[k] {
+				seen[k] = true
+				queue = append(queue, k)
+			}
+		}
+	}
+	return 0, 0, false
+}

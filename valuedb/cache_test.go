@@ -1,0 +1,103 @@
+package valuedb
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// TestBlockCacheBudget fills a cache with far more than its budget from
+// many goroutines: it never holds more than the budget, keeps what is
+// read often, returns what it holds unchanged, and gives room up to
+// Reserve at once.
+func TestBlockCacheBudget(t *testing.T) {
+	for _, budget := range []uint64{100 << 10, 64 << 20} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			c := NewBlockCache(budget)
+			block := func(o, b uint64) []byte { return bytes.Repeat([]byte{byte(o*31 + b)}, 4096) }
+			var wg sync.WaitGroup
+			for g := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					owner := c.NewOwner()
+					for i := range 20000 {
+						b := uint64(i % 3000)
+						if i%2 == 0 {
+							b = uint64(i % 7) // a few hot blocks
+						}
+						k := BlockKey{owner, b}
+						if got, ok := c.Get(k); ok {
+							if !bytes.Equal(got, block(owner, b)) {
+								t.Errorf("goroutine %d: block %v changed", g, k)
+								return
+							}
+						} else {
+							c.Add(k, block(owner, b))
+						}
+						if i%1000 == 0 {
+							if st := c.Stats(); st.Bytes > budget {
+								t.Errorf("%d bytes held, budget %d", st.Bytes, budget)
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			st := c.Stats()
+			if st.Bytes > budget || st.Hits == 0 || st.Misses == 0 {
+				t.Errorf("stats %+v", st)
+			}
+			if budget < 1<<20 && st.Hits < st.Misses/2 {
+				t.Errorf("hot blocks evicted: %+v", st)
+			}
+			c.Reserve(int64(budget) / 2)
+			if st := c.Stats(); st.Bytes > budget/2 {
+				t.Errorf("after reserving half: %d bytes held", st.Bytes)
+			}
+			c.Drop(1)
+			c.Drop(2)
+			c.Drop(3)
+			c.Drop(4)
+			if st := c.Stats(); st.Bytes != 0 {
+				t.Errorf("after dropping every owner: %d bytes held", st.Bytes)
+			}
+		})
+	}
+}
+
+// TestOpenCached reads a database through a shared cache far smaller
+// than it and checks every record against the database read whole.
+func TestOpenCached(t *testing.T) {
+	recs := make([]Record, 200000)
+	for i := range recs {
+		recs[i] = Make(tiergame.Value(1+i%3), i%50)
+	}
+	name := filepath.Join(t.TempDir(), "t.db")
+	if _, err := Write(name, Header{Game: "g", Tier: 1}, recs, &WriteOptions{BlockRecords: 1 << 12}); err != nil {
+		t.Fatal(err)
+	}
+	c := NewBlockCache(16 << 10)
+	d, err := OpenCached(name, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 4095, 4096, 199999, 77777, 0, 5} {
+		got, err := d.Lookup(uint64(i))
+		if err != nil || got != recs[i] {
+			t.Errorf("record %d: %v, %v; want %v", i, got, err, recs[i])
+		}
+	}
+	st := c.Stats()
+	if st.Misses == 0 || st.ReadBytes == 0 || st.Reserved == 0 || st.Bytes > 16<<10 {
+		t.Errorf("stats %+v", st)
+	}
+	d.Close()
+	if st := c.Stats(); st.Bytes != 0 || st.Reserved != 0 {
+		t.Errorf("after Close: %+v", st)
+	}
+}

@@ -263,3 +263,27 @@ func TestRefusesUnfinished(t *testing.T) {
 		}
 	}
 }
+
+// TestWarm checks that /readyz waits for Warm, which fills the cache.
+func TestWarm(t *testing.T) {
+	s, base := newTestServer(t, Config{Warm: true, Cache: 8 << 20})
+	if status, body := get(t, base+"/readyz"); status != http.StatusServiceUnavailable || strings.TrimSpace(string(body)) != "warming" {
+		t.Errorf("readyz before Warm: %d %s", status, body)
+	}
+	if err := s.Warm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := get(t, base+"/readyz"); status != 200 {
+		t.Errorf("readyz after Warm: %d", status)
+	}
+	if s.cache.Bytes() == 0 {
+		t.Error("Warm read nothing into the cache")
+	}
+	st := s.cache.Stats()
+	if status, _ := get(t, base+"/api/v1/runs/c4/position?p=..../..../x..."); status != 200 {
+		t.Errorf("position: %d", status)
+	}
+	if after := s.cache.Stats(); after.Misses != st.Misses {
+		t.Errorf("a position after Warm missed the cache %d times", after.Misses-st.Misses)
+	}
+}

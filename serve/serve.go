@@ -183,11 +183,14 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // Warm loads every solved tier of every run, one at a time, as its first
 // query would (its level set into a chunk file), so that no query waits
-// for one; then /readyz answers ready. It stops early, with ctx's error,
-// when ctx is done.
+// for one; then reads databases' blocks into the cache while half of it
+// is free (all of a run smaller than that: no query of it then waits for
+// a block); then /readyz answers ready. It stops early, with ctx's
+// error, when ctx is done.
 func (s *Server) Warm(ctx context.Context) error {
 	start := time.Now()
-	for _, r := range s.runs {
+	tiers := make([][]tiergame.Tier, len(s.runs))
+	for i, r := range s.runs {
 		m, err := solver.LoadManifest(r.Dir)
 		if err != nil {
 			return fmt.Errorf("warm %s: %w", r.ID, err)
@@ -199,12 +202,29 @@ func (s *Server) Warm(ctx context.Context) error {
 			if !tr.Solved {
 				continue
 			}
-			if err := r.Oracle.Preload(tiergame.Tier(tr.Tier)); err != nil {
+			t := tiergame.Tier(tr.Tier)
+			if err := r.Oracle.Preload(t); err != nil {
 				return fmt.Errorf("warm %s: tier %s: %w", r.ID, tr.Name, err)
 			}
+			tiers[i] = append(tiers[i], t)
 		}
-		s.log.Info("warm", "run", r.ID, "tiers", len(m.Tiers), "seconds", time.Since(start).Seconds())
+		s.log.Info("warm: tiers loaded", "run", r.ID, "tiers", len(tiers[i]), "seconds", time.Since(start).Seconds())
 	}
+	more := func() bool { return ctx.Err() == nil && s.cache.Free() > s.cache.Budget()/2 }
+	for i, r := range s.runs {
+		for _, t := range tiers[i] {
+			if !more() {
+				break
+			}
+			if err := r.Oracle.Prefetch(t, more); err != nil {
+				return fmt.Errorf("warm %s: %w", r.ID, err)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.log.Info("warm", "seconds", time.Since(start).Seconds(), "cache_bytes", s.cache.Bytes())
 	s.warm.Store(true)
 	return nil
 }

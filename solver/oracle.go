@@ -171,6 +171,20 @@ func (o *Oracle) Preload(t tiergame.Tier) error {
 	return err
 }
 
+// Prefetch reads tier t's level set chunks and database blocks into the
+// oracle's cache (OracleOptions.Cache) while more() says so; without a
+// cache it does nothing.
+func (o *Oracle) Prefetch(t tiergame.Tier, more func() bool) error {
+	ot, err := o.tier(t)
+	if err != nil || o.cache == nil {
+		return err
+	}
+	if err := ot.cset.Prefetch(more); err != nil {
+		return err
+	}
+	return ot.db.Prefetch(more)
+}
+
 // errClosed is the error of a query after Close.
 var errClosed = errors.New("the oracle is closed")
 

@@ -258,3 +258,17 @@ func (s *chunkSet) Close() error {
 	s.cache.Reserve(-s.memBytes())
 	return s.f.Close()
 }
+
+// Prefetch reads the set's chunks that have members into the cache, in
+// order, while more() says so.
+func (s *chunkSet) Prefetch(more func() bool) error {
+	for ch := 0; ch+1 < len(s.before) && more(); ch++ {
+		if s.before[ch+1] == s.before[ch] {
+			continue
+		}
+		if _, err := s.chunk(uint64(ch)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -25,6 +25,7 @@ type BlockCache struct {
 	nextID atomic.Uint64
 
 	hits, misses, readBytes atomic.Uint64
+	bytes                   atomic.Int64 // held in blocks
 }
 
 // maxShards is the most shards: enough that two cores rarely contend. A
@@ -43,6 +44,7 @@ type BlockKey struct {
 }
 
 type cacheShard struct {
+	total *atomic.Int64 // the cache's bytes
 	mu    sync.RWMutex
 	index map[BlockKey]int32
 	slots []cacheSlot
@@ -68,6 +70,7 @@ func NewBlockCache(budget uint64) *BlockCache {
 	c.shift = uint(64 - bits.Len(uint(n-1)))
 	for i := range c.shards {
 		c.shards[i].index = map[BlockKey]int32{}
+		c.shards[i].total = &c.bytes
 	}
 	return c
 }
@@ -135,6 +138,7 @@ func (c *BlockCache) Add(k BlockKey, b []byte) {
 	sl.ref.Store(false)
 	s.index[k] = i
 	s.bytes += size
+	s.total.Add(size)
 }
 
 // evictOne moves the clock's hand to the first block not read since it
@@ -155,6 +159,7 @@ func (s *cacheShard) evictOne() {
 		}
 		delete(s.index, sl.key)
 		s.bytes -= int64(len(sl.data))
+		s.total.Add(-int64(len(sl.data)))
 		sl.data = nil
 		s.free = append(s.free, int32(s.hand-1))
 		return
@@ -171,6 +176,7 @@ func (c *BlockCache) Drop(owner uint64) {
 			if sl.data != nil && sl.key.Owner == owner {
 				delete(s.index, sl.key)
 				s.bytes -= int64(len(sl.data))
+				s.total.Add(-int64(len(sl.data)))
 				sl.data = nil
 				s.free = append(s.free, int32(j))
 			}
@@ -197,6 +203,15 @@ func (c *BlockCache) Reserve(n int64) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// Bytes is what the cache holds in blocks.
+func (c *BlockCache) Bytes() uint64 { return uint64(max(0, c.bytes.Load())) }
+
+// Free is the room left in the budget: what neither blocks nor
+// reservations hold.
+func (c *BlockCache) Free() uint64 {
+	return uint64(max(0, c.budget-c.fixed.Load()-c.bytes.Load()))
 }
 
 // Budget is the cache's budget in bytes.
@@ -250,3 +265,21 @@ func (d *DB) UseCache(c *BlockCache) {
 
 // indexBytes is the memory of the database's index of blocks.
 func (d *DB) indexBytes() int64 { return 8 * int64(len(d.index)) }
+
+// Prefetch reads the database's blocks into its shared cache (UseCache),
+// in order, while more() says so, skipping those it holds: a server warms
+// its cache with it before the first queries.
+func (d *DB) Prefetch(more func() bool) error {
+	if d.shared == nil {
+		return nil
+	}
+	for b := 0; b < d.h.Blocks && more(); b++ {
+		if _, ok := d.shared.Get(BlockKey{d.owner, uint64(b)}); ok {
+			continue
+		}
+		if _, err := d.cacheBlock(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,9 @@ type metrics struct {
 	seconds  *prometheus.HistogramVec
 	inflight prometheus.Gauge
 	shed     prometheus.Counter
+
+	counters   sync.Map // {api, code} -> prometheus.Counter
+	histograms sync.Map // api -> prometheus.Observer
 }
 
 func newMetrics(s *Server) *metrics {
@@ -51,6 +55,20 @@ func newMetrics(s *Server) *metrics {
 
 // observe counts a request answered.
 func (m *metrics) observe(api string, code int, d time.Duration) {
-	m.requests.WithLabelValues(api, strconv.Itoa(code)).Inc()
-	m.seconds.WithLabelValues(api).Observe(d.Seconds())
+	type key struct {
+		api  string
+		code int
+	}
+	// The labelled series are looked up once each: the lookup hashes the
+	// labels, and this is every request.
+	c, ok := m.counters.Load(key{api, code})
+	if !ok {
+		c, _ = m.counters.LoadOrStore(key{api, code}, m.requests.WithLabelValues(api, strconv.Itoa(code)))
+	}
+	c.(prometheus.Counter).Inc()
+	h, ok := m.histograms.Load(api)
+	if !ok {
+		h, _ = m.histograms.LoadOrStore(api, m.seconds.WithLabelValues(api))
+	}
+	h.(prometheus.Observer).Observe(d.Seconds())
 }

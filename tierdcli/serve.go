@@ -51,7 +51,7 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 
 // memMargin is the Go memory tierd serve allows beyond its cache: the
 // requests in flight, the connections' buffers, the runtime.
-const memMargin = 40 << 20
+const memMargin = 32 << 20
 
 // serve serves cfg on addr until ctx is done, then drains.
 func (p *Program) serve(ctx context.Context, e *cli.Env, cfg serve.Config, addr string) error {

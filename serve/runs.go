@@ -36,7 +36,7 @@ type RunInfo struct {
 	Chance    bool   `json:"chance"`
 	Cube      string `json:"cube"` // "money" for a bearoff run with cube=money
 	Positions uint64 `json:"positions"`
-	Start     string `json:"start"`
+	Start     string `json:"start"` // "" when the run does not hold the game's start (a run from seeds)
 	Tiers     int    `json:"tiers"`
 }
 
@@ -65,8 +65,10 @@ func openRun(dir string, reg *games.Registry, open func(dir string, g tiergame.G
 	}
 	if m.Start != nil {
 		info.Start = m.Start.Position
-	} else {
-		info.Start = o.Game.Format(o.Game.Start())
+	} else if t, p := o.Game.Start(); holds(o, t, p) {
+		// A chance game's start (its value a probability) or a run from
+		// seeds, whose start the manifest does not record.
+		info.Start = o.Game.Format(t, p)
 	}
 	return &Run{Dir: dir, Oracle: o, Info: info}, nil
 }
@@ -84,4 +86,16 @@ func runIDs(runs []*Run) {
 		taken[id] = true
 		r.ID, r.Info.ID = id, id
 	}
+}
+
+// holds reports whether run o holds position (t, p): it is reachable in
+// the run (a run from seeds may not hold the game's start).
+func holds(o *solver.Oracle, t tiergame.Tier, p tiergame.Position) bool {
+	var err error
+	if _, ok := o.Game.(tiergame.Chance); ok {
+		_, err = o.Win(t, p)
+	} else {
+		_, err = o.Lookup(t, p)
+	}
+	return err == nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -176,6 +177,18 @@ func TestParseParams(t *testing.T) {
 		got, err := ParseParams(tc.raw)
 		if (err != nil) != tc.err || err == nil && got != tc.want {
 			t.Errorf("ParseParams(%.40q) = %+v, %v; want %+v, error %v", tc.raw, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestRunIDs(t *testing.T) {
+	runs := []*Run{{Dir: "a/run"}, {Dir: "b/run/"}, {Dir: "run"}, {Dir: "."}, {Dir: "x/other"}}
+	runIDs(runs)
+	wd, _ := filepath.Abs(".")
+	want := []string{"run", "run-2", "run-3", filepath.Base(wd), "other"}
+	for i, r := range runs {
+		if r.ID != want[i] || r.Info.ID != want[i] {
+			t.Errorf("%s: id %q, want %q", r.Dir, r.ID, want[i])
 		}
 	}
 }

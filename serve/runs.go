@@ -78,7 +78,11 @@ func openRun(dir string, reg *games.Registry, open func(dir string, g tiergame.G
 func runIDs(runs []*Run) {
 	taken := map[string]bool{}
 	for _, r := range runs {
-		base := filepath.Base(filepath.Clean(r.Dir))
+		dir := r.Dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs // "." is the folder's own name
+		}
+		base := filepath.Base(dir)
 		id := base
 		for n := 2; taken[id]; n++ {
 			id = base + "-" + strconv.Itoa(n)

@@ -42,7 +42,13 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(min(size, 1<<60)) + memMargin)
 	}
-	err = p.serve(ctx, e, serve.Config{DBs: strings.Split(*dbs, ","), Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain, Warm: true}, *addr)
+	var dirs []string
+	for _, d := range strings.Split(*dbs, ",") {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	err = p.serve(ctx, e, serve.Config{DBs: dirs, Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain, Warm: true}, *addr)
 	if err == nil && context.Cause(ctx) != nil {
 		fmt.Fprintf(e.Stdout, "drained and stopped (%v)\n", context.Cause(ctx))
 	}

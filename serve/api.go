@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/games/bearoff"
@@ -185,15 +187,32 @@ func ParseParams(raw string) (Params, error) {
 	if len(raw) > MaxQuery {
 		return q, fmt.Errorf("the query string has %d bytes, more than %d", len(raw), MaxQuery)
 	}
-	vals, err := url.ParseQuery(raw)
-	if err != nil {
-		return q, fmt.Errorf("the query string: %v", err)
-	}
-	for k, v := range vals {
-		if len(v) != 1 {
-			return q, fmt.Errorf("parameter %q given %d times", clip(k), len(v))
+	// Read by hand, not url.ParseQuery: no map for every request.
+	var given uint8 // of the parameters, by their index in paramNames
+	for rest := raw; rest != ""; {
+		var kv string
+		kv, rest, _ = strings.Cut(rest, "&")
+		if kv == "" {
+			continue
 		}
-		x := v[0]
+		if strings.Contains(kv, ";") {
+			return q, errors.New("the query string: a ';' (separate parameters with '&')")
+		}
+		ek, ev, _ := strings.Cut(kv, "=")
+		k, err := url.QueryUnescape(ek)
+		if err != nil {
+			return q, fmt.Errorf("the query string: %v", err)
+		}
+		x, err := url.QueryUnescape(ev)
+		if err != nil {
+			return q, fmt.Errorf("the query string: %v", err)
+		}
+		if i := slices.Index(paramNames, k); i >= 0 {
+			if given&(1<<i) != 0 {
+				return q, fmt.Errorf("parameter %q given twice", k)
+			}
+			given |= 1 << i
+		}
 		switch k {
 		case "p":
 			q.Position = x
@@ -243,6 +262,9 @@ func ParseParams(raw string) (Params, error) {
 	}
 	return q, nil
 }
+
+// paramNames are the parameters ParseParams reads.
+var paramNames = []string{"p", "roll", "cube", "cube_value", "match", "score", "crawford", "max"}
 
 // smallInt parses a parameter's whole number in [0, max].
 func smallInt(name, x string, max int) (int, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/levelfile"
@@ -130,6 +131,12 @@ func (w *chunkWriter) fromSet(g tiergame.Game, t tiergame.Tier, path string, byt
 	c := w.s.cache
 	c.Reserve(int64(bytes))
 	defer c.Reserve(-int64(bytes))
+	if bytes >= 16<<20 {
+		// Give a large set's memory back to the system at once, rather
+		// than at the collector's pace: a server's memory is its cache's
+		// budget, and the next tier's set comes right after.
+		defer debug.FreeOSMemory()
+	}
 	set, err := LoadLevel(path, g, t)
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ func Main(args []string, suites []harness.Suite, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := harness.Config{Quick: opts.quick, Cores: runtimeCores(), Root: root, XGCorpus: opts.xgCorpus,
-		Runs: opts.runs, Gamesman: opts.gamesman, GamesmanData: opts.g1Data, GamesmanUni: opts.uni}
+		Runs: opts.runs, Gamesman: opts.gamesman, GamesmanData: opts.g1Data, GamesmanUni: opts.uni, Out: opts.out}
 	plan, err := harness.Plan(suites, opts.suites, cfg, opts.peers)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)

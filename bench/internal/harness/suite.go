@@ -195,6 +195,9 @@ type Config struct {
 	// GamesmanUni is GamesmanUni's built dist/ folder (its base URL
 	// pointed at 127.0.0.1:18765), for the serve suite's browser check.
 	GamesmanUni string
+	// Out is the report's folder (--out), where a suite may leave files
+	// for a person (the serve suite's screenshots).
+	Out string
 }
 
 // Repeat runs f at least once and until min has elapsed, and returns the

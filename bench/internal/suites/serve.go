@@ -63,7 +63,7 @@ const (
 	serveMaxAnswers = 5_000_000
 	// gamesmanQueries is how many positions GamesmanOne's `gamesman
 	// query` answers, one process each.
-	gamesmanQueries = 200
+	gamesmanQueries = 60
 	// rssSlack is what the issue allows the server above its --cache.
 	rssSlack = 64 << 20
 )

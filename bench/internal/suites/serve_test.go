@@ -180,3 +180,60 @@ func BenchmarkServeHandler(b *testing.B) {
 		}
 	})
 }
+
+func TestUniOurPosition(t *testing.T) {
+	byID := map[string]uniGame{}
+	for _, u := range uniGames {
+		byID[u.uniID] = u
+	}
+	for _, c := range []struct{ game, in, want string }{
+		{"tictactoe", "1_---------", "---/---/---"},
+		{"tictactoe", "2_x---o---x", "x--/-o-/--x"},
+		{"quixo", "2_---X--------O---", "o:...x/..../..../o..."},
+		{"teeko", "1_XO----", ""},
+		{"teeko", "1_XO-----------------------", "x:xo.../...../...../...../....."},
+		{"tictactoe", "3_---------", ""},
+		{"tictactoe", "1_--------", ""},
+		{"tictactoe", "1_-----q---", ""},
+	} {
+		got, err := byID[c.game].ourPosition(c.in)
+		if got != c.want || (err != nil) != (c.want == "") {
+			t.Errorf("%s ourPosition(%q) = %q, %v; want %q", c.game, c.in, got, err, c.want)
+		}
+	}
+}
+
+// TestUniStatic serves a dist folder under /uni/: its files as they are,
+// any other path under /uni/ as index.html (the page routes itself).
+func TestUniStatic(t *testing.T) {
+	dist := t.TempDir()
+	for name, body := range map[string]string{"index.html": "INDEX", "assets/app.js": "JS"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dist, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dist, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(uniStatic(dist))
+	defer srv.Close()
+	for _, c := range []struct {
+		path, want string
+		code       int
+	}{
+		{"/uni/assets/app.js", "JS", 200},
+		{"/uni/games/tictactoe/variants/regular", "INDEX", 200},
+		{"/uni/", "INDEX", 200},
+		{"/uni/../../etc/passwd", "invalid URL path\n", 400},
+	} {
+		resp, err := http.Get(srv.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.code || string(b) != c.want {
+			t.Errorf("GET %s: %d %q; want %d %q", c.path, resp.StatusCode, b, c.code, c.want)
+		}
+	}
+}

@@ -132,6 +132,8 @@ func Serve() harness.Suite {
 			{Key: "cache_bytes", Header: "--cache", Format: "bytes"},
 			{Key: "db_bytes", Header: "databases", Format: "bytes"},
 			{Key: "server_peak_rss_bytes", Header: "server peak RSS", Format: "bytes"},
+			{Key: "server_rss_anon_bytes", Header: "RSS anon at end", Format: "bytes"},
+			{Key: "server_rss_file_bytes", Header: "RSS file at end", Format: "bytes"},
 			{Key: "fact:within_budget", Header: "RSS ≤ cache+64MiB"},
 			{Key: "fact:target", Header: "≥10k/s, p99<10ms, no error"},
 			{Key: "fact:agree", Header: "values agree"},
@@ -568,7 +570,12 @@ func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) 
 	if err != nil {
 		return harness.Sample{}, err
 	}
+	// What the resident set is made of at the end of the load: pages of
+	// mapped files (the program, mapped databases) and the rest (the heap).
+	now := memsize.ReadResidentOf(srv.cmd.Process.Pid)
 	met := res.metrics()
+	met["server_rss_file_bytes"] = float64(now.File)
+	met["server_rss_anon_bytes"] = float64(now.RSS - min(now.File, now.RSS))
 	met["cache_bytes"] = float64(cache)
 	met["db_bytes"] = float64(dbs)
 	met["server_peak_rss_bytes"] = float64(peak)

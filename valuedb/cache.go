@@ -59,6 +59,10 @@ type cacheSlot struct {
 	ref  atomic.Bool
 }
 
+// slotBytes is what the cache counts for a block beyond its bytes: its
+// slot, its index entry and its slice header.
+const slotBytes = 64
+
 // NewBlockCache returns a cache of at most budget bytes of blocks.
 func NewBlockCache(budget uint64) *BlockCache {
 	c := &BlockCache{budget: int64(min(budget, 1<<62))}
@@ -112,9 +116,9 @@ func (c *BlockCache) Get(k BlockKey) ([]byte, bool) {
 // needs; a block larger than a shard's share is not kept. b must not be
 // changed afterwards.
 func (c *BlockCache) Add(k BlockKey, b []byte) {
-	size := int64(len(b))
+	size := int64(len(b)) + slotBytes
 	share := max(0, c.budget-c.fixed.Load()) / int64(len(c.shards))
-	if size > share || size == 0 {
+	if size > share || len(b) == 0 {
 		return
 	}
 	s := c.shard(k)
@@ -158,8 +162,8 @@ func (s *cacheShard) evictOne() {
 			continue
 		}
 		delete(s.index, sl.key)
-		s.bytes -= int64(len(sl.data))
-		s.total.Add(-int64(len(sl.data)))
+		s.bytes -= int64(len(sl.data)) + slotBytes
+		s.total.Add(-int64(len(sl.data)) - slotBytes)
 		sl.data = nil
 		s.free = append(s.free, int32(s.hand-1))
 		return
@@ -175,8 +179,8 @@ func (c *BlockCache) Drop(owner uint64) {
 			sl := &s.slots[j]
 			if sl.data != nil && sl.key.Owner == owner {
 				delete(s.index, sl.key)
-				s.bytes -= int64(len(sl.data))
-				s.total.Add(-int64(len(sl.data)))
+				s.bytes -= int64(len(sl.data)) + slotBytes
+				s.total.Add(-int64(len(sl.data)) - slotBytes)
 				sl.data = nil
 				s.free = append(s.free, int32(j))
 			}
@@ -223,7 +227,7 @@ func (c *BlockCache) CountRead(n int) { c.readBytes.Add(uint64(n)) }
 // CacheStats are a BlockCache's counters.
 type CacheStats struct {
 	Hits, Misses uint64
-	Bytes        uint64 // held in blocks
+	Bytes        uint64 // held in blocks, with their bookkeeping
 	Reserved     uint64 // held outside the blocks (Reserve)
 	Budget       uint64
 	ReadBytes    uint64 // read from disk to fill it
@@ -267,19 +271,87 @@ func (d *DB) UseCache(c *BlockCache) {
 func (d *DB) indexBytes() int64 { return 8 * int64(len(d.index)) }
 
 // Prefetch reads the database's blocks into its shared cache (UseCache),
-// in order, while more() says so, skipping those it holds: a server warms
-// its cache with it before the first queries.
+// in order, while more() says so: a server warms its cache with it before
+// the first queries.
 func (d *DB) Prefetch(more func() bool) error {
 	if d.shared == nil {
 		return nil
 	}
 	for b := 0; b < d.h.Blocks && more(); b++ {
-		if _, ok := d.shared.Get(BlockKey{d.owner, uint64(b)}); ok {
-			continue
+		var err error
+		if d.h.Kind == "" {
+			_, err = d.fillSegment(b, 0, true)
+		} else if _, ok := d.shared.Get(BlockKey{d.owner, uint64(b)}); !ok {
+			_, err = d.cacheBlock(b)
 		}
-		if _, err := d.cacheBlock(b); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// A shared cache keeps the value records of a database (the records of
+// every query) in segments of segBytes of a block, not whole blocks: a
+// block holds 32768 records of which a query wants one, and the
+// positions asked again and again are spread over many blocks, so a
+// budget of segments holds several times the hot records a budget of
+// blocks does. A miss still decompresses the whole block (a zstd frame
+// has no random access) and keeps only the segment asked for.
+// Probabilities and planes, stored a byte plane at a time across the
+// block, stay whole blocks.
+const segBytes = 4096
+
+// segKey is the key of segment seg of block b: the high bit keeps
+// segments apart from whole blocks.
+func segKey(owner uint64, b, seg int) BlockKey {
+	return BlockKey{owner, 1<<63 | uint64(b)<<16 | uint64(seg)}
+}
+
+// lookupShared is Lookup through the shared cache.
+func (d *DB) lookupShared(rank uint64) (Record, error) {
+	b := int(rank / uint64(d.h.BlockRecords))
+	off := int(rank%uint64(d.h.BlockRecords)) * d.h.RecordBytes
+	seg := off / segBytes
+	raw, ok := d.shared.Get(segKey(d.owner, b, seg))
+	if !ok {
+		var err error
+		if raw, err = d.fillSegment(b, seg, false); err != nil {
+			return 0, err
+		}
+	}
+	return decodeRecord(raw[off-seg*segBytes:], d.h.RecordBytes), nil
+}
+
+// blockBufs are the buffers a miss decompresses a block into (and reads
+// its compressed bytes into): only segments are kept, copied.
+var blockBufs sync.Pool
+
+type blockBuf struct{ raw, comp []byte }
+
+// fillSegment decompresses block b and keeps its segment seg in the
+// cache, or with all every segment, and returns segment seg.
+func (d *DB) fillSegment(b, seg int, all bool) ([]byte, error) {
+	buf, _ := blockBufs.Get().(*blockBuf)
+	if buf == nil {
+		buf = &blockBuf{}
+	}
+	defer blockBufs.Put(buf)
+	raw, err := d.blockInto(b, buf.raw, buf.comp)
+	if err != nil {
+		return nil, err
+	}
+	buf.raw = raw[:0]
+	var want []byte
+	for s := 0; s*segBytes < len(raw); s++ {
+		if s != seg && !all {
+			continue
+		}
+		piece := append([]byte(nil), raw[s*segBytes:min(len(raw), (s+1)*segBytes)]...)
+		if s == seg {
+			want = piece
+		}
+		d.shared.Add(segKey(d.owner, b, s), piece)
+	}
+	return want, nil
 }

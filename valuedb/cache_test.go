@@ -70,34 +70,49 @@ func TestBlockCacheBudget(t *testing.T) {
 	}
 }
 
-// TestOpenCached reads a database through a shared cache far smaller
-// than it and checks every record against the database read whole.
+// TestOpenCached reads databases through a shared cache far smaller
+// than them (records one and two bytes wide) and checks every record,
+// asked in a scattered order, against the database read whole.
 func TestOpenCached(t *testing.T) {
-	recs := make([]Record, 200000)
-	for i := range recs {
-		recs[i] = Make(tiergame.Value(1+i%3), i%50)
-	}
-	name := filepath.Join(t.TempDir(), "t.db")
-	if _, err := Write(name, Header{Game: "g", Tier: 1}, recs, &WriteOptions{BlockRecords: 1 << 12}); err != nil {
-		t.Fatal(err)
-	}
-	c := NewBlockCache(16 << 10)
-	d, err := OpenCached(name, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range []int{0, 1, 4095, 4096, 199999, 77777, 0, 5} {
-		got, err := d.Lookup(uint64(i))
-		if err != nil || got != recs[i] {
-			t.Errorf("record %d: %v, %v; want %v", i, got, err, recs[i])
+	for _, maxRem := range []int{50, 300} {
+		recs := make([]Record, 200000)
+		for i := range recs {
+			recs[i] = Make(tiergame.Value(1+i%3), (i*7)%maxRem)
 		}
-	}
-	st := c.Stats()
-	if st.Misses == 0 || st.ReadBytes == 0 || st.Reserved == 0 || st.Bytes > 16<<10 {
-		t.Errorf("stats %+v", st)
-	}
-	d.Close()
-	if st := c.Stats(); st.Bytes != 0 || st.Reserved != 0 {
-		t.Errorf("after Close: %+v", st)
+		name := filepath.Join(t.TempDir(), "t.db")
+		if _, err := Write(name, Header{Game: "g", Tier: 1}, recs, &WriteOptions{BlockRecords: 1 << 15}); err != nil {
+			t.Fatal(err)
+		}
+		c := NewBlockCache(64 << 10)
+		d, err := OpenCached(name, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 20000 {
+			i := (k * 7919) % len(recs)
+			if k%2 == 0 {
+				i = k % 7 * 4099 // a few hot records, in as many segments
+			}
+			got, err := d.Lookup(uint64(i))
+			if err != nil || got != recs[i] {
+				t.Fatalf("record %d: %v, %v; want %v", i, got, err, recs[i])
+			}
+		}
+		st := c.Stats()
+		if st.Misses == 0 || st.Hits == 0 || st.ReadBytes == 0 || st.Reserved == 0 || st.Bytes > 64<<10 {
+			t.Errorf("stats %+v", st)
+		}
+		if err := d.Prefetch(func() bool { return c.Free() > 8<<10 }); err != nil {
+			t.Fatal(err)
+		}
+		for i := range recs {
+			if got, err := d.Lookup(uint64(i)); err != nil || got != recs[i] {
+				t.Fatalf("after Prefetch, record %d: %v, %v; want %v", i, got, err, recs[i])
+			}
+		}
+		d.Close()
+		if st := c.Stats(); st.Bytes != 0 || st.Reserved != 0 {
+			t.Errorf("after Close: %+v", st)
+		}
 	}
 }

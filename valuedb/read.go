@@ -186,9 +186,16 @@ func (d *DB) Close() error {
 }
 
 // block returns block b decompressed, and checks its length.
-func (d *DB) block(b int) ([]byte, error) {
+func (d *DB) block(b int) ([]byte, error) { return d.blockInto(b, nil, nil) }
+
+// blockInto is block decompressed into dst's room, the compressed bytes
+// read into comp's (either may be nil: then allocated).
+func (d *DB) blockInto(b int, dst, comp []byte) ([]byte, error) {
 	lo, hi := d.index[b], d.index[b+1]
-	comp := make([]byte, hi-lo)
+	if uint64(cap(comp)) < hi-lo {
+		comp = make([]byte, hi-lo)
+	}
+	comp = comp[:hi-lo]
 	if _, err := d.f.ReadAt(comp, d.dataStart+int64(lo)); err != nil {
 		return nil, fmt.Errorf("valuedb %s: block %d: %w", d.name, b, err)
 	}
@@ -196,7 +203,10 @@ func (d *DB) block(b int) ([]byte, error) {
 		d.shared.CountRead(len(comp))
 	}
 	want := min(uint64(d.h.BlockRecords), d.h.Count-uint64(b)*uint64(d.h.BlockRecords)) * uint64(d.h.RecordBytes)
-	raw, err := d.dec.DecodeAll(comp, make([]byte, 0, want))
+	if uint64(cap(dst)) < want {
+		dst = make([]byte, 0, want)
+	}
+	raw, err := d.dec.DecodeAll(comp, dst[:0])
 	if err != nil {
 		return nil, fmt.Errorf("valuedb %s: block %d: %w: %v", d.name, b, ErrFormat, err)
 	}
@@ -243,16 +253,13 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	}
 	// The cache hit stays inline (not blockOf): this is the look-up of
 	// every query.
-	b := int(rank / uint64(d.h.BlockRecords))
-	var raw []byte
-	var ok bool
 	if d.shared != nil {
-		raw, ok = d.shared.Get(BlockKey{d.owner, uint64(b)})
-	} else {
-		d.mu.Lock()
-		raw, ok = d.cache[b]
-		d.mu.Unlock()
+		return d.lookupShared(rank)
 	}
+	b := int(rank / uint64(d.h.BlockRecords))
+	d.mu.Lock()
+	raw, ok := d.cache[b]
+	d.mu.Unlock()
 	if !ok {
 		var err error
 		if raw, err = d.cacheBlock(b); err != nil {

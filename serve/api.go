@@ -106,7 +106,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	o := run.Oracle
 	t, p, err := query.Parse(o.Game, q.Position)
 	if err != nil {
-		writeQueryError(w, err)
+		s.writeQueryError(w, r, err)
 		return
 	}
 	opts := q.Options
@@ -130,7 +130,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	}
 	ans, err := query.Position(r.Context(), o, t, p, opts)
 	if err != nil {
-		writeQueryError(w, err)
+		s.writeQueryError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, ans)
@@ -160,12 +160,12 @@ func (s *Server) mainline(w http.ResponseWriter, r *http.Request) {
 	o := run.Oracle
 	t, p, err := query.Parse(o.Game, q.Position)
 	if err != nil {
-		writeQueryError(w, err)
+		s.writeQueryError(w, r, err)
 		return
 	}
 	line, err := query.Mainline(o, t, p, max)
 	if err != nil {
-		writeQueryError(w, err)
+		s.writeQueryError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, line)
@@ -283,8 +283,10 @@ func clip(s string) string {
 	return s
 }
 
-// writeQueryError answers an error of package query with its status.
-func writeQueryError(w http.ResponseWriter, err error) {
+// writeQueryError answers an error of package query with its status; an
+// error of the server's own (a database it cannot read) is logged, and
+// answered without its details.
+func (s *Server) writeQueryError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, query.ErrBadPosition):
 		writeError(w, http.StatusBadRequest, codeBadPosition, err.Error())
@@ -297,7 +299,8 @@ func writeQueryError(w http.ResponseWriter, err error) {
 	case errors.Is(err, bearoff.ErrTooLarge):
 		writeError(w, http.StatusBadRequest, codeBadRequest, "match play from this position takes more memory than the server gives a question: "+err.Error())
 	default:
-		writeError(w, http.StatusInternalServerError, "internal", err.Error())
+		s.log.Error("answering a request", "path", r.URL.Path, "query", clip(r.URL.RawQuery), "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "the server could not read its databases (see its log)")
 	}
 }
 

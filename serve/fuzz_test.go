@@ -6,6 +6,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+
+	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/query"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // FuzzParseParams checks that any query string is read or refused with a
@@ -70,6 +74,39 @@ func FuzzPositionAPI(f *testing.F) {
 		}
 		if !json.Valid(w.Body.Bytes()) {
 			t.Fatalf("GET %s: not JSON: %s", target, w.Body)
+		}
+	})
+}
+
+// FuzzGameParse gives fuzzed text to the Parse of every bundled game, as
+// the API does, and what parses to Format, Moves and the move names, as
+// an answer does before it reads the databases: none may panic.
+func FuzzGameParse(f *testing.F) {
+	var gs []tiergame.Game
+	for _, spec := range [][2]string{{"tictactoe", ""}, {"connect4", "width=6,height=5"}, {"quixo", "size=4"},
+		{"teeko", ""}, {"dshogi", ""}, {"xiangqi", "material=KRNvKAABB"}, {"bearoff", "checkers=15,points=6,cube=money"}} {
+		g, err := games.New(spec[0], spec[1])
+		if err != nil {
+			f.Fatal(err)
+		}
+		gs = append(gs, g)
+		f.Add(uint8(len(gs)-1), g.Format(g.Start()))
+	}
+	f.Add(uint8(5), "4k4/9/9/9/9/9/9/9/4R4/4K4 w")
+	f.Add(uint8(6), "0-0")
+	f.Fuzz(func(t *testing.T, k uint8, text string) {
+		g := gs[int(k)%len(gs)]
+		tt, p, err := query.Parse(g, text)
+		if err != nil {
+			return
+		}
+		g.Format(tt, p)
+		g.Moves(tt, p, nil)
+		if mn, ok := g.(tiergame.MoveNamer); ok {
+			mn.MoveNames(tt, p)
+		}
+		if cg, ok := g.(tiergame.Chance); ok {
+			cg.ChanceMoves(tt, p, nil, nil)
 		}
 	})
 }

@@ -89,6 +89,10 @@ func Serve() harness.Suite {
 				setup := harness.NewJob("setup", serveSetupArgs{Run: r.name})
 				vs := []harness.Variant{{Name: "api", Kind: results.KindSubject,
 					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api"})}}
+				// The same load with a cache that holds the whole run: what
+				// the server and HTTP cost when no answer reads its files.
+				vs = append(vs, harness.Variant{Name: "api-cached", Kind: results.KindSubject,
+					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api", Cache: "2GiB"})})
 				if r.universalGame != "" {
 					vs = append(vs, harness.Variant{Name: "universal", Kind: results.KindSubject,
 						Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "universal"})})
@@ -164,6 +168,8 @@ type serveLoadArgs struct {
 	Run       string `json:"run"`
 	API       string `json:"api,omitempty"`
 	Positions int    `json:"positions,omitempty"`
+	// Cache, when set, is serve's --cache instead of the run's.
+	Cache string `json:"cache,omitempty"`
 }
 
 // findRun looks in dir's sub-folders (and dir itself) for a finished run
@@ -537,6 +543,9 @@ func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) 
 	dir, ps, err := loadShared(env.Shared, a.Positions)
 	if err != nil {
 		return harness.Sample{}, err
+	}
+	if a.Cache != "" {
+		r.cache = a.Cache
 	}
 	cache, err := memsize.Parse(r.cache)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -147,6 +148,11 @@ func BenchmarkServeHandler(b *testing.B) {
 	ps, err := drawPositions(context.Background(), dir, servePositions, rand.New(rand.NewPCG(43, 1)))
 	if err != nil {
 		b.Fatal(err)
+	}
+	// tierd serve keeps the heap within the cache and 32 MiB (its memory
+	// limit, unless GOMEMLIMIT says otherwise): so does this benchmark.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(cache) + 32<<20))
 	}
 	srv, err := serve.New(serve.Config{DBs: []string{dir}, Cache: cache, Scratch: b.TempDir(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,19 +13,21 @@ import (
 // and sends nothing, or keeps an idle keep-alive connection) cannot take
 // every place, once three quarters of the places are taken each new
 // connection closes the longest idle one (http.Server.ConnState reports
-// the states).
+// the states). A connection's state is kept in the connection, so that
+// the requests of keep-alive connections take no lock of the listener's;
+// the set of connections changes only as they open and close.
 type connLimiter struct {
 	net.Listener
 	sem    chan struct{}
 	closed chan struct{}
 	once   sync.Once
 
-	mu   sync.Mutex
-	idle map[net.Conn]time.Time // connections without a request being answered, since when
+	mu    sync.Mutex
+	conns map[*limitedConn]struct{}
 }
 
 func newConnLimiter(l net.Listener, max int) *connLimiter {
-	return &connLimiter{Listener: l, sem: make(chan struct{}, max), closed: make(chan struct{}), idle: map[net.Conn]time.Time{}}
+	return &connLimiter{Listener: l, sem: make(chan struct{}, max), closed: make(chan struct{}), conns: map[*limitedConn]struct{}{}}
 }
 
 // Accept waits for a place, then for a connection.
@@ -39,7 +42,12 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		<-l.sem
 		return nil, err
 	}
-	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+	lc := &limitedConn{Conn: c, l: l}
+	lc.idleSince.Store(time.Now().UnixNano())
+	l.mu.Lock()
+	l.conns[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc, nil
 }
 
 // Close closes the listener, and ends an Accept waiting for a place.
@@ -50,36 +58,37 @@ func (l *connLimiter) Close() error {
 
 // state follows the connections' states (http.Server.ConnState).
 func (l *connLimiter) state(c net.Conn, s http.ConnState) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
 	switch s {
 	case http.StateNew:
 		if len(l.sem) >= cap(l.sem)*3/4 {
-			l.closeOldestIdle()
+			l.closeOldestIdle(lc)
 		}
-		l.idle[c] = time.Now()
 	case http.StateIdle:
-		l.idle[c] = time.Now()
+		lc.idleSince.Store(time.Now().UnixNano())
 	case http.StateActive:
-		delete(l.idle, c)
-	case http.StateClosed, http.StateHijacked:
-		delete(l.idle, c)
+		lc.idleSince.Store(0) // answering a request: not idle
 	}
 }
 
-// closeOldestIdle closes the connection idle the longest, if any; l.mu is
-// held. It scans every idle connection, which happens only when places
-// run short.
-func (l *connLimiter) closeOldestIdle() {
-	var oldest net.Conn
-	var since time.Time
-	for c, t := range l.idle {
-		if oldest == nil || t.Before(since) {
+// closeOldestIdle closes the connection idle the longest, other than
+// keep, if any. It scans every connection, which happens only when
+// places run short.
+func (l *connLimiter) closeOldestIdle(keep *limitedConn) {
+	l.mu.Lock()
+	var oldest *limitedConn
+	var since int64
+	for c := range l.conns {
+		t := c.idleSince.Load()
+		if c != keep && t != 0 && (oldest == nil || t < since) {
 			oldest, since = c, t
 		}
 	}
+	l.mu.Unlock()
 	if oldest != nil {
-		delete(l.idle, oldest)
 		oldest.Close()
 	}
 }
@@ -87,12 +96,18 @@ func (l *connLimiter) closeOldestIdle() {
 // limitedConn gives its place back once, when closed.
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	l         *connLimiter
+	once      sync.Once
+	idleSince atomic.Int64 // unix nanoseconds; 0 while a request is answered
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+		<-c.l.sem
+	})
 	return err
 }

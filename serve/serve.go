@@ -94,7 +94,7 @@ type Server struct {
 	byID     map[string]*Run
 	metrics  *metrics
 	handler  http.Handler
-	inflight chan struct{}
+	inflight atomic.Int64  // requests being answered (not the operators')
 	matchSem chan struct{} // match play questions being computed
 	draining atomic.Bool
 	warm     atomic.Bool
@@ -130,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Page == nil {
 		cfg.Page = web.Handler()
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, byID: map[string]*Run{}, inflight: make(chan struct{}, cfg.MaxInflight), matchSem: make(chan struct{}, 1), met: cfg.MET}
+	s := &Server{cfg: cfg, log: cfg.Log, byID: map[string]*Run{}, matchSem: make(chan struct{}, 1), met: cfg.MET}
 	s.cache = valuedb.NewBlockCache(cfg.Cache)
 	scratch, err := os.MkdirTemp(cfg.Scratch, "tierd-serve-*")
 	if err != nil {
@@ -329,9 +329,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			writeError(rw, http.StatusRequestURITooLong, codeBadRequest, fmt.Sprintf("the query string has %d bytes, more than %d", len(r.URL.RawQuery), MaxQuery))
 			return
 		}
-		select {
-		case s.inflight <- struct{}{}:
-		default:
+		if s.inflight.Add(1) > int64(s.cfg.MaxInflight) {
+			s.inflight.Add(-1)
 			s.metrics.shed.Inc()
 			rw.Header().Set("Retry-After", "1")
 			writeError(rw, http.StatusServiceUnavailable, codeOverloaded, "too many requests at once; try again")
@@ -339,7 +338,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		s.metrics.inflight.Inc()
 		defer func() {
-			<-s.inflight
+			s.inflight.Add(-1)
 			s.metrics.inflight.Dec()
 		}()
 		if s.draining.Load() {

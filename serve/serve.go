@@ -225,6 +225,10 @@ func (s *Server) Warm(ctx context.Context) error {
 		return err
 	}
 	s.log.Info("warm", "seconds", time.Since(start).Seconds(), "cache_bytes", s.cache.Bytes())
+	if st := s.cache.Stats(); st.Reserved > st.Budget/4 {
+		s.log.Warn("the cache is small for these runs: their indexes take much of it, little is left for blocks",
+			"reserved_bytes", st.Reserved, "budget_bytes", st.Budget)
+	}
 	s.warm.Store(true)
 	return nil
 }

@@ -89,8 +89,9 @@ func Serve() harness.Suite {
 				setup := harness.NewJob("setup", serveSetupArgs{Run: r.name})
 				vs := []harness.Variant{{Name: "api", Kind: results.KindSubject,
 					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api"})}}
-				// The same load with a cache that holds the whole run: what
-				// the server and HTTP cost when no answer reads its files.
+				// The same load with a cache that holds a run of up to about a
+				// billion positions whole (Quixo 4x4, xiangqi; not Connect Four
+				// 6x5): what the server and HTTP cost when no answer reads a file.
 				vs = append(vs, harness.Variant{Name: "api-cached", Kind: results.KindSubject,
 					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api", Cache: "2GiB"})})
 				if r.universalGame != "" {

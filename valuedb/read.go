@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/errgroup"
@@ -34,6 +35,12 @@ type DB struct {
 	// place of cache, under owner.
 	shared *BlockCache
 	owner  uint64
+
+	// unpacked, when set (Unpack), is the file of the database's records
+	// decompressed, from which misses of shared are read.
+	unpacked    atomic.Pointer[os.File]
+	unpackMu    sync.Mutex
+	unpackTried bool
 }
 
 // cacheBlocks is how many decompressed blocks a DB keeps for lookups.
@@ -175,6 +182,7 @@ func (d *DB) Header() Header { return d.h }
 
 // Close closes the file.
 func (d *DB) Close() error {
+	d.closeUnpacked()
 	if d.shared != nil {
 		d.shared.Drop(d.owner)
 		d.shared.Reserve(-d.indexBytes())
@@ -186,9 +194,16 @@ func (d *DB) Close() error {
 }
 
 // block returns block b decompressed, and checks its length.
-func (d *DB) block(b int) ([]byte, error) {
+func (d *DB) block(b int) ([]byte, error) { return d.blockInto(b, nil, nil) }
+
+// blockInto is block decompressed into dst's room, the compressed bytes
+// read into comp's (either may be nil: then allocated).
+func (d *DB) blockInto(b int, dst, comp []byte) ([]byte, error) {
 	lo, hi := d.index[b], d.index[b+1]
-	comp := make([]byte, hi-lo)
+	if uint64(cap(comp)) < hi-lo {
+		comp = make([]byte, hi-lo)
+	}
+	comp = comp[:hi-lo]
 	if _, err := d.f.ReadAt(comp, d.dataStart+int64(lo)); err != nil {
 		return nil, fmt.Errorf("valuedb %s: block %d: %w", d.name, b, err)
 	}
@@ -240,6 +255,9 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	}
 	if d.h.Kind != "" {
 		return 0, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	if u := d.unpacked.Load(); u != nil {
+		return d.lookupUnpacked(u, rank)
 	}
 	// The cache hit stays inline (not blockOf): this is the look-up of
 	// every query.

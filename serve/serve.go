@@ -137,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.scratch = scratch
 	// Databases are unpacked into the scratch folder: a miss of the cache
-	// then reads 4 KiB from the page cache instead of decompressing a
+	// then reads 1 KiB from the page cache instead of decompressing a
 	// block of 32768 records.
 	s.cache = valuedb.NewBlockCacheWith(cfg.Cache, valuedb.CacheOptions{Unpack: scratch})
 	open := func(dir string, g tiergame.Game) (*solver.Oracle, error) {

@@ -40,7 +40,7 @@ type CacheOptions struct {
 	// Unpack, when set, is a folder in which a database opened with
 	// OpenCached writes its records decompressed, to a scratch file that
 	// has no name (unlinked at once, so nothing is left behind, even by a
-	// crash): a lookup missing the cache then reads the 4 KiB segment of
+	// crash): a lookup missing the cache then reads the 1 KiB segment of
 	// its record from that file, where it would decompress a whole block.
 	// The operating system's page cache, not the process, holds the file.
 	// A database is read as without it when the folder's file system would

@@ -131,12 +131,15 @@ func New(cfg Config) (*Server, error) {
 		cfg.Page = web.Handler()
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, byID: map[string]*Run{}, matchSem: make(chan struct{}, 1), met: cfg.MET}
-	s.cache = valuedb.NewBlockCache(cfg.Cache)
 	scratch, err := os.MkdirTemp(cfg.Scratch, "tierd-serve-*")
 	if err != nil {
 		return nil, fmt.Errorf("serve: scratch folder: %w", err)
 	}
 	s.scratch = scratch
+	// Databases are unpacked into the scratch folder: a miss of the cache
+	// then reads 1 KiB from the page cache instead of decompressing a
+	// block of 32768 records.
+	s.cache = valuedb.NewBlockCacheWith(cfg.Cache, valuedb.CacheOptions{Unpack: scratch})
 	open := func(dir string, g tiergame.Game) (*solver.Oracle, error) {
 		return solver.OpenOracleWith(dir, g, solver.OracleOptions{Cache: s.cache, Scratch: scratch})
 	}

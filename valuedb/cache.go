@@ -1,6 +1,8 @@
 package valuedb
 
 import (
+	"errors"
+	"log/slog"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -26,7 +28,31 @@ type BlockCache struct {
 
 	hits, misses, readBytes atomic.Uint64
 	bytes                   atomic.Int64 // held in blocks
+
+	opts      CacheOptions
+	unpacked  atomic.Int64 // bytes of databases unpacked
+	unpacking atomic.Int64 // bytes of databases being unpacked
+	warned    atomic.Bool  // of an unpack given up, once
 }
+
+// CacheOptions are a BlockCache's options beyond its budget.
+type CacheOptions struct {
+	// Unpack, when set, is a folder in which a database opened with
+	// OpenCached writes its records decompressed, to a scratch file that
+	// has no name (unlinked at once, so nothing is left behind, even by a
+	// crash): a lookup missing the cache then reads the 1 KiB segment of
+	// its record from that file, where it would decompress a whole block.
+	// The operating system's page cache, not the process, holds the file.
+	// A database is read as without it when the folder's file system would
+	// keep less than MinFree free, or the file cannot be written.
+	Unpack string
+	// MinFree is the room an unpacked database must leave free on the
+	// folder's file system; 0 means DefaultMinFree.
+	MinFree uint64
+}
+
+// DefaultMinFree is the room on disk unpacking leaves free by default.
+const DefaultMinFree = 1 << 30
 
 // maxShards is the most shards: enough that two cores rarely contend. A
 // small budget gets fewer, so that a share holds many blocks (one of at
@@ -65,7 +91,16 @@ const slotBytes = 64
 
 // NewBlockCache returns a cache of at most budget bytes of blocks.
 func NewBlockCache(budget uint64) *BlockCache {
-	c := &BlockCache{budget: int64(min(budget, 1<<62))}
+	return NewBlockCacheWith(budget, CacheOptions{})
+}
+
+// NewBlockCacheWith returns a cache of at most budget bytes of blocks,
+// with options.
+func NewBlockCacheWith(budget uint64, opts CacheOptions) *BlockCache {
+	if opts.MinFree == 0 {
+		opts.MinFree = DefaultMinFree
+	}
+	c := &BlockCache{budget: int64(min(budget, 1<<62)), opts: opts}
 	n := 1
 	for n < maxShards && uint64(2*n)*minShare <= budget {
 		n *= 2
@@ -231,12 +266,14 @@ type CacheStats struct {
 	Reserved     uint64 // held outside the blocks (Reserve)
 	Budget       uint64
 	ReadBytes    uint64 // read from disk to fill it
+	Unpacked     uint64 // bytes of databases unpacked to scratch files (CacheOptions.Unpack)
 }
 
 // Stats returns the cache's counters.
 func (c *BlockCache) Stats() CacheStats {
 	st := CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Budget: uint64(c.budget),
-		Reserved: uint64(max(0, c.fixed.Load())), ReadBytes: c.readBytes.Load()}
+		Reserved: uint64(max(0, c.fixed.Load())), ReadBytes: c.readBytes.Load(),
+		Unpacked: uint64(max(0, c.unpacked.Load()))}
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.RLock()
@@ -248,13 +285,23 @@ func (c *BlockCache) Stats() CacheStats {
 
 // OpenCached opens a database as Open does, its lookups keeping their
 // decompressed blocks in c (shared with other databases) instead of a
-// cache of the database's own (UseCache).
+// cache of the database's own (UseCache). With c's CacheOptions.Unpack it
+// unpacks the database (Unpack) before it returns; a database that cannot
+// be unpacked (no room, a bad block) is read as without the option, with
+// a warning logged.
 func OpenCached(name string, c *BlockCache) (*DB, error) {
 	d, err := Open(name)
 	if err != nil {
 		return nil, err
 	}
 	d.UseCache(c)
+	if c.opts.Unpack != "" {
+		if err := d.Unpack(); errors.Is(err, ErrFormat) {
+			slog.Warn("valuedb: database read without unpacking", "db", name, "err", err)
+		} else if err != nil {
+			c.warnUnpack("valuedb: databases read without unpacking", "err", err)
+		}
+	}
 	return d, nil
 }
 
@@ -276,6 +323,9 @@ func (d *DB) indexBytes() int64 { return 8 * int64(len(d.index)) }
 func (d *DB) Prefetch(more func() bool) error {
 	if d.shared == nil {
 		return nil
+	}
+	if u := d.unpacked.Load(); u != nil {
+		return d.prefetchUnpacked(u, more)
 	}
 	for b := 0; b < d.h.Blocks && more(); b++ {
 		var err error

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/errgroup"
@@ -34,6 +35,12 @@ type DB struct {
 	// place of cache, under owner.
 	shared *BlockCache
 	owner  uint64
+
+	// unpacked, when set (Unpack), is the file of the database's records
+	// decompressed, from which misses of shared are read.
+	unpacked    atomic.Pointer[os.File]
+	unpackMu    sync.Mutex
+	unpackTried bool
 }
 
 // cacheBlocks is how many decompressed blocks a DB keeps for lookups.
@@ -175,6 +182,7 @@ func (d *DB) Header() Header { return d.h }
 
 // Close closes the file.
 func (d *DB) Close() error {
+	d.closeUnpacked()
 	if d.shared != nil {
 		d.shared.Drop(d.owner)
 		d.shared.Reserve(-d.indexBytes())
@@ -250,6 +258,9 @@ func (d *DB) Lookup(rank uint64) (Record, error) {
 	}
 	if d.h.Kind != "" {
 		return 0, fmt.Errorf("valuedb %s: %w: it holds %s records", d.name, ErrKind, d.h.Kind)
+	}
+	if u := d.unpacked.Load(); u != nil {
+		return d.lookupUnpacked(u, rank)
 	}
 	// The cache hit stays inline (not blockOf): this is the look-up of
 	// every query.

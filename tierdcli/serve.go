@@ -15,7 +15,7 @@ import (
 
 func (p *Program) registerServe() {
 	p.cli.Register(&cli.Command{Name: "serve", Run: p.runServe,
-		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE] [--drain-delay DURATION]",
+		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE] [--scratch DIR] [--drain-delay DURATION]",
 		Summary: "serve solved runs over HTTP, read-only: a page at /, the answers of query at /api/v1/, the GamesCrafters universal API at /universal/v1/; SIGTERM drains and stops"})
 }
 
@@ -24,6 +24,7 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	dbs := fs.String("db", "", "solved run folders, comma-separated")
 	addr := fs.String("http-addr", "localhost:8080", "address to listen on, HOST:PORT (port 0: any free port)")
 	cache := fs.String("cache", "256MiB", "memory for the databases' blocks and the tiers' sets, shared by all runs")
+	scratch := fs.String("scratch", "", "folder for the unnamed scratch files: each database unpacked once, each tier's set in chunks (default: the system's temporary folder)")
 	drain := fs.Duration("drain-delay", 2*time.Second, "after SIGTERM, how long /readyz answers 503 while requests are still taken, before the requests in flight finish and it exits")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -48,7 +49,7 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 			dirs = append(dirs, d)
 		}
 	}
-	err = p.serve(ctx, e, serve.Config{DBs: dirs, Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain, Warm: true}, *addr)
+	err = p.serve(ctx, e, serve.Config{DBs: dirs, Games: p.games, Cache: size, Log: e.Log, DrainDelay: *drain, Warm: true, Scratch: *scratch}, *addr)
 	if err == nil && context.Cause(ctx) != nil {
 		fmt.Fprintf(e.Stdout, "drained and stopped (%v)\n", context.Cause(ctx))
 	}

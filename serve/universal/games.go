@@ -77,24 +77,14 @@ func (c connect4Codec) toText(p string) (string, error) {
 			b.WriteByte('/')
 		}
 		for col := 0; col < c.w; col++ {
-			b.WriteByte(map[byte]byte{'X': 'x', 'O': 'o', '-': '.'}[board[col*c.h+r]])
+			b.WriteByte(lowerCell(board[col*c.h+r]))
 		}
 	}
 	return b.String(), nil
 }
 
 func (c connect4Codec) fromText(text string) (string, string, error) {
-	rowMajor, err := unrows(text, c.w, c.h, func(b byte) (byte, bool) {
-		switch b {
-		case 'x':
-			return 'X', true
-		case 'o':
-			return 'O', true
-		case '.':
-			return '-', true
-		}
-		return 0, false
-	})
+	rowMajor, err := unrows(text, c.w, c.h, upperCell)
 	if err != nil {
 		return "", "", err
 	}
@@ -140,9 +130,7 @@ func (q quixoCodec) toText(p string) (string, error) {
 	if err := checkAlphabet(board, q.n*q.n, "XO-"); err != nil {
 		return "", err
 	}
-	return "xo"[turn:turn+1] + ":" + rows(board, q.n, func(c byte) byte {
-		return map[byte]byte{'X': 'x', 'O': 'o', '-': '.'}[c]
-	}), nil
+	return "xo"[turn:turn+1] + ":" + rows(board, q.n, lowerCell), nil
 }
 
 func (q quixoCodec) fromText(text string) (string, string, error) {
@@ -150,17 +138,7 @@ func (q quixoCodec) fromText(text string) (string, string, error) {
 	if !ok || (side != "x" && side != "o") {
 		return "", "", fmt.Errorf("%w: want x:ROWS or o:ROWS", errShape)
 	}
-	board, err := unrows(rest, q.n, q.n, func(b byte) (byte, bool) {
-		switch b {
-		case 'x':
-			return 'X', true
-		case 'o':
-			return 'O', true
-		case '.':
-			return '-', true
-		}
-		return 0, false
-	})
+	board, err := unrows(rest, q.n, q.n, upperCell)
 	if err != nil {
 		return "", "", err
 	}
@@ -237,16 +215,7 @@ func (q quixoCodec) moves(text string, names []string) ([]uwapiMove, error) {
 type teekoCodec struct{}
 
 func (teekoCodec) toText(p string) (string, error) {
-	turn, board, err := turnPrefix(p)
-	if err != nil {
-		return "", err
-	}
-	if err := checkAlphabet(board, 25, "XO-"); err != nil {
-		return "", err
-	}
-	return "xo"[turn:turn+1] + ":" + rows(board, 5, func(c byte) byte {
-		return map[byte]byte{'X': 'x', 'O': 'o', '-': '.'}[c]
-	}), nil
+	return quixoCodec{n: 5}.toText(p)
 }
 
 func (teekoCodec) fromText(text string) (string, string, error) {
@@ -273,4 +242,32 @@ func (teekoCodec) moves(text string, names []string) ([]uwapiMove, error) {
 		out[i] = uwapiMove{move: fmt.Sprintf("%d %d", src, dst), autogui: fmt.Sprintf("M_%d_%d_x", src, dst), order: 25 + src*25 + dst}
 	}
 	return out, nil
+}
+
+// lowerCell maps a UWAPI cell of the two-player boards, 'X', 'O' or '-',
+// to the game text's 'x', 'o' or '.' (callers check the alphabet first).
+func lowerCell(c byte) byte {
+	switch c {
+	case 'X':
+		return 'x'
+	case 'O':
+		return 'o'
+	case '-':
+		return '.'
+	}
+	return 0
+}
+
+// upperCell is lowerCell's inverse, for unrows: it reports false for a
+// byte that is no cell.
+func upperCell(b byte) (byte, bool) {
+	switch b {
+	case 'x':
+		return 'X', true
+	case 'o':
+		return 'O', true
+	case '.':
+		return '-', true
+	}
+	return 0, false
 }

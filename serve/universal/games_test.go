@@ -140,45 +140,12 @@ func TestTeekoCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := teekoCodec{}
-	for _, tc := range []struct {
-		uwapi, text string
-		moves       []string // the first moves, as GamesmanOne names them
-		autogui     []string
-	}{
-		{"1_-------------------------", "x:...../...../...../...../.....", []string{"0", "1", "2"}, []string{"A_-_0_y", "A_-_1_y", "A_-_2_y"}},
-		{"2_X-----------------------O", "", nil, nil}, // not O's turn with one X
-		{"2_XX---OO---------XX----O-O", "o:xx.../oo.../...../.xx../..o.o", []string{"5 10", "5 11", "6 2"}, []string{"M_5_10_x", "M_5_11_x", "M_6_2_x"}},
+	for _, tc := range []codecCase{
+		{uwapi: "1_-------------------------", text: "x:...../...../...../...../.....", moves: []string{"0", "1", "2"}, autoMoves: []string{"A_-_0_y", "A_-_1_y", "A_-_2_y"}},
+		{uwapi: "2_X-----------------------O"}, // not O's turn with one X
+		{uwapi: "2_XX---OO---------XX----O-O", text: "o:xx.../oo.../...../.xx../..o.o", moves: []string{"5 10", "5 11", "6 2"}, autoMoves: []string{"M_5_10_x", "M_5_11_x", "M_6_2_x"}},
 	} {
-		text, err := c.toText(tc.uwapi)
-		if err == nil {
-			_, _, err = g.Parse(text)
-		}
-		if tc.text == "" {
-			if err == nil {
-				t.Errorf("%s: accepted as %s", tc.uwapi, text)
-			}
-			continue
-		}
-		if err != nil || text != tc.text {
-			t.Errorf("%s: %q, %v, want %q", tc.uwapi, text, err, tc.text)
-			continue
-		}
-		tier, pos, _ := g.Parse(text)
-		back, auto, err := c.fromText(g.Format(tier, pos))
-		if err != nil || back != tc.uwapi || auto != tc.uwapi {
-			t.Errorf("%s: back %q %q %v", tc.uwapi, back, auto, err)
-		}
-		ms, err := c.moves(text, moveNames(t, g, text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sortByOrder(ms)
-		for i := range tc.moves {
-			if ms[i].move != tc.moves[i] || ms[i].autogui != tc.autogui[i] {
-				t.Errorf("%s: move %d: %+v, want %s %s", tc.uwapi, i, ms[i], tc.moves[i], tc.autogui[i])
-			}
-		}
+		checkCodec(t, g, teekoCodec{}, tc)
 	}
 }
 
@@ -189,12 +156,7 @@ func TestDshogiCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dshogiCodec{}
-	for _, tc := range []struct {
-		uwapi, autogui, text string
-		moves                []string
-		autoMoves            []string
-	}{
+	for _, tc := range []codecCase{
 		// The start: GamesmanOne's initial board "gle-c--C-ELG"; the
 		// forest's moves by square from, then to: the chick takes, the
 		// lion steps, the giraffe steps.
@@ -207,35 +169,7 @@ func TestDshogiCodec(t *testing.T) {
 		{"1_gle-c--C-ELG_000_003", "", "", nil, nil},
 		{"1_gle-c--C-ELX_000_000", "", "", nil, nil},
 	} {
-		text, err := c.toText(tc.uwapi)
-		if err == nil {
-			_, _, err = g.Parse(text)
-		}
-		if tc.text == "" {
-			if err == nil {
-				t.Errorf("%s: accepted as %s", tc.uwapi, text)
-			}
-			continue
-		}
-		if err != nil || text != tc.text {
-			t.Errorf("%s: %q, %v, want %q", tc.uwapi, text, err, tc.text)
-			continue
-		}
-		tier, pos, _ := g.Parse(text)
-		back, auto, err := c.fromText(g.Format(tier, pos))
-		if err != nil || back != tc.uwapi || auto != tc.autogui {
-			t.Errorf("%s: back %q %q %v, want AutoGUI %q", tc.uwapi, back, auto, err, tc.autogui)
-		}
-		ms, err := c.moves(text, moveNames(t, g, text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sortByOrder(ms)
-		for i := range tc.moves {
-			if ms[i].move != tc.moves[i] || ms[i].autogui != tc.autoMoves[i] {
-				t.Errorf("%s: move %d: %+v, want %s %s", tc.uwapi, i, ms[i], tc.moves[i], tc.autoMoves[i])
-			}
-		}
+		checkCodec(t, g, dshogiCodec{}, tc)
 	}
 }
 
@@ -405,5 +339,55 @@ func TestXiangqiOrder(t *testing.T) {
 	}
 	if string(board[81]) != "R" || string(board[3]) != "k" {
 		t.Errorf("board %s", board)
+	}
+}
+
+// codecCase is a UWAPI position string and what a codec should make of
+// it. An empty text means the string is to be refused (by the codec or by
+// the game's Parse); an empty autogui means the AutoGUI position is the
+// UWAPI one.
+type codecCase struct {
+	uwapi, autogui, text string
+	moves                []string // the first moves, as GamesmanOne names them
+	autoMoves            []string // and their AutoGUI moves
+}
+
+// checkCodec checks one case against codec c of game g: the string reads
+// to the text, the text's formatted form writes back to the same strings,
+// and the first moves, in GamesmanOne's order, carry the names given.
+func checkCodec(t *testing.T, g tiergame.Game, c codec, tc codecCase) {
+	t.Helper()
+	text, err := c.toText(tc.uwapi)
+	if err == nil {
+		_, _, err = g.Parse(text)
+	}
+	if tc.text == "" {
+		if err == nil {
+			t.Errorf("%s: accepted as %s", tc.uwapi, text)
+		}
+		return
+	}
+	if err != nil || text != tc.text {
+		t.Errorf("%s: %q, %v, want %q", tc.uwapi, text, err, tc.text)
+		return
+	}
+	autogui := tc.autogui
+	if autogui == "" {
+		autogui = tc.uwapi
+	}
+	tier, pos, _ := g.Parse(text)
+	back, auto, err := c.fromText(g.Format(tier, pos))
+	if err != nil || back != tc.uwapi || auto != autogui {
+		t.Errorf("%s: back %q %q %v, want AutoGUI %q", tc.uwapi, back, auto, err, autogui)
+	}
+	ms, err := c.moves(text, moveNames(t, g, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortByOrder(ms)
+	for i := range tc.moves {
+		if ms[i].move != tc.moves[i] || ms[i].autogui != tc.autoMoves[i] {
+			t.Errorf("%s: move %d: %+v, want %s %s", tc.uwapi, i, ms[i], tc.moves[i], tc.autoMoves[i])
+		}
 	}
 }

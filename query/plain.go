@@ -3,6 +3,8 @@ package query
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -88,4 +90,110 @@ func Describe(value string, remoteness int) string {
 		return value + " (game over)"
 	}
 	return fmt.Sprintf("%s in %d", value, remoteness)
+}
+
+// AppendJSON appends the answer's JSON form to b, byte for byte what
+// encoding/json's Encoder writes for it (its newline included): a server
+// answers it without reflection.
+func (r *Result) AppendJSON(b []byte) []byte {
+	b = append(b, `{"position":`...)
+	b = appendJSONString(b, r.Position)
+	if r.Canonical != "" {
+		b = append(b, `,"canonical":`...)
+		b = appendJSONString(b, r.Canonical)
+	}
+	b = append(b, `,"tier":`...)
+	b = strconv.AppendUint(b, r.Tier, 10)
+	b = append(b, `,"tier_name":`...)
+	b = appendJSONString(b, r.TierName)
+	b = append(b, `,"value":`...)
+	b = appendJSONString(b, r.Value)
+	b = append(b, `,"remoteness":`...)
+	b = strconv.AppendInt(b, int64(r.Remoteness), 10)
+	b = append(b, `,"moves":`...)
+	if r.Moves == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Moves {
+			m := &r.Moves[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"move":`...)
+			b = appendJSONString(b, m.Move)
+			b = append(b, `,"position":`...)
+			b = appendJSONString(b, m.Position)
+			b = append(b, `,"mover_value":`...)
+			b = appendJSONString(b, m.MoverValue)
+			b = append(b, `,"mover_remoteness":`...)
+			b = strconv.AppendInt(b, int64(m.MoverRemoteness), 10)
+			b = append(b, `,"child_value":`...)
+			b = appendJSONString(b, m.ChildValue)
+			b = append(b, `,"child_remoteness":`...)
+			b = strconv.AppendInt(b, int64(m.ChildRemoteness), 10)
+			b = append(b, `,"value":`...)
+			b = appendJSONString(b, m.Value)
+			b = append(b, `,"remoteness":`...)
+			b = strconv.AppendInt(b, int64(m.Remoteness), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}\n"...)
+}
+
+// appendJSONString appends s as encoding/json writes a string with its
+// HTML escaping on (its default): <, > and & as \u003c..., U+2028 and
+// U+2029 escaped, invalid UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

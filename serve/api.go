@@ -315,7 +315,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 			bufs.Put(b)
 		}
 	}()
-	if err := json.NewEncoder(b).Encode(v); err != nil {
+	var err error
+	if r, ok := v.(*query.Result); ok {
+		// The answer of every plain position: its own encoder, the same
+		// bytes without reflection.
+		b.Write(r.AppendJSON(b.AvailableBuffer()))
+	} else {
+		err = json.NewEncoder(b).Encode(v)
+	}
+	if err != nil {
 		code = http.StatusInternalServerError
 		b.Reset()
 		json.NewEncoder(b).Encode(ErrorBody{Error: err.Error(), Code: "internal"})

@@ -19,27 +19,40 @@ import (
 // ranked bitmap, near a server's whole cache. A level file is one gzip
 // stream, without random access, so on the tier's first query it is
 // decoded once into a scratch file of fixed chunks of csBits positions
-// (a 4 KiB bitmap each; a chunk without members is a hole, never read);
-// a lookup reads the one chunk it needs through the cache, which adds the
-// chunk's counts of members before each 8 words. Only the count of
-// members before each chunk stays in memory: 8 bytes a 32768 positions,
-// counted against the cache (Reserve).
+// (a 4 KiB bitmap each; a chunk without members is a hole, never read).
+// A lookup reads the one piece of a chunk it needs (csPieceBytes, a
+// quarter) through the cache, which adds the piece's counts of members
+// before each 8 words. Only the counts of members before each chunk, and
+// within it before each piece, stay in memory: 16 bytes a 32768
+// positions, counted against the cache (Reserve).
+//
+// Pieces, not whole chunks, because a server's lookups are scattered one
+// to a piece: a miss then reads and counts a quarter of the bytes, and
+// the cache holds four times the pieces (so more of them hit).
 type chunkSet struct {
 	f      *os.File
 	n      uint64   // positions of the tier, from 0
 	before []uint64 // members before chunk i, for i = 0 .. chunks
-	cache  *valuedb.BlockCache
-	owner  uint64
+	// sub holds the members of chunk i before its piece j, for j >= 1,
+	// at (csPieces-1)*i + j-1 (piece 0 has none before it).
+	sub   []uint16
+	cache *valuedb.BlockCache
+	owner uint64
 }
 
 const (
 	csBits  = 1 << 15
 	csWords = csBits / 64
 	csBytes = csBits / 8
-	// A cached chunk is its words, then a uint16 count of the members
-	// before each 8 words.
-	csSubs   = csWords / 8
-	csCached = csBytes + 2*csSubs
+	// A chunk is read in csPieces pieces of csPieceWords words.
+	csPieces     = 4
+	csPieceWords = csWords / csPieces
+	csPieceBits  = csBits / csPieces
+	csPieceBytes = csBytes / csPieces
+	// A cached piece is its words, then a uint16 count of the members of
+	// the piece before each 8 words.
+	csSubs   = csPieceWords / 8
+	csCached = csPieceBytes + 2*csSubs
 )
 
 // streamChunks makes openChunkSet take the streaming way always (tests).
@@ -68,7 +81,7 @@ func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *val
 	}
 	os.Remove(f.Name()) // the file lives as long as it is open
 	chunks := (n + csBits - 1) / csBits
-	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), cache: c, owner: c.NewOwner()}
+	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), sub: make([]uint16, (csPieces-1)*chunks), cache: c, owner: c.NewOwner()}
 	w := chunkWriter{s: s, buf: make([]byte, csBytes)}
 	if bytes := 8 * ((n + 63) / 64); bytes <= c.Budget()/4*3 && !streamChunks {
 		err = w.fromSet(g, t, path, bytes)
@@ -101,8 +114,17 @@ func (w *chunkWriter) emit(ch uint64, words []uint64) error {
 		w.s.before[w.next] = w.total
 	}
 	var count uint64
-	for _, x := range words {
+	sub := w.s.sub[(csPieces-1)*ch:]
+	for i, x := range words {
+		if i%csPieceWords == 0 && i > 0 {
+			sub[i/csPieceWords-1] = uint16(count)
+		}
 		count += uint64(bits.OnesCount64(x))
+	}
+	for j := (len(words) + csPieceWords - 1) / csPieceWords; j < csPieces; j++ {
+		if j > 0 {
+			sub[j-1] = uint16(count) // pieces past a short last chunk's words
+		}
 	}
 	if count == 0 {
 		return nil // a hole, never read
@@ -208,7 +230,20 @@ func setBits(words []uint64, lo, hi uint64) {
 	}
 }
 
-func (s *chunkSet) memBytes() int64 { return 8 * int64(len(s.before)) }
+func (s *chunkSet) memBytes() int64 { return 8*int64(len(s.before)) + 2*int64(len(s.sub)) }
+
+// pieceSpan returns the members of chunk ch before its piece pc, and in it.
+func (s *chunkSet) pieceSpan(ch uint64, pc int) (before, in uint64) {
+	sub := s.sub[(csPieces-1)*ch : (csPieces-1)*(ch+1)]
+	lo, hi := uint64(0), s.before[ch+1]-s.before[ch]
+	if pc > 0 {
+		lo = uint64(sub[pc-1])
+	}
+	if pc < csPieces-1 {
+		hi = uint64(sub[pc])
+	}
+	return lo, hi - lo
+}
 
 // Total is the number of members.
 func (s *chunkSet) Total() uint64 { return s.before[len(s.before)-1] }
@@ -222,37 +257,43 @@ func (s *chunkSet) Lookup(p uint64) (uint64, bool, error) {
 	if s.before[ch+1] == s.before[ch] {
 		return 0, false, nil // no member in the chunk: never read
 	}
-	b, err := s.chunk(ch)
+	pc := int(p % csBits / csPieceBits)
+	lo, in := s.pieceSpan(ch, pc)
+	if in == 0 {
+		return 0, false, nil // no member in the piece: never read
+	}
+	b, err := s.piece(ch, pc)
 	if err != nil {
 		return 0, false, err
 	}
-	i := p % csBits
+	i := p % csPieceBits
 	w := int(i / 64)
 	word := binary.LittleEndian.Uint64(b[8*w:])
 	if word&(1<<(i%64)) == 0 {
 		return 0, false, nil
 	}
-	r := s.before[ch] + uint64(binary.LittleEndian.Uint16(b[csBytes+2*(w/8):]))
+	r := s.before[ch] + lo + uint64(binary.LittleEndian.Uint16(b[csPieceBytes+2*(w/8):]))
 	for k := w &^ 7; k < w; k++ {
 		r += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(b[8*k:])))
 	}
 	return r + uint64(bits.OnesCount64(word&(1<<(i%64)-1))), true, nil
 }
 
-// chunk returns chunk ch with its counts, from the cache or else read.
-func (s *chunkSet) chunk(ch uint64) ([]byte, error) {
-	k := valuedb.BlockKey{Owner: s.owner, Block: ch}
+// piece returns piece pc of chunk ch with its counts, from the cache or
+// else read into the slice the cache keeps (no other allocation).
+func (s *chunkSet) piece(ch uint64, pc int) ([]byte, error) {
+	k := valuedb.BlockKey{Owner: s.owner, Block: ch*csPieces + uint64(pc)}
 	if b, ok := s.cache.Get(k); ok {
 		return b, nil
 	}
 	b := make([]byte, csCached)
-	if _, err := s.f.ReadAt(b[:csBytes], int64(ch)*csBytes); err != nil {
-		return nil, fmt.Errorf("tier set chunk %d: %w", ch, err)
+	if _, err := s.f.ReadAt(b[:csPieceBytes], int64(ch)*csBytes+int64(pc)*csPieceBytes); err != nil {
+		return nil, fmt.Errorf("tier set chunk %d piece %d: %w", ch, pc, err)
 	}
-	s.cache.CountRead(csBytes)
+	s.cache.CountRead(csPieceBytes)
 	var sum uint16
 	for g := range csSubs {
-		binary.LittleEndian.PutUint16(b[csBytes+2*g:], sum)
+		binary.LittleEndian.PutUint16(b[csPieceBytes+2*g:], sum)
 		for k := 8 * g; k < 8*g+8; k++ {
 			sum += uint16(bits.OnesCount64(binary.LittleEndian.Uint64(b[8*k:])))
 		}
@@ -268,15 +309,20 @@ func (s *chunkSet) Close() error {
 	return s.f.Close()
 }
 
-// Prefetch reads the set's chunks that have members into the cache, in
+// Prefetch reads the set's pieces that have members into the cache, in
 // order, while more() says so.
 func (s *chunkSet) Prefetch(more func() bool) error {
-	for ch := 0; ch+1 < len(s.before) && more(); ch++ {
+	for ch := uint64(0); ch+1 < uint64(len(s.before)) && more(); ch++ {
 		if s.before[ch+1] == s.before[ch] {
 			continue
 		}
-		if _, err := s.chunk(uint64(ch)); err != nil {
-			return err
+		for pc := range csPieces {
+			if _, in := s.pieceSpan(ch, pc); in == 0 {
+				continue
+			}
+			if _, err := s.piece(ch, pc); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

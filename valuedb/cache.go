@@ -26,8 +26,8 @@ type BlockCache struct {
 	shift  uint // of a key's hash, to its shard
 	nextID atomic.Uint64
 
-	hits, misses, readBytes atomic.Uint64
-	bytes                   atomic.Int64 // held in blocks
+	readBytes atomic.Uint64
+	bytes     atomic.Int64 // held in blocks
 
 	opts      CacheOptions
 	unpacked  atomic.Int64 // bytes of databases unpacked
@@ -77,6 +77,10 @@ type cacheShard struct {
 	free  []int32
 	hand  int
 	bytes int64
+	// hits and misses are counted by shard, not for the whole cache: a
+	// counter of the cache's would be one cache line that every lookup of
+	// every core writes, where a shard's is written with its lock's.
+	hits, misses atomic.Uint64
 }
 
 type cacheSlot struct {
@@ -140,9 +144,9 @@ func (c *BlockCache) Get(k BlockKey) ([]byte, bool) {
 	}
 	s.mu.RUnlock()
 	if ok {
-		c.hits.Add(1)
+		s.hits.Add(1)
 	} else {
-		c.misses.Add(1)
+		s.misses.Add(1)
 	}
 	return b, ok
 }
@@ -271,7 +275,7 @@ type CacheStats struct {
 
 // Stats returns the cache's counters.
 func (c *BlockCache) Stats() CacheStats {
-	st := CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Budget: uint64(c.budget),
+	st := CacheStats{Budget: uint64(c.budget),
 		Reserved: uint64(max(0, c.fixed.Load())), ReadBytes: c.readBytes.Load(),
 		Unpacked: uint64(max(0, c.unpacked.Load()))}
 	for i := range c.shards {
@@ -279,6 +283,8 @@ func (c *BlockCache) Stats() CacheStats {
 		s.mu.RLock()
 		st.Bytes += uint64(s.bytes)
 		s.mu.RUnlock()
+		st.Hits += s.hits.Load()
+		st.Misses += s.misses.Load()
 	}
 	return st
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/testrun"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -16,22 +16,8 @@ import (
 // solve solves a small run in a folder of the test's and opens it.
 func solve(t *testing.T, game, option string, edit func(m *solver.Manifest)) *solver.Oracle {
 	t.Helper()
-	g, err := games.New(game, option)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Reach(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Solve(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
+	g := testrun.Solve(t, game, option, dir, false)
 	if edit != nil {
 		m, err := solver.LoadManifest(dir)
 		if err != nil {

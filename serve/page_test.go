@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,8 +18,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/internal/testchrome"
+	"github.com/tiersolve/tiersolve/internal/testrun"
 )
 
 // The page at / (serve/web) in a real browser: Debian's chromium, as the
@@ -31,38 +29,15 @@ import (
 // pageChromium returns the path of chromium, or skips the test.
 func pageChromium(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("TIERD_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal("chromium is required (TIERD_REQUIRE_CHROMIUM=1) but not installed")
-		}
-		t.Skip("no chromium: the page's browser tests need Debian's chromium package")
-	}
-	return path
+	return testchrome.Path(t, "the page's browser tests need")
 }
 
 // pageRun solves a small run of the game into a folder named name (its
 // run id) under a temporary folder, and returns the folder.
 func pageRun(t *testing.T, name, game, option string) string {
 	t.Helper()
-	g, err := games.New(game, option)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), name)
-	r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Reach(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Solve(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testrun.Solve(t, game, option, dir, false)
 	return dir
 }
 
@@ -92,28 +67,11 @@ func pageURL(base, id, p string) string {
 func pageScreenshot(t *testing.T, chromium, u, name string) image.Image {
 	t.Helper()
 	shot := filepath.Join(t.TempDir(), name+".png")
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--virtual-time-budget=10000", "--screenshot="+shot, u)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
+	img := testchrome.Screenshot(t, chromium, shot, u, "--virtual-time-budget=10000")
 	if dir := os.Getenv("TIERD_PAGE_SHOTS"); dir != "" { // to look at them
 		if b, err := os.ReadFile(shot); err == nil {
 			os.WriteFile(filepath.Join(dir, name+".png"), b, 0o644)
 		}
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 900 {
-		t.Fatalf("screenshot is %v", b)
 	}
 	return img
 }

@@ -3,11 +3,8 @@ package coordinator
 import (
 	"context"
 	"fmt"
-	"image/png"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/internal/wire"
+	"github.com/tiersolve/tiersolve/internal/testchrome"
 )
 
 // TestStatusPage: the page lists the run, its tiers and the workers; and
@@ -52,33 +50,10 @@ func TestStatusPage(t *testing.T) {
 		t.Log(page)
 	}
 
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("TIERD_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal("chromium is required (TIERD_REQUIRE_CHROMIUM=1) but not installed")
-		}
-		t.Skip("no chromium: the picture check needs Debian's chromium package")
-	}
+	chromium := testchrome.Path(t, "the picture check needs")
 	shot := filepath.Join(t.TempDir(), "status.png")
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--screenshot="+shot,
+	img := testchrome.Screenshot(t, chromium, shot,
 		strings.Replace(url, "http://", "http://tierd:"+testToken+"@", 1))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 900 {
-		t.Fatalf("screenshot is %v", b)
-	}
 	// Count the pixels of the badge and bar colours: a page that did not
 	// render (a 401, an error text) has none.
 	near := func(r, g, b uint32, want [3]uint32) bool {

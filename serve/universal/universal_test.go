@@ -2,7 +2,6 @@ package universal
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/testrun"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -47,19 +47,7 @@ func solved(t testing.TB, name, option string, symmetry bool) *solver.Oracle {
 	dir, ok := runs.dirs[key]
 	if !ok {
 		dir = filepath.Join(sharedDir, strings.NewReplacer("/", "_", "=", "", ",", "-").Replace(key))
-		r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2, Symmetry: symmetry})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Reach(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Solve(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
+		testrun.Solve(t, name, option, dir, symmetry)
 		runs.dirs[key] = dir
 	}
 	o, err := solver.OpenOracle(dir, g)

@@ -28,21 +28,18 @@ func peakRSS(ps *os.ProcessState) int64 {
 
 // CPUSeconds is the user and system CPU time this process has used so
 // far: a job takes the difference around what it measures.
-func CPUSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
-}
+func CPUSeconds() float64 { return rusageSeconds(syscall.RUSAGE_SELF) }
 
 // ChildrenCPUSeconds is the user and system CPU time of this process's
 // finished and waited-for children so far: a job that runs outside
 // programs takes the difference around them.
-func ChildrenCPUSeconds() float64 {
+func ChildrenCPUSeconds() float64 { return rusageSeconds(syscall.RUSAGE_CHILDREN) }
+
+// rusageSeconds is the user and system CPU time getrusage(who) reports,
+// or 0 when it fails.
+func rusageSeconds(who int) float64 {
 	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+	if syscall.Getrusage(who, &ru) != nil {
 		return 0
 	}
 	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }

@@ -136,7 +136,7 @@ func (r *Runner) runJob(ctx context.Context, s *Suite, j *Job, shared string) sa
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = childStopWait
 	var stdout strings.Builder
-	stderr := &tailBuffer{max: 4 << 10}
+	stderr := NewTailBuffer(4 << 10)
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	err = cmd.Run()
 	out := sampleOf{rss: rssOf(cmd)}
@@ -171,7 +171,7 @@ func (r *Runner) runCommand(ctx context.Context, argv []string) sampleOf {
 	defer os.RemoveAll(dir)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	out := &tailBuffer{max: 4 << 10}
+	out := NewTailBuffer(4 << 10)
 	cmd.Stdout, cmd.Stderr = out, out
 	t0 := time.Now()
 	err = cmd.Run()
@@ -194,7 +194,7 @@ func rssOf(cmd *exec.Cmd) int64 {
 }
 
 // withOutput adds the last line of a failed process's output to err.
-func withOutput(err error, out *tailBuffer) error {
+func withOutput(err error, out *TailBuffer) error {
 	msg := strings.TrimSpace(out.String())
 	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 		msg = msg[i+1:]
@@ -327,14 +327,18 @@ func safeName(id string) string {
 	}, id)
 }
 
-// tailBuffer keeps the last max bytes written to it: a child's error
+// TailBuffer keeps the last max bytes written to it: a child's error
 // message without unbounded memory for a chatty child.
-type tailBuffer struct {
+type TailBuffer struct {
 	max int
 	b   []byte
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+// NewTailBuffer returns a TailBuffer that keeps the last max bytes.
+func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
+
+// Write keeps the tail of what was written so far; it never fails.
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.b = append(t.b, p...)
 	if over := len(t.b) - t.max; over > 0 {
 		t.b = append(t.b[:0], t.b[over:]...)
@@ -342,4 +346,5 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string { return string(t.b) }
+// String returns the bytes kept.
+func (t *TailBuffer) String() string { return string(t.b) }

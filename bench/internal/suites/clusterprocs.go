@@ -269,15 +269,21 @@ func (pc *procCluster) stop() {
 	for i := len(pc.procs) - 1; i >= 0; i-- {
 		p := pc.procs[i]
 		pc.peaks[i] = memsize.ReadResidentOf(p.Process.Pid).Peak
-		p.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { p.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			p.Process.Kill()
-			<-done
-		}
+		stopProcess(p, 10*time.Second)
+	}
+}
+
+// stopProcess sends a started process SIGTERM and waits for it, killing
+// it when it has not ended after grace.
+func stopProcess(p *exec.Cmd, grace time.Duration) {
+	_ = p.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = p.Process.Kill()
+		<-done
 	}
 }
 

@@ -15,9 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
@@ -303,6 +301,19 @@ func drawPositions(ctx context.Context, dir string, n int, rng *rand.Rand) ([]st
 	return out, nil
 }
 
+// serveJobStart decodes a serve group's job arguments and finds what the
+// job works on: the group's run and what the group's Setup wrote.
+func serveJobStart(env harness.JobEnv, raw json.RawMessage) (a serveLoadArgs, r serveRun, dir string, ps []string, err error) {
+	if err = harness.DecodeArgs(raw, &a); err != nil {
+		return
+	}
+	if r, err = serveRunByName(a.Run); err != nil {
+		return
+	}
+	dir, ps, err = loadShared(env.Shared, a.Positions)
+	return
+}
+
 // loadShared reads what the group's Setup wrote: the run folder and the
 // positions (the first limit of them when limit > 0).
 func loadShared(shared string, limit int) (dir string, ps []string, err error) {
@@ -354,7 +365,7 @@ func dbBytes(dir string) (int64, error) {
 type serverProc struct {
 	cmd  *exec.Cmd
 	base string // http://127.0.0.1:PORT
-	log  *tailWriter
+	log  *harness.TailBuffer
 }
 
 // startServer starts `tierd serve --db dir --cache cache` and waits until
@@ -368,7 +379,7 @@ func startServer(ctx context.Context, dir, cache string) (*serverProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &serverProc{base: "http://" + addrs[0], log: &tailWriter{max: 8 << 10}}
+	s := &serverProc{base: "http://" + addrs[0], log: harness.NewTailBuffer(8 << 10)}
 	s.cmd = exec.Command(exe, TierdFlag, "serve", "--db", dir, "--http-addr", addrs[0], "--cache", cache)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
@@ -387,47 +398,8 @@ func (s *serverProc) stop() {
 	if s.cmd.Process == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
+	stopProcess(s.cmd, 30*time.Second)
 }
-
-// peakRSS is the server's VmHWM, in bytes.
-func (s *serverProc) peakRSS() (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no VmHWM in /proc/PID/status")
-}
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	max int
-	b   []byte
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string { return string(t.b) }
 
 // runID asks the server for the id of its one run.
 func runID(ctx context.Context, base string) (string, error) {
@@ -533,15 +505,7 @@ func universalPosition(game, p string) (string, error) {
 // errors, and the server's CPU seconds over the load and its peak RSS.
 // The time compared is the wall time per answer.
 func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a serveLoadArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
-	r, err := serveRunByName(a.Run)
-	if err != nil {
-		return harness.Sample{}, err
-	}
-	dir, ps, err := loadShared(env.Shared, a.Positions)
+	a, r, dir, ps, err := serveJobStart(env, raw)
 	if err != nil {
 		return harness.Sample{}, err
 	}
@@ -576,13 +540,14 @@ func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) 
 	if err != nil {
 		return harness.Sample{}, fmt.Errorf("%w\nserver log:\n%s", err, srv.log)
 	}
-	peak, err := srv.peakRSS()
-	if err != nil {
-		return harness.Sample{}, err
-	}
-	// What the resident set is made of at the end of the load: pages of
-	// mapped files (the program, mapped databases) and the rest (the heap).
+	// The server's peak resident set (VmHWM), and what the resident set
+	// is made of at the end of the load: pages of mapped files (the
+	// program, mapped databases) and the rest (the heap).
 	now := memsize.ReadResidentOf(srv.cmd.Process.Pid)
+	peak := now.Peak
+	if peak == 0 {
+		return harness.Sample{}, errors.New("no VmHWM in the server's /proc/PID/status")
+	}
 	met := res.metrics()
 	met["server_rss_file_bytes"] = float64(now.File)
 	met["server_rss_anon_bytes"] = float64(now.RSS - min(now.File, now.RSS))

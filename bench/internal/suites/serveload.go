@@ -265,15 +265,7 @@ type gamesmanValue struct {
 // every answer's value against the run's (solver.Oracle); the time is
 // the wall time per query.
 func runGamesmanQuery(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a serveLoadArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
-	r, err := serveRunByName(a.Run)
-	if err != nil {
-		return harness.Sample{}, err
-	}
-	dir, ps, err := loadShared(env.Shared, a.Positions)
+	_, r, dir, ps, err := serveJobStart(env, raw)
 	if err != nil {
 		return harness.Sample{}, err
 	}

@@ -219,7 +219,7 @@ func runGamesmanUni(ctx context.Context, env harness.JobEnv, _ json.RawMessage) 
 	if err != nil {
 		return harness.Sample{}, err
 	}
-	srv := &serverProc{base: "http://" + uniAddr, log: &tailWriter{max: 8 << 10}}
+	srv := &serverProc{base: "http://" + uniAddr, log: harness.NewTailBuffer(8 << 10)}
 	srv.cmd = exec.Command(exe, TierdFlag, "serve", "--db", strings.Join(dbs, ","), "--http-addr", uniAddr, "--cache", "64MiB")
 	srv.cmd.Stdout, srv.cmd.Stderr = srv.log, srv.log
 	if err := srv.cmd.Start(); err != nil {

@@ -149,26 +149,34 @@
     const list = $("moves");
     list.replaceChildren();
     for (const m of moves) {
-      const li = document.createElement("li");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "move " + m.value;
-      b.dataset.move = m.move;
-      b.dataset.value = m.value;
       const words = valueText(m.mover_value || m.value, m.mover_remoteness ?? m.remoteness);
-      b.setAttribute("aria-label", `${m.move}: ${words}`);
-      const name = document.createElement("span");
-      name.className = "name";
-      name.textContent = m.move;
-      const val = document.createElement("span");
-      val.className = "val";
-      val.textContent = words;
-      b.append(name, val);
-      b.addEventListener("click", () => go(m.position, true));
+      const b = moveItem(list, m.value, m.move, m.move, words, `${m.move}: ${words}`, () => go(m.position, true));
+      b.dataset.value = m.value;
       lightOnHover(b, m.move);
-      li.appendChild(b);
-      list.appendChild(li);
     }
+  }
+
+  // moveItem appends to list an item holding a move's button: coloured by
+  // cls, the move in data-move, its name and words shown, label read out,
+  // and onClick run on a click. It returns the button.
+  function moveItem(list, cls, move, name, words, label, onClick) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "move " + cls;
+    b.dataset.move = move;
+    b.setAttribute("aria-label", label);
+    const n = document.createElement("span");
+    n.className = "name";
+    n.textContent = name;
+    const v = document.createElement("span");
+    v.className = "val";
+    v.textContent = words;
+    b.append(n, v);
+    b.addEventListener("click", onClick);
+    li.appendChild(b);
+    list.appendChild(li);
+    return b;
   }
 
   // lightOnHover lights the squares of move on the board while the pointer
@@ -225,30 +233,15 @@
     const plays = ans.plays || [];
     $("moves-title").textContent = plays.length ? `Plays of ${state.roll[0]}-${state.roll[1]}, best first` : `No play of ${state.roll[0]}-${state.roll[1]}`;
     for (const pl of plays) {
-      const li = document.createElement("li");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "move chanceplay";
-      b.dataset.move = pl.play;
       let words = `wins ${pct(pl.win)}`;
       if (pl.cubeful_equity !== undefined) words += `, cubeful ${signed(pl.cubeful_equity)}`;
       else words += `, equity ${signed(pl.equity)}`;
-      b.setAttribute("aria-label", `${pl.play}: ${words}`);
-      const name = document.createElement("span");
-      name.className = "name";
-      name.textContent = pl.play;
-      const val = document.createElement("span");
-      val.className = "val";
-      val.textContent = words;
-      b.append(name, val);
-      b.addEventListener("click", () => {
+      moveItem(list, "chanceplay", pl.play, pl.play, words, `${pl.play}: ${words}`, () => {
         // The opponent is on roll next: the cube's owner is seen from them.
         const next = { owned: "opponent", opponent: "owned" }[state.cube] || state.cube;
         state.roll = "";
         go(pl.position, true, next);
       });
-      li.appendChild(b);
-      list.appendChild(li);
     }
   }
 
@@ -270,25 +263,11 @@
     const list = $("mainline");
     list.replaceChildren();
     (ans.mainline || []).forEach((step, i) => {
-      const li = document.createElement("li");
-      const b = document.createElement("button");
-      b.type = "button";
       // Coloured as the move is for the player who made it.
       const mover = flip(step.value);
-      b.className = "move " + mover;
-      b.dataset.move = step.move;
       const words = step.value === "draw" ? "draw" : `then ${valueText(step.value, step.remoteness)}`;
-      b.setAttribute("aria-label", `ply ${i + 1}, ${step.move}, ${words}; show this position`);
-      const name = document.createElement("span");
-      name.className = "name";
-      name.textContent = `${i + 1}. ${step.move}`;
-      const val = document.createElement("span");
-      val.className = "val";
-      val.textContent = words;
-      b.append(name, val);
-      b.addEventListener("click", () => go(step.position, true));
-      li.appendChild(b);
-      list.appendChild(li);
+      moveItem(list, mover, step.move, `${i + 1}. ${step.move}`, words,
+        `ply ${i + 1}, ${step.move}, ${words}; show this position`, () => go(step.position, true));
     });
     const ends = { "game over": "The game is over.", "draw (loop)": "A draw: the line repeats.", max: "The line goes on (cut here)." };
     $("mainline-end").textContent = ans.mainline && ans.mainline.length ? ends[ans.end] || ans.end : "No moves: the game is over.";

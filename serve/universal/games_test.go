@@ -1,6 +1,7 @@
 package universal
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ func TestConnect4Walk(t *testing.T) {
 		for _, m := range a.Moves {
 			col, _ := strconv.Atoi(m.Move)
 			var from, to int
-			if _, err := fmtSscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err != nil || from != 16+col-1 || to != from+4 {
+			if _, err := fmt.Sscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err != nil || from != 16+col-1 || to != from+4 {
 				t.Fatalf("%s: move %s: AutoGUI move %s", a.Position, m.Move, m.AutoguiMove)
 			}
 			changed := diff(a.Position[2:], m.Position[2:])
@@ -101,7 +102,7 @@ func TestQuixoWalk(t *testing.T) {
 		for _, m := range a.Moves {
 			var src int
 			var d byte
-			if _, err := fmtSscanf(m.Move, "%d %c", &src, &d); err != nil {
+			if _, err := fmt.Sscanf(m.Move, "%d %c", &src, &d); err != nil {
 				t.Fatalf("%s: move %q", a.Position, m.Move)
 			}
 			src--
@@ -111,7 +112,7 @@ func TestQuixoWalk(t *testing.T) {
 				t.Fatalf("%s: move %s leads to %s", a.Position, m.Move, m.Position)
 			}
 			var from, to int
-			if _, err := fmtSscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err != nil || from != src {
+			if _, err := fmt.Sscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err != nil || from != src {
 				t.Fatalf("%s: move %s: AutoGUI move %s", a.Position, m.Move, m.AutoguiMove)
 			}
 			dx, dy := centers[to][0]-centers[from][0], centers[to][1]-centers[from][1]
@@ -214,7 +215,7 @@ func TestDshogiWalk(t *testing.T) {
 				}
 			}
 			var from, to, typ, center int
-			if _, err := fmtSscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err == nil {
+			if _, err := fmt.Sscanf(m.AutoguiMove, "M_%d_%d_x", &from, &to); err == nil {
 				if !mine(a.Position[2+from]) || a.Position[2+to] != '-' && mine(a.Position[2+to]) ||
 					m.Position[2+from] != '-' || !mine(m.Position[2+to]) ||
 					m.Move != strings.ToUpper(squareName(from)+" "+squareName(to)) {
@@ -222,7 +223,7 @@ func TestDshogiWalk(t *testing.T) {
 				}
 				continue
 			}
-			if _, err := fmtSscanf(m.AutoguiMove, "A_%d_%d_y", &typ, &center); err != nil || typ < 0 || typ > 2 {
+			if _, err := fmt.Sscanf(m.AutoguiMove, "A_%d_%d_y", &typ, &center); err != nil || typ < 0 || typ > 2 {
 				t.Fatalf("%s: AutoGUI move %s", a.Position, m.AutoguiMove)
 			}
 			to = center - 18 - 12*typ
@@ -279,7 +280,7 @@ func TestXiangqiWalk(t *testing.T) {
 			}
 			var from, to int
 			var sound byte
-			if _, err := fmtSscanf(m.Move, "M_%d_%d_%c", &from, &to, &sound); err != nil || m.AutoguiMove != m.Move ||
+			if _, err := fmt.Sscanf(m.Move, "M_%d_%d_%c", &from, &to, &sound); err != nil || m.AutoguiMove != m.Move ||
 				m.Position[2+to] != a.Position[2+from] || m.Position[2+from] != '-' ||
 				(sound == 'y') != (a.Position[2+to] != '-') {
 				t.Fatalf("%s: move %s leads to %s", a.Position, m.Move, m.Position)

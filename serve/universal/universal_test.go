@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -383,7 +384,7 @@ func TestTicTacToeWalk(t *testing.T) {
 				for _, m := range a.Moves {
 					var mark byte
 					var cell int
-					if _, err := fmtSscanf(m.AutoguiMove, "A_%c_%d_-", &mark, &cell); err != nil || cell < 0 || cell > 8 ||
+					if _, err := fmt.Sscanf(m.AutoguiMove, "A_%c_%d_-", &mark, &cell); err != nil || cell < 0 || cell > 8 ||
 						a.Position[2+cell] != '-' || m.Position[2+cell] != mark || m.Move != strconv.Itoa(cell+1) {
 						t.Fatalf("%s: move %s %s leads to %s", a.Position, m.Move, m.AutoguiMove, m.Position)
 					}

@@ -262,33 +262,49 @@ func (s *chunkSet) Lookup(p uint64) (uint64, bool, error) {
 	if in == 0 {
 		return 0, false, nil // no member in the piece: never read
 	}
-	b, err := s.piece(ch, pc)
-	if err != nil {
-		return 0, false, err
-	}
 	i := p % csPieceBits
+	var r uint64
+	var ok bool
+	k := valuedb.BlockKey{Owner: s.owner, Block: ch*csPieces + uint64(pc)}
+	if !s.cache.Read(k, func(b []byte) { r, ok = rankInPiece(b, i) }) {
+		// A miss reads into a pooled buffer, which the cache copies into
+		// one of its own (reused once evicted): no garbage.
+		buf := pieceBufs.Get().(*[csCached]byte)
+		defer pieceBufs.Put(buf)
+		if err := s.readPiece(buf, ch, pc); err != nil {
+			return 0, false, err
+		}
+		s.cache.AddCopy(k, buf[:])
+		r, ok = rankInPiece(buf[:], i)
+	}
+	if !ok {
+		return 0, false, nil
+	}
+	return s.before[ch] + lo + r, true, nil
+}
+
+// rankInPiece returns the members of cached piece b before its position
+// i, and whether i is one.
+func rankInPiece(b []byte, i uint64) (uint64, bool) {
 	w := int(i / 64)
 	word := binary.LittleEndian.Uint64(b[8*w:])
 	if word&(1<<(i%64)) == 0 {
-		return 0, false, nil
+		return 0, false
 	}
-	r := s.before[ch] + lo + uint64(binary.LittleEndian.Uint16(b[csPieceBytes+2*(w/8):]))
+	r := uint64(binary.LittleEndian.Uint16(b[csPieceBytes+2*(w/8):]))
 	for k := w &^ 7; k < w; k++ {
 		r += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(b[8*k:])))
 	}
-	return r + uint64(bits.OnesCount64(word&(1<<(i%64)-1))), true, nil
+	return r + uint64(bits.OnesCount64(word&(1<<(i%64)-1))), true
 }
 
-// piece returns piece pc of chunk ch with its counts, from the cache or
-// else read into the slice the cache keeps (no other allocation).
-func (s *chunkSet) piece(ch uint64, pc int) ([]byte, error) {
-	k := valuedb.BlockKey{Owner: s.owner, Block: ch*csPieces + uint64(pc)}
-	if b, ok := s.cache.Get(k); ok {
-		return b, nil
-	}
-	b := make([]byte, csCached)
+// pieceBufs are the buffers a miss reads a piece into.
+var pieceBufs = sync.Pool{New: func() any { return new([csCached]byte) }}
+
+// readPiece reads piece pc of chunk ch into b and adds its counts.
+func (s *chunkSet) readPiece(b *[csCached]byte, ch uint64, pc int) error {
 	if _, err := s.f.ReadAt(b[:csPieceBytes], int64(ch)*csBytes+int64(pc)*csPieceBytes); err != nil {
-		return nil, fmt.Errorf("tier set chunk %d piece %d: %w", ch, pc, err)
+		return fmt.Errorf("tier set chunk %d piece %d: %w", ch, pc, err)
 	}
 	s.cache.CountRead(csPieceBytes)
 	var sum uint16
@@ -298,8 +314,7 @@ func (s *chunkSet) piece(ch uint64, pc int) ([]byte, error) {
 			sum += uint16(bits.OnesCount64(binary.LittleEndian.Uint64(b[8*k:])))
 		}
 	}
-	s.cache.Add(k, b)
-	return b, nil
+	return nil
 }
 
 // Close drops the set's chunks and closes (so removes) its file.
@@ -312,6 +327,7 @@ func (s *chunkSet) Close() error {
 // Prefetch reads the set's pieces that have members into the cache, in
 // order, while more() says so.
 func (s *chunkSet) Prefetch(more func() bool) error {
+	buf := new([csCached]byte)
 	for ch := uint64(0); ch+1 < uint64(len(s.before)) && more(); ch++ {
 		if s.before[ch+1] == s.before[ch] {
 			continue
@@ -320,9 +336,14 @@ func (s *chunkSet) Prefetch(more func() bool) error {
 			if _, in := s.pieceSpan(ch, pc); in == 0 {
 				continue
 			}
-			if _, err := s.piece(ch, pc); err != nil {
+			k := valuedb.BlockKey{Owner: s.owner, Block: ch*csPieces + uint64(pc)}
+			if s.cache.Read(k, func([]byte) {}) {
+				continue
+			}
+			if err := s.readPiece(buf, ch, pc); err != nil {
 				return err
 			}
+			s.cache.AddCopy(k, buf[:])
 		}
 	}
 	return nil

@@ -81,13 +81,28 @@ type cacheShard struct {
 	// counter of the cache's would be one cache line that every lookup of
 	// every core writes, where a shard's is written with its lock's.
 	hits, misses atomic.Uint64
+	// spare holds buffers of blocks added by AddCopy and evicted, for
+	// AddCopy to reuse (at most maxSpare): a server's misses then make no
+	// garbage.
+	spare [][]byte
 }
 
 type cacheSlot struct {
 	key  BlockKey
 	data []byte // nil for a free slot
 	ref  atomic.Bool
+	// owned says data is the cache's own (AddCopy): read only under the
+	// shard's lock (Read), reused once evicted.
+	owned bool
 }
+
+// maxSpare bounds a shard's spare buffers.
+const maxSpare = 32
+
+// ownedCap is the capacity of an owned buffer of up to ownedCap bytes:
+// one size (the allocator's class above 1 KiB), so that any spare fits
+// any small block.
+const ownedCap = 1152
 
 // slotBytes is what the cache counts for a block beyond its bytes: its
 // slot, its index entry and its slice header.
@@ -138,6 +153,9 @@ func (c *BlockCache) Get(k BlockKey) ([]byte, bool) {
 	if ok {
 		sl := &s.slots[i]
 		b = sl.data
+		if sl.owned {
+			b = append([]byte(nil), b...) // it may be reused once evicted
+		}
 		if !sl.ref.Load() {
 			sl.ref.Store(true)
 		}
@@ -151,11 +169,49 @@ func (c *BlockCache) Get(k BlockKey) ([]byte, bool) {
 	return b, ok
 }
 
+// Read calls fn with the block of k, if the cache holds it, under its
+// shard's read lock, and reports whether it did: fn must be quick, must not
+// keep b or change it, and must not call the cache. Blocks added by
+// AddCopy are read so (Get returns a copy of them).
+func (c *BlockCache) Read(k BlockKey, fn func(b []byte)) bool {
+	s := c.shard(k)
+	s.mu.RLock()
+	i, ok := s.index[k]
+	if ok {
+		sl := &s.slots[i]
+		if !sl.ref.Load() {
+			sl.ref.Store(true)
+		}
+		fn(sl.data)
+	}
+	s.mu.RUnlock()
+	if ok {
+		s.hits.Add(1)
+	} else {
+		s.misses.Add(1)
+	}
+	return ok
+}
+
+// AddCopy keeps a copy of b under k, as Add keeps b, in a buffer of the
+// cache's own, which it reuses once the block is evicted (so b may be
+// changed afterwards, and the block must be read with Read).
+func (c *BlockCache) AddCopy(k BlockKey, b []byte) {
+	c.add(k, b, true)
+}
+
 // Add keeps block b under k, evicting blocks of its shard as the budget
 // needs; a block larger than a shard's share is not kept. b must not be
 // changed afterwards.
 func (c *BlockCache) Add(k BlockKey, b []byte) {
+	c.add(k, b, false)
+}
+
+func (c *BlockCache) add(k BlockKey, b []byte, owned bool) {
 	size := int64(len(b)) + slotBytes
+	if owned {
+		size = int64(max(len(b), ownedCap)) + slotBytes
+	}
 	share := max(0, c.budget-c.fixed.Load()) / int64(len(c.shards))
 	if size > share || len(b) == 0 {
 		return
@@ -176,12 +232,29 @@ func (c *BlockCache) Add(k BlockKey, b []byte) {
 		s.slots = append(s.slots, cacheSlot{})
 		i = int32(len(s.slots) - 1)
 	}
+	if owned {
+		var buf []byte
+		if n := len(s.spare); n > 0 && len(b) <= ownedCap {
+			buf, s.spare = s.spare[n-1], s.spare[:n-1]
+		} else {
+			buf = make([]byte, 0, max(len(b), ownedCap))
+		}
+		b = append(buf[:0], b...)
+	}
 	sl := &s.slots[i]
-	sl.key, sl.data = k, b
+	sl.key, sl.data, sl.owned = k, b, owned
 	sl.ref.Store(false)
 	s.index[k] = i
 	s.bytes += size
 	s.total.Add(size)
+}
+
+// size is what the cache counts for the slot's block.
+func (sl *cacheSlot) size() int64 {
+	if sl.owned {
+		return int64(cap(sl.data)) + slotBytes
+	}
+	return int64(len(sl.data)) + slotBytes
 }
 
 // evictOne moves the clock's hand to the first block not read since it
@@ -201,8 +274,11 @@ func (s *cacheShard) evictOne() {
 			continue
 		}
 		delete(s.index, sl.key)
-		s.bytes -= int64(len(sl.data)) + slotBytes
-		s.total.Add(-int64(len(sl.data)) - slotBytes)
+		s.bytes -= sl.size()
+		s.total.Add(-sl.size())
+		if sl.owned && cap(sl.data) == ownedCap && len(s.spare) < maxSpare {
+			s.spare = append(s.spare, sl.data[:0])
+		}
 		sl.data = nil
 		s.free = append(s.free, int32(s.hand-1))
 		return
@@ -218,8 +294,8 @@ func (c *BlockCache) Drop(owner uint64) {
 			sl := &s.slots[j]
 			if sl.data != nil && sl.key.Owner == owner {
 				delete(s.index, sl.key)
-				s.bytes -= int64(len(sl.data)) + slotBytes
-				s.total.Add(-int64(len(sl.data)) - slotBytes)
+				s.bytes -= sl.size()
+				s.total.Add(-sl.size())
 				sl.data = nil
 				s.free = append(s.free, int32(j))
 			}

@@ -116,3 +116,63 @@ func TestOpenCached(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockCacheAddCopy adds blocks by AddCopy from many goroutines, in a
+// cache far too small for them (so evicted buffers are reused), and checks
+// that Read and Get always see a block's own bytes, that the caller's
+// buffer may change after AddCopy, and that the budget holds.
+func TestBlockCacheAddCopy(t *testing.T) {
+	const budget = 64 << 10
+	c := NewBlockCache(budget)
+	owner := c.NewOwner()
+	fill := func(b []byte, k uint64) []byte {
+		n := 1 + int(k*7919%1500) // some above ownedCap
+		b = b[:0]
+		for i := range n {
+			b = append(b, byte(k+uint64(i)))
+		}
+		return b
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, 2048)
+			want := make([]byte, 0, 2048)
+			for i := range 20000 {
+				k := uint64((i*(w+3) + w*97) % 400)
+				key := BlockKey{owner, k}
+				want = fill(want, k)
+				var same bool
+				if c.Read(key, func(b []byte) { same = bytes.Equal(b, want) }) {
+					if !same {
+						errs <- fmt.Sprintf("Read of block %d: wrong bytes", k)
+						return
+					}
+					if b, ok := c.Get(key); ok && !bytes.Equal(b, want) {
+						errs <- fmt.Sprintf("Get of block %d: wrong bytes", k)
+						return
+					}
+					continue
+				}
+				buf = fill(buf, k)
+				c.AddCopy(key, buf)
+				clear(buf) // the cache holds a copy
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if st := c.Stats(); st.Bytes > budget || st.Hits == 0 || st.Misses == 0 {
+		t.Errorf("stats %+v: want hits, misses, at most %d bytes", st, budget)
+	}
+	c.Drop(owner)
+	if st := c.Stats(); st.Bytes != 0 {
+		t.Errorf("after Drop the cache holds %d bytes", st.Bytes)
+	}
+}

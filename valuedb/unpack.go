@@ -124,18 +124,27 @@ func (d *DB) lookupUnpacked(u *os.File, rank uint64) (Record, error) {
 	off := rank * uint64(d.h.RecordBytes)
 	seg := off / unpackSeg
 	k := unpackKey(d.owner, seg)
-	raw, ok := d.shared.Get(k)
-	if !ok {
-		size := d.h.Count * uint64(d.h.RecordBytes)
-		raw = make([]byte, min(unpackSeg, size-seg*unpackSeg))
-		if _, err := u.ReadAt(raw, int64(seg*unpackSeg)); err != nil {
-			return 0, fmt.Errorf("valuedb %s: unpacked records at %d: %w", d.name, seg*unpackSeg, err)
-		}
-		d.shared.CountRead(len(raw))
-		d.shared.Add(k, raw)
+	at, rb := off-seg*unpackSeg, d.h.RecordBytes
+	var rec Record
+	if d.shared.Read(k, func(raw []byte) { rec = decodeRecord(raw[at:], rb) }) {
+		return rec, nil
 	}
-	return decodeRecord(raw[off-seg*unpackSeg:], d.h.RecordBytes), nil
+	// A miss reads into a pooled buffer, which the cache copies into one
+	// of its own (reused once evicted): no garbage.
+	buf := segBufs.Get().(*[unpackSeg]byte)
+	defer segBufs.Put(buf)
+	size := d.h.Count * uint64(d.h.RecordBytes)
+	raw := buf[:min(unpackSeg, size-seg*unpackSeg)]
+	if _, err := u.ReadAt(raw, int64(seg*unpackSeg)); err != nil {
+		return 0, fmt.Errorf("valuedb %s: unpacked records at %d: %w", d.name, seg*unpackSeg, err)
+	}
+	d.shared.CountRead(len(raw))
+	d.shared.AddCopy(k, raw)
+	return decodeRecord(raw[at:], rb), nil
 }
+
+// segBufs are the buffers a miss reads a segment into.
+var segBufs = sync.Pool{New: func() any { return new([unpackSeg]byte) }}
 
 // prefetchUnpacked is Prefetch of a database unpacked to u: its segments,
 // in order, while more() says so.
@@ -149,8 +158,7 @@ func (d *DB) prefetchUnpacked(u *os.File, more func() bool) error {
 		}
 		d.shared.CountRead(int(n))
 		for s := int64(0); s < n && more(); s += unpackSeg {
-			piece := append([]byte(nil), buf[s:min(n, s+unpackSeg)]...)
-			d.shared.Add(unpackKey(d.owner, uint64(off+s)/unpackSeg), piece)
+			d.shared.AddCopy(unpackKey(d.owner, uint64(off+s)/unpackSeg), buf[s:min(n, s+unpackSeg)])
 		}
 	}
 	return nil

@@ -38,6 +38,7 @@ func TestFlagsInAnyOrder(t *testing.T) {
 		"members":     {Positional: extra, Flags: nobody, Code: 2},
 		"status":      {Positional: []string{"r1"}, Flags: append(nobody, []string{"--json"}), Code: 1},
 		"fetch":       {Positional: []string{"r1"}, Flags: append(nobody, []string{"--out", t.TempDir()}), Code: 1},
+		"serve":       {Positional: extra, Flags: [][]string{{"--db", dir}, {"--cache", "8MiB"}}, Code: 2},
 	}
 	clitest.CheckEveryCommand(t, New(nil).cli, func(args ...string) (int, string, string) { return tierd(t, args...) }, examples)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkBearoffQuery(b *testing.B) {
 	if dir == "" {
 		b.Skipf("set %s to a solved bearoff run", BearoffRunEnv)
 	}
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -160,7 +161,7 @@ func BenchmarkQuery(b *testing.B) {
 // sampleQueries picks about n reachable positions of a run at random
 // (each with the same probability), in random order.
 func sampleQueries(b *testing.B, dir string, n int) []query {
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

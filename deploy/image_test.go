@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/internal/freeport"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // repoRoot is the repository's root (the image's build context).
@@ -142,7 +143,7 @@ func TestImage(t *testing.T) {
 	}
 	t.Cleanup(func() { coord.Process.Kill(); coord.Wait() })
 	base := "http://" + httpAddr
-	waitFor(t, "the coordinator ready", time.Minute, func() bool { return get(base+"/readyz", "") == 200 })
+	poll.Until(t, "the coordinator ready", time.Minute, func() bool { return get(base+"/readyz", "") == 200 })
 	cl := []string{"--coordinators", base, "--token-file", token}
 	if out, err := exec.Command(tierd, append([]string{"submit", "--game", "tictactoe"}, cl...)...).CombinedOutput(); err != nil {
 		t.Fatalf("submit: %v %s", err, out)
@@ -159,11 +160,11 @@ func TestImage(t *testing.T) {
 		t.Fatalf("podman run worker: %v %s", err, out)
 	}
 	t.Cleanup(func() { run("rm", "-f", "-t", "0", name) })
-	waitFor(t, "a lease to the worker in the container", time.Minute, func() bool {
+	poll.Until(t, "a lease to the worker in the container", time.Minute, func() bool {
 		return metric(base, "image-test-token-0123456789abcdef", "tierd_leases_granted_total") > 0
 	})
 	t.Logf("podman run of a worker to its first leased unit: %v", time.Since(t0).Round(time.Millisecond))
-	waitFor(t, "the run done", 2*time.Minute, func() bool {
+	poll.Until(t, "the run done", 2*time.Minute, func() bool {
 		out, err := exec.Command(tierd, append([]string{"status", "--json"}, cl...)...).Output()
 		return err == nil && strings.Contains(string(out), `"state":"done"`)
 	})
@@ -221,16 +222,4 @@ func metric(base, token, name string) float64 {
 		}
 	}
 	return -1
-}
-
-// waitFor polls cond until it holds, or fails the test after limit.
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: gave up after %v", what, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -3,6 +3,7 @@ package levelfile
 import (
 	"bytes"
 	"errors"
+	racedetector "github.com/tiersolve/tiersolve/internal/race"
 	"runtime"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestTruncatedAndCorruptGzip(t *testing.T) {
 	for typ := Type0; typ <= Type3; typ++ {
 		b, _ := writeBytes(t, s, &WriteOptions{Types: Types(typ)})
 		step := 1
-		if raceEnabled {
+		if racedetector.Enabled {
 			step = 1 + len(b)/300
 		}
 		for cut := 0; cut < len(b); cut += step {
@@ -150,7 +151,7 @@ func TestHugeHeaderNoHugeAllocation(t *testing.T) {
 func TestGzipBomb(t *testing.T) {
 	for _, typ := range []string{"0", "1", "2"} {
 		zeros := 50 << 20
-		if raceEnabled {
+		if racedetector.Enabled {
 			zeros = 8 << 20
 		}
 		raw := append(spec("1\n"+typ+"\n0 9 |\n\x09"), make([]byte, zeros)...)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	racedetector "github.com/tiersolve/tiersolve/internal/race"
 )
 
 // edgeSets are the cases the issue lists: one position, max = min, offsets
@@ -168,7 +169,7 @@ func TestAutoEqualsExhaustive(t *testing.T) {
 	var shapes []shape
 	for _, n := range []uint64{1, 2, 9, 64, 1000, 1 << 14, 1 << 18, 3 << 20} {
 		for _, d := range []float64{0.0001, 0.003, 0.02, 0.1, 0.5, 0.9, 0.999, 1} {
-			if (testing.Short() || raceEnabled) && n > 1<<18 || raceEnabled && n > 1<<14 && d != 0.5 {
+			if (testing.Short() || racedetector.Enabled) && n > 1<<18 || racedetector.Enabled && n > 1<<14 && d != 0.5 {
 				continue
 			}
 			shapes = append(shapes, shape{n, d})
@@ -213,7 +214,7 @@ func TestAutoEqualsExhaustive(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 9))
 	n := uint64(5 << 20)
-	if raceEnabled {
+	if racedetector.Enabled {
 		n = 3 << 20 // still three chunks of each type
 	}
 	s := randomSet(r, 0, n, 0.3)

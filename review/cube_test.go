@@ -10,6 +10,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
 	"github.com/tiersolve/tiersolve/games/bearoff"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -93,7 +94,7 @@ func totals(t *testing.T, name string, rep *Report) {
 // play is judged by match winning chance, and each cube decision's values
 // are those of an evaluation of its position alone.
 func TestCubeReviewMatch(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("slow with the race detector; .ci/run runs it without")
 	}
 	table, err := met.ReadFile(met.DefaultFile)
@@ -158,7 +159,7 @@ func TestCubeReviewMatch(t *testing.T) {
 // decisions and checker plays are judged by cubeful equity, the values of
 // a cube decision are those of its position's planes.
 func TestCubeReviewMoney(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("slow with the race detector; .ci/run runs it without")
 	}
 	g, err := bearoff.NewVariant(6, 6, bearoff.CubeMoney)

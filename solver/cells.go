@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/internal/bigmem"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -48,7 +49,7 @@ type layout struct {
 // for wins and losses (the longest in every bundled game but the largest
 // xiangqi families), up to 67 for ties, and 32 counted children.
 var (
-	layout8  = newLayout(8, 93)
+	layout8  = newLayout(8, plan.NarrowRem)
 	layout16 = newLayout(16, valuedb.MaxRemoteness+1)
 )
 
@@ -375,6 +376,3 @@ func (x *winsElsewhere) free() {
 	}
 	*x = winsElsewhere{}
 }
-
-// winsBytes is the memory of the nibbles of n positions.
-func winsBytes(n uint64) uint64 { return (n + 15) / 16 * 8 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"math/rand/v2"
 	"testing"
 )
@@ -47,5 +48,13 @@ func TestWiden(t *testing.T) {
 			}
 			c.free()
 		}
+	}
+}
+
+// TestNarrowLayout checks the byte cells' layout against the remoteness
+// the memory plans count it to hold (plan.PartCellBytes).
+func TestNarrowLayout(t *testing.T) {
+	if layout8.rem != plan.NarrowRem || layout8.tieRem != plan.NarrowTieRem {
+		t.Errorf("layout8 holds remoteness %d and ties %d; plan counts %d and %d", layout8.rem, layout8.tieRem, plan.NarrowRem, plan.NarrowTieRem)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -103,7 +104,7 @@ const kernelChunk = 1 << 18
 // solved child tiers), and stores the value of the i-th member of r in
 // out[i] (out needs r.Count(set) values). done, if not nil, counts
 // positions as they are solved.
-func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
 	cg, ok := g.(tiergame.Chance)
 	if !ok {
 		return fmt.Errorf("%s: %w", g.Name(), errNotChance)
@@ -131,7 +132,7 @@ func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 
 // dense reports whether every position of r is a member of set and every
 // child tier is held by position.
-func dense(set *bitarray.Ranked, r Range, kids []*ChanceTier) bool {
+func dense(set *bitarray.Ranked, r plan.Range, kids []*ChanceTier) bool {
 	if r.Count(set) != r.Hi-r.Lo {
 		return false
 	}
@@ -145,7 +146,7 @@ func dense(set *bitarray.Ranked, r Range, kids []*ChanceTier) bool {
 
 // solveKernel runs the game's kernel over r in chunks; out[k] receives
 // the value of position r.Lo+k.
-func solveKernel(ctx context.Context, g tiergame.Game, k tiergame.ChanceKernel, t tiergame.Tier, r Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func solveKernel(ctx context.Context, g tiergame.Game, k tiergame.ChanceKernel, t tiergame.Tier, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
 	last := 0
 	vals := func(c tiergame.Tier) []tiergame.Prob {
 		if ct := chanceKids(kids).find(c, &last); ct != nil {

@@ -13,28 +13,28 @@ import (
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
-// race is a small game with chance for the solver's own tests: each of
+// diceRace is a small game with chance for the solver's own tests: each of
 // two players has a distance left to go; the player to move rolls a die
 // of sides faces (weights 1, 2, 3, ...) and walks either the roll or one
 // step; whoever reaches 0 first wins. Tier = both distances in all,
 // position = the mover's distance; every position with both distances in
 // 1..max is a position (distance 0 is never to move: the game is over).
-type race struct {
+type diceRace struct {
 	max, sides int
 	loopy      bool // a broken variant whose moves may stay in their tier
 }
 
-func (g *race) Name() string   { return "race" }
-func (g *race) Option() string { return fmt.Sprintf("max=%d,sides=%d", g.max, g.sides) }
-func (g *race) Start() (tiergame.Tier, tiergame.Position) {
+func (g *diceRace) Name() string   { return "race" }
+func (g *diceRace) Option() string { return fmt.Sprintf("max=%d,sides=%d", g.max, g.sides) }
+func (g *diceRace) Start() (tiergame.Tier, tiergame.Position) {
 	return tiergame.Tier(2 * g.max), tiergame.Position(g.max)
 }
 
 // TierSize: a position is the mover's distance itself (the opponent's is
 // the tier minus it).
-func (g *race) TierSize(t tiergame.Tier) uint64 { return uint64(g.max + 1) }
+func (g *diceRace) TierSize(t tiergame.Tier) uint64 { return uint64(g.max + 1) }
 
-func (g *race) ChildTiers(t tiergame.Tier) []tiergame.Tier {
+func (g *diceRace) ChildTiers(t tiergame.Tier) []tiergame.Tier {
 	var out []tiergame.Tier
 	if g.loopy {
 		out = append(out, t)
@@ -45,15 +45,15 @@ func (g *race) ChildTiers(t tiergame.Tier) []tiergame.Tier {
 	return out
 }
 
-func (g *race) TierName(t tiergame.Tier) string                    { return fmt.Sprintf("%d to go", t) }
-func (g *race) Format(t tiergame.Tier, p tiergame.Position) string { return fmt.Sprintf("%d:%d", t, p) }
-func (g *race) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
+func (g *diceRace) TierName(t tiergame.Tier) string                    { return fmt.Sprintf("%d to go", t) }
+func (g *diceRace) Format(t tiergame.Tier, p tiergame.Position) string { return fmt.Sprintf("%d:%d", t, p) }
+func (g *diceRace) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	var t, p uint64
 	_, err := fmt.Sscanf(s, "%d:%d", &t, &p)
 	return tiergame.Tier(t), tiergame.Position(p), err
 }
 
-func (g *race) Outcomes() []tiergame.Outcome {
+func (g *diceRace) Outcomes() []tiergame.Outcome {
 	out := make([]tiergame.Outcome, g.sides)
 	for k := range out {
 		out[k] = tiergame.Outcome{Name: fmt.Sprint(k + 1), Weight: uint32(k + 1)}
@@ -61,12 +61,12 @@ func (g *race) Outcomes() []tiergame.Outcome {
 	return out
 }
 
-func (g *race) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
+func (g *diceRace) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child) (tiergame.Value, []tiergame.Child) {
 	v, dst, _ := g.ChanceMoves(t, p, dst, nil)
 	return v, dst
 }
 
-func (g *race) ChanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child, ends []int) (tiergame.Value, []tiergame.Child, []int) {
+func (g *diceRace) ChanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child, ends []int) (tiergame.Value, []tiergame.Child, []int) {
 	a, b := int(p), int(t)-int(p) // mover, opponent
 	if b <= 0 || a <= 0 {
 		return tiergame.Lose, dst, ends // the opponent got home with its last move
@@ -87,7 +87,7 @@ func (g *race) ChanceMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.
 
 // reference is the chance that the mover wins from distances (a, b), in
 // float64.
-func (g *race) reference(a, b int, memo map[[2]int]float64) float64 {
+func (g *diceRace) reference(a, b int, memo map[[2]int]float64) float64 {
 	if b <= 0 {
 		return 0
 	}
@@ -111,7 +111,7 @@ func (g *race) reference(a, b int, memo map[[2]int]float64) float64 {
 // has no kernel), checks every reachable position against the float64
 // reference, verifies the run, and damages a database for verify to find.
 func TestChanceAgainstReference(t *testing.T) {
-	g := &race{max: 12, sides: 3}
+	g := &diceRace{max: 12, sides: 3}
 	dir := filepath.Join(t.TempDir(), "run")
 	r, err := Open(Config{Game: g, Dir: dir, Workers: 2, Ranges: 3})
 	if err != nil {
@@ -181,7 +181,7 @@ func TestChanceAgainstReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.recordSolved(tier, r.Manifest.tier(uint64(tier)), h); err != nil {
+	if err := r.recordSolved(tier, r.Manifest.Tier(uint64(tier)), h); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = r.Verify(ctx)
@@ -195,7 +195,7 @@ func TestChanceAgainstReference(t *testing.T) {
 // TestChanceLoopyRefused: a game with chance whose tiers are loopy is
 // refused, not solved wrong.
 func TestChanceLoopyRefused(t *testing.T) {
-	g := &race{max: 4, sides: 2, loopy: true}
+	g := &diceRace{max: 4, sides: 2, loopy: true}
 	r, err := Open(Config{Game: g, Dir: filepath.Join(t.TempDir(), "run")})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestChanceLoopyRefused(t *testing.T) {
 // TestSeedsMustMatch: a run resumes with its own seeds, and refuses other
 // ones.
 func TestSeedsMustMatch(t *testing.T) {
-	g := &race{max: 6, sides: 2}
+	g := &diceRace{max: 6, sides: 2}
 	seeds := filepath.Join(t.TempDir(), "seeds")
 	if _, err := WriteSeeds(seeds, g, map[tiergame.Tier][]tiergame.Position{7: {3}}); err != nil {
 		t.Fatal(err)

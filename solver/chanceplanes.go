@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -17,7 +18,7 @@ import (
 // They are solved tier by tier after the probabilities, by their own
 // units, the counterparts of the probabilities': SolvePlanesRange (a
 // range), SolvePlanesTier (a tier in ranges), WritePlanesDB (a tier's
-// database of planes, beside its probability database: PlanesFile), and
+// database of planes, beside its probability database: runfolder.PlanesFile), and
 // LoadChanceTier reads them back with the probabilities.
 
 // planesOf returns the game's planes and their names, or nil when the
@@ -33,14 +34,6 @@ func planesOf(g tiergame.Game) (tiergame.Planes, []string) {
 	}
 	return pg, names
 }
-
-// PlanesFile is the path of tier t's database of planes in a run folder,
-// relative to the folder: its value database's path with ".planes.vdb"
-// for ".vdb".
-func PlanesFile(g tiergame.Game, t tiergame.Tier) string { return planesPath(DBFile(g, t)) }
-
-// planesPath is the planes database beside the value database at dbPath.
-func planesPath(dbPath string) string { return strings.TrimSuffix(dbPath, ".vdb") + ".planes.vdb" }
 
 // Planes returns the planes of position p (K values, a slice the caller
 // must not change), false if p is not in the tier or the tier has no
@@ -80,7 +73,7 @@ func (c *ChanceTier) PlaneValues() []tiergame.Prob { return c.planes }
 // of set in r from its children's planes, found in kids, and stores those
 // of the i-th member of r at out[K*i:K*(i+1)] (out needs K*r.Count(set)
 // values). done, if not nil, counts positions as they are solved.
-func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
 	pg, names := planesOf(g)
 	if pg == nil {
 		return fmt.Errorf("%s (%s): the game has no planes (tiergame.Planes)", g.Name(), g.Option())
@@ -112,7 +105,7 @@ func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 }
 
 // solvePlaneKernel runs the game's plane kernel over r in chunks.
-func solvePlaneKernel(ctx context.Context, g tiergame.Game, pk tiergame.PlaneKernel, k int, t tiergame.Tier, r Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func solvePlaneKernel(ctx context.Context, g tiergame.Game, pk tiergame.PlaneKernel, k int, t tiergame.Tier, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
 	last := 0
 	vals := func(c tiergame.Tier) []tiergame.Prob {
 		if ct := chanceKids(kids).find(c, &last); ct != nil && ct.k == k {
@@ -148,9 +141,9 @@ func SolvePlanesTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		ranges = workers
 	}
 	vals := make([]tiergame.Prob, k*set.Total())
-	rs := SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
+	rs := plan.SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
 	return vals, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
-		return SolvePlanesRange(ctx, g, t, set, rs[i], kids, vals[k*firstRank(set, rs[i]):], done)
+		return SolvePlanesRange(ctx, g, t, set, rs[i], kids, vals[k*plan.FirstRank(set, rs[i]):], done)
 	})
 }
 

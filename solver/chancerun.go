@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -32,8 +33,8 @@ func (r *Run) solveChance(ctx context.Context) error {
 	var solved atomic.Uint64
 	start := time.Now()
 	err := eachChildrenFirst(r, "solve", cache, func(t tiergame.Tier) error {
-		rec := r.Manifest.tier(uint64(t))
-		if rec.Solved && rec.DB.check(r.Dir, false) == nil && r.planesRecorded(rec) {
+		rec := r.Manifest.Tier(uint64(t))
+		if rec.Solved && rec.DB.Check(r.Dir, false) == nil && r.planesRecorded(rec) {
 			return nil
 		}
 		t0 := time.Now()
@@ -105,25 +106,25 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 
 // planesRecorded reports whether a tier's planes are recorded and match
 // their file, or the game has none.
-func (r *Run) planesRecorded(rec *TierRecord) bool {
+func (r *Run) planesRecorded(rec *runfolder.TierRecord) bool {
 	if pg, _ := planesOf(r.Game); pg == nil {
 		return true
 	}
-	return rec.Planes != nil && rec.Planes.check(r.Dir, false) == nil
+	return rec.Planes != nil && rec.Planes.Check(r.Dir, false) == nil
 }
 
 // writePlanes writes tier t's database of planes, if the game has planes,
 // and notes it in rec (recordSolved then records the tier).
-func (r *Run) writePlanes(t tiergame.Tier, rec *TierRecord, ct *ChanceTier) error {
+func (r *Run) writePlanes(t tiergame.Tier, rec *runfolder.TierRecord, ct *ChanceTier) error {
 	if pg, _ := planesOf(r.Game); pg == nil {
 		return nil
 	}
-	path := planesPath(r.dbPath(t))
+	path := runfolder.PlanesPath(r.dbPath(t))
 	if _, err := WritePlanesDB(path, r.Game, t, ct.planes, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err != nil {
 		return err
 	}
 	rel, _ := filepath.Rel(r.Dir, path)
-	fi, err := fileInfo(r.Dir, rel)
+	fi, err := runfolder.HashFile(r.Dir, rel)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -31,9 +33,9 @@ func SolveChanceTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 		ranges = workers
 	}
 	vals := make([]tiergame.Prob, set.Total())
-	rs := SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
+	rs := plan.SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
 	return vals, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
-		return SolveChanceRange(ctx, g, t, set, rs[i], kids, vals[firstRank(set, rs[i]):], done)
+		return SolveChanceRange(ctx, g, t, set, rs[i], kids, vals[plan.FirstRank(set, rs[i]):], done)
 	})
 }
 
@@ -46,17 +48,17 @@ func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.
 // LoadChanceTier loads a solved tier of a game with chance from its level
 // file and probability database, checking that they agree, and indexes it
 // for look-ups; for a game with planes, also its planes, from the database
-// beside the probabilities (PlanesFile).
+// beside the probabilities (runfolder.PlanesFile).
 func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*ChanceTier, error) {
 	planes := ""
 	if pg, _ := planesOf(g); pg != nil {
-		planes = planesPath(dbPath)
+		planes = runfolder.PlanesPath(dbPath)
 	}
 	return LoadChanceFiles(g, t, levelPath, dbPath, planes, workers)
 }
 
 // LoadChanceFiles is LoadChanceTier with the planes database named
-// (planesPath), or none ("": the tier is loaded without its planes).
+// (runfolder.PlanesPath), or none ("": the tier is loaded without its planes).
 func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*ChanceTier, error) {
 	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
@@ -80,7 +82,7 @@ func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planes
 // game with chance, from its solved tier: the probability that the side
 // to move wins. It is nil if the start is not in that tier (a run from
 // seeds that do not hold it).
-func ChanceStartRecord(g tiergame.Game, start *ChanceTier) *StartRecord {
+func ChanceStartRecord(g tiergame.Game, start *ChanceTier) *runfolder.StartRecord {
 	st, p := g.Start()
 	if st != start.tier {
 		return nil
@@ -90,5 +92,5 @@ func ChanceStartRecord(g tiergame.Game, start *ChanceTier) *StartRecord {
 		return nil
 	}
 	win := v.Float()
-	return &StartRecord{Position: g.Format(st, p), Value: "chance", Win: &win}
+	return &runfolder.StartRecord{Position: g.Format(st, p), Value: "chance", Win: &win}
 }

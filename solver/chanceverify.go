@@ -9,6 +9,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -44,13 +46,13 @@ func (r *Run) checkFiles(rep *VerifyReport) error {
 		if !rec.Solved {
 			return fmt.Errorf("tier %s is not solved", rec.Name)
 		}
-		files := []*FileInfo{rec.Level, rec.DB}
+		files := []*runfolder.FileInfo{rec.Level, rec.DB}
 		if pg, _ := planesOf(r.Game); pg != nil {
 			files = append(files, rec.Planes)
 		}
 		for _, fi := range files {
 			rep.Files++
-			if err := fi.check(r.Dir, true); err != nil {
+			if err := fi.Check(r.Dir, true); err != nil {
 				rep.FileErrors = append(rep.FileErrors, err.Error())
 			}
 		}
@@ -70,7 +72,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 	cache := map[tiergame.Tier]*ChanceTier{}
 	var mu sync.Mutex
 	err := eachChildrenFirst(r, "verify", cache, func(t tiergame.Tier) error {
-		rec := r.Manifest.tier(uint64(t))
+		rec := r.Manifest.Tier(uint64(t))
 		ct, err := r.loadChance(t, cache)
 		if err != nil {
 			rep.FileErrors = append(rep.FileErrors, err.Error())
@@ -101,11 +103,11 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 			}
 			mu.Unlock()
 		}
-		for _, rg := range SplitRanges(ct.set, rangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
+		for _, rg := range plan.SplitRanges(ct.set, rangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
 			eg.Go(func() error {
 				d := newDeriver(r.Game, cg, t, kids)
 				pd := newPlanesDeriver(r.Game, kids)
-				rank := firstRank(ct.set, rg)
+				rank := plan.FirstRank(ct.set, rg)
 				for p := range ct.set.Range(rg.Lo, rg.Hi) {
 					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
 						return ectx.Err()

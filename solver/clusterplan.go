@@ -1,11 +1,15 @@
 package solver
 
+import (
+	"github.com/tiersolve/tiersolve/solver/plan"
+)
+
 import "github.com/tiersolve/tiersolve/tiergame"
 
 // A cluster plan says how a run spreads over workers of one memory
 // budget: each loopy tier whole on one worker when its step fits the
 // budget, else in the fewest parts whose units fit (LoopyParts: the
-// parts' rounds and the child tiers' notes, PartBytes), and
+// parts' rounds and the child tiers' notes, plan.PartBytes), and
 // what that costs in notes exchanged and time. Its rates are measured
 // (cluster/README.md): xiangqi's 1.13 million hashes a core-second for
 // tierd solve, and on the tiers of xiangqi K+R+N v K+A+A+B+B in 4 parts
@@ -36,28 +40,6 @@ const (
 	// 693 s on one thread (2026-11-28).
 	planCloseRate = 0.39e6
 )
-
-// LoopyParts is how many parts a loopy tier of size hashes and count
-// positions, whose child tiers are kids (hash spaces, counts), is solved
-// in on workers of memory bytes: 0 if it fits whole (LoopyTierBytes),
-// else the fewest whose units fit (PartBytes), at most most; fits is
-// false if even most parts do not (or a range of the largest child
-// tier's notes does not: its set is held whole).
-func LoopyParts(size, count uint64, kids [][2]uint64, memory uint64, most int) (parts int, fits bool) {
-	if LoopyTierBytes(size, count, kids) <= memory {
-		return 0, true
-	}
-	var kid uint64
-	for _, k := range kids {
-		kid = max(kid, k[0])
-	}
-	for p := 2; p <= most; p++ {
-		if PartBytes(size, size/uint64(p)+1, kid) <= memory {
-			return p, true
-		}
-	}
-	return most, false
-}
 
 // ClusterTier is one tier of a cluster plan.
 type ClusterTier struct {
@@ -96,17 +78,17 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 			for _, c := range r.Graph.Children[t] {
 				kids = append(kids, [2]uint64{r.Game.TierSize(c), r.count(c)})
 			}
-			ct.Parts, ct.Fits = LoopyParts(size, count, kids, memory, planMostLoopyRanges)
+			ct.Parts, ct.Fits = plan.LoopyParts(size, count, kids, memory, planMostLoopyRanges)
 			ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads))
 			cores = float64(threads)
 			if ct.Parts == 0 {
-				ct.Bytes = LoopyTierBytes(size, count, kids)
+				ct.Bytes = plan.LoopyTierBytes(size, count, kids)
 			} else {
 				var kid uint64
 				for _, k := range kids {
 					kid = max(kid, k[0])
 				}
-				ct.Bytes = PartBytes(size, size/uint64(ct.Parts)+1, kid)
+				ct.Bytes = plan.PartBytes(size, size/uint64(ct.Parts)+1, kid)
 				p := float64(ct.Parts)
 				notes := planNotesPerPos * float64(count) * (p - 1) / p
 				ct.NotesBytes = uint64(notes * planNoteFileBytes)
@@ -116,7 +98,7 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				ct.Seconds = (planLevelsPerTier + planPartsRounds) * planRoundSeconds
 			}
 		} else {
-			ct.Bytes = BaseBytes + r.solveBytes(t, false)
+			ct.Bytes = plan.BaseBytes + r.solveBytes(t, false)
 			ct.Fits = ct.Bytes <= memory
 		}
 		ct.Seconds += float64(size) / (planHashRate * cores)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -178,7 +179,7 @@ func TestConnect4AgainstReference(t *testing.T) {
 // about 20 s without the race detector, so it runs in the normal run but
 // not under -short or -race, unless TIERSOLVE_LONG=1.
 func TestConnect4AgainstReference5x4(t *testing.T) {
-	if !longTests() && (testing.Short() || oracleRace) {
+	if !longTests() && (testing.Short() || race.Enabled) {
 		t.Skip("3.9M positions: skipped under -short and -race unless TIERSOLVE_LONG=1")
 	}
 	testConnect4AgainstReference(t, 5, 4, refRec{tiergame.Tie, 20})

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // The output of a run does not depend on how the work is split: the same
@@ -70,14 +71,14 @@ type manifestCounts struct {
 	Win, Lose, Tie, Draw             uint64
 }
 
-func countsOf(m *Manifest) ([]manifestCounts, uint64, StartRecord) {
+func countsOf(m *runfolder.Manifest) ([]manifestCounts, uint64, runfolder.StartRecord) {
 	var out []manifestCounts
 	for _, r := range m.Tiers {
 		out = append(out, manifestCounts{Tier: r.Tier, Name: r.Name, TierSize: r.TierSize, Loopy: r.Loopy,
 			Reached: r.Reached, Expanded: r.Expanded, Solved: r.Solved, Reachable: r.Reachable,
 			LevelType: r.LevelType, Win: r.Win, Lose: r.Lose, Tie: r.Tie, Draw: r.Draw})
 	}
-	var s StartRecord
+	var s runfolder.StartRecord
 	if m.Start != nil {
 		s = *m.Start
 	}
@@ -90,11 +91,11 @@ func countsOf(m *Manifest) ([]manifestCounts, uint64, StartRecord) {
 // headers and records.
 func compareRuns(t *testing.T, a, b *Run) {
 	t.Helper()
-	ma, err := LoadManifest(a.Dir)
+	ma, err := runfolder.LoadManifest(a.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mb, err := LoadManifest(b.Dir)
+	mb, err := runfolder.LoadManifest(b.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func compareRuns(t *testing.T, a, b *Run) {
 		if ha.Type != hb.Type || !slices.Equal(xa, xb) {
 			t.Errorf("tier %s: level files of types %d and %d with %d and %d members differ", a.Game.TierName(tier), ha.Type, hb.Type, len(xa), len(xb))
 		}
-		if rec := ma.tier(uint64(tier)); rec.Reachable != uint64(len(xa)) || rec.LevelType != int(ha.Type) {
+		if rec := ma.Tier(uint64(tier)); rec.Reachable != uint64(len(xa)) || rec.LevelType != int(ha.Type) {
 			t.Errorf("tier %s: manifest says %d positions of type %d, the file has %d of type %d", a.Game.TierName(tier), rec.Reachable, rec.LevelType, len(xa), ha.Type)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -82,7 +83,7 @@ type loopySolver struct {
 	phase  phase
 	// outbox holds the notes of a level for the other parts, by part;
 	// with sink set (Part.StepTo) they go to sink instead, a goroutine's
-	// notes once they reach flushNotes and at the level's end, under
+	// notes once they reach plan.FlushNotes and at the level's end, under
 	// sinkMu.
 	outbox [][]note
 	sink   func(k int, ns []note) error
@@ -95,7 +96,7 @@ type loopySolver struct {
 	// one part of it (cut, part), solved beside the other parts, with
 	// which it exchanges notes (see parts.go). loRank is the rank of lo.
 	lo, hi, loRank uint64
-	cut            *Cut
+	cut            *plan.Cut
 	part           int
 	// A part learns what its children in other tiers are from notes
 	// (push), not by looking them up, so it keeps what the whole-tier
@@ -116,14 +117,6 @@ const (
 	winLosePhase phase = iota
 	tiePhase
 )
-
-// denseLimit is the hash space up to which a tier's cells are indexed by
-// position whatever its reachable count.
-const denseLimit = 1 << 24
-
-// denseBy reports whether the cells of a tier with hash space size and n
-// reachable positions are indexed by position (see worthDense).
-func denseBy(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
 
 // slot returns the index of position p's cell, and whether p is a
 // reachable position of the solver's range.
@@ -153,13 +146,13 @@ func (s *loopySolver) position(i uint64) uint64 {
 func (s *loopySolver) holdRange(lo, hi uint64) {
 	s.lo, s.hi = lo, hi
 	s.dense = worthDense(s.set)
-	s.loRank = firstRank(s.set, Range{Lo: lo})
+	s.loRank = plan.FirstRank(s.set, plan.Range{Lo: lo})
 }
 
 // ranges cuts the solver's positions into ranges for the first passes.
-func (s *loopySolver) rangesOf() []Range {
-	sub := SplitShrinking(s.set, s.ranges)
-	var rs []Range
+func (s *loopySolver) rangesOf() []plan.Range {
+	sub := plan.SplitShrinking(s.set, s.ranges)
+	var rs []plan.Range
 	for _, r := range sub {
 		r.Lo, r.Hi = max(r.Lo, s.lo), min(r.Hi, s.hi)
 		if r.Lo < r.Hi {
@@ -278,7 +271,7 @@ func addLevel(counts *[]int64, r int, d int64) {
 
 // initRange is the first pass over the members in r; it returns the
 // cells it assigned by level.
-func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64, error) {
+func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]int64, error) {
 	g, t, set := s.g, s.t, s.set
 	var counts []int64
 	var edges []uint64
@@ -286,7 +279,7 @@ func (s *loopySolver) initRange(ctx context.Context, r Range, idx int) ([]int64,
 	kids := s.kids.of(tm.tiers)
 	lay := s.cells.lay
 	var seen dedupTable
-	rank := firstRank(set, r) - s.loRank
+	rank := plan.FirstRank(set, r) - s.loRank
 	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			i := rank
@@ -429,7 +422,7 @@ func (s *loopySolver) slots() uint64 {
 	if s.dense {
 		return s.hi - s.lo
 	}
-	return firstRank(s.set, Range{Lo: s.hi}) - s.loRank
+	return plan.FirstRank(s.set, plan.Range{Lo: s.hi}) - s.loRank
 }
 
 // indexParents is a reverse index of the tier's moves: the parents of the
@@ -561,7 +554,7 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 		if err := w.scan(k*levelChunk, min((k+1)*levelChunk, len(words)), a, b, r); err != nil {
 			return err
 		}
-		if s.sink != nil && w.pending() >= max(flushNotes/s.workers, 1<<16) {
+		if s.sink != nil && w.pending() >= max(plan.FlushNotes/s.workers, 1<<16) {
 			return w.flush(true)
 		}
 		return nil
@@ -591,13 +584,6 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 	}
 	return err
 }
-
-// flushNotes is how many notes for other parts a part's level holds, in
-// all its goroutines, before they go to its sink (Part.StepTo): 2 MiB.
-// More were measured to hold a small worker over its budget (8 MiB: K+R+N
-// v K+A+B in 4 parts at 64 MiB); fewer cut the files into more sections,
-// each sorted on its own, which compress less.
-const flushNotes = 1 << 18
 
 // pending is how many notes for other parts w holds.
 func (w *levelWorker) pending() int {
@@ -698,7 +684,7 @@ func (w *levelWorker) process(slot uint64, code uint32, r int) error {
 		i, ok := s.slot(uint64(q))
 		if !ok {
 			if s.cut != nil && (uint64(q) < s.lo || uint64(q) >= s.hi) {
-				k := s.cut.part(uint64(q))
+				k := s.cut.Of(uint64(q))
 				w.out[k] = append(w.out[k], makeNote(uint64(q), kind, r))
 			}
 			continue
@@ -1008,12 +994,12 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 
 // tieRange finds, for each position of range r still undecided, its tie
 // children in other tiers, and makes it a tentative tie.
-func (s *loopySolver) tieRange(ctx context.Context, r Range) ([]int64, error) {
+func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, error) {
 	var counts []int64
 	tm := newTierMoves(s.g, s.t)
 	kids := s.kids.of(tm.tiers)
 	lay := s.cells.lay
-	rank := firstRank(s.set, r) - s.loRank
+	rank := plan.FirstRank(s.set, r) - s.loRank
 	for p := range s.set.Range(r.Lo, r.Hi) {
 		i := rank
 		if s.dense {

@@ -15,6 +15,7 @@ import (
 	"github.com/tiersolve/tiersolve/examples/dodgem"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/bigmem"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -68,7 +69,7 @@ var loopyGolden = []struct {
 // Under the race detector only those of every run (see goldenCost).
 func TestLoopyDatabasesUnchanged(t *testing.T) {
 	for _, tc := range loopyGolden {
-		if tc.cost != everyRun && oracleRace && !longTests() {
+		if tc.cost != everyRun && race.Enabled && !longTests() {
 			continue
 		}
 		t.Run(fmt.Sprintf("%s/%s/symmetry=%v", tc.game, tc.option, tc.symmetry), func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestLoopyCellPaths(t *testing.T) {
 		{"all", true, &narrow, true, true},
 	}
 	seeds := 12
-	if testing.Short() || oracleRace {
+	if testing.Short() || race.Enabled {
 		seeds = 4
 	}
 	var widened int
@@ -224,7 +225,7 @@ func TestLoopyParts(t *testing.T) {
 	for _, parts := range []int{2, 3, 7} {
 		loopyTest.parts = parts
 		for _, tc := range loopyGolden {
-			if tc.symmetry || (tc.cost != everyRun && oracleRace || tc.cost == longRun && testing.Short()) && !longTests() {
+			if tc.symmetry || (tc.cost != everyRun && race.Enabled || tc.cost == longRun && testing.Short()) && !longTests() {
 				continue
 			}
 			t.Run(fmt.Sprintf("parts%d/%s/%s", parts, tc.game, tc.option), func(t *testing.T) {

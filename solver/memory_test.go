@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -24,7 +26,7 @@ func TestCanonicalBound(t *testing.T) {
 		{"quixo", "size=4", 4<<8 | 4, true},
 		{"tictactoe", "", 4, false},
 	} {
-		if tc.large && oracleRace {
+		if tc.large && race.Enabled {
 			continue
 		}
 		g, err := games.New(tc.game, tc.option)
@@ -69,9 +71,9 @@ func TestEstimateSymmetric(t *testing.T) {
 	// The full run: the play tier's set, a cell a hash and half a byte a
 	// hash for the longest wins elsewhere, and its two child tiers' sets
 	// and cells.
-	want := bitsetBytes(size) + size + winsBytes(size)
+	want := plan.BitsetBytes(size) + size + plan.WinsBytes(size)
 	for _, c := range []tiergame.Tier{1, 2} {
-		want += bitsetBytes(g.TierSize(c)) + g.TierSize(c)
+		want += plan.BitsetBytes(g.TierSize(c)) + g.TierSize(c)
 	}
 	if n := full.solveBytes(0, false); n != want {
 		t.Errorf("full run's play tier needs %d, want %d", n, want)
@@ -89,134 +91,6 @@ func TestEstimateSymmetric(t *testing.T) {
 	}
 }
 
-// TestPartBytes: a part's estimate shrinks with its share of the tier's
-// hashes, stays below the whole tier's, and counts what every round
-// holds (the tier's set, BaseBytes).
-func TestPartBytes(t *testing.T) {
-	const size, kid = 1 << 28, 1 << 27
-	whole := LoopyTierBytes(size, size/2, [][2]uint64{{kid, kid / 2}})
-	prev := uint64(0)
-	for _, parts := range []uint64{64, 16, 4, 2} {
-		n := PartBytes(size, size/parts, kid)
-		if n <= prev || n >= whole || n < BaseBytes+bitsetBytes(size)+size/parts {
-			t.Errorf("%d parts: %d bytes a part (fewer parts: %d, whole tier: %d)", parts, n, prev, whole)
-		}
-		prev = n
-	}
-	if got := cellsOf(size, size/4); got != size/4 {
-		t.Errorf("a sparse tier's cells: %d, want one a position", got)
-	}
-}
-
-// TestPartRoundBytes: a part's first pass and later rounds hold its
-// cells, the tier's set and a section of notes read, and no child tier
-// (KidNotes units read them); a round also the notes it makes; its
-// cells take two bytes a position from the level a byte's codes do not
-// hold (wins and losses, or ties), once, not both layouts at once.
-func TestPartRoundBytes(t *testing.T) {
-	const size, hashes, kid = 1 << 28, 1 << 26, 1 << 27
-	first := PartFirstPassBytes(size, hashes)
-	round := PartRoundBytes(size, PartCellBytes(hashes, 10, false))
-	if first >= round || round-first != 2*flushNotes*noteBytes || first != BaseBytes+bitsetBytes(size)+hashes+readNotesBytes {
-		t.Errorf("a round %d bytes, its first pass %d: want the notes a round makes between them", round, first)
-	}
-	if PartBytes(size, hashes, kid) != max(round, KidNotesBytes(kid, 4)) || PartBytes(size, hashes, 0) != PartRoundBytes(size, hashes) {
-		t.Errorf("PartBytes is not the largest of a first pass, a round and a child's notes")
-	}
-	for _, c := range []struct {
-		level int
-		ties  bool
-		cells uint64
-	}{{-1, false, hashes}, {int(layout8.rem) - 2, false, hashes}, {int(layout8.rem) - 1, false, 2 * hashes},
-		{500, false, 2 * hashes}, {int(layout8.tieRem) - 2, true, hashes}, {int(layout8.tieRem) - 1, true, 2 * hashes}} {
-		if got := PartCellBytes(hashes, c.level, c.ties); got != c.cells {
-			t.Errorf("level %d (ties %v): %d bytes of cells, want %d", c.level, c.ties, got, c.cells)
-		}
-	}
-}
-
-// TestKidNotesBytes: a KidNotes unit holds the child tier's set, a
-// chunk of its records with their notes and their encoding, and a file
-// buffer per role and part; nothing of the tier, whatever its size.
-func TestKidNotesBytes(t *testing.T) {
-	const kid = 1 << 27
-	chunk := uint64(ChildChunk) * (recordBytes + 2*notesPerRecord*noteBytes)
-	if got, want := KidNotesBytes(kid, 4), BaseBytes+bitsetBytes(kid)+chunk+12*notesFileBytes; got != want {
-		t.Errorf("a range of a child of %d hashes in 4 parts: %d bytes, want %d", kid, got, want)
-	}
-	if got, want := KidNotesBytes(kid, 8)-KidNotesBytes(kid, 4), 12*uint64(notesFileBytes); got != want {
-		t.Errorf("4 parts more: %d bytes more, want %d (their files)", got, want)
-	}
-	// A child smaller than a chunk: its records, not a chunk's.
-	if got, want := KidNotesBytes(1000, 1), BaseBytes+bitsetBytes(1000)+1000*(recordBytes+2*notesPerRecord*noteBytes)+3*notesFileBytes; got != want {
-		t.Errorf("a child of 1000 hashes: %d bytes, want %d", got, want)
-	}
-}
-
-// TestChildRanges: a child tier's records are cut into as many ranges
-// as the parts, at whole chunks, none below the least records, and
-// cover every record once.
-func TestChildRanges(t *testing.T) {
-	for _, c := range []struct {
-		count        uint64
-		parts        int
-		least, align uint64
-		want         []Range
-	}{
-		{0, 4, 1, 1, nil},
-		{10, 4, 1, 1, []Range{{0, 2}, {2, 5}, {5, 7}, {7, 10}}},
-		{10, 4, 5, 1, []Range{{0, 5}, {5, 10}}},
-		{10, 4, 100, 1, []Range{{0, 10}}},
-		{3, 8, 1, 1, []Range{{0, 1}, {1, 2}, {2, 3}}},
-		{100, 3, 1, 16, []Range{{0, 32}, {32, 64}, {64, 100}}},
-		{100, 8, 1, 16, []Range{{0, 16}, {16, 32}, {32, 48}, {48, 64}, {64, 80}, {80, 96}, {96, 100}}},
-		{5 * ChildChunk, 4, 1 << 20, ChildChunk, []Range{{0, 5 * ChildChunk}}},
-		{10<<20 + 7, 4, 1 << 20, ChildChunk, []Range{{0, 40 * ChildChunk}, {40 * ChildChunk, 80 * ChildChunk}, {80 * ChildChunk, 120 * ChildChunk}, {120 * ChildChunk, 10<<20 + 7}}},
-	} {
-		got := ChildRanges(c.count, c.parts, c.least, c.align)
-		if !slices.Equal(got, c.want) {
-			t.Errorf("ChildRanges(%d, %d, %d, %d) = %v, want %v", c.count, c.parts, c.least, c.align, got, c.want)
-		}
-	}
-}
-
-// TestCloseBytes: closing a tier holds its set, its frontier and, per
-// goroutine, a found set and a set over each child tier; writing its
-// partials holds the largest in memory, up to the spill.
-func TestCloseBytes(t *testing.T) {
-	const size = 1 << 28
-	kids := []uint64{size / 2, size / 4}
-	set, children := bitsetBytes(size), bitsetBytes(size/2)+bitsetBytes(size/4)
-	if got, want := CloseBytes(size, kids, 1), BaseBytes+3*set+children; got != want {
-		t.Errorf("one goroutine: %d, want %d", got, want)
-	}
-	if got, want := CloseBytes(size, kids, 3)-CloseBytes(size, kids, 2), set+children; got != want {
-		t.Errorf("a goroutine more: %d bytes more, want %d", got, want)
-	}
-	// A child tier larger than the tier: writing its partial is the peak.
-	if got, want := CloseBytes(1<<20, []uint64{1 << 32}, 1), BaseBytes+bitsetBytes(1<<20)+bitsetBytes(1<<32)+storedSpill; got != want {
-		t.Errorf("a large child: %d, want %d", got, want)
-	}
-}
-
-// TestLoopyPartsFor: a tier that fits whole is not cut; else the fewest
-// parts that fit; none fit a budget below what every round holds.
-func TestLoopyPartsFor(t *testing.T) {
-	const size, kid = 1 << 28, 1 << 27
-	kids := [][2]uint64{{kid, kid / 2}}
-	whole := LoopyTierBytes(size, size/2, kids)
-	if p, ok := LoopyParts(size, size/2, kids, whole, 256); p != 0 || !ok {
-		t.Errorf("fits whole: %d parts, %v", p, ok)
-	}
-	p, ok := LoopyParts(size, size/2, kids, whole/2, 256)
-	if !ok || p < 2 || PartBytes(size, size/uint64(p)+1, kid) > whole/2 || PartBytes(size, size/uint64(p-1)+1, kid) <= whole/2 {
-		t.Errorf("half the memory: %d parts, %v", p, ok)
-	}
-	if p, ok := LoopyParts(size, size/2, kids, BaseBytes, 256); ok || p != 256 {
-		t.Errorf("too little memory: %d parts, %v", p, ok)
-	}
-}
-
 // TestEstimateLean: a loopy tier whose step fits the budget only without
 // its longest wins elsewhere kept is solved lean, and the estimate says
 // so; with room for them it is not.
@@ -225,19 +99,19 @@ func TestEstimateLean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(memory uint64) Estimate {
+	estimate := func(memory uint64) Estimate {
 		r, err := Plan(Config{Game: g, Workers: 2, Memory: memory})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r.Estimate()
 	}
-	roomy := plan(64 << 30)
+	roomy := estimate(64 << 30)
 	if len(roomy.Lean) != 0 || !roomy.Fits {
 		t.Fatalf("64 GiB: lean tiers %v, fits %v", roomy.Lean, roomy.Fits)
 	}
-	half := winsBytes(g.TierSize(0)) // the play tier's nibbles
-	tight := plan(roomy.Need - half/2)
+	half := plan.WinsBytes(g.TierSize(0)) // the play tier's nibbles
+	tight := estimate(roomy.Need - half/2)
 	if !slices.Equal(tight.Lean, []tiergame.Tier{0}) || !tight.Fits {
 		t.Fatalf("budget %d: lean tiers %v, fits %v (need %d)", roomy.Need-half/2, tight.Lean, tight.Fits, tight.Need)
 	}

@@ -5,16 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // A loopy tier too large for one machine is solved in parts: ranges of
-// its hashes (a Cut), each held by one solver (a worker's, in a cluster)
+// its hashes (a plan.Cut), each held by one solver (a worker's, in a cluster)
 // with only its range's cells, in lockstep by levels of remoteness. What
 // a part cannot look up it learns from notes the others send it:
 //
@@ -22,7 +22,7 @@ import (
 //     records, read from the child tiers' databases a block at a time,
 //     are turned into notes to the parts of their parents (un-moves and
 //     un-captures: Unmover.Parents of the child's tier into the tier),
-//     each child position's once for all the parts (ChildRanges).
+//     each child position's once for all the parts (plan.ChildRanges).
 //     Notes that a child is lost, tied or drawn come first (a parent
 //     with one can no longer lose), then those that it is won (a parent
 //     that can still lose keeps its longest win elsewhere beside its
@@ -37,37 +37,6 @@ import (
 // records are the whole tier's (TestLoopyParts). A part needs the game's
 // Parents (tiergame.Unmover): a reverse index of the tier's moves is not
 // a part's to build.
-
-// A Cut is where a loopy tier is cut into parts: part k holds the hashes
-// [Bounds[k], Bounds[k+1]).
-type Cut struct {
-	Bounds []uint64
-}
-
-// NewCut cuts the tier whose reachable positions are set into parts of
-// about as many positions each, at ranks that are multiples of align
-// (but the last part): the parts' databases join into the tier's without
-// decoding (ConcatDB) when align is their block size.
-func NewCut(set *bitarray.Ranked, parts int, align uint64) Cut {
-	weights := make([]uint64, max(1, min(parts, int(max(set.Total(), 1)))))
-	for i := range weights {
-		weights[i] = 1
-	}
-	rs := splitWeighted(set, weights, max(align, 1))
-	c := Cut{Bounds: []uint64{set.Base()}}
-	for _, r := range rs[:len(rs)-1] {
-		c.Bounds = append(c.Bounds, r.Hi)
-	}
-	return Cut{Bounds: append(c.Bounds, set.End())}
-}
-
-// Parts is the number of parts.
-func (c Cut) Parts() int { return len(c.Bounds) - 1 }
-
-// part returns the part that holds hash p.
-func (c Cut) part(p uint64) int {
-	return sort.Search(len(c.Bounds)-2, func(k int) bool { return c.Bounds[k+1] > p })
-}
 
 // A note tells a part about one of its positions: what kind of child it
 // has and the child's remoteness (the level it was decided at, for the
@@ -103,7 +72,7 @@ var errNeedsParents = errors.New("a loopy tier solved in parts needs the game's 
 // able to lose with their children in the tier counted (the notes of the
 // children elsewhere come next). kidRem and kidTie are the longest win or
 // loss and the longest tie (-1 if none) of the child tiers.
-func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut Cut, k int, kidRem, kidTie int, e Effort) (*loopySolver, error) {
+func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, kidRem, kidTie int, e Effort) (*loopySolver, error) {
 	if set.End() > maxNotePos {
 		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, set.End())
 	}
@@ -144,7 +113,7 @@ func (s *loopySolver) free() {
 // (st holds them) are, as notes to their parents in tier t, by part as
 // cut: lost, tied or drawn children in held, won ones in won, tied ones
 // again in tied.
-func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut Cut, st *SolvedTier, lo, hi uint64) (held, won, tied [][]note, err error) {
+func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *SolvedTier, lo, hi uint64) (held, won, tied [][]note, err error) {
 	um, ok := g.(tiergame.Unmover)
 	if !ok {
 		return nil, nil, nil, errNeedsParents
@@ -164,7 +133,7 @@ func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut Cut, 
 			rec := recs[i]
 			ps = um.Parents(st.tier, tiergame.Position(q), t, ps[:0])
 			for _, p := range ps {
-				k := cut.part(uint64(p))
+				k := cut.Of(uint64(p))
 				switch rec.Value() {
 				case tiergame.Lose:
 					held[k] = append(held[k], makeNote(uint64(p), childLost, rec.Remoteness()))
@@ -343,37 +312,13 @@ func (s *loopySolver) solved() *SolvedTier {
 	return st
 }
 
-// ChildRanges cuts the records of a child tier of a loopy tier solved
-// in parts, count of them in rank order, into the ranges that a
-// cluster's KidNotes units turn into notes (ChildNotes), each once for
-// every part: as many as the parts, so that the children's un-moves
-// spread over the parts' workers, but none of fewer than least records
-// (a unit's fixed cost: its grant, the child's level file loaded, its
-// notes files), cut at multiples of align (the chunks a unit reads,
-// ChildChunk) but the last. None if count is 0.
-func ChildRanges(count uint64, parts int, least, align uint64) []Range {
-	align = max(align, 1)
-	chunks := (count + align - 1) / align
-	n := min(uint64(max(parts, 1)), max(count/max(least, 1), 1), chunks)
-	var rs []Range
-	lo := uint64(0)
-	for i := uint64(1); i <= n; i++ {
-		hi := min(count, chunks*i/n*align)
-		if hi > lo {
-			rs = append(rs, Range{Lo: lo, Hi: hi})
-		}
-		lo = hi
-	}
-	return rs
-}
-
 // solveLoopyParts solves loopy tier t in parts, in this process, through
 // the units a cluster's workers run (ChildNotes over ranges of the child
 // tiers, NewPart, Part), every note written and read back as a file's
 // bytes a section at a time: the check that parts give the whole tier's
 // records (tests), not a way to save memory.
 func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e Effort) (*SolvedTier, error) {
-	cut := NewCut(set, parts, 1)
+	cut := plan.NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
 	n := cut.Parts()
 	// As KidNotes units: each range of each child tier into a notes file
@@ -381,7 +326,7 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	// the tests' small tiers.
 	held, won, tied := make([][]*bytes.Buffer, n), make([][]*bytes.Buffer, n), make([][]*bytes.Buffer, n)
 	for _, kid := range kids {
-		for _, rg := range ChildRanges(kid.Len(), n, 1, 1) {
+		for _, rg := range plan.ChildRanges(kid.Len(), n, 1, 1) {
 			h, w, ti, err := childNotes(ctx, g, t, cut, kid, rg.Lo, rg.Hi)
 			if err != nil {
 				return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -26,7 +27,7 @@ import (
 //     RestorePart);
 //   - ChildNotes: a range of a child tier's records into notes to the
 //     parts of their parents, once for every part (a cluster's KidNotes
-//     unit runs it over a range of ChildRanges, a chunk at a time);
+//     unit runs it over a range of plan.ChildRanges, a chunk at a time);
 //   - Part.Apply of every child range's held notes for the part, then of
 //     the won ones, then Part.EndFirstPass;
 //   - Part.Step, level by level in lockstep with the other parts: the
@@ -38,7 +39,7 @@ import (
 //     parts' databases join into the tier's (ConcatDB) when the cut is
 //     aligned to their blocks.
 
-// Part is one part of a loopy tier solved in parts (see Cut).
+// Part is one part of a loopy tier solved in parts (see plan.Cut).
 type Part struct{ s *loopySolver }
 
 // Notes are what a part tells another (or a child tier's range tells a
@@ -49,7 +50,7 @@ type Notes []note
 // positions are set, with its cells set from its own moves; maxRem and
 // maxTie are the longest win or loss and the longest tie (-1 if none) of
 // t's child tiers (their databases' headers say).
-func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut Cut, k, maxRem, maxTie int, e Effort) (*Part, error) {
+func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k, maxRem, maxTie int, e Effort) (*Part, error) {
 	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
 		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
 	}
@@ -64,7 +65,7 @@ func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 // range of its ranks: LoadSolvedRange), into notes to the parts (as cut)
 // of their parents in t, by part: held (losses, ties and draws), won
 // (wins) and tied (ties, for the ties' phase).
-func ChildNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut Cut, st *SolvedTier) (held, won, tied []Notes, err error) {
+func ChildNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *SolvedTier) (held, won, tied []Notes, err error) {
 	h, w, ti, err := childNotes(ctx, g, t, cut, st, 0, st.Len())
 	return asNotes(h), asNotes(w), asNotes(ti), err
 }
@@ -103,7 +104,7 @@ func (p *Part) Step(ctx context.Context, r int, in Notes) ([]Notes, error) {
 
 // StepTo is Step with the notes for the other parts handed to out as
 // they are made, a quarter of a million at a time (each goroutine's, once
-// they reach their share of flushNotes, and at the level's end), rather than
+// they reach their share of plan.FlushNotes, and at the level's end), rather than
 // returned: a level's notes need not fit in memory beside the cells.
 // out is called by one goroutine at a time; ns is valid until it returns
 // (a NotesWriter's Write sorts it in place).
@@ -141,7 +142,7 @@ func (p *Part) Solved() *SolvedTier { return p.s.solved() }
 // Range is the part's hashes, [lo, hi), and its records' ranks in the
 // tier, [rankLo, rankHi).
 func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
-	return p.s.lo, p.s.hi, p.s.loRank, firstRank(p.s.set, Range{Lo: p.s.hi})
+	return p.s.lo, p.s.hi, p.s.loRank, plan.FirstRank(p.s.set, plan.Range{Lo: p.s.hi})
 }
 
 // Bytes is the memory the part holds: its cells and what it keeps beside
@@ -155,14 +156,13 @@ func (p *Part) Bytes() uint64 {
 // Free returns the part's memory: its cells and the tables beside them.
 func (p *Part) Free() { p.s.free() }
 
-// Notes files: "TSNOTES1", then sections of up to noteSection notes,
+// Notes files: "TSNOTES1", then sections of up to plan.NoteSection notes,
 // each a zstd frame of the notes sorted, as unsigned varints of the
 // differences, preceded by its count (uvarint) and its frame's length
 // (uvarint); a count of 0 ends the file. Sorted notes compress well and
 // are applied in order, near each other in the cells.
 const (
-	notesMagic  = "TSNOTES1"
-	noteSection = 1 << 20
+	notesMagic = "TSNOTES1"
 	// maxNoteFrame bounds a section's compressed size when reading.
 	maxNoteFrame = 64 << 20
 )
@@ -176,7 +176,7 @@ var ErrNotes = errors.New("invalid notes file")
 // buffer for the process's life, a quarter of a small worker's budget.
 var (
 	noteEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
-	noteDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(10*noteSection+1<<16))
+	noteDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(10*plan.NoteSection+1<<16))
 )
 
 // WriteNotes writes notes to w, sorting them in place.
@@ -209,8 +209,8 @@ func NewNotesWriter(w io.Writer) (*NotesWriter, error) {
 // Write adds notes, sorting them in place.
 func (nw *NotesWriter) Write(ns Notes) error {
 	slices.Sort(ns)
-	for lo := 0; lo < len(ns); lo += noteSection {
-		part := ns[lo:min(lo+noteSection, len(ns))]
+	for lo := 0; lo < len(ns); lo += plan.NoteSection {
+		part := ns[lo:min(lo+plan.NoteSection, len(ns))]
 		nw.raw = nw.raw[:0]
 		prev := uint64(0)
 		for _, n := range part {
@@ -271,7 +271,7 @@ func EachNotes(r io.Reader, f func(Notes) error) error {
 			return nil
 		}
 		size, err := binary.ReadUvarint(br)
-		if err != nil || count > noteSection || size > maxNoteFrame {
+		if err != nil || count > plan.NoteSection || size > maxNoteFrame {
 			return fmt.Errorf("%w: a section of %d notes in %d bytes", ErrNotes, count, size)
 		}
 		frame = slices.Grow(frame[:0], int(size))[:size]
@@ -409,7 +409,7 @@ func writeTable(w *bufio.Writer, t *sideTable) {
 
 // RestorePart reads part k of loopy tier t as cut (whose reachable
 // positions are set) from a checkpoint Part.Checkpoint wrote.
-func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut Cut, k int, e Effort) (*Part, error) {
+func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e Effort) (*Part, error) {
 	fail := func(format string, args ...any) (*Part, error) {
 		return nil, fmt.Errorf("%s: tier %d part %d: %w: %s", g.Name(), t, k, ErrCheckpoint, fmt.Sprintf(format, args...))
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -21,8 +23,8 @@ import (
 // without it, and TestEachNotes reads two sections under it.
 func TestNotesRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	counts := []int{0, 1, 7, noteSection - 1, noteSection, noteSection + 3}
-	if oracleRace {
+	counts := []int{0, 1, 7, plan.NoteSection - 1, plan.NoteSection, plan.NoteSection + 3}
+	if race.Enabled {
 		counts = counts[:3]
 	}
 	for _, n := range counts {
@@ -50,7 +52,7 @@ func TestNotesRoundTrip(t *testing.T) {
 // TestEachNotes: a notes file is read a section at a time, each sorted,
 // and f's error stops the reading.
 func TestEachNotes(t *testing.T) {
-	ns := make(Notes, noteSection+5)
+	ns := make(Notes, plan.NoteSection+5)
 	for i := range ns {
 		ns[i] = makeNote(uint64(len(ns)-i), childHeld, 0)
 	}
@@ -67,7 +69,7 @@ func TestEachNotes(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(sizes, []int{noteSection, 5}) || !slices.Equal(got, ns) {
+	if !slices.Equal(sizes, []int{plan.NoteSection, 5}) || !slices.Equal(got, ns) {
 		t.Errorf("sections of %v notes, %d in all", sizes, len(got))
 	}
 	stop := errors.New("stop")
@@ -102,7 +104,7 @@ func FuzzReadNotes(f *testing.F) {
 // after its own moves and notes of wins elsewhere for some of its
 // positions, with a narrow layout: its side tables hold counts and
 // longest wins.
-func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bitarray.Ranked, cut Cut, data []byte) {
+func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, data []byte) {
 	g, err := games.New("quixo", "size=3")
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +115,7 @@ func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bit
 		t.Fatal(err)
 	}
 	set = bitarray.NewRanked(full)
-	cut = NewCut(set, 3, 1)
+	cut = plan.NewCut(set, 3, 1)
 	narrow := layout{bits: 8, rem: 40, tieRem: 2, ctr: 1}
 	loopyTest.narrow = &narrow
 	p, err := NewPart(context.Background(), g, tier, set, cut, 1, 20, -1, Effort{Workers: 1})
@@ -189,12 +191,12 @@ func FuzzRestorePart(f *testing.F) {
 // records so that the ranges cross several (.ci/run runs 5x4 without it).
 func TestLoadSolvedRange(t *testing.T) {
 	option := "width=5,height=4"
-	if oracleRace {
+	if race.Enabled {
 		option = "width=4,height=4"
 	}
 	r := solveRun(t, "connect4", option, Config{Dir: t.TempDir()})
 	tier := tiergame.Tier(biggestTier(r.Manifest).Tier)
-	if oracleRace {
+	if race.Enabled {
 		st, err := LoadSolvedTier(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
 		if err != nil {
 			t.Fatal(err)

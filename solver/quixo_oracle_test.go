@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -160,7 +161,7 @@ func TestQuixoAgainstReference(t *testing.T) {
 		{Workers: 2, Ranges: 7},
 		{Workers: 2, Ranges: 3, ReverseIndex: true},
 	}
-	if testing.Short() || oracleRace {
+	if testing.Short() || race.Enabled {
 		// Each run writes and syncs some 200 files; two runs that
 		// differ in workers, ranges and parents still compare them.
 		cfgs = []Config{{Workers: 1, Ranges: 1}, {Workers: 2, Ranges: 7, ReverseIndex: true}}

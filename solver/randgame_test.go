@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -164,7 +165,7 @@ func TestRandomGamesAgainstReference(t *testing.T) {
 	switch {
 	case longTests():
 		seeds = 300
-	case testing.Short() || oracleRace:
+	case testing.Short() || race.Enabled:
 		seeds = 8
 	}
 	var byValue [5]int

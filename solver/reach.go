@@ -13,94 +13,15 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
-
-// Range is a worker's share of a tier: the members of the tier's set whose
-// position is in [Lo, Hi).
-type Range struct{ Lo, Hi uint64 }
-
-// SplitRanges cuts the members of s into n ranges of nearly equal member
-// counts, covering [s.Base(), s.End()) without gaps. The cut points depend
-// only on s and n.
-func SplitRanges(s *bitarray.Ranked, n int) []Range {
-	n = max(1, min(n, int(max(s.Total(), 1))))
-	weights := make([]uint64, n)
-	for i := range weights {
-		weights[i] = 1
-	}
-	return SplitWeighted(s, weights)
-}
-
-// SplitWeighted cuts the members of s into ranges whose member counts are
-// nearly proportional to weights, in order, covering [s.Base(), s.End())
-// without gaps; a range that would hold no member is left out. The cut
-// points depend only on s and weights.
-func SplitWeighted(s *bitarray.Ranked, weights []uint64) []Range {
-	return splitWeighted(s, weights, 1)
-}
-
-// splitWeighted is SplitWeighted with every cut at a rank that is a
-// multiple of align (the nearest to the exact cut).
-func splitWeighted(s *bitarray.Ranked, weights []uint64, align uint64) []Range {
-	total, sum := s.Total(), uint64(0)
-	for _, w := range weights {
-		sum += w
-	}
-	out := make([]Range, 0, len(weights))
-	lo, before := s.Base(), uint64(0)
-	for i := 0; i+1 < len(weights) && sum > 0; i++ {
-		before += weights[i]
-		rank := mulDiv(total, before, sum)
-		if align > 1 {
-			if rank = (rank + align/2) / align * align; rank == 0 || rank >= total {
-				continue // the cut would leave a range without members
-			}
-		}
-		p, _ := s.Select(rank)
-		if p > lo {
-			out = append(out, Range{lo, p})
-			lo = p
-		}
-	}
-	return append(out, Range{lo, s.Base() + s.Len()})
-}
-
-// SplitShrinking cuts the members of s into n ranges whose member counts
-// shrink linearly, as n, n-1, ..., 1 (guided self-scheduling): ranges are
-// taken in order, so the last ones of a tier, which the next step waits
-// for, are the small ones, and the workers finish nearly together. With
-// two ranges per worker they finish together: with 2 workers, 4, 3, 2, 1
-// tenths are taken as 4+1 and 3+2. The cut points depend only on s and n.
-func SplitShrinking(s *bitarray.Ranked, n int) []Range {
-	return SplitShrinkingAligned(s, n, 1)
-}
-
-// SplitShrinkingAligned is SplitShrinking with every cut at a rank that
-// is a multiple of align (the nearest one; ranges that would be left
-// without members are merged into their neighbours): every range but the
-// last holds a multiple of align members. With align the value
-// databases' block size, the records of each range are whole blocks of
-// the tier's database, which ConcatDB joins without decoding them.
-func SplitShrinkingAligned(s *bitarray.Ranked, n int, align uint64) []Range {
-	n = max(1, min(n, int(max(s.Total(), 1))))
-	weights := make([]uint64, n)
-	for i := range weights {
-		weights[i] = uint64(n - i)
-	}
-	return splitWeighted(s, weights, max(align, 1))
-}
-
-// mulDiv is a*b/c for b <= c, without overflow in a*b.
-func mulDiv(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	q, _ := bits.Div64(hi, lo, c) // hi < c, as b <= c
-	return q
-}
 
 // eachBatch calls f with the members of set in r, ascending, in batches,
 // and stops early when ctx is cancelled or f fails.
-func eachBatch(ctx context.Context, set *bitarray.Set, r Range, f func(ps []uint64) error) error {
+func eachBatch(ctx context.Context, set *bitarray.Set, r plan.Range, f func(ps []uint64) error) error {
 	buf := make([]uint64, 4096)
 	cursor := uint64(0)
 	if r.Lo > set.Base() {
@@ -125,17 +46,6 @@ func eachBatch(ctx context.Context, set *bitarray.Set, r Range, f func(ps []uint
 	}
 }
 
-// firstRank is the rank of the first member of set in r.
-func firstRank(set *bitarray.Ranked, r Range) uint64 {
-	if r.Lo <= set.Base() || set.Len() == 0 {
-		return 0
-	}
-	if r.Lo-set.Base() >= set.Len() {
-		return set.Total()
-	}
-	return set.Rank(r.Lo)
-}
-
 // Target is a set that ExpandRange adds children of one tier to. Each
 // worker has targets of its own, joined when the tier is done: one set
 // shared by two workers with atomic adds made Connect Four 6x4's
@@ -150,7 +60,7 @@ type Target struct {
 // its tier. Children of tiers with no target are an error: the game's
 // ChildTiers must list every tier its moves reach. It returns the number of
 // positions expanded, and adds to done (if not nil) as it goes.
-func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r Range, targets []Target, done *atomic.Uint64) (uint64, error) {
+func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r plan.Range, targets []Target, done *atomic.Uint64) (uint64, error) {
 	tm := newTierMoves(g, t)
 	into := makeApart[sink](len(tm.tiers)) // where each child tier's positions go, if anywhere
 	for i, c := range tm.tiers {
@@ -246,10 +156,10 @@ type awaitingReach struct {
 }
 
 // levelPath is where a tier's full level file lives.
-// The manifest's record wins over the name LevelFile gives: a folder
+// The manifest's record wins over the name runfolder.LevelFile gives: a folder
 // written before names were portable keeps its files' names.
 func (r *Run) levelPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, r.recordedPath(t, false, LevelFile(r.Game, t)))
+	return filepath.Join(r.Dir, r.recordedPath(t, false, runfolder.LevelFile(r.Game, t)))
 }
 
 // recordedPath is the path the manifest records for tier t's level file
@@ -258,7 +168,7 @@ func (r *Run) recordedPath(t tiergame.Tier, db bool, name string) string {
 	if r.Manifest == nil {
 		return name
 	}
-	rec := r.Manifest.tier(uint64(t))
+	rec := r.Manifest.Tier(uint64(t))
 	switch {
 	case rec == nil:
 	case !db && rec.Level != nil:
@@ -353,7 +263,7 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 	clk := rc.clock(t, "reach")
 	done := clk.phase("expand", true)
 	slots := newSlots(rc.Workers, func() []Target { return ChildTargets(rc.Game, rc.Graph.Children[t]) })
-	err := forRanges(ctx, bitarray.NewRankedWorkers(set, rc.Workers), rc.Workers, rc.Ranges, func(ctx context.Context, r Range) error {
+	err := forRanges(ctx, bitarray.NewRankedWorkers(set, rc.Workers), rc.Workers, rc.Ranges, func(ctx context.Context, r plan.Range) error {
 		targets := slots.get()
 		defer slots.put(targets)
 		_, err := ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded)
@@ -525,7 +435,7 @@ func (rc *reacher) writePartial(tg Target, parent tiergame.Tier) error {
 		return filepath.Join(dir, levelfile.PartialName(g.Name(), g.Option(), uint64(tg.Tier), tg.Set.Base(), typ))
 	}
 	o := rc.PartialOptions
-	o.Game, o.Symmetric = g.Name(), IsQuotient(g)
+	o.Game, o.Symmetric = g.Name(), quotient.Is(g)
 	o.NoSync = true // step syncs the file system once before recording
 	o.Workers = 1
 	_, err := levelfile.WriteFileNamed(nameFor, tg.Set, &o)

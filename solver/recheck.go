@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -36,17 +37,17 @@ func (r *Run) checkRecorded() {
 	)
 	eg.SetLimit(max(r.Workers, 1))
 	for _, t := range r.Graph.Tiers {
-		rec := r.Manifest.tier(uint64(t))
+		rec := r.Manifest.Tier(uint64(t))
 		for _, f := range []struct {
 			recorded bool
-			fi       *FileInfo
+			fi       *runfolder.FileInfo
 			db       bool
 		}{{rec.Reached, rec.Level, false}, {rec.Solved, rec.DB, true}} {
 			if !f.recorded {
 				continue
 			}
 			eg.Go(func() error {
-				if err := f.fi.check(r.Dir, true); err != nil {
+				if err := f.fi.Check(r.Dir, true); err != nil {
 					mu.Lock()
 					damaged = append(damaged, damage{t, f.db, err})
 					mu.Unlock()
@@ -57,7 +58,7 @@ func (r *Run) checkRecorded() {
 	}
 	eg.Wait()
 	for _, d := range damaged {
-		rec := r.Manifest.tier(uint64(d.tier))
+		rec := r.Manifest.Tier(uint64(d.tier))
 		name := r.Game.TierName(d.tier)
 		if d.db {
 			r.Log.Warn(fmt.Sprintf("tier %s: value database missing or damaged; solving the tier again", name), "error", d.err)
@@ -68,7 +69,7 @@ func (r *Run) checkRecorded() {
 		r.Log.Warn(fmt.Sprintf("tier %s: level file missing or damaged; rebuilding it from its parents", name), "error", d.err)
 		rec.Reached, rec.Expanded = false, false
 		for _, p := range r.Graph.Parents[d.tier] {
-			r.Manifest.tier(uint64(p)).Expanded = false
+			r.Manifest.Tier(uint64(p)).Expanded = false
 		}
 		os.RemoveAll(filepath.Join(r.Dir, "partials", fmt.Sprint(d.tier)))
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -58,7 +60,7 @@ func reopen(t testing.TB, g tiergame.Game, dir string, cfg Config) *Run {
 
 // forgetSolved clears the solving records of a tier and deletes its
 // database.
-func forgetSolved(t testing.TB, dir string, rec *TierRecord) {
+func forgetSolved(t testing.TB, dir string, rec *runfolder.TierRecord) {
 	t.Helper()
 	if rec.DB != nil {
 		if err := os.Remove(filepath.Join(dir, rec.DB.Path)); err != nil {
@@ -89,7 +91,7 @@ func (g *cancelGame) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.
 }
 
 // biggestTier returns the tier with the most positions in a manifest.
-func biggestTier(m *Manifest) *TierRecord {
+func biggestTier(m *runfolder.Manifest) *runfolder.TierRecord {
 	best := m.Tiers[0]
 	for _, r := range m.Tiers {
 		if r.Reachable > best.Reachable {
@@ -118,7 +120,7 @@ func TestResume(t *testing.T) {
 
 			t.Run("rollback-reach", func(t *testing.T) {
 				dir := copyDir(t, base.Dir)
-				m, err := LoadManifest(dir)
+				m, err := runfolder.LoadManifest(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -127,7 +129,7 @@ func TestResume(t *testing.T) {
 				// not reached, and nothing is solved.
 				j := len(order) / 2
 				for i, tier := range order {
-					rec := m.tier(uint64(tier))
+					rec := m.Tier(uint64(tier))
 					forgetSolved(t, dir, rec)
 					switch {
 					case i == j-1:
@@ -166,7 +168,7 @@ func TestResume(t *testing.T) {
 
 			t.Run("rollback-solve", func(t *testing.T) {
 				dir := copyDir(t, base.Dir)
-				m, err := LoadManifest(dir)
+				m, err := runfolder.LoadManifest(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,7 +178,7 @@ func TestResume(t *testing.T) {
 				solveOrder := base.Graph.SolveOrder()
 				j := len(solveOrder) / 2
 				for i, tier := range solveOrder {
-					rec := m.tier(uint64(tier))
+					rec := m.Tier(uint64(tier))
 					switch {
 					case i == j-1:
 						path := filepath.Join(dir, rec.DB.Path)
@@ -212,13 +214,13 @@ func TestResume(t *testing.T) {
 			// children in memory may count as expanded (reacher.awaiting).
 			for _, stage := range []string{"reach", "solve"} {
 				t.Run("cancel-"+stage, func(t *testing.T) {
-					if tc.game == "quixo" && stage == "solve" && (testing.Short() || oracleRace) {
+					if tc.game == "quixo" && stage == "solve" && (testing.Short() || race.Enabled) {
 						t.Skip("the slowest case; skipped under -short and -race")
 					}
 					dir := t.TempDir()
 					ctx, cancel := context.WithCancel(t.Context())
 					defer cancel()
-					cg := &cancelGame{Game: g, tier: big, after: int64(base.Manifest.tier(uint64(big)).Reachable / 2), cancel: cancel}
+					cg := &cancelGame{Game: g, tier: big, after: int64(base.Manifest.Tier(uint64(big)).Reachable / 2), cancel: cancel}
 					r := reopen(t, cg, dir, Config{})
 					if stage == "solve" {
 						if err := r.Reach(ctx); err != nil {
@@ -273,7 +275,7 @@ func TestResumeDamagedLevelFile(t *testing.T) {
 	base := solveRun(t, "connect4", "width=4,height=3", Config{})
 	dir := copyDir(t, base.Dir)
 	tier := base.Graph.Tiers[len(base.Graph.Tiers)/2]
-	path := filepath.Join(dir, base.Manifest.tier(uint64(tier)).Level.Path)
+	path := filepath.Join(dir, base.Manifest.Tier(uint64(tier)).Level.Path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +292,7 @@ func TestResumeDamagedLevelFile(t *testing.T) {
 		t.Logf("the run fails: %v", err)
 		return
 	}
-	if got, want := r.Manifest.tier(uint64(tier)).Reachable, base.Manifest.tier(uint64(tier)).Reachable; got != want {
+	if got, want := r.Manifest.Tier(uint64(tier)).Reachable, base.Manifest.Tier(uint64(tier)).Reachable; got != want {
 		t.Fatalf("after resuming with a damaged level file, tier %s has %d positions, want %d", base.Game.TierName(tier), got, want)
 	}
 	compareRuns(t, base, r)
@@ -315,7 +317,7 @@ func TestResolveUnderSolvedParents(t *testing.T) {
 	deleted := false
 	for i, c := range order[:len(order)-1] {
 		if ps := base.Graph.Parents[c]; len(ps) == 1 && ps[0] == order[i+1] {
-			if err := os.Remove(filepath.Join(dir, DBFile(base.Game, c))); err != nil {
+			if err := os.Remove(filepath.Join(dir, runfolder.DBFile(base.Game, c))); err != nil {
 				t.Fatal(err)
 			}
 			deleted = true

@@ -13,6 +13,8 @@ import (
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/tiergraph"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -38,7 +40,7 @@ type Config struct {
 	LevelOptions, PartialOptions levelfile.WriteOptions
 	// Symmetry keeps one position per symmetry class of the game (which
 	// must be tiergame.Symmetric): the run solves the quotient game
-	// (Reduce), and its level files and value databases hold canonical
+	// (quotient.Reduce), and its level files and value databases hold canonical
 	// positions only. A run folder is either symmetric or not.
 	Symmetry bool
 	// ReverseIndex solves loopy tiers with a reverse index of their moves
@@ -58,17 +60,17 @@ type Config struct {
 // Run is a reachability and solving run in a folder.
 type Run struct {
 	Config
-	Graph    *Graph
-	Manifest *Manifest
+	Graph    *tiergraph.Graph
+	Manifest *runfolder.Manifest
 	meter    *progress.Meter
 	saved    time.Time // when the manifest was last checkpointed
 	// obsolete are folders to remove once the manifest no longer needs
 	// them: merged partials go only after the merge is recorded.
 	obsolete []string
-	lock     *folderLock // this process's hold on the folder, until Close
-	checked  bool        // the recorded files were checked (checkRecorded)
+	lock     *runfolder.Lock // this process's hold on the folder, until Close
+	checked  bool            // the recorded files were checked (checkRecorded)
 	// Times is how long the run's steps took, in every session so far.
-	Times  Times
+	Times  runfolder.Times
 	worked bool     // a step was done in this session
 	phases phaseLog // this session's phase times
 	busy   busyMeter
@@ -81,7 +83,7 @@ type Run struct {
 }
 
 // Close releases the run folder for other processes.
-func (r *Run) Close() error { return r.lock.unlock() }
+func (r *Run) Close() error { return r.lock.Unlock() }
 
 // checkpointEvery is how often a running job records its progress: files
 // are written without syncing each, and a checkpoint syncs the file system
@@ -103,7 +105,7 @@ func (r *Run) checkpoint(force bool) error {
 		return err
 	}
 	if r.worked {
-		if err := r.Times.save(r.Dir); err != nil {
+		if err := r.Times.Save(r.Dir); err != nil {
 			return err
 		}
 	}
@@ -135,7 +137,7 @@ func Open(cfg Config) (*Run, error) {
 	// A run is refused before anything is written; a resumed one is
 	// estimated from the reachable counts its manifest records (read
 	// here without the lock: an estimate needs no more).
-	if m, err := loadManifest(cfg.Dir); err == nil && m != nil && m.Game == g.Name() && m.Option == g.Option() && m.Symmetry == cfg.Symmetry {
+	if m, err := runfolder.ReadManifest(cfg.Dir); err == nil && m != nil && m.Game == g.Name() && m.Option == g.Option() && m.Symmetry == cfg.Symmetry {
 		r.Manifest = m
 	}
 	err = r.checkMemory()
@@ -146,40 +148,40 @@ func Open(cfg Config) (*Run, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	lock, err := lockFolder(cfg.Dir)
+	lock, err := runfolder.LockFolder(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
 	r.lock = lock
-	removeTemporaries(cfg.Dir)
-	m, err := loadManifest(cfg.Dir)
+	runfolder.RemoveTemporaries(cfg.Dir)
+	m, err := runfolder.ReadManifest(cfg.Dir)
 	if err != nil {
-		lock.unlock()
+		lock.Unlock()
 		return nil, err
 	}
 	if m != nil && (m.Game != g.Name() || m.Option != g.Option()) {
-		lock.unlock()
+		lock.Unlock()
 		return nil, fmt.Errorf("%s holds a run of %s (%s), not %s (%s)", cfg.Dir, m.Game, m.Option, g.Name(), g.Option())
 	}
 	if m != nil && m.Symmetry != cfg.Symmetry {
-		lock.unlock()
+		lock.Unlock()
 		return nil, symmetryMismatch(cfg.Dir, m.Symmetry)
 	}
 	seeds, err := r.copySeeds(m)
 	if err != nil {
-		lock.unlock()
+		lock.Unlock()
 		return nil, err
 	}
 	if m == nil {
-		m = NewManifest(g, gr)
+		m = runfolder.NewManifest(g, gr)
 		m.Seeds = seeds
 		if err := m.Save(cfg.Dir); err != nil {
-			lock.unlock()
+			lock.Unlock()
 			return nil, err
 		}
 	}
 	r.Manifest = m
-	r.Times = loadTimes(cfg.Dir)
+	r.Times = runfolder.LoadTimes(cfg.Dir)
 	return r, nil
 }
 
@@ -194,9 +196,9 @@ func (r *Run) Reach(ctx context.Context) error {
 	start := time.Now()
 	r.checkRecorded()
 	for i, t := range r.Graph.Tiers {
-		rec := r.Manifest.tier(uint64(t))
+		rec := r.Manifest.Tier(uint64(t))
 		r.meter.Set(int64(i), "tier "+g.TierName(t))
-		fileOK := rec.Reached && rec.Level.check(r.Dir, false) == nil
+		fileOK := rec.Reached && rec.Level.Check(r.Dir, false) == nil
 		if fileOK && rec.Expanded {
 			continue
 		}
@@ -244,7 +246,7 @@ func (r *Run) stopped(err error) error {
 // expanded and the step's seconds); t is recorded as expanded then, or, if
 // it handed its children in the next tier over in memory (writeShares),
 // once that tier is recorded as reached.
-func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, haveFile bool, report func(uint64, float64)) error {
+func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *runfolder.TierRecord, haveFile bool, report func(uint64, float64)) error {
 	clk := rc.clock(t, "reach")
 	t0, before := time.Now(), rc.expanded.Load()
 	loopy := rc.Graph.Loopy[t]
@@ -282,7 +284,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	// Children reached already (t was expanded again to rebuild another
 	// child) do not need the new partials.
 	for _, c := range rc.Graph.Children[t] {
-		if rc.Manifest.tier(uint64(c)).Reached {
+		if rc.Manifest.Tier(uint64(c)).Reached {
 			rc.obsolete = append(rc.obsolete, rc.partialDir(c, t))
 		}
 	}
@@ -290,7 +292,7 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 	// The children handed over in memory are in no file until their tier's
 	// level file is recorded: t counts as expanded only from then on.
 	h := rc.next
-	unwritten := h != nil && !rc.KeepPartials && !rc.Manifest.tier(uint64(h.tier)).Reached
+	unwritten := h != nil && !rc.KeepPartials && !rc.Manifest.Tier(uint64(h.tier)).Reached
 	expanded := func() error {
 		mark := func() {
 			rec.Expanded = true
@@ -317,10 +319,10 @@ func (rc *reacher) step(ctx context.Context, t tiergame.Tier, rec *TierRecord, h
 // levelWrite is a tier's full level file being written in the background.
 type levelWrite struct {
 	t    tiergame.Tier
-	rec  *TierRecord
+	rec  *runfolder.TierRecord
 	done chan struct{}
 	res  levelfile.Result
-	fi   *FileInfo
+	fi   *runfolder.FileInfo
 	err  error
 	// expanded, once the tier's step has ended, records the tier as
 	// expanded after its level file is recorded.
@@ -328,7 +330,7 @@ type levelWrite struct {
 }
 
 // writeLevel starts writing tier t's full level file; settle records it.
-func (rc *reacher) writeLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.Set) *levelWrite {
+func (rc *reacher) writeLevel(t tiergame.Tier, rec *runfolder.TierRecord, set *bitarray.Set) *levelWrite {
 	w := &levelWrite{t: t, rec: rec, done: make(chan struct{})}
 	rc.pending = w
 	go func() {
@@ -345,7 +347,7 @@ func (rc *reacher) writeLevel(t tiergame.Tier, rec *TierRecord, set *bitarray.Se
 			return
 		}
 		rel, _ := filepath.Rel(rc.Dir, path)
-		w.fi, w.err = fileInfo(rc.Dir, rel)
+		w.fi, w.err = runfolder.HashFile(rc.Dir, rel)
 	}()
 	return w
 }
@@ -391,7 +393,7 @@ func (rc *reacher) settle(clk stepClock) error {
 // unsolveUp marks t and every tier it can be reached from unsolved.
 func (r *Run) unsolveUp(t tiergame.Tier) {
 	r.Manifest.Start, r.Manifest.Solved = nil, false
-	rec := r.Manifest.tier(uint64(t))
+	rec := r.Manifest.Tier(uint64(t))
 	if !rec.Solved {
 		return // tiers above an unsolved tier are unsolved too
 	}
@@ -405,3 +407,7 @@ func (r *Run) unsolveUp(t tiergame.Tier) {
 func (r *Run) loadLevel(t tiergame.Tier) (*bitarray.Set, error) {
 	return LoadLevel(r.levelPath(t), r.Game, t)
 }
+
+// Worked reports whether this Run did any step, rather than finding
+// everything done already.
+func (r *Run) Worked() bool { return r.worked }

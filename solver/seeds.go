@@ -10,6 +10,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -21,9 +22,6 @@ import (
 // (tiergame.Exhaustive) without seeds has every position reachable, and so
 // has an exhaustive game of whole tiers (tiergame.WholeTiers, the xiangqi
 // endgames) with seeds.
-
-// seedsDir is where a run keeps its copies of the seeds.
-const seedsDir = "seeds"
 
 // exhaustive reports whether every position of every tier is reachable:
 // the game says so and the run has no seeds, or its seeds name whole tiers.
@@ -55,7 +53,7 @@ func seedTiers(g tiergame.Game, dir string) ([]tiergame.Tier, error) {
 
 // seedFile returns the run's seed level file of tier t, if it has one.
 func (r *Run) seedFile(t tiergame.Tier) (string, bool) {
-	rel := filepath.Join(seedsDir, levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t)))
+	rel := filepath.Join(runfolder.SeedsDir, levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t)))
 	for _, fi := range r.Manifest.Seeds {
 		if fi.Path == rel {
 			return filepath.Join(r.Dir, rel), true
@@ -68,11 +66,11 @@ func (r *Run) seedFile(t tiergame.Tier) (string, bool) {
 // Config.Seeds and returns their descriptions as they are recorded in the
 // manifest (under seeds/). Unless the manifest already has seeds, it
 // copies them into the run folder; if it has, they must be the same.
-func (r *Run) copySeeds(m *Manifest) ([]*FileInfo, error) {
+func (r *Run) copySeeds(m *runfolder.Manifest) ([]*runfolder.FileInfo, error) {
 	if r.Seeds == "" {
 		return nil, nil
 	}
-	var infos []*FileInfo
+	var infos []*runfolder.FileInfo
 	var srcs []string
 	for _, t := range r.Graph.Tiers {
 		name := levelfile.FullName(r.Game.Name(), r.Game.Option(), uint64(t))
@@ -80,23 +78,23 @@ func (r *Run) copySeeds(m *Manifest) ([]*FileInfo, error) {
 		if _, err := os.Stat(src); err != nil {
 			continue
 		}
-		fi, err := fileInfo(r.Seeds, name)
+		fi, err := runfolder.HashFile(r.Seeds, name)
 		if err != nil {
 			return nil, err
 		}
-		fi.Path = filepath.Join(seedsDir, name)
+		fi.Path = filepath.Join(runfolder.SeedsDir, name)
 		infos, srcs = append(infos, fi), append(srcs, src)
 	}
 	if len(infos) == 0 {
 		return nil, fmt.Errorf("seeds %s: no level files of %s (%s)", r.Seeds, r.Game.Name(), r.Game.Option())
 	}
 	if m != nil {
-		if !slices.EqualFunc(m.Seeds, infos, func(a, b *FileInfo) bool { return *a == *b }) {
+		if !slices.EqualFunc(m.Seeds, infos, func(a, b *runfolder.FileInfo) bool { return *a == *b }) {
 			return nil, fmt.Errorf("%s holds a run from other seeds than %s", r.Dir, r.Seeds)
 		}
 		return infos, nil
 	}
-	if err := os.MkdirAll(filepath.Join(r.Dir, seedsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(r.Dir, runfolder.SeedsDir), 0o755); err != nil {
 		return nil, err
 	}
 	for k, src := range srcs {

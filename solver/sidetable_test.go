@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/internal/bigmem"
+	"github.com/tiersolve/tiersolve/internal/race"
 )
 
 // TestSideTable checks a sideTable against a map, the model it replaces:
@@ -30,7 +31,7 @@ func TestSideTable(t *testing.T) {
 		{"sparse", 1 << 39, 200_000, 8191, 10_000, 5},
 	} {
 		seed := uint64(c.adds)
-		if oracleRace && c.slots > 1<<20 {
+		if race.Enabled && c.slots > 1<<20 {
 			c.adds, c.countDowns = c.adds/4, c.countDowns/4
 		}
 		t.Run(c.name, func(t *testing.T) {

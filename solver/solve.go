@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -25,15 +26,11 @@ import (
 //
 // So a player prefers Win, then Tie, then Draw, then Lose.
 
-// recordBytes is the memory per position of the records a loop-free
-// tier's solving makes (by rank).
-const recordBytes = 2
-
 // worthDense reports whether a tier's records are worth keeping by
 // position: its hash space is small or mostly reachable, so a lookup is
 // one array access instead of a rank computation, for little memory more.
 func worthDense(set *bitarray.Ranked) bool {
-	return denseBy(set.Len(), set.Total()) && !loopyTest.ranked
+	return plan.Dense(set.Len(), set.Total()) && !loopyTest.ranked
 }
 
 // byPosition spreads records held by rank over the tier's hash space, none
@@ -42,13 +39,13 @@ func byPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R 
 	byPos := make([]R, set.Len())
 	var eg errgroup.Group
 	eg.SetLimit(workers)
-	for _, r := range SplitRanges(set, workers) {
+	for _, r := range plan.SplitRanges(set, workers) {
 		eg.Go(func() error {
 			lo, hi := r.Lo-set.Base(), r.Hi-set.Base()
 			for i := lo; i < hi; i++ {
 				byPos[i] = none
 			}
-			rank := firstRank(set, r)
+			rank := plan.FirstRank(set, r)
 			for p := range set.Range(r.Lo, r.Hi) {
 				byPos[p-set.Base()] = recs[rank]
 				rank++
@@ -137,7 +134,7 @@ func (c *combiner) record() (valuedb.Record, error) {
 // children, found in kids (t's solved child tiers), and stores the record
 // of the i-th member of r in out[i] (out needs r.Count(set) records).
 // done, if not nil, counts positions as they are solved.
-func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r Range, kids []*SolvedTier, out []valuedb.Record, done *atomic.Uint64) error {
+func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*SolvedTier, out []valuedb.Record, done *atomic.Uint64) error {
 	moves := make([]tiergame.Child, 0, 64)
 	cur := tiergame.NewCursor(g, t)
 	last := 0

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -30,7 +31,7 @@ type SolvedTier struct {
 	// without ties).
 	maxRem, maxTie int
 	// The tier's positions of hashes [lo, hi), whose ranks start at
-	// loRank: the whole tier, or a part's (see Cut).
+	// loRank: the whole tier, or a part's (see plan.Cut).
 	lo, hi, loRank uint64
 	// readers are the goroutines reading the cells apart from lookups
 	// (writing the tier's database in the background): Free waits for
@@ -112,9 +113,9 @@ func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record,
 	if err != nil {
 		return nil, err
 	}
-	rs := SplitRanges(set, max(workers, 1))
+	rs := plan.SplitRanges(set, max(workers, 1))
 	forEach(context.Background(), workers, len(rs), func(_ context.Context, k int) error {
-		rank := firstRank(set, rs[k])
+		rank := plan.FirstRank(set, rs[k])
 		st.fill(rank, recs[rank:rank+rs[k].Count(set)])
 		return nil
 	})
@@ -239,7 +240,7 @@ func (s *SolvedTier) fold(l []tiergame.Position, c *combiner) (tiergame.Position
 
 // Len is the number of records: the reachable positions the tier (or
 // its part) holds.
-func (s *SolvedTier) Len() uint64 { return firstRank(s.set, Range{Lo: s.hi}) - s.loRank }
+func (s *SolvedTier) Len() uint64 { return plan.FirstRank(s.set, plan.Range{Lo: s.hi}) - s.loRank }
 
 // position returns the position of the i-th record.
 func (s *SolvedTier) position(i uint64) uint64 {
@@ -269,7 +270,7 @@ func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
 }
 
 // Bytes is the memory the solved tier holds: its cells and its set.
-func (s *SolvedTier) Bytes() uint64 { return s.cells.bytes() + bitsetBytes(s.set.Len()) }
+func (s *SolvedTier) Bytes() uint64 { return s.cells.bytes() + plan.BitsetBytes(s.set.Len()) }
 
 // hold keeps the cells from Free until release is called: a goroutine
 // that reads them (writing the tier's database) holds them from before it

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -145,7 +146,7 @@ func TestExpandRangeBadGame(t *testing.T) {
 	start, p := base.Start()
 	set := bitarray.New(0, base.TierSize(start))
 	set.Add(uint64(p))
-	r := Range{0, set.Len()}
+	r := plan.Range{Lo: 0, Hi: set.Len()}
 	for _, tc := range []struct {
 		name string
 		g    tiergame.Game
@@ -243,7 +244,7 @@ func TestSplitShrinking(t *testing.T) {
 			}
 		}
 		ranked := bitarray.NewRanked(set)
-		rs := SplitShrinking(ranked, tc.n)
+		rs := plan.SplitShrinking(ranked, tc.n)
 		if rs[0].Lo != tc.base || rs[len(rs)-1].Hi != tc.base+tc.size {
 			t.Fatalf("%+v: ranges %v do not cover the tier", tc, rs)
 		}
@@ -263,7 +264,7 @@ func TestSplitShrinking(t *testing.T) {
 				}
 			}
 		}
-		if !slices.Equal(rs, SplitShrinking(ranked, tc.n)) {
+		if !slices.Equal(rs, plan.SplitShrinking(ranked, tc.n)) {
 			t.Fatalf("%+v: the cut is not deterministic", tc)
 		}
 	}
@@ -272,7 +273,7 @@ func TestSplitShrinking(t *testing.T) {
 // TestSplitShrinkingAligned: the cut at multiples of align covers the
 // tier without gaps or empty ranges, every range but the last holds a
 // multiple of align members, and each cut is within align/2 members of
-// SplitShrinking's.
+// plan.SplitShrinking's.
 func TestSplitShrinkingAligned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tc := range []struct {
@@ -288,8 +289,8 @@ func TestSplitShrinkingAligned(t *testing.T) {
 			}
 		}
 		ranked := bitarray.NewRanked(set)
-		rs := SplitShrinkingAligned(ranked, tc.n, tc.align)
-		exact := SplitShrinking(ranked, tc.n)
+		rs := plan.SplitShrinkingAligned(ranked, tc.n, tc.align)
+		exact := plan.SplitShrinking(ranked, tc.n)
 		if rs[0].Lo != 0 || rs[len(rs)-1].Hi != tc.size {
 			t.Fatalf("%+v: ranges %v do not cover the tier", tc, rs)
 		}
@@ -304,12 +305,12 @@ func TestSplitShrinkingAligned(t *testing.T) {
 			if len(rs) == len(exact) && i < len(rs)-1 {
 				a, b := ranked.Rank(r.Hi), ranked.Rank(exact[i].Hi)
 				if max(a, b)-min(a, b) > tc.align/2 {
-					t.Errorf("%+v: cut %d at rank %d, SplitShrinking's at %d", tc, i, a, b)
+					t.Errorf("%+v: cut %d at rank %d, plan.SplitShrinking's at %d", tc, i, a, b)
 				}
 			}
 		}
 		if tc.align == 1 && !slices.Equal(rs, exact) {
-			t.Errorf("%+v: aligned to 1, %v, not SplitShrinking's %v", tc, rs, exact)
+			t.Errorf("%+v: aligned to 1, %v, not plan.SplitShrinking's %v", tc, rs, exact)
 		}
 	}
 }

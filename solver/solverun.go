@@ -11,13 +11,15 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // dbPath is where a tier's value database lives.
 func (r *Run) dbPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, r.recordedPath(t, true, DBFile(r.Game, t)))
+	return filepath.Join(r.Dir, r.recordedPath(t, true, runfolder.DBFile(r.Game, t)))
 }
 
 // ErrNotReached is returned by Solve before reachability is complete.
@@ -59,11 +61,11 @@ func (r *Run) Solve(ctx context.Context) error {
 		w    *dbWrite
 	)
 	isSolved := func(t tiergame.Tier) bool {
-		rec := r.Manifest.tier(uint64(t))
-		return rec.Solved && rec.DB.check(r.Dir, false) == nil
+		rec := r.Manifest.Tier(uint64(t))
+		return rec.Solved && rec.DB.Check(r.Dir, false) == nil
 	}
 	for i, t := range order {
-		rec := r.Manifest.tier(uint64(t))
+		rec := r.Manifest.Tier(uint64(t))
 		r.meter.Set(int64(i), "tier "+g.TierName(t))
 		if !isSolved(t) {
 			t0 := time.Now()
@@ -175,7 +177,7 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	ranked := load.set
 	end = clk.phase("solve", true)
 	levels := new(LevelProgress)
-	stop := r.watchTier(t, r.Manifest.tier(uint64(t)).Reachable, done, levels)
+	stop := r.watchTier(t, r.Manifest.Tier(uint64(t)).Reachable, done, levels)
 	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
 		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t]})
 	stop()
@@ -265,17 +267,17 @@ func cached[K any](cache map[tiergame.Tier]K, t tiergame.Tier, load func() (K, e
 // dbWrite is a tier's value database being written in the background.
 type dbWrite struct {
 	t    tiergame.Tier
-	rec  *TierRecord
+	rec  *runfolder.TierRecord
 	done chan struct{}
 	h    valuedb.Header
-	fi   *FileInfo
+	fi   *runfolder.FileInfo
 	err  error
 	// solved is called once the database is recorded.
 	solved func()
 }
 
 // writeDB starts writing tier t's value database; settleDB records it.
-func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved func()) *dbWrite {
+func (r *Run) writeDB(t tiergame.Tier, rec *runfolder.TierRecord, st *SolvedTier, solved func()) *dbWrite {
 	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), solved: solved}
 	release := st.hold() // the tier may be freed before its database is written
 	go func() {
@@ -287,7 +289,7 @@ func (r *Run) writeDB(t tiergame.Tier, rec *TierRecord, st *SolvedTier, solved f
 			return
 		}
 		rel, _ := filepath.Rel(r.Dir, path)
-		w.fi, w.err = fileInfo(r.Dir, rel)
+		w.fi, w.err = runfolder.HashFile(r.Dir, rel)
 	}()
 	return w
 }
@@ -310,9 +312,9 @@ func (r *Run) settleDB(w *dbWrite, clk stepClock) error {
 }
 
 // recordSolved records tier t's database, just written with header h.
-func (r *Run) recordSolved(t tiergame.Tier, rec *TierRecord, h valuedb.Header) error {
+func (r *Run) recordSolved(t tiergame.Tier, rec *runfolder.TierRecord, h valuedb.Header) error {
 	rel, _ := filepath.Rel(r.Dir, r.dbPath(t))
-	fi, err := fileInfo(r.Dir, rel)
+	fi, err := runfolder.HashFile(r.Dir, rel)
 	if err != nil {
 		return err
 	}
@@ -321,28 +323,19 @@ func (r *Run) recordSolved(t tiergame.Tier, rec *TierRecord, h valuedb.Header) e
 }
 
 // setSolved marks a tier solved with database fi, written with header h.
-func setSolved(rec *TierRecord, fi *FileInfo, h valuedb.Header) {
+func setSolved(rec *runfolder.TierRecord, fi *runfolder.FileInfo, h valuedb.Header) {
 	rec.Solved, rec.DB = true, fi
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 }
-
-// probBytes is the memory per position of a chance tier's values, by
-// rank (and by position for most tiers: see NewChanceTier).
-const probBytes = 8
-
-// cellBytes is the memory of a cell: a position's state while a loopy
-// tier is solved, and its record once solved (layout8; a tier whose
-// remoteness outgrows a byte takes two).
-const cellBytes = 1
 
 // solvedBytes is the memory of tier t once solved (a SolvedTier): its set
 // and its cells.
 func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 	size, count := r.Game.TierSize(t), r.count(t)
 	if r.isChance() { // its planes too, four bytes each a position
-		return bitsetBytes(size) + count*(probBytes+4*uint64(tiergame.PlaneCount(r.Game)))
+		return plan.BitsetBytes(size) + count*(plan.ProbBytes+4*uint64(tiergame.PlaneCount(r.Game)))
 	}
-	return solvedCellBytes(size, count)
+	return plan.SolvedCellBytes(size, count)
 }
 
 // solveBytes estimates the peak memory of solving tier t: its set and
@@ -354,13 +347,13 @@ func (r *Run) solveBytes(t tiergame.Tier, lean bool) uint64 {
 	n := r.solvedBytes(t)
 	switch {
 	case r.isChance():
-		n += r.count(t) * probBytes // made by rank, then indexed
+		n += r.count(t) * plan.ProbBytes // made by rank, then indexed
 	case r.Graph.Loopy[t]:
 		if !lean {
-			n += winsBytes(cellsOf(r.Game.TierSize(t), r.count(t)))
+			n += plan.WinsBytes(plan.CellsOf(r.Game.TierSize(t), r.count(t)))
 		}
 	default:
-		n += r.count(t) * recordBytes
+		n += r.count(t) * plan.RecordBytes
 	}
 	for _, c := range r.Graph.Children[t] {
 		n += r.solvedBytes(c)

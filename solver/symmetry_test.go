@@ -9,7 +9,9 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
 
 // TestSymmetricMatchesFull solves every bundled game and size of the test
@@ -33,7 +35,7 @@ func TestSymmetricMatchesFull(t *testing.T) {
 		{"quixo", "size=3", true, false},
 	} {
 		t.Run(tc.game+"-"+tc.option, func(t *testing.T) {
-			if tc.long && !longTests() && (testing.Short() || oracleRace) {
+			if tc.long && !longTests() && (testing.Short() || race.Enabled) {
 				t.Skip("skipped under -short and -race unless TIERSOLVE_LONG=1")
 			}
 			full := solveRun(t, tc.game, tc.option, Config{})
@@ -64,7 +66,7 @@ func TestTicTacToeClasses(t *testing.T) {
 // same game.
 func compareSymmetric(t *testing.T, full, sym *Run, moves bool) {
 	t.Helper()
-	g := Base(full.Game)
+	g := quotient.Base(full.Game)
 	s := g.(tiergame.Symmetric)
 	mf, ms := full.Manifest, sym.Manifest
 	if mf.Symmetry || !ms.Symmetry {
@@ -126,7 +128,7 @@ func compareSymmetric(t *testing.T, full, sym *Run, moves bool) {
 			t.Errorf("tier %s: the symmetric level file holds %d positions, the canonical forms of the full one's are %d",
 				g.TierName(tier), symSet.Count(), canon.Count())
 		}
-		if rec := ms.tier(uint64(tier)); rec.Reachable != canon.Count() {
+		if rec := ms.Tier(uint64(tier)); rec.Reachable != canon.Count() {
 			t.Errorf("tier %s: manifest says %d canonical positions, want %d", g.TierName(tier), rec.Reachable, canon.Count())
 		}
 	}
@@ -138,7 +140,7 @@ func compareSymmetric(t *testing.T, full, sym *Run, moves bool) {
 // TestSymmetryRecordedAndRefused: a symmetric folder's manifest says so,
 // its level files carry the mark, and opening it with the other setting
 // (either way) is refused with ErrSymmetryMismatch; a game without
-// symmetries is refused with ErrNoSymmetry.
+// symmetries is refused with quotient.ErrNoSymmetry.
 func TestSymmetryRecordedAndRefused(t *testing.T) {
 	g, err := games.New("connect4", "width=4,height=3")
 	if err != nil {
@@ -166,7 +168,7 @@ func TestSymmetryRecordedAndRefused(t *testing.T) {
 		})
 	}
 	tg := &testGameNoSymmetry{g}
-	if _, err := Open(Config{Game: tg, Dir: t.TempDir(), Symmetry: true}); !errors.Is(err, ErrNoSymmetry) {
+	if _, err := Open(Config{Game: tg, Dir: t.TempDir(), Symmetry: true}); !errors.Is(err, quotient.ErrNoSymmetry) {
 		t.Fatalf("a game without symmetries: %v", err)
 	}
 }
@@ -186,7 +188,7 @@ func checkFullCounts(t *testing.T, full, sym *Run) {
 		t.Fatalf("Verify counted %d tiers of the full game, the full run has %d", len(rep.Full), len(full.Manifest.Tiers))
 	}
 	for _, c := range rep.Full {
-		m := full.Manifest.tier(uint64(c.Tier))
+		m := full.Manifest.Tier(uint64(c.Tier))
 		want := FullCounts{Tier: c.Tier, Name: c.Name, Positions: m.Reachable, Win: m.Win, Lose: m.Lose, Tie: m.Tie, Draw: m.Draw}
 		if c != want {
 			t.Errorf("tier %s: full-game counts %+v, the full run has %+v", c.Name, c, want)

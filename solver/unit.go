@@ -3,7 +3,6 @@ package solver
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,7 +11,10 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -30,23 +32,6 @@ import (
 // DefaultPartialLevel is the gzip level of partial level files: they are
 // read once, by their merge, so they are compressed fast.
 const DefaultPartialLevel = 1
-
-// LevelFile is the path of tier t's full level file in a run folder,
-// relative to the folder.
-func LevelFile(g tiergame.Game, t tiergame.Tier) string {
-	return filepath.Join("levels", levelfile.FullName(g.Name(), g.Option(), uint64(t)))
-}
-
-// DBFile is the path of tier t's value database in a run folder, relative
-// to the folder.
-func DBFile(g tiergame.Game, t tiergame.Tier) string {
-	return filepath.Join("db", fmt.Sprintf("m%s_%s_%d.vdb", g.Name(), levelfile.PortableOption(g.Option()), uint64(t)))
-}
-
-// Count is the number of members of set in r.
-func (r Range) Count(set *bitarray.Ranked) uint64 {
-	return firstRank(set, Range{Lo: r.Hi}) - firstRank(set, r)
-}
 
 // LoadLevel reads tier t's level file at path into a set over t's hash
 // space; a file whose positions fall outside it is an error.
@@ -87,7 +72,7 @@ func mergeOnto(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 // Game is set to g's name, and Symmetric when g is a quotient). The bytes
 // depend only on the set and o's Types, Dialect and Level.
 func WriteLevel(path string, g tiergame.Game, set *bitarray.Set, o levelfile.WriteOptions) (levelfile.Result, error) {
-	o.Game, o.Symmetric = g.Name(), IsQuotient(g)
+	o.Game, o.Symmetric = g.Name(), quotient.Is(g)
 	return levelfile.WriteFile(path, set, &o)
 }
 
@@ -160,7 +145,7 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		if ranked.Total() == 0 {
 			break
 		}
-		err := forRanges(ctx, ranked, workers, ranges, func(ctx context.Context, r Range) error {
+		err := forRanges(ctx, ranked, workers, ranges, func(ctx context.Context, r plan.Range) error {
 			sl := slots.get()
 			defer slots.put(sl)
 			_, err := ExpandRange(ctx, g, t, frontier, r, sl, done)
@@ -259,7 +244,7 @@ func forChunks(ctx context.Context, workers, n int, f func(lo, hi int)) {
 
 // Shape says how SolveTier solves a tier.
 type Shape struct {
-	// Loopy: the tier has moves inside itself (Graph.Loopy), so it is
+	// Loopy: the tier has moves inside itself (tiergraph.Graph.Loopy), so it is
 	// solved by retrograde analysis rather than range by range.
 	Loopy bool
 	// ReverseIndex solves a loopy tier with a reverse index of its moves
@@ -283,9 +268,9 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		return solveLoopy(ctx, g, t, set, kids, workers, ranges, shape.ReverseIndex, e.Lean, done, e.Levels)
 	}
 	recs := make([]valuedb.Record, set.Total())
-	rs := SplitShrinking(set, ranges)
+	rs := plan.SplitShrinking(set, ranges)
 	err := forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
-		return SolveRange(ctx, g, t, set, rs[i], kids, recs[firstRank(set, rs[i]):], done)
+		return SolveRange(ctx, g, t, set, rs[i], kids, recs[plan.FirstRank(set, rs[i]):], done)
 	})
 	if err != nil {
 		return nil, err
@@ -314,7 +299,7 @@ func dbHeader(g tiergame.Game, t tiergame.Tier) valuedb.Header {
 // ranges, in rank order, by copying their blocks (valuedb.Concat): the
 // bytes WriteDB writes for the same records when each range's database
 // was written by WriteDB with o and holds whole blocks (but the last:
-// SplitShrinkingAligned); otherwise valuedb.ErrUnaligned.
+// plan.SplitShrinkingAligned); otherwise valuedb.ErrUnaligned.
 func ConcatDB(path string, g tiergame.Game, t tiergame.Tier, parts []string, o *valuedb.WriteOptions) (valuedb.Header, error) {
 	return valuedb.Concat(path, dbHeader(g, t), parts, o)
 }
@@ -358,7 +343,7 @@ func LoadSolvedRange(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string,
 	return r.Range(lo, hi, workers)
 }
 
-// A SolvedReader reads ranges of a solved tier's records (Range): its
+// A SolvedReader reads ranges of a solved tier's records (plan.Range): its
 // level file loaded once, its database open. A part's first pass reads
 // each child tier so, a range at a time.
 type SolvedReader struct {
@@ -369,7 +354,7 @@ type SolvedReader struct {
 }
 
 // OpenSolved opens solved tier t's level file and value database,
-// checking that they agree, for Range.
+// checking that they agree, for plan.Range.
 func OpenSolved(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*SolvedReader, error) {
 	ranked, db, err := openSolved(g, t, levelPath, dbPath)
 	if err != nil {
@@ -450,24 +435,24 @@ func openDB(ranked *bitarray.Ranked, dbPath string) (*valuedb.DB, error) {
 
 // NewStartRecord is the manifest's record of the start position of g,
 // from its solved tier.
-func NewStartRecord(g tiergame.Game, start *SolvedTier) (*StartRecord, error) {
+func NewStartRecord(g tiergame.Game, start *SolvedTier) (*runfolder.StartRecord, error) {
 	t, p := g.Start()
 	rec, ok := start.Lookup(p)
 	if !ok || start.tier != t {
 		return nil, fmt.Errorf("the start position is not in its tier's level file")
 	}
-	return &StartRecord{Position: g.Format(t, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}, nil
+	return &runfolder.StartRecord{Position: g.Format(t, p), Value: rec.Value().String(), Remoteness: rec.Remoteness()}, nil
 }
 
 // forRanges cuts the members of a set into shrinking ranges (ranges of
-// them, or rangesFor's when ranges is 0; SplitShrinking) and runs f on
+// them, or rangesFor's when ranges is 0; plan.SplitShrinking) and runs f on
 // each on workers goroutines, each taking the next range when it is done
 // with one.
-func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f func(context.Context, Range) error) error {
+func forRanges(ctx context.Context, set *bitarray.Ranked, workers, ranges int, f func(context.Context, plan.Range) error) error {
 	if set.Total() == 0 {
 		return nil
 	}
-	rs := SplitShrinking(set, rangesFor(set.Total(), workers, ranges))
+	rs := plan.SplitShrinking(set, rangesFor(set.Total(), workers, ranges))
 	return forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error { return f(ctx, rs[i]) })
 }
 

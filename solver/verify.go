@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -123,14 +125,14 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	}
 	var mu sync.Mutex
 	var sym tiergame.Symmetric // a symmetric run's, to count the full game
-	if IsQuotient(r.Game) {
-		sym = Base(r.Game).(tiergame.Symmetric)
+	if quotient.Is(r.Game) {
+		sym = quotient.Base(r.Game).(tiergame.Symmetric)
 	}
 	r.meter = progress.New(r.Terminal, r.Log, "verify", int64(len(r.Graph.Tiers)), "tiers")
 	defer r.meter.Finish()
 	for i, t := range r.Graph.SolveOrder() {
 		r.meter.Set(int64(i), "tier "+r.Game.TierName(t))
-		rec := r.Manifest.tier(uint64(t))
+		rec := r.Manifest.Tier(uint64(t))
 		st, err := r.loadSolved(t, cache)
 		if err != nil {
 			rep.FileErrors = append(rep.FileErrors, err.Error())
@@ -152,7 +154,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		}
 		var n atomic.Uint64
 		full := FullCounts{Tier: t, Name: r.Game.TierName(t)}
-		rs := SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges))
+		rs := plan.SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges))
 		err = forEach(ctx, r.Workers, len(rs), func(ctx context.Context, i int) error {
 			moves := make([]tiergame.Child, 0, 64)
 			cur := tiergame.NewCursor(r.Game, t) // positions come in ascending order

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -46,11 +47,11 @@ func tamperTarget(t *testing.T, r *Run, v tiergame.Value, loopy bool) (tiergame.
 // SHA-256, counts), so that only the check of the values can tell.
 func rewriteRecord(t *testing.T, dir string, tier tiergame.Tier, i uint64, rec valuedb.Record) {
 	t.Helper()
-	m, err := LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := m.tier(uint64(tier))
+	tr := m.Tier(uint64(tier))
 	path := filepath.Join(dir, tr.DB.Path)
 	db, err := valuedb.Open(path)
 	if err != nil {
@@ -182,11 +183,11 @@ func TestVerifyTampering(t *testing.T) {
 			// Counts in the manifest that the database does not have.
 			t.Run("manifest-counts", func(t *testing.T) {
 				dir := copyDir(t, base.Dir)
-				m, err := LoadManifest(dir)
+				m, err := runfolder.LoadManifest(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
-				rec := m.tier(mid.Tier)
+				rec := m.Tier(mid.Tier)
 				rec.Win++
 				if err := m.Save(dir); err != nil {
 					t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/xiangqi"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -163,7 +164,7 @@ func TestXiangqiAgainstReference(t *testing.T) {
 	endgames := []string{"KRvK", "KNvK", "KCvK", "KPvK", "KRvKA", "KNvKB", "KPvKA", "KCvKA"}
 	if longTests() {
 		endgames = append(endgames, "KPvKP", "KCvKN", "KRvKR", "KNvKR", "KCvKC")
-	} else if oracleRace {
+	} else if race.Enabled {
 		endgames = []string{"KRvK", "KCvK", "KPvKA"}
 	}
 	for _, m := range endgames {
@@ -332,7 +333,7 @@ func TestXiangqiAgainstFelicity(t *testing.T) {
 		if f.material == "KRRvK" && !longTests() {
 			break
 		}
-		if oracleRace && i >= 4 {
+		if race.Enabled && i >= 4 {
 			break
 		}
 		t.Run(f.material, func(t *testing.T) {
@@ -353,7 +354,7 @@ func TestXiangqiAgainstFelicity(t *testing.T) {
 			sym := solveRun(t, "xiangqi", "material="+f.material, Config{Workers: 2, Symmetry: true})
 			defer sym.Close()
 			m, _ := xiangqi.ParseMaterial(f.material)
-			rec := sym.Manifest.tier(uint64(m.Tier()))
+			rec := sym.Manifest.Tier(uint64(m.Tier()))
 			if got := [3]uint64{rec.Win, rec.Draw, rec.Lose}; got != [3]uint64{uint64(f.pairWin), uint64(f.pairDraw), uint64(f.pairLoss)} {
 				t.Errorf("symmetric run: win/draw/lose %v, Felicity's mirror pairs %d/%d/%d", got, f.pairWin, f.pairDraw, f.pairLoss)
 			}

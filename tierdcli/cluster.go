@@ -20,7 +20,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/coordinator"
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/internal/cli"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 func (p *Program) registerCluster() {
@@ -537,10 +537,10 @@ func partsString(p *api.Parts) string {
 	default:
 		s += fmt.Sprintf(", round %d: %s parts done", p.Round, unitCount(p.Units))
 	}
-	s += fmt.Sprintf("; %d notes of the child tiers (%s), %d notes exchanged (%s), checkpoints %s", p.KidNotes, solver.BytesString(p.KidNotesBytes),
-		p.Notes, solver.BytesString(p.NotesBytes), solver.BytesString(p.Checkpoints))
+	s += fmt.Sprintf("; %d notes of the child tiers (%s), %d notes exchanged (%s), checkpoints %s", p.KidNotes, plan.BytesString(p.KidNotesBytes),
+		p.Notes, plan.BytesString(p.NotesBytes), plan.BytesString(p.Checkpoints))
 	if p.Bytes > 0 {
-		s += fmt.Sprintf(", largest part %s", solver.BytesString(p.Bytes))
+		s += fmt.Sprintf(", largest part %s", plan.BytesString(p.Bytes))
 	}
 	if p.Moves > 0 {
 		s += fmt.Sprintf(", %d rounds moved to another worker", p.Moves)

@@ -21,7 +21,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/faultnet"
 	"github.com/tiersolve/tiersolve/internal/freeport"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // These tests run real tierd processes: three coordinators and workers on
@@ -424,7 +424,7 @@ func removeShared() {
 // byte.
 func sameFolders(t *testing.T, want, got string) {
 	t.Helper()
-	wm, err := solver.LoadManifest(want)
+	wm, err := runfolder.LoadManifest(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,8 +443,8 @@ func sameFolders(t *testing.T, want, got string) {
 			}
 		}
 	}
-	a, _ := os.ReadFile(filepath.Join(want, solver.ManifestName))
-	b, _ := os.ReadFile(filepath.Join(got, solver.ManifestName))
+	a, _ := os.ReadFile(filepath.Join(want, runfolder.ManifestName))
+	b, _ := os.ReadFile(filepath.Join(got, runfolder.ManifestName))
 	if !bytes.Equal(a, b) {
 		t.Errorf("manifests differ")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // writeTestMET writes a 9-point match equity table of our own (by a
@@ -177,7 +178,7 @@ func TestCubeQuery(t *testing.T) {
 	}
 
 	// A planes database gone is redone when the run is solved again.
-	m, _ := solver.LoadManifest(dir)
+	m, _ := runfolder.LoadManifest(dir)
 	lost := filepath.Join(dir, m.Tiers[len(m.Tiers)/2].Planes.Path)
 	os.Remove(lost)
 	if code, _, stderr := tierd(t, "solve", "--game", "bearoff", "--option", opt, "--out", dir); code != 0 {

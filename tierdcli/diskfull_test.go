@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/internal/poll"
+	"github.com/tiersolve/tiersolve/internal/race"
 )
 
 // TestLeaderDiskFull: every coordinator keeps its data on a tmpfs of its
@@ -29,7 +31,7 @@ func TestLeaderDiskFull(t *testing.T) {
 		t.Skip("no unshare")
 	}
 	c := newPausingCluster(t, 3)
-	if raceEnabled {
+	if race.Enabled {
 		c.workerBin = tierdBinary(t)
 	}
 	mnts := make([]string, len(c.members))
@@ -51,7 +53,7 @@ func TestLeaderDiskFull(t *testing.T) {
 	c.mu.Unlock()
 	// A sign either way: c1 ends (no tmpfs in a user namespace here), or
 	// the coordinators elect a leader on their tmpfs.
-	poll(t, "c1 to end or a leader", 2*time.Minute, func() bool {
+	poll.Until(t, "c1 to end or a leader", 2*time.Minute, func() bool {
 		select {
 		case <-first.exited:
 			if code := first.cmd.ProcessState.ExitCode(); code == 99 || code == 1 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // The rough edges a newcomer hit (issue 11), one check each.
@@ -152,12 +152,12 @@ func TestPortableNamesAndOldFolders(t *testing.T) {
 		return nil
 	})
 	// Make it an old folder: old names, recorded so in the manifest.
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, rec := range m.Tiers {
-		for _, fi := range []*solver.FileInfo{rec.Level, rec.DB} {
+		for _, fi := range []*runfolder.FileInfo{rec.Level, rec.DB} {
 			old := strings.Replace(fi.Path, "width4-height3", "width=4,height=3", 1)
 			if err := os.Rename(filepath.Join(dir, fi.Path), filepath.Join(dir, old)); err != nil {
 				t.Fatal(err)
@@ -197,7 +197,7 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
 		t.Fatal(stderr)
 	}
-	m, _ := solver.LoadManifest(dir)
+	m, _ := runfolder.LoadManifest(dir)
 	for _, path := range []string{m.Tiers[1].Level.Path, m.Tiers[1].DB.Path} {
 		flipByte(t, filepath.Join(dir, path))
 		code, _, stderr := tierd(t, "query", "--db", dir, "moves:1")

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/internal/poll"
+	"github.com/tiersolve/tiersolve/internal/race"
 )
 
 // submitParts submits a run whose loopy tiers are solved in parts.
@@ -104,10 +106,24 @@ func (c *procCluster) killAndPauseParts(id, spare string) {
 	c.mu.Lock()
 	p := c.procs[paused]
 	c.mu.Unlock()
+	moved := c.partsMoved(id)
 	p.cmd.Process.Signal(syscall.SIGSTOP)
 	c.t.Logf("paused worker %s holding a part of tier %d at level %d", paused, tier, level)
-	time.Sleep(5 * time.Second) // past its 2 s lease: the part goes to another worker
+	// Past its 2 s lease the part goes to another worker.
+	poll.Until(c.t, "the paused worker's part to move to another", 2*time.Minute, func() bool { return c.partsMoved(id) > moved })
 	p.cmd.Process.Signal(syscall.SIGCONT)
+}
+
+// partsMoved is how many rounds of parts of run id moved to another
+// worker so far.
+func (c *procCluster) partsMoved(id string) int {
+	moves := 0
+	for _, tr := range c.runJSON(id).Tiers {
+		if tr.Parts != nil {
+			moves += tr.Parts.Moves
+		}
+	}
+	return moves
 }
 
 // checkPartsMoved checks run id after killAndPauseParts: some tiers were
@@ -206,7 +222,7 @@ func TestPlanCluster(t *testing.T) {
 // tierd, would be several times slower) it is skipped, and .ci/run runs it
 // with the fault tests, without the race detector.
 func TestClusterLoopyPartsLeaderKilled(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector: .ci/run runs it without")
 	}
 	const game, option = "xiangqi", "material=KRvKAB"

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // Processes paused (SIGSTOP) for longer than the election timeout or the
@@ -48,7 +49,7 @@ func (c *procCluster) pause(name string, stop bool) {
 	// stopped (or resumed) the process, so that nothing the test does
 	// next reaches it before.
 	stat := fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid)
-	poll(c.t, name+" stopped or resumed", 10*time.Second, func() bool {
+	poll.Until(c.t, name+" stopped or resumed", 10*time.Second, func() bool {
 		b, err := os.ReadFile(stat)
 		if err != nil {
 			return false
@@ -87,18 +88,6 @@ func (c *procCluster) index(id string) int {
 	}
 	c.t.Fatalf("no coordinator %s", id)
 	return -1
-}
-
-// poll calls cond every 50 ms until it holds, or fails after limit.
-func poll(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s after %v", what, limit)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // submitSmall submits Connect Four 4x4 cut into small units.
@@ -153,7 +142,7 @@ func TestPausedLeader(t *testing.T) {
 		}()
 	}
 	var fresh api.StatusResponse
-	poll(t, "a new leader going on with the run", 2*time.Minute, func() bool {
+	poll.Until(t, "a new leader going on with the run", 2*time.Minute, func() bool {
 		for i := range c.members {
 			var s api.StatusResponse
 			if i == old {
@@ -183,7 +172,7 @@ func TestPausedLeader(t *testing.T) {
 		codes[a.code]++
 	}
 	t.Logf("the reads sent to the paused leader were answered (by status code) %v", codes)
-	poll(t, "the old leader following", time.Minute, func() bool {
+	poll.Until(t, "the old leader following", time.Minute, func() bool {
 		var h struct{ State, Leader string }
 		code, err := c.get(old, "/v1/health", 5*time.Second, &h)
 		return err == nil && code == 200 && h.State == "Follower" && h.Leader != "" && h.Leader != st.Leader
@@ -204,7 +193,7 @@ func TestPausedWorker(t *testing.T) {
 	c.startEnv("w1", c.bin, []string{fmt.Sprintf("%s=8:1", envBlock), envMark + "=" + mark}, "worker", "--coordinators", c.urls(),
 		"--token-file", c.token, "--data", filepath.Join(c.dir, "w1"), "--threads", "1", "--id", "w1", "--memory", "1GiB")
 	id := c.submitSmall()
-	poll(t, "w1 in the middle of a unit of tier 8", 2*time.Minute, func() bool {
+	poll.Until(t, "w1 in the middle of a unit of tier 8", 2*time.Minute, func() bool {
 		_, err := os.Stat(mark)
 		return err == nil
 	})
@@ -238,7 +227,7 @@ func TestPausedWorker(t *testing.T) {
 		return nil
 	}
 	c.startWorker("w2", 1)
-	poll(t, "the paused worker's lease expired and the unit done by another", 2*time.Minute, func() bool {
+	poll.Until(t, "the paused worker's lease expired and the unit done by another", 2*time.Minute, func() bool {
 		u := unit(c.runJSON(id))
 		return u.Done != nil && u.Done.Worker != "w1"
 	})
@@ -250,7 +239,7 @@ func TestPausedWorker(t *testing.T) {
 	if u := unit(c.runJSON(id)); u.Done == nil || u.Done.Token == token {
 		t.Errorf("unit %v: %+v, want it done with a lease other than the paused worker's %d", ref, u.Done, token)
 	}
-	poll(t, "w1 giving its late unit up", time.Minute, func() bool {
+	poll.Until(t, "w1 giving its late unit up", time.Minute, func() bool {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "w1.log"))
 		return strings.Contains(string(log), "lease lost") || strings.Contains(string(log), "result not accepted")
 	})

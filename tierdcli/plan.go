@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 func (p *Program) registerPlan() {
@@ -93,7 +94,7 @@ func (p *Program) runPlan(e *cli.Env, args []string) error {
 	fmt.Fprintf(e.Stdout, "%s (%s%s): %d tiers, hash space %d positions (largest tier %d)\n",
 		g.Name(), g.Option(), kind, est.Tiers, est.HashSpace, est.Largest)
 	fmt.Fprintf(e.Stdout, "heaviest step: tier %s, about %s (%s of it what every run holds: the program and the Go runtime); budget %s with %d workers: %s\n",
-		g.TierName(est.Tier), solver.BytesString(est.Need), solver.BytesString(solver.BaseBytes), solver.BytesString(est.Budget), r.Workers, verdict)
+		g.TierName(est.Tier), plan.BytesString(est.Need), plan.BytesString(plan.BaseBytes), plan.BytesString(est.Budget), r.Workers, verdict)
 	if len(est.Lean) > 0 {
 		names := make([]string, 0, 3)
 		for _, t := range est.Lean[:min(3, len(est.Lean))] {
@@ -127,9 +128,9 @@ type clusterPlanJSON struct {
 // the notes its parts exchange and its time; it exits 1 (ErrSilent) if a
 // tier does not fit.
 func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, threads int, mem uint64, asJSON bool) error {
-	plan := r.ClusterPlan(workers, threads, mem)
+	tiers := r.ClusterPlan(workers, threads, mem)
 	fits, secs, closing := true, 0.0, 0.0
-	for _, t := range plan {
+	for _, t := range tiers {
 		fits = fits && t.Fits
 		secs += t.Seconds
 		closing += t.CloseSeconds
@@ -140,24 +141,24 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 	}
 	if asJSON {
 		if err := json.NewEncoder(e.Stdout).Encode(clusterPlanJSON{Game: game, Option: option, Workers: workers, Threads: threads,
-			Memory: mem, Fits: fits, Seconds: secs, Tiers: plan}); err != nil {
+			Memory: mem, Fits: fits, Seconds: secs, Tiers: tiers}); err != nil {
 			return err
 		}
 		return result
 	}
-	fmt.Fprintf(e.Stdout, "%s (%s) on %d workers of %d threads and %s each, tiers in solving order:\n", game, option, workers, threads, solver.BytesString(mem))
+	fmt.Fprintf(e.Stdout, "%s (%s) on %d workers of %d threads and %s each, tiers in solving order:\n", game, option, workers, threads, plan.BytesString(mem))
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIER\tHASHES\tLOOPY\tPARTS\tMEMORY A WORKER\tNOTES\tNOTES A LEVEL\tTIME\tCLOSING")
-	for _, t := range plan {
+	for _, t := range tiers {
 		parts, notes, perLevel := "whole", "-", "-"
 		if !t.Loopy {
 			parts = "ranges"
 		}
 		if t.Parts > 0 {
 			parts = fmt.Sprint(t.Parts)
-			notes, perLevel = solver.BytesString(t.NotesBytes), solver.BytesString(t.NotesPerLevel)
+			notes, perLevel = plan.BytesString(t.NotesBytes), plan.BytesString(t.NotesPerLevel)
 		}
-		memory := solver.BytesString(t.Bytes)
+		memory := plan.BytesString(t.Bytes)
 		if !t.Fits {
 			memory += " (does NOT fit)"
 		}

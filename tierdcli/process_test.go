@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/tiergraph"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -135,13 +136,13 @@ func (p *process) stop(t *testing.T, sig syscall.Signal) (int, string) {
 }
 
 // solvedRun solves game in a new folder in-process: the reference bytes.
-func solvedRun(t *testing.T, game, option string) (string, *solver.Manifest) {
+func solvedRun(t *testing.T, game, option string) (string, *runfolder.Manifest) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ref")
 	if code, _, stderr := tierd(t, "solve", "--game", game, "--option", option, "--out", dir, "--workers", "2"); code != 0 {
 		t.Fatalf("reference run: %s", stderr)
 	}
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +176,8 @@ func sameResults(t *testing.T, want, got string) {
 			t.Errorf("%s differs from the uninterrupted run's", name)
 		}
 	}
-	a, _ := os.ReadFile(filepath.Join(want, solver.ManifestName))
-	b, _ := os.ReadFile(filepath.Join(got, solver.ManifestName))
+	a, _ := os.ReadFile(filepath.Join(want, runfolder.ManifestName))
+	b, _ := os.ReadFile(filepath.Join(got, runfolder.ManifestName))
 	if !bytes.Equal(a, b) {
 		t.Errorf("manifests differ:\n%s\n----\n%s", a, b)
 	}
@@ -186,7 +187,7 @@ func sameResults(t *testing.T, want, got string) {
 // solved.
 func finished(t *testing.T, dir string) (reached, solved map[uint64]bool) {
 	t.Helper()
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestSignalStopsAndResumes(t *testing.T) {
 	const game, option = "connect4", "width=4,height=4"
 	ref, m := solvedRun(t, game, option)
 	g, _ := games.New(game, option)
-	gr, _ := solver.NewGraph(g)
+	gr, _ := tiergraph.New(g)
 	const blockTier = 8
 	reachable := m.Tiers[blockTier].Reachable
 	for _, tc := range []struct {

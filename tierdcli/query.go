@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/query"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 func (p *Program) registerQuery() {
@@ -46,7 +47,7 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 	}
 	// The game and its options default to the run's.
 	if *game == "" || *option == "" {
-		m, err := solver.LoadManifest(*db)
+		m, err := runfolder.LoadManifest(*db)
 		if err != nil {
 			return err
 		}
@@ -147,7 +148,7 @@ func (p *Program) runVerify(e *cli.Env, args []string) error {
 	if *db == "" || fs.NArg() > 0 {
 		return cli.UsageError("need --db DIR")
 	}
-	m, err := solver.LoadManifest(*db)
+	m, err := runfolder.LoadManifest(*db)
 	if err != nil {
 		return err
 	}

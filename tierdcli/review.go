@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/review"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 func (p *Program) registerReview() {
@@ -33,7 +34,7 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 		return cli.UsageError("need --db DIR and one FILE.xg or FILE.egf")
 	}
 	files := fs.Args()
-	m, err := solver.LoadManifest(*db)
+	m, err := runfolder.LoadManifest(*db)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 }
 
 // reviewXiangqi reviews the moves of an EGF game against a xiangqi run.
-func (p *Program) reviewXiangqi(e *cli.Env, db string, m *solver.Manifest, file string, asJSON bool) error {
+func (p *Program) reviewXiangqi(e *cli.Env, db string, m *runfolder.Manifest, file string, asJSON bool) error {
 	g, err := p.games.New(m.Game, m.Option)
 	if err != nil {
 		return err

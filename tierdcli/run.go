@@ -23,6 +23,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -325,7 +326,7 @@ type startValue struct {
 
 // startOf describes the start position's value, or nil when the run does
 // not reach it (a run from seeds).
-func startOf(st *solver.StartRecord) *startValue {
+func startOf(st *runfolder.StartRecord) *startValue {
 	if st == nil {
 		return nil
 	}
@@ -375,7 +376,7 @@ func whenItRan(secs float64) string {
 }
 
 // solveSummaryOf summarizes a solved run's manifest.
-func solveSummaryOf(m *solver.Manifest, dir string, secs float64) solveSummary {
+func solveSummaryOf(m *runfolder.Manifest, dir string, secs float64) solveSummary {
 	sum := solveSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: dir, Total: m.Total, Seconds: secs, Start: startOf(m.Start)}
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, solveTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Win: t.Win, Lose: t.Lose, Tie: t.Tie, Draw: t.Draw})

@@ -51,7 +51,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // SubmitRequest asks for a new run.
@@ -90,23 +90,23 @@ func (st *StatusResponse) Run(id string) *RunSummary {
 
 // RunSummary is a run at a glance.
 type RunSummary struct {
-	ID         string              `json:"id"`
-	Game       string              `json:"game"`
-	Option     string              `json:"option"`
-	State      RunState            `json:"state"`
-	Error      string              `json:"error,omitempty"`
-	TiersDone  int                 `json:"tiers_done"`
-	TiersTotal int                 `json:"tiers_total"`
-	Reached    int                 `json:"tiers_reached"`
-	UnitsDone  int                 `json:"units_done"`
-	UnitsTotal int                 `json:"units_total"`
-	Leased     int                 `json:"units_leased"`
-	Positions  uint64              `json:"positions"` // reachable, in the merged tiers
-	Created    time.Time           `json:"created"`
-	Seconds    float64             `json:"seconds"` // running time so far, or to the end
-	Start      *solver.StartRecord `json:"start,omitempty"`
-	LogBytes   uint64              `json:"log_bytes"`
-	Commands   uint64              `json:"commands"`
+	ID         string                 `json:"id"`
+	Game       string                 `json:"game"`
+	Option     string                 `json:"option"`
+	State      RunState               `json:"state"`
+	Error      string                 `json:"error,omitempty"`
+	TiersDone  int                    `json:"tiers_done"`
+	TiersTotal int                    `json:"tiers_total"`
+	Reached    int                    `json:"tiers_reached"`
+	UnitsDone  int                    `json:"units_done"`
+	UnitsTotal int                    `json:"units_total"`
+	Leased     int                    `json:"units_leased"`
+	Positions  uint64                 `json:"positions"` // reachable, in the merged tiers
+	Created    time.Time              `json:"created"`
+	Seconds    float64                `json:"seconds"` // running time so far, or to the end
+	Start      *runfolder.StartRecord `json:"start,omitempty"`
+	LogBytes   uint64                 `json:"log_bytes"`
+	Commands   uint64                 `json:"commands"`
 	// Blocked says why units of the run wait although workers are
 	// present: none has the memory one of them needs (LeaseRequest.Memory).
 	Blocked string `json:"blocked,omitempty"`
@@ -159,7 +159,7 @@ type Assignment struct {
 	Option string  `json:"option"`
 	Loopy  bool    `json:"loopy,omitempty"`
 	// Symmetry: the run keeps canonical positions only; the unit runs on
-	// the quotient game (solver.Reduce).
+	// the quotient game (quotient.Reduce).
 	Symmetry bool     `json:"symmetry,omitempty"`
 	Children []uint64 `json:"children,omitempty"`
 	// Level is the tier's full level file (SolveRange, SolveTier; Expand

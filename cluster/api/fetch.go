@@ -7,15 +7,17 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/tiergraph"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
 
 // Fetch writes a finished run's level files, value databases and manifest
 // into dir, in the layout tierd solve writes, so tierd query and tierd
 // verify work on it. Files already there with the right SHA-256 are kept;
 // the manifest is written last.
-func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, option string) (tiergame.Game, error)) (*solver.Manifest, error) {
+func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, option string) (tiergame.Game, error)) (*runfolder.Manifest, error) {
 	run, err := c.Run(ctx, id)
 	if err != nil {
 		return nil, err
@@ -37,27 +39,27 @@ func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, o
 	if err != nil {
 		return nil, err
 	}
-	if g, err = solver.Reduce(g, run.Settings.Symmetry); err != nil {
+	if g, err = quotient.Reduce(g, run.Settings.Symmetry); err != nil {
 		return nil, err
 	}
-	gr, err := solver.NewGraph(g)
+	gr, err := tiergraph.New(g)
 	if err != nil {
 		return nil, err
 	}
-	m := solver.NewManifest(g, gr)
+	m := runfolder.NewManifest(g, gr)
 	for _, rec := range m.Tiers {
 		t := run.tier(rec.Tier)
 		if t == nil || t.Level == nil || t.DB == nil {
 			return nil, fmt.Errorf("run %s has no results for tier %d", id, rec.Tier)
 		}
-		if rec.Level, err = c.fetchFile(ctx, dir, solver.LevelFile(g, tiergame.Tier(rec.Tier)), t.Level.Blob); err != nil {
+		if rec.Level, err = c.fetchFile(ctx, dir, runfolder.LevelFile(g, tiergame.Tier(rec.Tier)), t.Level.Blob); err != nil {
 			return nil, err
 		}
-		if rec.DB, err = c.fetchFile(ctx, dir, solver.DBFile(g, tiergame.Tier(rec.Tier)), t.DB.Blob); err != nil {
+		if rec.DB, err = c.fetchFile(ctx, dir, runfolder.DBFile(g, tiergame.Tier(rec.Tier)), t.DB.Blob); err != nil {
 			return nil, err
 		}
 		if t.DB.Planes != nil {
-			if rec.Planes, err = c.fetchFile(ctx, dir, solver.PlanesFile(g, tiergame.Tier(rec.Tier)), *t.DB.Planes); err != nil {
+			if rec.Planes, err = c.fetchFile(ctx, dir, runfolder.PlanesFile(g, tiergame.Tier(rec.Tier)), *t.DB.Planes); err != nil {
 				return nil, err
 			}
 		}
@@ -75,12 +77,12 @@ func (c *Client) Fetch(ctx context.Context, id, dir string, newGame func(name, o
 }
 
 // fetchFile downloads blob b to dir/rel unless it is there already.
-func (c *Client) fetchFile(ctx context.Context, dir, rel string, b Blob) (*solver.FileInfo, error) {
+func (c *Client) fetchFile(ctx context.Context, dir, rel string, b Blob) (*runfolder.FileInfo, error) {
 	path := filepath.Join(dir, rel)
 	if sum, size, err := blobstore.HashFile(path); err != nil || sum != b.SHA256 || size != b.Size {
 		if err := c.GetBlob(ctx, b, path); err != nil {
 			return nil, err
 		}
 	}
-	return &solver.FileInfo{Path: rel, Bytes: b.Size, SHA256: b.SHA256}, nil
+	return &runfolder.FileInfo{Path: rel, Bytes: b.Size, SHA256: b.SHA256}, nil
 }

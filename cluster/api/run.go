@@ -1,9 +1,9 @@
 package api
 
 import (
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"time"
-
-	"github.com/tiersolve/tiersolve/solver"
 )
 
 // Member is a coordinator: its raft identity and where its HTTP API is.
@@ -48,10 +48,10 @@ type Settings struct {
 	Level int `json:"level"`
 	// Symmetry keeps one canonical position per symmetry class, as tierd
 	// solve --symmetry: workers and the leader's merges run on the
-	// quotient game (solver.Reduce).
+	// quotient game (quotient.Reduce).
 	Symmetry bool `json:"symmetry,omitempty"`
 	// LoopyRanges, above 1, solves each loopy tier in that many parts
-	// (ranges of its hashes, solver.Cut) on different workers, in
+	// (ranges of its hashes, plan.Cut) on different workers, in
 	// lockstep by levels of remoteness (Parts); 0 or 1: a loopy tier is
 	// one unit. The results do not depend on it.
 	LoopyRanges int `json:"loopy_ranges,omitempty"`
@@ -177,8 +177,8 @@ type Run struct {
 	Exhaustive bool `json:"exhaustive,omitempty"`
 	// Tiers are in reachability order (parents first): the first is the
 	// start tier.
-	Tiers []*Tier             `json:"tiers"`
-	Start *solver.StartRecord `json:"start,omitempty"`
+	Tiers []*Tier                `json:"tiers"`
+	Start *runfolder.StartRecord `json:"start,omitempty"`
 	// RequestID is the submitter's idempotency key (SubmitRequest).
 	RequestID string `json:"request_id,omitempty"`
 	// LogBytes counts the raft log bytes of the run's commands.
@@ -317,14 +317,14 @@ func CountDone(us []*Unit) int {
 // files, and the full level file (Blob, Type), set once it is written and
 // durably stored.
 type Level struct {
-	Blob      Blob           `json:"blob"` // empty until written
-	Reachable uint64         `json:"reachable"`
-	Type      int            `json:"type"`
-	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
+	Blob      Blob         `json:"blob"` // empty until written
+	Reachable uint64       `json:"reachable"`
+	Type      int          `json:"type"`
+	Ranges    []plan.Range `json:"ranges"` // how the tier's units cut it
 	// Expand, if set, is how its expand units cut it instead.
-	Expand []solver.Range `json:"expand,omitempty"`
+	Expand []plan.Range `json:"expand,omitempty"`
 	// Parts, if set, is where a loopy tier solved in parts is cut
-	// (solver.Cut.Bounds).
+	// (plan.Cut.Bounds).
 	Parts []uint64 `json:"parts,omitempty"`
 }
 

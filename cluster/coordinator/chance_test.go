@@ -7,7 +7,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // TestChanceGameMatchesEmbedded: a game with dice (the bearoff: chance
@@ -47,7 +47,7 @@ func TestXiangqiMatchesEmbedded(t *testing.T) {
 // clusterMatchesEmbedded runs game on 3 coordinators and workers
 // workers (of 2 threads, then 1), checks that the fetched run is tierd
 // solve's bytes, and returns its manifest.
-func clusterMatchesEmbedded(t *testing.T, game, option string, workers int) *solver.Manifest {
+func clusterMatchesEmbedded(t *testing.T, game, option string, workers int) *runfolder.Manifest {
 	t.Helper()
 	c := startCluster(t, 3, 5*time.Second)
 	c.startWorker("w1", 2)

@@ -25,7 +25,10 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/freeport"
+	"github.com/tiersolve/tiersolve/internal/poll"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // testToken is the shared secret of the test clusters.
@@ -157,7 +160,7 @@ func (c *testCluster) stop() {
 // waitLeader waits for a leader and returns its index.
 func (c *testCluster) waitLeader() int {
 	leader := -1
-	waitUntil(c.t, "a leader", func() bool {
+	poll.Until(c.t, "a leader", time.Minute, func() bool {
 		for i, n := range c.nodes {
 			if n != nil && n.IsLeader() {
 				leader = i
@@ -167,19 +170,6 @@ func (c *testCluster) waitLeader() int {
 		return false
 	})
 	return leader
-}
-
-// waitUntil polls cond until it holds, for a minute at most: tests wait
-// for a sign that what they wait for happened, never for a fixed time.
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: gave up after a minute", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func (c *testCluster) urls() []string {
@@ -318,11 +308,11 @@ func TestMain(m *testing.M) {
 // and compressed, every database byte for byte, and the manifests.
 func sameRunFolders(t testing.TB, want, got string) {
 	t.Helper()
-	wm, err := solver.LoadManifest(want)
+	wm, err := runfolder.LoadManifest(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gm, err := solver.LoadManifest(got)
+	gm, err := runfolder.LoadManifest(got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +332,7 @@ func sameRunFolders(t testing.TB, want, got string) {
 			t.Errorf("tier %d: databases of planes differ", wt.Tier)
 		}
 	}
-	if a, b := readFile(t, want, solver.ManifestName), readFile(t, got, solver.ManifestName); !bytes.Equal(a, b) {
+	if a, b := readFile(t, want, runfolder.ManifestName), readFile(t, got, runfolder.ManifestName); !bytes.Equal(a, b) {
 		t.Errorf("manifests differ:\n%s\n----\n%s", a, b)
 	}
 }
@@ -386,7 +376,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 		{"quixo", "size=3", true, true},
 		{"connect4", "width=4,height=4", true, false},
 	} {
-		if raceEnabled && !tc.underRace {
+		if race.Enabled && !tc.underRace {
 			continue
 		}
 		name := tc.game
@@ -521,7 +511,7 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 		{"quixo", "size=3", true},
 		{"xiangqi", "material=KRvKA", false},
 	} {
-		if raceEnabled && !tc.underRace {
+		if race.Enabled && !tc.underRace {
 			continue
 		}
 		t.Run(tc.game, func(t *testing.T) {
@@ -580,7 +570,7 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 // whenever it replayed a round, so no round replays more than one: the
 // run is still the embedded solve's, byte for byte.
 func TestPartsRestoredEachRound(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		// Single-threaded restores, a minute under -race: .ci/run runs it
 		// without (TestClusterLoopyParts restores parts under -race).
 		t.Skip("run without -race")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // probe GETs a probe path without a token and returns the status and
@@ -38,7 +39,7 @@ func TestProbes(t *testing.T) {
 		if code, body := probe(t, m.HTTPAddr, "/healthz"); code != 200 || body != "ok\n" {
 			t.Errorf("%s /healthz: %d %q", m.ID, code, body)
 		}
-		waitFor(t, m.ID+" ready", time.Minute, func() bool {
+		poll.Until(t, m.ID+" ready", time.Minute, func() bool {
 			code, body := probe(t, m.HTTPAddr, "/readyz")
 			return code == 200 && body == "ready\n"
 		})
@@ -53,7 +54,7 @@ func TestProbes(t *testing.T) {
 		}
 	}
 	m := c.members[last]
-	waitFor(t, m.ID+" not ready", time.Minute, func() bool {
+	poll.Until(t, m.ID+" not ready", time.Minute, func() bool {
 		code, body := probe(t, m.HTTPAddr, "/readyz")
 		return code == http.StatusServiceUnavailable && body == "not ready\n"
 	})

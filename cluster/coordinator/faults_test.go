@@ -23,6 +23,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/faultnet"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // proxiedCluster is a cluster whose every connection goes through a fault
@@ -279,19 +280,6 @@ func (pc *proxiedCluster) watchLeaders() {
 	pc.t.Cleanup(func() { cancel(); <-done })
 }
 
-// waitFor polls cond every 10 ms until it holds, or fails the test
-// after limit.
-func waitFor(t testing.TB, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s after %v", what, limit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // unitOf returns the unit ref names in node n's state.
 func unitOf(n *Node, ref api.UnitRef) (u state.Unit) {
 	n.fsm.View(func(s *state.State, _ uint64) {
@@ -320,7 +308,7 @@ func TestOutdatedRunFailed(t *testing.T) {
 	cl := c.client()
 	ctx := context.Background()
 	var r *api.Run
-	waitUntil(t, "the outdated run failed", func() bool {
+	poll.Until(t, "the outdated run failed", time.Minute, func() bool {
 		r, err = cl.Run(ctx, id)
 		return err == nil && r.State == api.Failed
 	})
@@ -380,7 +368,7 @@ func TestPartitionedLeader(t *testing.T) {
 	}
 	pc.startWorker("w-old", 1)
 	pc.startWorker("w-new", 2)
-	waitFor(t, "the run under way", time.Minute, func() bool {
+	poll.Until(t, "the run under way", time.Minute, func() bool {
 		var reached int
 		pc.nodes[old].fsm.View(func(s *state.State, _ uint64) { reached = s.Run(id).Summary().Reached })
 		return reached >= 3
@@ -414,7 +402,7 @@ func TestPartitionedLeader(t *testing.T) {
 	pc.cutLinks("w-new", old)
 	electionTimeout := 600 * time.Millisecond // fastRaft
 	var leader int
-	waitFor(t, "a new leader on the majority's side", time.Minute, func() bool {
+	poll.Until(t, "a new leader on the majority's side", time.Minute, func() bool {
 		for _, i := range others {
 			if pc.nodes[i].Serving() && pc.nodes[i].raft.CurrentTerm() > term {
 				leader = i
@@ -448,11 +436,11 @@ func TestPartitionedLeader(t *testing.T) {
 	}()
 	// The majority's side goes on with the run: a worker that reached
 	// the old leader first turns to the others.
-	waitFor(t, "units done on the majority's side", 2*time.Minute, func() bool { return unitsDone(leader) >= before[leader]+3 })
+	poll.Until(t, "units done on the majority's side", 2*time.Minute, func() bool { return unitsDone(leader) >= before[leader]+3 })
 	t.Logf("%d units done on the majority's side %v after the cut", unitsDone(leader)-before[leader], time.Since(cutAt))
 	// The partition lasts until the lease has expired on the majority's
 	// side, and at least twice the election timeout.
-	waitFor(t, "the stale lease expired on the majority's side", time.Minute, func() bool {
+	poll.Until(t, "the stale lease expired on the majority's side", time.Minute, func() bool {
 		u := unitOf(pc.nodes[leader], a.Ref)
 		return u.Lease == nil || u.Lease.Token != a.Token
 	})
@@ -461,7 +449,7 @@ func TestPartitionedLeader(t *testing.T) {
 	}
 	pc.healAll()
 	t.Logf("healed after %v", time.Since(cutAt))
-	waitFor(t, "the old leader following the new one", time.Minute, func() bool {
+	poll.Until(t, "the old leader following the new one", time.Minute, func() bool {
 		_, id := pc.nodes[old].raft.LeaderWithID()
 		return !pc.nodes[old].IsLeader() && id != "" && string(id) != pc.members[old].ID
 	})
@@ -475,7 +463,7 @@ func TestPartitionedLeader(t *testing.T) {
 	// follower (or a leader just elected after the heal) may be a few
 	// entries behind the node that answered waitRun.
 	for i, n := range pc.nodes {
-		waitFor(t, fmt.Sprintf("node %d applying the unit's completion", i), 30*time.Second, func() bool { return unitOf(n, a.Ref).Done != nil })
+		poll.Until(t, fmt.Sprintf("node %d applying the unit's completion", i), 30*time.Second, func() bool { return unitOf(n, a.Ref).Done != nil })
 		if u := unitOf(n, a.Ref); u.Done.Token == a.Token {
 			t.Errorf("node %d: the unit leased before the cut was completed with the stale token: %+v", i, u.Done)
 		}
@@ -582,7 +570,7 @@ func TestWorkerCutMidUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	var partial string
-	waitFor(t, "an upload under way on the leader", 2*time.Minute, func() bool {
+	poll.Until(t, "an upload under way on the leader", 2*time.Minute, func() bool {
 		for name, size := range partialUploads(leader) {
 			if size > 0 {
 				partial = name
@@ -608,7 +596,7 @@ func TestWorkerCutMidUpload(t *testing.T) {
 			t.Errorf("unit %v: %+v, want it redone by another worker", ref, u.Done)
 		}
 	}
-	waitFor(t, "the partial upload dropped", time.Minute, func() bool {
+	poll.Until(t, "the partial upload dropped", time.Minute, func() bool {
 		_, ok := partialUploads(leader)[partial]
 		return !ok
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/poll"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -89,7 +90,7 @@ func TestWorkerWithoutTheGame(t *testing.T) {
 // most).
 func waitStatus(t *testing.T, cl *api.Client, what string, cond func(*api.StatusResponse) bool) {
 	t.Helper()
-	waitUntil(t, what, func() bool {
+	poll.Until(t, what, time.Minute, func() bool {
 		st, err := cl.Status(context.Background())
 		return err == nil && cond(st)
 	})

@@ -16,6 +16,7 @@ import (
 	wal "github.com/hashicorp/raft-wal"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // The golden files of cluster/testdata/golden hold what the cluster shows the
@@ -105,7 +106,7 @@ func TestAPIGolden(t *testing.T) {
 		t.Helper()
 		return goldenCall(t, base, testToken, method, path, body, name)
 	}
-	waitUntil(t, "the leader serving", func() bool { return c.nodes[0].Serving() })
+	poll.Until(t, "the leader serving", time.Minute, func() bool { return c.nodes[0].Serving() })
 	call("GET", "/v1/health", "", "health")
 	goldenCall(t, base, "", "GET", "/v1/status", "", "unauthorized")
 	var sub api.SubmitResponse
@@ -115,7 +116,7 @@ func TestAPIGolden(t *testing.T) {
 	cl := c.client()
 	// The start tier's level file is written and its units made; no
 	// worker runs yet, so nothing moves until the lease below.
-	waitUntil(t, "the start tier written", func() bool {
+	poll.Until(t, "the start tier written", time.Minute, func() bool {
 		run, err := cl.Run(ctx, sub.ID)
 		return err == nil && run.Tiers[0].Reach != nil && run.Tiers[0].Level != nil && run.Tiers[0].Level.Blob.SHA256 != ""
 	})

@@ -20,8 +20,9 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/internal/wire"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/tiergraph"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
 
 // The HTTP API of cluster/api, served by each coordinator. Every endpoint
@@ -374,10 +375,10 @@ func (n *Node) submit(req *api.SubmitRequest) (string, error) {
 		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, expand_ranges_per_thread at least 0, max_ranges 1 to 65536, level 1 to 9, loopy_ranges 0 to %d",
 			errBadRequest, api.MaxLoopyRanges)
 	}
-	if _, err := solver.Reduce(g, set.Symmetry); err != nil {
+	if _, err := quotient.Reduce(g, set.Symmetry); err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}
-	gr, err := solver.NewGraph(g)
+	gr, err := tiergraph.New(g)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)
 	}

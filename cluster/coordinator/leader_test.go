@@ -18,7 +18,8 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/internal/poll"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -66,7 +67,7 @@ func TestCut(t *testing.T) {
 	for p := uint64(0); p < 1<<20; p += 3 {
 		set.Add(p)
 	}
-	covers := func(rs []solver.Range) bool {
+	covers := func(rs []plan.Range) bool {
 		if len(rs) == 0 || rs[0].Lo != 0 || rs[len(rs)-1].Hi != 1<<20 {
 			return false
 		}
@@ -229,7 +230,7 @@ func TestLeaseAskedAgain(t *testing.T) {
 	old := c.waitLeader()
 	c.stopNode(old)
 	leader := c.waitLeader()
-	waitUntil(t, "the new leader ready", func() bool { return c.nodes[leader].ready.Load() })
+	poll.Until(t, "the new leader ready", time.Minute, func() bool { return c.nodes[leader].ready.Load() })
 	if present := c.nodes[leader].workers.present(time.Now(), c.leaseTT); !slices.Contains(present, "w") {
 		t.Errorf("the new leader presumes present %v, not the lease's holder w", present)
 	}
@@ -265,7 +266,7 @@ func TestHeartbeatAfterAcceptance(t *testing.T) {
 	}
 	_, stop := c.startWorker("w", 1)
 	var done uint64
-	waitUntil(t, "a unit done", func() bool {
+	poll.Until(t, "a unit done", time.Minute, func() bool {
 		run, err := cl.Run(ctx, id)
 		if err != nil {
 			return false

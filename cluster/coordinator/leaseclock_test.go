@@ -14,7 +14,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // blobOf is a blob named by the SHA-256 of s.
@@ -57,9 +57,9 @@ func leaseModelRun(t *testing.T, seed uint64) {
 		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
 	}})).(string)
 	const nUnits = 6
-	var ranges []solver.Range
+	var ranges []plan.Range
 	for i := range nUnits {
-		ranges = append(ranges, solver.Range{Lo: uint64(10 * i), Hi: uint64(10*i + 10)})
+		ranges = append(ranges, plan.Range{Lo: uint64(10 * i), Hi: uint64(10*i + 10)})
 	}
 	apply(state.SetLevel(id, 0, state.Level{Blob: blobOf("l"), Reachable: 60, Ranges: ranges}))
 	clock := newLeaseClock(ttl)

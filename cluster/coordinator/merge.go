@@ -13,6 +13,8 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -209,20 +211,20 @@ func rangeCount(set api.Settings, perThread int, reachable uint64, threads int) 
 // expansion apart and that gives other ranges, those of its expand units:
 // of equal sizes with one per thread (the workers then finish together),
 // else shrinking.
-func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand []solver.Range) {
+func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand []plan.Range) {
 	ranked := bitarray.NewRanked(set)
 	reachable := ranked.Total()
 	count := rangeCount(settings, settings.RangesPerThread, reachable, threads)
-	solve = solver.SplitShrinkingAligned(ranked, count, cutAlign(reachable, count))
+	solve = plan.SplitShrinkingAligned(ranked, count, cutAlign(reachable, count))
 	per := settings.ExpandRangesPerThread
 	if per == 0 {
 		return solve, nil
 	}
 	n := rangeCount(settings, per, reachable, threads)
 	if per == 1 {
-		expand = solver.SplitRanges(ranked, n)
+		expand = plan.SplitRanges(ranked, n)
 	} else {
-		expand = solver.SplitShrinking(ranked, n)
+		expand = plan.SplitShrinking(ranked, n)
 	}
 	if slices.Equal(expand, solve) {
 		return solve, nil
@@ -255,7 +257,7 @@ func (n *Node) loopyParts(in taskInputs, reachable uint64) int {
 }
 
 // cutParts is where a loopy tier is cut to be solved in parts
-// (solver.Cut.Bounds), at whole blocks of its value database, so that
+// (plan.Cut.Bounds), at whole blocks of its value database, so that
 // mergeDB joins the parts' records by copying their blocks; nil for one
 // part, or for a game without Parents (tiergame.Unmover), whose loopy
 // tiers are solved whole.
@@ -264,7 +266,7 @@ func cutParts(g tiergame.Game, set *bitarray.Set, parts int) []uint64 {
 		return nil
 	}
 	ranked := bitarray.NewRanked(set)
-	c := solver.NewCut(ranked, parts, cutAlign(ranked.Total(), parts))
+	c := plan.NewCut(ranked, parts, cutAlign(ranked.Total(), parts))
 	if c.Parts() < 2 {
 		return nil
 	}
@@ -316,7 +318,7 @@ type tierFiles struct {
 }
 
 // startRecord is the start position's value, from its tier t's files.
-func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int) (*solver.StartRecord, error) {
+func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int) (*runfolder.StartRecord, error) {
 	if files.chance {
 		ct, err := solver.LoadChanceFiles(g, t, files.level, files.db, "", workers) // the start's probability only
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/poll"
 	"github.com/tiersolve/tiersolve/internal/s3test"
 )
 
@@ -113,13 +114,13 @@ func TestClusterS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second run under way", time.Minute, func() bool {
+	poll.Until(t, "the second run under way", time.Minute, func() bool {
 		st, err := cl.Status(ctx)
 		return err == nil && slices.ContainsFunc(st.Runs, func(r api.RunSummary) bool { return r.ID == second && r.Reached >= 6 })
 	})
 	srv.Stop()
 	t.Logf("stopped the store")
-	waitFor(t, "the worker waiting for the store", time.Minute, func() bool { return wcl.StoreWaits.Load() > 0 })
+	poll.Until(t, "the worker waiting for the store", time.Minute, func() bool { return wcl.StoreWaits.Load() > 0 })
 	st, err := cl.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestClusterS3(t *testing.T) {
 	// Nothing in the bucket that no run needs, once the grace has passed.
 	var live map[string]int64
 	c.nodes[c.waitLeader()].fsm.View(func(s *state.State, _ uint64) { live = s.LiveBlobs() })
-	waitFor(t, "the bucket holding what the runs need and nothing else", time.Minute, func() bool {
+	poll.Until(t, "the bucket holding what the runs need and nothing else", time.Minute, func() bool {
 		stored := map[string]int64{}
 		err := view.Walk(func(sum string, size int64, _ time.Time) error {
 			stored[sum] = size

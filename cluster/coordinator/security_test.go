@@ -19,6 +19,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/worker"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // request sends a request with token (none if empty) and returns the
@@ -306,7 +307,7 @@ func TestScopedTokens(t *testing.T) {
 // holds the lease of a: it expired, and the leader released it.
 func waitLeaseEnded(t *testing.T, cl *api.Client, a *api.Assignment) {
 	t.Helper()
-	waitUntil(t, "the lease to expire", func() bool {
+	poll.Until(t, "the lease to expire", time.Minute, func() bool {
 		run, err := cl.Run(context.Background(), a.Ref.Run)
 		if err != nil {
 			return false

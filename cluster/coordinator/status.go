@@ -10,7 +10,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 //go:embed status.html
@@ -26,7 +26,7 @@ var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 		return 100 * a / b
 	},
 	"commas": commas,
-	"bytes":  solver.BytesString,
+	"bytes":  plan.BytesString,
 	"int":    func(f float64) uint64 { return uint64(f) },
 	"secs": func(s float64) string {
 		return (time.Duration(s * float64(time.Second))).Round(100 * time.Millisecond).String()

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -202,8 +205,16 @@ func TestCloseAnswersHeldRequests(t *testing.T) {
 			}
 			base := "http://" + c.members[node].HTTPAddr
 			answers := make(chan int, 2)
+			// held sends a request the node holds, and returns once the
+			// node says it does: its first keep-alive (102 Processing).
 			held := func(method, path, body string) {
-				req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+				holding := make(chan struct{})
+				var once sync.Once
+				trace := &httptrace.ClientTrace{Got1xxResponse: func(int, textproto.MIMEHeader) error {
+					once.Do(func() { close(holding) })
+					return nil
+				}}
+				req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), method, base+path, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+testToken)
 				go func() {
 					resp, err := http.DefaultClient.Do(req)
@@ -214,13 +225,18 @@ func TestCloseAnswersHeldRequests(t *testing.T) {
 					resp.Body.Close()
 					answers <- resp.StatusCode
 				}()
+				select {
+				case <-holding:
+				case code := <-answers:
+					t.Fatalf("%s %s answered (%d) before the node closed", method, path, code)
+				case <-time.After(time.Minute):
+					t.Fatalf("%s %s: not held within a minute", method, path)
+				}
 			}
 			// A worker with no game the run needs is leased nothing: its
 			// request is held.
 			held(http.MethodPost, "/v1/lease", `{"worker":"w","threads":1,"games":["none"],"wait":30}`)
-			time.Sleep(100 * time.Millisecond)
 			held(http.MethodGet, "/v1/status?finished="+id+"&wait=30", "")
-			time.Sleep(300 * time.Millisecond)
 			select {
 			case code := <-answers:
 				t.Fatalf("a request was answered (%d) before the node closed", code)

@@ -25,6 +25,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
 // testCert makes a self-signed certificate for 127.0.0.1 (for servers and
@@ -154,7 +155,7 @@ func TestRaftMutualTLS(t *testing.T) {
 			t.Errorf("a TLS client with %s: %v, want a certificate error", name, err)
 		}
 	}
-	waitFor(t, "the refusals logged", 10*time.Second, func() bool {
+	poll.Until(t, "the refusals logged", 10*time.Second, func() bool {
 		return strings.Count(logs.String(), "refused a raft connection") >= 3
 	})
 	if got := target.raft.CurrentTerm(); got >= term+100 {

@@ -13,7 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -140,9 +140,9 @@ func TestProvisionalRecordsLeftMemory(t *testing.T) {
 	half, _ := ranked.Select(n / 2)
 	units := []struct {
 		token  uint64
-		r      solver.Range
+		r      plan.Range
 		record valuedb.Record
-	}{{1, solver.Range{Lo: 0, Hi: half}, valuedb.Make(tiergame.Win, 1)}, {2, solver.Range{Lo: half, Hi: size}, valuedb.Make(tiergame.Lose, 2)}}
+	}{{1, plan.Range{Lo: 0, Hi: half}, valuedb.Make(tiergame.Win, 1)}, {2, plan.Range{Lo: half, Hi: size}, valuedb.Make(tiergame.Lose, 2)}}
 	var kid api.KidInput
 	kid.Tier, kid.Set = uint64(tier), "K"
 	for i, u := range units {

@@ -8,6 +8,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -86,7 +87,7 @@ func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier
 // name) is solved into: a window of one slice of records for the whole
 // tier, which the worker keeps, so that when it solves the tier's parents
 // it finds the records of its own units in place (solvedKids).
-func (w *Worker) rangeRecords(o owner, name string, set *bitarray.Ranked, r solver.Range) []valuedb.Record {
+func (w *Worker) rangeRecords(o owner, name string, set *bitarray.Ranked, r plan.Range) []valuedb.Record {
 	recs, release, err := w.mem.tierRecords.get(name, o, func() ([]valuedb.Record, int64, error) {
 		return make([]valuedb.Record, set.Total()), 2 * int64(set.Total()), nil
 	})
@@ -94,7 +95,7 @@ func (w *Worker) rangeRecords(o owner, name string, set *bitarray.Ranked, r solv
 		return make([]valuedb.Record, r.Count(set))
 	}
 	release() // the unit holds the slice; the cache may drop its own hold
-	off := solver.Range{Lo: set.Base(), Hi: r.Lo}.Count(set)
+	off := plan.Range{Lo: set.Base(), Hi: r.Lo}.Count(set)
 	return recs[off : off+r.Count(set)]
 }
 
@@ -233,7 +234,7 @@ func (w *Worker) solvedKids(ctx context.Context, u *unit) ([]*solver.SolvedTier,
 				w.mu.Lock()
 				p := w.progress[m.Token]
 				w.mu.Unlock()
-				if p == nil || uint64(len(p.recs)) != (solver.Range{Lo: m.Lo, Hi: m.Hi}).Count(set) {
+				if p == nil || uint64(len(p.recs)) != (plan.Range{Lo: m.Lo, Hi: m.Hi}).Count(set) {
 					return nil, 0, fmt.Errorf("tier %d unit %d: %w", t, m.Ref.Index, errNotMine)
 				}
 				mine[m.Ref.Index] = p.recs

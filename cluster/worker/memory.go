@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -116,11 +117,11 @@ func (m *memory) releaser(it *item) func() {
 // reserveUnit makes room in the memory for what unit u holds beside the
 // shelves while it runs (reserve): need, the estimate of its peak (the
 // leader's, api.Assignment.Bytes, or the worker's own), less what every
-// estimate counts for the program and the runtime (solver.BaseBytes:
+// estimate counts for the program and the runtime (plan.BaseBytes:
 // the worker's fixed part, outside the memory cache) and less held, the bytes of the shelves'
 // entries it holds (counted there).
 func (w *Worker) reserveUnit(ctx context.Context, u *unit, need, held int64) (release func(), err error) {
-	return w.mem.reserve(ctx, u.own, max(need-solver.BaseBytes-held, 0))
+	return w.mem.reserve(ctx, u.own, max(need-plan.BaseBytes-held, 0))
 }
 
 // setLimit changes the budget, dropping unused entries past it.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // programBytes is the least a worker process holds beside the Go
@@ -18,7 +18,7 @@ const programBytes = 16 << 20
 // A worker's memory (with Config.LimitProcess) is its fixed part, room
 // for the collector, and the memory cache, which holds what units load
 // and what they hold while they run (reserveUnit). The fixed part is
-// measured, not assumed (solver.BaseBytes, which the leader's estimates
+// measured, not assumed (plan.BaseBytes, which the leader's estimates
 // count): the program's pages, the Go runtime's own memory (stacks, the
 // heap's metadata) and the heap live while the worker is idle
 // (compression tables, clients), each the most it has been.
@@ -92,7 +92,7 @@ func (w *Worker) holdProcess() {
 // cacheLimit is the memory cache's budget: Config.MemoryBytes if set;
 // with Config.LimitProcess, the budget less the fixed part measured and
 // the collector's room; else the budget less what every estimate counts
-// for the program and the runtime (solver.BaseBytes), or half the
+// for the program and the runtime (plan.BaseBytes), or half the
 // machine's memory. w.mu is held, or w is being made.
 func (w *Worker) cacheLimit() int64 {
 	switch b := w.cfg.Budget; {
@@ -102,14 +102,14 @@ func (w *Worker) cacheLimit() int64 {
 		fixed := w.fixed.bytes()
 		return max(b-fixed-collectorRoom(b, fixed), b/4)
 	case b > 0:
-		return max(b-solver.BaseBytes, b/4)
+		return max(b-plan.BaseBytes, b/4)
 	}
-	return int64(solver.DefaultMemory() / 2)
+	return int64(plan.DefaultMemory() / 2)
 }
 
 // leaseBudget is the budget the worker tells the leader
 // (api.LeaseRequest.Memory), in the leader's terms: its estimates count
-// solver.BaseBytes for the program and the runtime, and what the worker
+// plan.BaseBytes for the program and the runtime, and what the worker
 // holds beside them must fit its memory cache.
 func (w *Worker) leaseBudget() int64 {
 	if w.cfg.Budget <= 0 || !w.cfg.LimitProcess {
@@ -117,7 +117,7 @@ func (w *Worker) leaseBudget() int64 {
 	}
 	w.mem.mu.Lock()
 	defer w.mem.mu.Unlock()
-	return min(w.mem.limit+solver.BaseBytes, w.cfg.Budget)
+	return min(w.mem.limit+plan.BaseBytes, w.cfg.Budget)
 }
 
 // goMemory is the memory the Go runtime holds from the system (heap,

@@ -9,7 +9,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // TestBudget: a worker with a budget and LimitProcess keeps in its
@@ -17,7 +17,7 @@ import (
 // collector's room, tells the leader that cache in the leader's terms,
 // and holds the Go runtime's memory limit at the budget less the
 // program's pages and the cells mapped outside the heap; without
-// LimitProcess the cache is the budget less solver.BaseBytes.
+// LimitProcess the cache is the budget less plan.BaseBytes.
 func TestBudget(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the program's pages are read from /proc")
@@ -41,7 +41,7 @@ func TestBudget(t *testing.T) {
 	if want := budget - fixed - collectorRoom(budget, fixed); w.mem.limit != want {
 		t.Errorf("memory cache of %d bytes, want %d (the budget less the fixed part, %d, and the collector's room)", w.mem.limit, want, fixed)
 	}
-	if got, want := w.leaseBudget(), w.mem.limit+solver.BaseBytes; got != want {
+	if got, want := w.leaseBudget(), w.mem.limit+plan.BaseBytes; got != want {
 		t.Errorf("budget told the leader %d, want %d (the cache in the leader's terms)", got, want)
 	}
 	// Without LimitProcess (a worker in a test's process) the fixed part
@@ -50,8 +50,8 @@ func TestBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w2.mem.limit != budget-solver.BaseBytes || w2.leaseBudget() != budget {
-		t.Errorf("without LimitProcess: memory cache %d, lease budget %d; want %d and %d", w2.mem.limit, w2.leaseBudget(), budget-solver.BaseBytes, budget)
+	if w2.mem.limit != budget-plan.BaseBytes || w2.leaseBudget() != budget {
+		t.Errorf("without LimitProcess: memory cache %d, lease budget %d; want %d and %d", w2.mem.limit, w2.leaseBudget(), budget-plan.BaseBytes, budget)
 	}
 	if got := debug.SetGCPercent(100); got != gcPercent {
 		t.Errorf("GOGC %d, want %d", got, gcPercent)

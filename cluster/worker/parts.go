@@ -12,6 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -66,7 +67,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer release()
-	cut := solver.Cut{Bounds: pw.Bounds}
+	cut := plan.Cut{Bounds: pw.Bounds}
 	e := solver.Effort{Workers: w.cfg.Threads}
 	key := partKey{u.Ref.Run, u.Ref.Tier, pw.Part}
 	last := pw.Steps[len(pw.Steps)-1]
@@ -193,7 +194,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 
 // partGrowth makes room in the memory, beside a first pass's
 // reservation, for what the part holds past the cells the leader's
-// estimate counts (solver.PartFirstPassBytes: a byte a hash): the tables
+// estimate counts (plan.PartFirstPassBytes: a byte a hash): the tables
 // beside its cells (solver.Part.Bytes), which its child tiers' notes grow
 // (8 bytes an entry, some MiB beside 25 MiB of cells for K+R+N v K+A+B+B
 // in 4 parts; 20 MiB when they were Go maps) and no estimate knows before
@@ -224,7 +225,7 @@ func (g *partGrowth) release() {
 }
 
 // restorePart reads a part from its checkpoint.
-func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, pw *api.PartWork, e solver.Effort) (*solver.Part, error) {
+func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, e solver.Effort) (*solver.Part, error) {
 	paths, err := w.disk.paths(ctx, []api.Blob{*pw.Checkpoint})
 	if err != nil {
 		return nil, err
@@ -254,7 +255,7 @@ func eachNotes(path string, f func(solver.Notes) error) error {
 // its child tiers' notes, which the tier's KidNotes units made (the
 // round's step): every held file, then every won file, each a section
 // at a time. It calls grown with the part as it grows (its side tables).
-func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut solver.Cut, pw *api.PartWork, step api.PartStep, e solver.Effort, grown func(*solver.Part)) (*solver.Part, error) {
+func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, step api.PartStep, e solver.Effort, grown func(*solver.Part)) (*solver.Part, error) {
 	p, err := solver.NewPart(ctx, u.g, u.tier, set, cut, pw.Part, pw.KidRem, pw.KidTie, e)
 	if err != nil {
 		return nil, err
@@ -323,15 +324,15 @@ func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
 	if u.Hi > c.Header().Count || u.Lo > u.Hi {
 		return 0, fmt.Errorf("child tier %d: ranks [%d, %d) of %d", ki.Tier, u.Lo, u.Hi, c.Header().Count)
 	}
-	cut := solver.Cut{Bounds: u.Part.Bounds}
+	cut := plan.Cut{Bounds: u.Part.Bounds}
 	roles := []string{api.RoleHeld, api.RoleWon, api.RoleTied} // as ChildNotes returns them
 	files := make([]*sentNotes, len(roles))
 	for i, role := range roles {
 		files[i] = &sentNotes{out: u.out, t: u.tier, role: role, from: -1, mine: true}
 	}
 	err = func() error {
-		for lo := u.Lo; lo < u.Hi; lo += solver.ChildChunk {
-			st, err := c.Range(lo, min(lo+solver.ChildChunk, u.Hi), w.cfg.Threads)
+		for lo := u.Lo; lo < u.Hi; lo += plan.ChildChunk {
+			st, err := c.Range(lo, min(lo+plan.ChildChunk, u.Hi), w.cfg.Threads)
 			if err != nil {
 				return err
 			}

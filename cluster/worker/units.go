@@ -14,6 +14,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -48,7 +49,7 @@ type unit struct {
 	g        tiergame.Game
 	tier     tiergame.Tier
 	children []tiergame.Tier
-	rng      solver.Range // of the tier's hash space
+	rng      plan.Range // of the tier's hash space
 	// own is what the unit loads of its own tier.
 	own owner
 	// out collects its output files.
@@ -73,7 +74,7 @@ func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()
 		return &outputs{}, 0, err
 	}
 	u := &unit{Assignment: a, g: g, tier: tiergame.Tier(a.Ref.Tier), children: make([]tiergame.Tier, len(a.Children)),
-		rng: solver.Range{Lo: a.Lo, Hi: a.Hi}, own: owner{a.Ref.Run, a.Ref.Tier}, out: &outputs{w: w, run: a.Ref.Run}, computed: computed}
+		rng: plan.Range{Lo: a.Lo, Hi: a.Hi}, own: owner{a.Ref.Run, a.Ref.Tier}, out: &outputs{w: w, run: a.Ref.Run}, computed: computed}
 	for i, c := range a.Children {
 		u.children[i] = tiergame.Tier(c)
 	}
@@ -123,10 +124,10 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 	// Each thread adds a set over the tier and its children: as many as
 	// the budget holds (the leader's estimate is for one).
 	workers := w.cfg.Threads
-	for w.cfg.Budget > 0 && workers > 1 && solver.CloseBytes(size, kids, workers) > uint64(w.cfg.Budget) {
+	for w.cfg.Budget > 0 && workers > 1 && plan.CloseBytes(size, kids, workers) > uint64(w.cfg.Budget) {
 		workers--
 	}
-	release, err := w.reserveUnit(ctx, u, int64(solver.CloseBytes(size, kids, workers)), 0)
+	release, err := w.reserveUnit(ctx, u, int64(plan.CloseBytes(size, kids, workers)), 0)
 	if err != nil {
 		return 0, err
 	}

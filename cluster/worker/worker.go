@@ -52,12 +52,12 @@ type Config struct {
 	// units under way hold beside them; 0 means 8 GiB, and the Budget
 	// less the worker's fixed part measured and room for the collector
 	// with LimitProcess (else less what every estimate counts for the
-	// program and the runtime, solver.BaseBytes), or half the machine's
+	// program and the runtime, plan.BaseBytes), or half the machine's
 	// memory.
 	CacheBytes, MemoryBytes int64
 	// Budget, if set, is the worker's memory budget, which it tells the
 	// leader (api.LeaseRequest.Memory, less what its measured fixed part
-	// takes beyond solver.BaseBytes): it is leased no unit the leader
+	// takes beyond plan.BaseBytes): it is leased no unit the leader
 	// estimates larger, and a unit of a loopy tier makes room for the
 	// estimate in the memory cache while it runs.
 	Budget int64

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/internal/race"
 )
 
 // What levelctl does when things go wrong: a missing folder, a full disk,
@@ -233,7 +234,7 @@ func sparseBitmap(t *testing.T, name string) {
 // thousand takes memory for those, not for the span; a budget smaller than
 // the span's bit array refuses the file up front, saying so.
 func TestConvertMemoryFollowsMembers(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		// The race detector shadows every word read: memory follows the
 		// span then, and the test takes a minute. CI runs it without.
 		t.Skip("run without -race (see .ci/run)")

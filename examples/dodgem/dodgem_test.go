@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/examples/dodgem"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
@@ -26,7 +27,7 @@ func TestConformance(t *testing.T) {
 		{"4", tiergametest.Options{}},
 		{"5", tiergametest.Options{}},
 	} {
-		if tc.size == "5" && raceEnabled {
+		if tc.size == "5" && race.Enabled {
 			tc.opts = tiergametest.Options{MaxPositions: 2000, Samples: 200, Hashes: 200}
 		}
 		t.Run("size="+tc.size, func(t *testing.T) {
@@ -102,7 +103,7 @@ func TestMoveNames(t *testing.T) {
 // has 35,281; 4x4 is skipped under -short and -race.
 func TestAgainstBruteForce(t *testing.T) {
 	sizes := []int{3, 4}
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		sizes = sizes[:1]
 	}
 	for _, n := range sizes {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/gnubgid"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -132,7 +133,7 @@ func TestMoveLists(t *testing.T) {
 		check(g6, i)
 	}
 	many := 15
-	if raceEnabled {
+	if race.Enabled {
 		many = 10
 	}
 	g, _ := NewGame(many, 6)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/bearoff/internal/gnubgbd"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -134,7 +135,7 @@ func gnubgCubeEquity(nd, dt, dp int) int {
 // CI compares 6 points with 5 checkers (213,444 positions) and 4 with 6;
 // TIERSOLVE_GNUBG_FULL=1 also 6 with 6 (853,776).
 func TestGnubgTwoSided(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("slow with the race detector; .ci/run runs it without")
 	}
 	variants := [][2]int{{6, 5}, {4, 6}}
@@ -368,7 +369,7 @@ func reproduces(choices [][]int, dist func(int) [32]uint16, want [32]uint16) boo
 //     exactly best, and only the means, the quantity both minimise, are
 //     compared.
 func TestGnubgOneSided(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("slow with the race detector; .ci/run runs it without")
 	}
 	f, err := os.Open(gnubgOneSided)

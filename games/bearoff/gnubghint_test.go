@@ -15,6 +15,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/gamecodecs/gnubgid"
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 )
 
@@ -165,7 +166,7 @@ func gnubgID(t *testing.T, g *Game, i, j int, m gnubgid.Match) string {
 // between the actions is within gnubg's 16-bit rounding, and the values
 // of no double, double/take and double/pass must agree within it.
 func TestGnubgCubeMoney(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("slow with the race detector; .ci/run runs it without")
 	}
 	ts, _ := makeTwoSided(t, 6, 5)
@@ -241,7 +242,7 @@ const MatchEnv = "TIERSOLVE_GNUBG_MATCH"
 // winning chances. gnubg's double/pass comes from the table alone and must
 // be ours everywhere.
 func TestGnubgCubeMatch(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("slow with the race detector; .ci/run runs it without")
 	}
 	table, err := met.ReadFile(met.DefaultFile)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/internal/comb"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -38,7 +39,7 @@ func upTo(n int) func(tiergame.Tier) bool {
 // maxTier returns how deep the vector tests explore: less under -short
 // and the race detector.
 func maxTier(full, short int) int {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		return short
 	}
 	return full
@@ -51,7 +52,7 @@ func TestConformance(t *testing.T) {
 	whole := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20}
 	some := tiergametest.Options{MaxPositions: samples(3000, 1000), Samples: samples(1000, 300), Hashes: samples(1000, 300)}
 	mid := whole // 4x4: 161,029 reachable positions
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		mid = some
 	}
 	for _, tc := range []struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -17,7 +18,7 @@ import (
 func TestCursorAgainstOld(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	count := 400
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		count = 60
 	}
 	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 5}, {6, 4}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}, {2, 2}} {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -67,7 +68,7 @@ func TestSymmetryOrbits(t *testing.T) {
 
 // samples returns full, or short under -short and the race detector.
 func samples(full, short int) int {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		return short
 	}
 	return full

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/dshogi"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -242,7 +244,7 @@ func refSolve(start refPos) (map[string]int, []refPos, []tiergame.Value, []int) 
 // runs them all without it).
 func TestAgainstReference(t *testing.T) {
 	variants := []string{"L", "LC", "LG", "LE"}
-	if raceEnabled {
+	if race.Enabled {
 		variants = []string{"L", "LE"}
 	}
 	if os.Getenv("TIERSOLVE_LONG") != "" {
@@ -321,7 +323,7 @@ func compareRun(t *testing.T, g *dshogi.Game, dir string, symmetry bool, all []r
 			}
 		}
 	}
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

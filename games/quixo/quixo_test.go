@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -14,7 +15,7 @@ import (
 // samples returns how many random positions a test checks: fewer under
 // -short and the race detector.
 func samples(full, short int) int {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		return short
 	}
 	return full
@@ -25,7 +26,7 @@ func samples(full, short int) int {
 // reachable ones and random ones; and random positions of 4x4 and 5x5.
 func TestConformance(t *testing.T) {
 	small := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20}
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		small = tiergametest.Options{MaxPositions: 3000, Samples: 500, Hashes: 1000}
 	}
 	large := tiergametest.Options{MaxPositions: samples(2000, 300), Samples: samples(1000, 100), Hashes: samples(1000, 100)}

@@ -13,8 +13,11 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/teeko"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -303,13 +306,13 @@ func TestDropTiersAgainstGamesmanOne(t *testing.T) {
 	an := readAnalyzer(t)
 	last := tiergame.Tier(6)
 	switch {
-	case raceEnabled:
+	case race.Enabled:
 		last = 4
 	case testing.Short():
 		last = 5
 	}
 	in := func(u tiergame.Tier) bool { return u <= last }
-	quotient, err := solver.Reduce(teeko.Game{}, true)
+	quotient, err := quotient.Reduce(teeko.Game{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +334,7 @@ func TestDropTiersAgainstGamesmanOne(t *testing.T) {
 // GamesmanOne's. Not under the race detector or -short (.ci/run runs it
 // without the race detector).
 func TestSymmetricAgainstGamesmanOne(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("half a minute of CPU: not with -short or the race detector")
 	}
 	compareWithGamesmanOne(t, true)
@@ -391,7 +394,7 @@ func compareWithGamesmanOne(t *testing.T, symmetry bool) {
 }
 
 // tierSummary reads the value database of a solved tier.
-func tierSummary(t *testing.T, dir string, rec *solver.TierRecord) summary {
+func tierSummary(t *testing.T, dir string, rec *runfolder.TierRecord) summary {
 	t.Helper()
 	db, err := valuedb.Open(filepath.Join(dir, rec.DB.Path))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/teeko"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -15,7 +16,7 @@ import (
 // samples returns how many random positions a test checks: fewer under
 // -short and the race detector.
 func samples(full, short int) int {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		return short
 	}
 	return full

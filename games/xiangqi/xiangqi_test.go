@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
@@ -163,7 +164,7 @@ func TestHashes(t *testing.T) {
 		g := newGame(t, mat)
 		start, _ := g.Start()
 		sample := 20000
-		if raceEnabled {
+		if race.Enabled {
 			sample = 1000
 		}
 		for _, tier := range g.ChildTiers(start) {
@@ -221,7 +222,7 @@ func legalPositions(g *Game, t tiergame.Tier) []tiergame.Position {
 // that children are legal positions of the declared tiers.
 func TestMovesCursorsParents(t *testing.T) {
 	endgames := []string{"KRvKA", "KNvKB", "KPvKA"}
-	if raceEnabled {
+	if race.Enabled {
 		endgames = []string{"KRvK", "KPvK"}
 	}
 	for _, mat := range endgames {
@@ -451,7 +452,7 @@ func TestConformance(t *testing.T) {
 		{"KCPPvKNAB", tiergametest.Options{MaxPositions: 500, Samples: 50, Hashes: 1000}},
 	} {
 		t.Run(c.material, func(t *testing.T) {
-			if raceEnabled {
+			if race.Enabled {
 				c.opts.MaxPositions, c.opts.Hashes = min(c.opts.MaxPositions, 2000), min(c.opts.Hashes, 2000)
 			}
 			c.opts.New = New

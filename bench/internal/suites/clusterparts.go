@@ -25,7 +25,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tierdcli"
 )
 
@@ -156,7 +156,7 @@ func runTierdSolve(_ context.Context, env harness.JobEnv, raw json.RawMessage) (
 		return harness.Sample{}, fmt.Errorf("tierd %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(out.String()))
 	}
 	secs, cpu := time.Since(t0).Seconds(), harness.CPUSeconds()-cpu0
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		return harness.Sample{}, err
 	}
@@ -176,7 +176,7 @@ func runTierdSolve(_ context.Context, env harness.JobEnv, raw json.RawMessage) (
 }
 
 // startString says the start position's value as RunSummary.Start does.
-func startString(s *solver.StartRecord) string {
+func startString(s *runfolder.StartRecord) string {
 	if s == nil {
 		return ""
 	}
@@ -410,7 +410,7 @@ func dirSize(dir string) (int64, error) {
 // the first that differs or is missing.
 func sameRun(want, got string) (int, error) {
 	list := func(dir string) ([]string, error) {
-		names := []string{solver.ManifestName}
+		names := []string{runfolder.ManifestName}
 		for _, sub := range []string{"levels", "db"} {
 			err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {

@@ -15,7 +15,7 @@ import (
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/bench/internal/results"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // corpus is the shared XG corpus, read in place as the xg tests do.
@@ -339,7 +339,7 @@ func TestSameRun(t *testing.T) {
 // a worker that never comes (a budget of 40 MiB did, after the children's
 // notes moved to KidNotes units).
 func TestPartsBudgetsHoldAPart(t *testing.T) {
-	floor := max(solver.PartFirstPassBytes(0, 0), solver.PartRoundBytes(0, 0))
+	floor := max(plan.PartFirstPassBytes(0, 0), plan.PartRoundBytes(0, 0))
 	for _, f := range partsFamilies {
 		if f.memory != 0 && f.memory <= floor {
 			t.Errorf("%s at %s: a part needs at least %s", f.name, memsize.Format(f.memory), memsize.Format(floor))

@@ -2,10 +2,9 @@ package unitio
 
 import (
 	"fmt"
-	"sync"
-
-	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
+	"sync"
 )
 
 // Games builds each game variant once: building one can cost (tables,
@@ -21,7 +20,7 @@ func NewGames(newGame func(name, option string) (tiergame.Game, error)) *Games {
 	return &Games{newGame: newGame, m: map[string]tiergame.Game{}}
 }
 
-// Get returns the game, or with symmetry its quotient (solver.Reduce): a
+// Get returns the game, or with symmetry its quotient (quotient.Reduce): a
 // symmetric run's units and merges work on canonical positions.
 func (c *Games) Get(name, option string, symmetry bool) (tiergame.Game, error) {
 	c.mu.Lock()
@@ -34,7 +33,7 @@ func (c *Games) Get(name, option string, symmetry bool) (tiergame.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g, err = solver.Reduce(g, symmetry); err != nil {
+	if g, err = quotient.Reduce(g, symmetry); err != nil {
 		return nil, err
 	}
 	c.m[key] = g

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // A Taker asks for a unit of work.
@@ -134,7 +134,7 @@ func (s *State) Blocked(id string, largest int64) string {
 				what, fix = "closing "+what, "start a worker with more --memory"
 			}
 			return fmt.Sprintf("%s needs about %s, more than the largest worker budget (%s): %s",
-				what, solver.BytesString(n), solver.BytesString(uint64(largest)), fix)
+				what, plan.BytesString(n), plan.BytesString(uint64(largest)), fix)
 		}
 	}
 	return ""

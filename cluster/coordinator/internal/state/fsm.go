@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // Errors of applied commands, which callers test, besides those of the
@@ -115,10 +115,10 @@ type dbCmd struct {
 }
 
 type finishCmd struct {
-	Run   string              `json:"run"`
-	Time  time.Time           `json:"time"`
-	Start *solver.StartRecord `json:"start,omitempty"`
-	Error string              `json:"error,omitempty"` // the run failed
+	Run   string                 `json:"run"`
+	Time  time.Time              `json:"time"`
+	Start *runfolder.StartRecord `json:"start,omitempty"`
+	Error string                 `json:"error,omitempty"` // the run failed
 }
 
 // SetMembers records the coordinators.
@@ -161,7 +161,7 @@ func SetDB(run string, tier uint64, db DB) *Command {
 
 // Finish ends a run at time at: done with the start position's value, or
 // failed with errMsg.
-func Finish(run string, at time.Time, start *solver.StartRecord, errMsg string) *Command {
+func Finish(run string, at time.Time, start *runfolder.StartRecord, errMsg string) *Command {
 	return &Command{Op: opFinish, Finish: &finishCmd{Run: run, Time: at, Start: start, Error: errMsg}}
 }
 

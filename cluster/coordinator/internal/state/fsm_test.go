@@ -15,7 +15,9 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // ref names a unit.
@@ -108,8 +110,8 @@ func TestFSMRunLifecycle(t *testing.T) {
 	}
 	// Tier 0's level: two ranges, two expand units, cut apart from the
 	// solve units' ranges.
-	lv := Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}},
-		Expand: []solver.Range{{Lo: 0, Hi: 30}, {Lo: 30, Hi: 100}}}
+	lv := Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []plan.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}},
+		Expand: []plan.Range{{Lo: 0, Hi: 30}, {Lo: 30, Hi: 100}}}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: lv}})
 	s := h.state()
 	if us := s.Runs[0].Tiers[0].Reach; len(us) != 2 || us[0].Kind != api.Expand || us[0].Hi != 30 || us[1].Lo != 30 {
@@ -150,7 +152,7 @@ func TestFSMRunLifecycle(t *testing.T) {
 	}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 20}}})
 	// Tier 2 in the leader's two steps: its cut, then its file.
-	cut := Level{Reachable: 5, Ranges: []solver.Range{{Lo: 0, Hi: 100}}}
+	cut := Level{Reachable: 5, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: cut}})
 	s = h.state()
 	if t2, phase := s.Runs[0].Tiers[2], s.Runs[0].View().Tiers[2].Phase(); !t2.Expanded || t2.Solve != nil || phase != "merging" {
@@ -164,7 +166,7 @@ func TestFSMRunLifecycle(t *testing.T) {
 	if _, ok := live[blobOf("p2").SHA256]; !ok {
 		t.Fatal("tier 2's partial not live while its file is not written")
 	}
-	again := Level{Reachable: 5, Ranges: []solver.Range{{Lo: 0, Hi: 40}, {Lo: 40, Hi: 100}}}
+	again := Level{Reachable: 5, Ranges: []plan.Range{{Lo: 0, Hi: 40}, {Lo: 40, Hi: 100}}}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: again}}) // a redone cut: ignored
 	again.Blob = blobOf("level2")
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: again}})
@@ -209,7 +211,7 @@ func TestFSMRunLifecycle(t *testing.T) {
 	if len(live) != 6 {
 		t.Fatalf("live blobs of a solved run: %d, want 6", len(live))
 	}
-	h.apply(&Command{Op: opFinish, Finish: &finishCmd{Run: id, Start: &solver.StartRecord{Value: "win"}}})
+	h.apply(&Command{Op: opFinish, Finish: &finishCmd{Run: id, Start: &runfolder.StartRecord{Value: "win"}}})
 	if s := h.state(); s.Runs[0].State != api.Done || len(tasksOf(h)) != 0 {
 		t.Fatalf("finished run: %+v", s.Runs[0])
 	}
@@ -222,7 +224,7 @@ func TestFSMRunLifecycle(t *testing.T) {
 func TestFSMFencing(t *testing.T) {
 	h := newHarness(t)
 	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 1, Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 1, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
 	ref := unitRef(id, 0, api.PhaseReach, 0)
 	out := []api.Output{{Tier: 1, Blob: blobOf("x")}}
 	complete := func(tok uint64, outs []api.Output) error {
@@ -262,7 +264,7 @@ func TestFSMFencing(t *testing.T) {
 	// Failures: three fail the run.
 	h2 := newHarness(t)
 	id2 := h2.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
-	h2.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id2, Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 1, Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+	h2.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id2, Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 1, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
 	for i := range MaxFailures {
 		tok := h2.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: unitRef(id2, 0, api.PhaseReach, 0), Worker: "a"}}).(uint64)
 		h2.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: unitRef(id2, 0, api.PhaseReach, 0), Token: tok, Error: fmt.Sprint("boom ", i)}})
@@ -321,9 +323,9 @@ func TestFSMSnapshotRestore(t *testing.T) {
 // run of one tier with many units, and returns them.
 func randomCommands(h *fsmHarness, rng *rand.Rand, n int) []*Command {
 	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
-	var ranges []solver.Range
+	var ranges []plan.Range
 	for i := range 20 {
-		ranges = append(ranges, solver.Range{Lo: uint64(5 * i), Hi: uint64(5*i + 5)})
+		ranges = append(ranges, plan.Range{Lo: uint64(5 * i), Hi: uint64(5*i + 5)})
 	}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 100, Ranges: ranges}}})
 	var cmds []*Command
@@ -365,7 +367,7 @@ func FuzzApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h := newHarness(t)
 		h.apply(&Command{Op: opCreate, Run: chainRun()})
-		h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: "r1", Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 1, Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+		h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: "r1", Tier: 0, Level: Level{Blob: blobOf("l"), Reachable: 1, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
 		h.index++
 		h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: data})
 		h.fsm.View(func(s *State, _ uint64) { s.Tasks(); s.LiveBlobs() })
@@ -404,7 +406,7 @@ func TestFSMProvisionalLease(t *testing.T) {
 		{Tier: 1, Name: "t1", Size: 100, Parents: []uint64{0}},
 	}}
 	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
-	two := []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}
+	two := []plan.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l0"), Reachable: 10, Ranges: two}}})
 	grant := func(ref api.UnitRef, worker string) (uint64, error) {
 		t.Helper()
@@ -501,7 +503,7 @@ func TestFSMProvisionalLease(t *testing.T) {
 // all without it).
 func TestProvisionalRulesAgainstModel(t *testing.T) {
 	seeds := 30
-	if raceEnabled {
+	if race.Enabled {
 		seeds = 8
 	}
 	for seed := range uint64(seeds) {
@@ -524,14 +526,14 @@ func provisionalModelRun(t *testing.T, seed uint64) {
 	}}
 	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("l0"), Reachable: 10,
-		Ranges: []solver.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}}}})
+		Ranges: []plan.Range{{Lo: 0, Hi: 50}, {Lo: 50, Hi: 100}}}}})
 	for i := range 2 {
 		ref := unitRef(id, 0, api.PhaseReach, i)
 		tok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: "w"}}).(uint64)
 		h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: Completion{Token: tok, Outputs: []api.Output{{Tier: 1, Blob: blobOf(fmt.Sprint("p", i))}}}}})
 	}
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("l1"), Reachable: 10,
-		Ranges: []solver.Range{{Lo: 0, Hi: 30}, {Lo: 30, Hi: 60}, {Lo: 60, Hi: 100}}}}})
+		Ranges: []plan.Range{{Lo: 0, Hi: 30}, {Lo: 30, Hi: 60}, {Lo: 60, Hi: 100}}}}})
 
 	kids, parents := make([]modelLease, 3), make([]modelLease, 2)
 	parentsExist := false

@@ -4,12 +4,12 @@ import (
 	"slices"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // A loopy tier solved in parts (api.Settings.LoopyRanges) runs as
 // solver's solveLoopyParts does in one process: first its child tiers'
-// records, a range a unit (api.KidNotes, solver.ChildRanges), into notes
+// records, a range a unit (api.KidNotes, plan.ChildRanges), into notes
 // files for each part, so that each child position's un-moves are
 // computed once, not once a part; then in rounds: every part's first
 // pass, levels of wins and losses in lockstep, the start of ties and
@@ -93,7 +93,7 @@ func (r *Run) ChildrenWritten(t *Tier) bool {
 }
 
 // newParts starts tier t's solve in parts: a KidNotes unit per range of
-// each child tier's records (solver.ChildRanges: about as many as the
+// each child tier's records (plan.ChildRanges: about as many as the
 // parts, of at least the run's MinRange records, at whole chunks), or,
 // if the children hold no record, every part's first pass.
 func (r *Run) newParts(t *Tier) *Parts {
@@ -102,10 +102,10 @@ func (r *Run) newParts(t *Tier) *Parts {
 	for k := range p.Parts {
 		p.Parts[k] = &Part{Next: -1}
 	}
-	least := max(r.Settings.MinRange, solver.ChildChunk)
+	least := max(r.Settings.MinRange, plan.ChildChunk)
 	for _, c := range t.Children {
 		if ct := r.Tier(c); ct.Level != nil {
-			for _, rg := range solver.ChildRanges(ct.Level.Reachable, n, least, solver.ChildChunk) {
+			for _, rg := range plan.ChildRanges(ct.Level.Reachable, n, least, plan.ChildChunk) {
 				p.Units = append(p.Units, &Unit{Kind: api.KidNotes, Lo: rg.Lo, Hi: rg.Hi, Child: c})
 			}
 		}
@@ -372,11 +372,11 @@ func (p *Parts) view() *api.Parts {
 
 // UnitBytes is the leader's estimate of the peak memory of unit u of tier
 // t on a worker, for the units of loopy tiers: a whole tier's closing
-// (Close: solver.CloseBytes, on one thread; a worker closes on as many as
-// its budget holds) or solving (SolveTier: solver.LoopyTierBytes), a
+// (Close: plan.CloseBytes, on one thread; a worker closes on as many as
+// its budget holds) or solving (SolveTier: plan.LoopyTierBytes), a
 // range of a child tier turned into notes (KidNotes:
-// solver.KidNotesBytes), or a part's first pass
-// (solver.PartFirstPassBytes) or later round (solver.PartRoundBytes: its
+// plan.KidNotesBytes), or a part's first pass
+// (plan.PartFirstPassBytes) or later round (plan.PartRoundBytes: its
 // cells, or more if a part of the tier reported holding more); 0 for the
 // others, which are not estimated.
 func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
@@ -386,19 +386,19 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 		for i, c := range t.Children {
 			kids[i] = r.Tier(c).Size
 		}
-		return solver.CloseBytes(t.Size, kids, 1)
+		return plan.CloseBytes(t.Size, kids, 1)
 	case api.Part:
 		p := t.Parts
 		if p == nil || p.Phase == api.PartsFirst {
-			return solver.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
+			return plan.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
 		}
 		// A later round reads no child tier: the part's cells (twice
 		// as wide from the level a byte does not hold), or what the
 		// largest part reported holding, if more.
-		cells := solver.PartCellBytes(u.Hi-u.Lo, p.Level, p.Phase == api.PartsTies)
-		return solver.PartRoundBytes(t.Size, max(cells, p.Bytes))
+		cells := plan.PartCellBytes(u.Hi-u.Lo, p.Level, p.Phase == api.PartsTies)
+		return plan.PartRoundBytes(t.Size, max(cells, p.Bytes))
 	case api.KidNotes:
-		return solver.KidNotesBytes(r.Tier(u.Child).Size, len(t.Level.Parts)-1)
+		return plan.KidNotesBytes(r.Tier(u.Child).Size, len(t.Level.Parts)-1)
 	case api.SolveTier:
 		var count uint64
 		if t.Level != nil {
@@ -410,9 +410,9 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 }
 
 // LoopyBytes estimates the peak memory of solving loopy tier t, of count
-// reachable positions, whole on a worker (solver.LoopyTierBytes).
+// reachable positions, whole on a worker (plan.LoopyTierBytes).
 func (r *Run) LoopyBytes(t *Tier, count uint64) uint64 {
-	return solver.LoopyTierBytes(t.Size, count, r.kids(t))
+	return plan.LoopyTierBytes(t.Size, count, r.kids(t))
 }
 
 // kids are the hash spaces and reachable counts of t's child tiers (those
@@ -429,12 +429,12 @@ func (r *Run) kids(t *Tier) [][2]uint64 {
 
 // PartsFor is how many parts loopy tier t, of count reachable positions,
 // is cut into for workers whose largest budget is largest
-// (solver.LoopyParts): none (0) if it fits whole or no worker says, at
+// (plan.LoopyParts): none (0) if it fits whole or no worker says, at
 // most most.
 func (r *Run) PartsFor(t *Tier, count uint64, largest int64, most int) int {
 	if largest <= 0 {
 		return 0
 	}
-	parts, _ := solver.LoopyParts(t.Size, count, r.kids(t), uint64(largest), most)
+	parts, _ := plan.LoopyParts(t.Size, count, r.kids(t), uint64(largest), most)
 	return parts
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
 // TestFSMParts walks a loopy tier solved in 3 parts through its child
@@ -40,13 +40,13 @@ func TestFSMParts(t *testing.T) {
 	}
 	// Tier 0 reached and expanded, tier 1 closed, tier 2 solved.
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
-		Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
 	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
 	grantComplete(unitRef(id, 1, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 30,
-		Ranges: []solver.Range{{Lo: 0, Hi: 100}}, Parts: []uint64{0, 30, 60, 100}}}})
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}, Parts: []uint64{0, 30, 60, 100}}}})
 	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5,
-		Ranges: []solver.Range{{Lo: 0, Hi: 100}}}}})
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
 	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), "w1", nil, api.Output{Tier: 2, Blob: blobOf("recs2")})
 	if p := h.state().Runs[0].Tiers[1].Parts; p != nil {
 		t.Fatalf("tier 1 in parts before its child's database is written: %+v", p)
@@ -212,7 +212,7 @@ func TestPartsMemory(t *testing.T) {
 		t.Fatalf("%d parts for a budget of a third of the tier's %d bytes", parts, whole)
 	}
 	var kidSize uint64 = size / 2
-	if solver.PartBytes(size, size/uint64(parts)+1, kidSize) > uint64(budget) || solver.PartBytes(size, size/uint64(parts-1)+1, kidSize) <= uint64(budget) {
+	if plan.PartBytes(size, size/uint64(parts)+1, kidSize) > uint64(budget) || plan.PartBytes(size, size/uint64(parts-1)+1, kidSize) <= uint64(budget) {
 		t.Errorf("%d parts is not the fewest that fit", parts)
 	}
 	t1.Level = &Level{Reachable: size / 2, Parts: []uint64{0, size / 2, size}}
@@ -221,7 +221,7 @@ func TestPartsMemory(t *testing.T) {
 	// The child tier's notes: two units, each holding the child's set and
 	// a chunk of its records, nothing of the tier.
 	kid := t1.Parts.Units[0]
-	if len(t1.Parts.Units) != 2 || kid.Kind != api.KidNotes || r.UnitBytes(t1, kid) != solver.KidNotesBytes(size/2, 2) {
+	if len(t1.Parts.Units) != 2 || kid.Kind != api.KidNotes || r.UnitBytes(t1, kid) != plan.KidNotesBytes(size/2, 2) {
 		t.Fatalf("the child's notes: %+v, %d bytes", t1.Parts.Units, r.UnitBytes(t1, kid))
 	}
 	if msg := s.Blocked("r1", int64(r.UnitBytes(t1, kid))-1); !strings.Contains(msg, "tier t1 notes of child tier t2 needs about") {
@@ -259,25 +259,25 @@ func TestPartsMemory(t *testing.T) {
 	// byte does not hold) or what the largest part reported, and the
 	// notes it makes; neither any child tier.
 	u0 := t1.Parts.Units[0]
-	if got, want := r.UnitBytes(t1, u0), solver.PartFirstPassBytes(size, size/2); got != want {
+	if got, want := r.UnitBytes(t1, u0), plan.PartFirstPassBytes(size, size/2); got != want {
 		t.Errorf("a first pass: %d bytes, want %d", got, want)
 	}
 	t1.Parts.Phase, t1.Parts.Level = api.PartsWins, 3
-	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size/2); got != want || got <= need {
+	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(size, size/2); got != want || got <= need {
 		t.Errorf("a round of level 3: %d bytes, want %d, more than its first pass's %d", got, want, need)
 	}
 	t1.Parts.Level = 200
-	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size); got != want {
+	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(size, size); got != want {
 		t.Errorf("a round of level 200: %d bytes, want %d (two bytes a cell)", got, want)
 	}
 	t1.Parts.Level, t1.Parts.Bytes = 3, size
-	if got, want := r.UnitBytes(t1, u0), solver.PartRoundBytes(size, size); got != want {
+	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(size, size); got != want {
 		t.Errorf("a round after a part reported %d bytes: %d, want %d", uint64(size), got, want)
 	}
 	t1.Parts.Phase, t1.Parts.Level, t1.Parts.Bytes = api.PartsFirst, -1, 0
 	// The tier's closing is estimated on one thread, and leased so.
 	closing := &Unit{Kind: api.Close, Hi: size}
-	if got, want := r.UnitBytes(t1, closing), solver.CloseBytes(size, []uint64{size / 2}, 1); got != want {
+	if got, want := r.UnitBytes(t1, closing), plan.CloseBytes(size, []uint64{size / 2}, 1); got != want {
 		t.Errorf("closing the tier: %d bytes, want %d", got, want)
 	}
 	tk := Taker{Worker: "other", Memory: int64(r.UnitBytes(t1, closing))}
@@ -334,7 +334,7 @@ func TestFSMPartsKids(t *testing.T) {
 	}
 	level := func(tier uint64, reachable, size uint64, parts []uint64) {
 		h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: tier, Level: Level{Blob: blobOf(fmt.Sprint("level", tier)), Reachable: reachable,
-			Ranges: []solver.Range{{Lo: 0, Hi: size}}, Parts: parts}}})
+			Ranges: []plan.Range{{Lo: 0, Hi: size}}, Parts: parts}}})
 	}
 	level(0, 10, 100, nil)
 	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
@@ -351,7 +351,7 @@ func TestFSMPartsKids(t *testing.T) {
 	ref := func(i int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, i) }
 	s := h.state()
 	p := s.Runs[0].Tiers[1].Parts
-	half := uint64(24 * solver.ChildChunk)
+	half := uint64(24 * plan.ChildChunk)
 	want := []Unit{{Kind: api.KidNotes, Lo: 0, Hi: half, Child: 2}, {Kind: api.KidNotes, Lo: half, Hi: big, Child: 2}, {Kind: api.KidNotes, Lo: 0, Hi: 10, Child: 3}}
 	if p == nil || p.Phase != api.PartsKids || len(p.Units) != len(want) {
 		t.Fatalf("tier 1's parts: %+v, want %d KidNotes units", p, len(want))
@@ -376,7 +376,7 @@ func TestFSMPartsKids(t *testing.T) {
 	h.fsm.View(func(st *State, _ uint64) { a = st.Assignment(ref(1), tok) })
 	if a == nil || a.Kind != api.KidNotes || a.Lo != half || a.Hi != big || len(a.Kids) != 1 || a.Kids[0].Tier != 2 ||
 		a.Kids[0].DB == nil || *a.Kids[0].DB != blobOf("db2") || a.Kids[0].Level != blobOf("level2") || a.Part == nil ||
-		!slices.Equal(a.Part.Bounds, []uint64{0, 50, 100}) || a.Bytes != int64(solver.KidNotesBytes(1<<23, 2)) {
+		!slices.Equal(a.Part.Bounds, []uint64{0, 50, 100}) || a.Bytes != int64(plan.KidNotesBytes(1<<23, 2)) {
 		t.Fatalf("the assignment of a KidNotes unit: %+v", a)
 	}
 	// Its lease is lost (expired: released through the log); another
@@ -448,7 +448,7 @@ func TestFSMPartsKids(t *testing.T) {
 	tok = grant(ref(1), "w2")
 	h.fsm.View(func(st *State, _ uint64) { a = st.Assignment(ref(1), tok) })
 	if a.Kind != api.Part || len(a.Kids) != 0 || a.Level == nil || a.Part.KidRem != 12 || a.Part.KidTie != 9 ||
-		!reflect.DeepEqual(a.Part.Steps, steps[1]) || a.Bytes != int64(solver.PartFirstPassBytes(100, 50)) {
+		!reflect.DeepEqual(a.Part.Steps, steps[1]) || a.Bytes != int64(plan.PartFirstPassBytes(100, 50)) {
 		t.Fatalf("a first pass's assignment: %+v, part %+v", a, a.Part)
 	}
 	isLive := func(names ...string) []bool {

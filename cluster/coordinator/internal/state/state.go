@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // State is everything the coordinators replicate: small metadata only.
@@ -62,8 +63,8 @@ type Run struct {
 	Exhaustive bool `json:"exhaustive,omitempty"`
 	// Tiers are in reachability order (parents first): the first is the
 	// start tier.
-	Tiers []*Tier             `json:"tiers"`
-	Start *solver.StartRecord `json:"start,omitempty"`
+	Tiers []*Tier                `json:"tiers"`
+	Start *runfolder.StartRecord `json:"start,omitempty"`
 	// RequestID is the submitter's idempotency key (api.SubmitRequest).
 	RequestID string `json:"request_id,omitempty"`
 	// LogBytes counts the raft log bytes of the run's commands.
@@ -106,19 +107,19 @@ type Tier struct {
 // files, and the full level file (Blob, Type), set once it is written and
 // durably stored.
 type Level struct {
-	Blob      api.Blob       `json:"blob"` // empty until written
-	Reachable uint64         `json:"reachable"`
-	Type      int            `json:"type"`
-	Ranges    []solver.Range `json:"ranges"` // how the tier's units cut it
+	Blob      api.Blob     `json:"blob"` // empty until written
+	Reachable uint64       `json:"reachable"`
+	Type      int          `json:"type"`
+	Ranges    []plan.Range `json:"ranges"` // how the tier's units cut it
 	// Expand, if set, is how its expand units cut it instead.
-	Expand []solver.Range `json:"expand,omitempty"`
+	Expand []plan.Range `json:"expand,omitempty"`
 	// Parts, if set, is where a loopy tier solved in parts is cut
-	// (solver.Cut.Bounds), by the leader when it merges the tier.
+	// (plan.Cut.Bounds), by the leader when it merges the tier.
 	Parts []uint64 `json:"parts,omitempty"`
 }
 
 // expandRanges is how the tier's expand units cut it.
-func (lv *Level) expandRanges() []solver.Range {
+func (lv *Level) expandRanges() []plan.Range {
 	if lv.Expand != nil {
 		return lv.Expand
 	}

@@ -1,4 +1,4 @@
-package solver
+package runfolder
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ type Times struct {
 	SolveSeconds float64 `json:"solve_seconds"`
 }
 
-// loadTimes reads dir's times; a missing or unreadable file is zero.
-func loadTimes(dir string) Times {
+// LoadTimes reads dir's times; a missing or unreadable file is zero.
+func LoadTimes(dir string) Times {
 	var t Times
 	if b, err := os.ReadFile(filepath.Join(dir, TimesName)); err == nil {
 		json.Unmarshal(b, &t)
@@ -29,11 +29,8 @@ func loadTimes(dir string) Times {
 	return t
 }
 
-func (t Times) save(dir string) error {
+// Save writes the times into run folder dir, atomically.
+func (t Times) Save(dir string) error {
 	b, _ := json.Marshal(t)
 	return atomicfile.WriteFile(filepath.Join(dir, TimesName), append(b, '\n'))
 }
-
-// Worked reports whether this Run did any step, rather than finding
-// everything done already.
-func (r *Run) Worked() bool { return r.worked }

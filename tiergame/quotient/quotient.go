@@ -1,14 +1,7 @@
-package solver
-
-import (
-	"errors"
-	"fmt"
-	"math/bits"
-
-	"github.com/tiersolve/tiersolve/tiergame"
-)
-
-// Symmetric runs. A run with Config.Symmetry solves the quotient of its
+// Package quotient reduces a symmetric tier game to one position per
+// symmetry class: the game a symmetric run solves.
+//
+// A symmetric run (solver.Config.Symmetry) solves the quotient of its
 // game by the game's symmetries (tiergame.Symmetric): one position per
 // orbit, the canonical one, whose value and remoteness are those of every
 // member of the orbit. The quotient's moves lead to canonical children, its
@@ -21,6 +14,15 @@ import (
 // and value databases then hold canonical positions only (marked in the
 // level files' header, see levelfile/LAYOUT.md), and an Oracle
 // canonicalizes a position before it looks it up.
+package quotient
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/tiersolve/tiersolve/tiergame"
+)
 
 // ErrNoSymmetry is returned for a symmetric run of a game that declares
 // no symmetries.
@@ -29,7 +31,7 @@ var ErrNoSymmetry = errors.New("the game declares no symmetries (tiergame.Symmet
 // Reduce returns g itself, or with symmetry its quotient by its
 // symmetries: a game whose positions are g's canonical positions.
 func Reduce(g tiergame.Game, symmetry bool) (tiergame.Game, error) {
-	if !symmetry || IsQuotient(g) {
+	if !symmetry || Is(g) {
 		return g, nil
 	}
 	s, ok := g.(tiergame.Symmetric)
@@ -43,8 +45,8 @@ func Reduce(g tiergame.Game, symmetry bool) (tiergame.Game, error) {
 	return &q, nil
 }
 
-// IsQuotient reports whether g is a quotient made by Reduce.
-func IsQuotient(g tiergame.Game) bool {
+// Is reports whether g is a quotient made by Reduce.
+func Is(g tiergame.Game) bool {
 	_, ok := g.(interface{ base() tiergame.Game })
 	return ok
 }
@@ -152,21 +154,3 @@ type unmovingQuotient struct{ quotient }
 func (q *unmovingQuotient) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
 	return tiergame.CanonicalParents(q.Game, t, p, pt, dst)
 }
-
-// ErrSymmetryMismatch is returned when a run folder is opened with the
-// other Symmetry setting than the one it was made with.
-var ErrSymmetryMismatch = errors.New("symmetry setting differs from the run folder's")
-
-// symmetryMismatch explains a refused resume.
-func symmetryMismatch(dir string, folderSymmetric bool) error {
-	if folderSymmetric {
-		return mismatchError(dir + " holds a symmetric run (canonical positions only): resume it with --symmetry, or use another folder for a full run")
-	}
-	return mismatchError(dir + " holds a full run (every position): resume it without --symmetry, or use another folder for a symmetric run")
-}
-
-// mismatchError is ErrSymmetryMismatch with its explanation.
-type mismatchError string
-
-func (e mismatchError) Error() string        { return string(e) }
-func (e mismatchError) Is(target error) bool { return target == ErrSymmetryMismatch }

@@ -1,4 +1,4 @@
-package solver
+package runfolder
 
 import (
 	"encoding/json"
@@ -13,12 +13,12 @@ import (
 )
 
 // LockName is the lock file of a run folder. One process at a time works
-// in a run folder: Open takes an exclusive lock on this file (flock(2),
+// in a run folder: solver.Open takes an exclusive lock on this file (flock(2),
 // which the kernel drops when the process ends, however it ends) and
 // writes who holds it, so a second process can say who is in the way.
 const LockName = "lock"
 
-// ErrLocked marks an Open refused because another process holds the run
+// ErrLocked marks a solver.Open refused because another process holds the run
 // folder.
 var ErrLocked = errors.New("run folder in use")
 
@@ -34,12 +34,12 @@ func (h Holder) String() string {
 	return fmt.Sprintf("pid %d on %s, started %s (%s)", h.PID, h.Host, h.Started.Format(time.DateTime+" MST"), h.Command)
 }
 
-// folderLock is a held lock on a run folder.
-type folderLock struct{ f *os.File }
+// Lock is a held lock on a run folder.
+type Lock struct{ f *os.File }
 
-// lockFolder takes the lock of run folder dir, or fails with ErrLocked
+// LockFolder takes the lock of run folder dir, or fails with ErrLocked
 // naming the holder.
-func lockFolder(dir string) (*folderLock, error) {
+func LockFolder(dir string) (*Lock, error) {
 	path := filepath.Join(dir, LockName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -63,7 +63,7 @@ func lockFolder(dir string) (*folderLock, error) {
 	if err := f.Truncate(0); err == nil {
 		_, err = f.WriteAt(append(b, '\n'), 0)
 	}
-	return &folderLock{f: f}, nil
+	return &Lock{f: f}, nil
 }
 
 // commandLine is the program's command line, its path shortened to the
@@ -76,10 +76,10 @@ func commandLine() []string {
 	return args
 }
 
-// unlock releases the lock. The lock file stays: removing it would let a
+// Unlock releases the lock. The lock file stays: removing it would let a
 // process that opened it just before take a lock on a file no longer in
 // the folder.
-func (l *folderLock) unlock() error {
+func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
@@ -88,12 +88,12 @@ func (l *folderLock) unlock() error {
 	return err
 }
 
-// removeTemporaries removes what a killed process left half-written in
+// RemoveTemporaries removes what a killed process left half-written in
 // run folder dir: the temporary files (".NAME<digits>") that atomicfile
 // renames over a final name on commit. The caller holds the folder's
 // lock, so no other process is writing them. (Partials have folders of
 // their own, which the steps that write them empty first.)
-func removeTemporaries(dir string) {
+func RemoveTemporaries(dir string) {
 	for _, sub := range []string{".", "levels", "db"} {
 		es, _ := os.ReadDir(filepath.Join(dir, sub))
 		for _, e := range es {

@@ -1,17 +1,6 @@
-// Package solver finds the reachable positions of a tier game and solves
-// them, tier by tier.
-//
-// Reachability walks the tiers parents first: the reachable positions of a
-// tier (its full level file) are cut into ranges, each range is expanded by
-// a worker into one partial level file per child tier (ExpandRange, the unit
-// of work a cluster worker also runs), and once every parent of a tier is
-// expanded its partials are merged into its full level file. Loopy tiers
-// are closed under their own moves first.
-//
-// Solving walks the tiers children first, over the positions of each tier's
-// level file only, and writes one value database per tier (package
-// valuedb). See solve.go for the value and remoteness conventions.
-package solver
+// Package tiergraph is a game's tier graph: the tiers reachable from its
+// start or seeds, which are loopy, and the orders to reach and solve them.
+package tiergraph
 
 import (
 	"fmt"
@@ -33,9 +22,9 @@ type Graph struct {
 // maxTiers bounds the tier graph, so a buggy game cannot run away.
 const maxTiers = 1 << 20
 
-// NewGraph discovers the tiers of g below roots (by default, the start
+// New discovers the tiers of g below roots (by default, the start
 // tier) and orders them.
-func NewGraph(g tiergame.Game, roots ...tiergame.Tier) (*Graph, error) {
+func New(g tiergame.Game, roots ...tiergame.Tier) (*Graph, error) {
 	start, _ := g.Start()
 	if len(roots) == 0 {
 		roots = []tiergame.Tier{start}

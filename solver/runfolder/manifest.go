@@ -1,4 +1,7 @@
-package solver
+// Package runfolder is the run folder's format: the manifest, the files'
+// names, the lock and the times, which every command and the cluster's
+// protocol read without the engine that writes them.
+package runfolder
 
 import (
 	"crypto/sha256"
@@ -11,7 +14,9 @@ import (
 	"path/filepath"
 
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/solver/tiergraph"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
 
 // ManifestName is the manifest's file name in a run folder.
@@ -102,8 +107,8 @@ func (s *StartRecord) String() string {
 	return fmt.Sprintf("%s in %d", s.Value, s.Remoteness)
 }
 
-// loadManifest reads dir's manifest; a missing one is (nil, nil).
-func loadManifest(dir string) (*Manifest, error) {
+// ReadManifest reads dir's manifest; a missing one is (nil, nil).
+func ReadManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -123,7 +128,7 @@ func loadManifest(dir string) (*Manifest, error) {
 
 // LoadManifest reads the manifest of a run folder.
 func LoadManifest(dir string) (*Manifest, error) {
-	m, err := loadManifest(dir)
+	m, err := ReadManifest(dir)
 	if err == nil && m == nil {
 		err = fmt.Errorf("%s: no %s: not a run folder", dir, ManifestName)
 	}
@@ -131,9 +136,9 @@ func LoadManifest(dir string) (*Manifest, error) {
 }
 
 // NewManifest is the manifest of a run of g that has done nothing yet; a
-// run of a quotient (Reduce) is symmetric.
-func NewManifest(g tiergame.Game, gr *Graph) *Manifest {
-	m := &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option(), Symmetry: IsQuotient(g)}
+// run of a quotient (quotient.Reduce) is symmetric.
+func NewManifest(g tiergame.Game, gr *tiergraph.Graph) *Manifest {
+	m := &Manifest{Version: manifestVersion, Game: g.Name(), Option: g.Option(), Symmetry: quotient.Is(g)}
 	for _, t := range gr.Tiers {
 		m.Tiers = append(m.Tiers, &TierRecord{Tier: uint64(t), Name: g.TierName(t), TierSize: g.TierSize(t), Loopy: gr.Loopy[t]})
 	}
@@ -149,8 +154,8 @@ func (m *Manifest) Save(dir string) error {
 	return atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'))
 }
 
-// tier returns the record of tier t.
-func (m *Manifest) tier(t uint64) *TierRecord {
+// Tier returns the record of tier t, or nil.
+func (m *Manifest) Tier(t uint64) *TierRecord {
 	for _, r := range m.Tiers {
 		if r.Tier == t {
 			return r
@@ -159,8 +164,8 @@ func (m *Manifest) tier(t uint64) *TierRecord {
 	return nil
 }
 
-// fileInfo hashes a file of the run folder.
-func fileInfo(dir, path string) (*FileInfo, error) {
+// HashFile hashes the file at path (relative to the run folder dir).
+func HashFile(dir, path string) (*FileInfo, error) {
 	f, err := os.Open(filepath.Join(dir, path))
 	if err != nil {
 		return nil, err
@@ -174,9 +179,9 @@ func fileInfo(dir, path string) (*FileInfo, error) {
 	return &FileInfo{Path: path, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// check reports whether the file is still as recorded (size, and the hash
+// Check reports whether the file is still as recorded (size, and the hash
 // when full is set).
-func (fi *FileInfo) check(dir string, full bool) error {
+func (fi *FileInfo) Check(dir string, full bool) error {
 	if fi == nil {
 		return errors.New("no file recorded")
 	}
@@ -190,7 +195,7 @@ func (fi *FileInfo) check(dir string, full bool) error {
 	if !full {
 		return nil
 	}
-	now, err := fileInfo(dir, fi.Path)
+	now, err := HashFile(dir, fi.Path)
 	if err != nil {
 		return err
 	}

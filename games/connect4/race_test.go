@@ -1,5 +1,0 @@
-//go:build race
-
-package connect4
-
-const raceEnabled = true

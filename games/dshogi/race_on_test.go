@@ -1,9 +1,0 @@
-//go:build race
-
-package dshogi_test
-
-// raceEnabled is set when the race detector is on: the exhaustive
-// conformance checks and the larger reference comparisons shrink then
-// (the race detector made them minutes long on 2 cores), and .ci/run
-// runs them whole without it.
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build race
-
-package quixo
-
-const raceEnabled = true

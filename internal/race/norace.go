@@ -1,0 +1,8 @@
+//go:build !race
+
+// Package race tells whether the program was built with the race
+// detector, so that tests can shrink work the detector makes too slow.
+package race
+
+// Enabled is false: the program was built without -race.
+const Enabled = false

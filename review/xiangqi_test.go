@@ -8,6 +8,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/solver/reach"
 )
 
 // TestXiangqiReview runs the fixture game's endgame from its own
@@ -37,7 +38,7 @@ func TestXiangqiReview(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if _, err := solver.WriteSeeds(filepath.Join(dir, "seeds"), g, seeds); err != nil {
+	if _, err := reach.WriteSeeds(filepath.Join(dir, "seeds"), g, seeds); err != nil {
 		t.Fatal(err)
 	}
 	r, err := solver.Open(solver.Config{Game: g, Dir: filepath.Join(dir, "run"), Seeds: filepath.Join(dir, "seeds"), Workers: 2})

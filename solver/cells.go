@@ -7,6 +7,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -59,40 +60,22 @@ func newLayout(bits uint, rem uint32) layout {
 }
 
 // layoutFor returns the narrowest layout whose codes hold remoteness up to
-// maxRem for wins and losses and maxTie for ties.
-func layoutFor(maxRem, maxTie int) layout {
-	narrow := layout8
-	if loopyTest.narrow != nil {
-		narrow = *loopyTest.narrow
+// maxRem for wins and losses and maxTie for ties; with narrow, the first
+// is forcedNarrow instead of layout8 (work.Paths.Narrow).
+func layoutFor(maxRem, maxTie int, narrow bool) layout {
+	first := layout8
+	if narrow {
+		first = forcedNarrow
 	}
-	if maxRem < int(narrow.rem) && maxTie < int(narrow.tieRem) {
-		return narrow
+	if maxRem < int(first.rem) && maxTie < int(first.tieRem) {
+		return first
 	}
 	return layout16
 }
 
-// loopyTest holds what tests set to reach every path of the cells on
-// small games; nothing else sets it.
-var loopyTest struct {
-	// verify: the loopy solver counts no children (every position that
-	// can lose checks its children instead).
-	verify bool
-	// lean: loopy tiers keep no longest wins elsewhere (Effort.Lean).
-	lean bool
-	// narrow replaces layout8: a byte layout with few codes widens on
-	// small games.
-	narrow *layout
-	// ranked: a loopy tier's cells are by rank however dense it is.
-	ranked bool
-	// parts: loopy tiers are solved in that many parts, in this process
-	// (solveLoopyParts), as a cluster's workers solve them; notes counts
-	// the notes of levels they pass.
-	parts int
-	notes atomic.Int64
-	// checkpoints: every part is checkpointed and restored after every
-	// level.
-	checkpoints bool
-}
+// forcedNarrow is a byte layout with few codes, which widens on small
+// games (work.Paths.Narrow).
+var forcedNarrow = layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
 
 const (
 	codeAbsent = 0
@@ -219,7 +202,7 @@ func (c *cellArray) widen(workers int, n uint64, to layout, f func(uint32) uint3
 	// words done already, which nothing reads again; then h = lo.
 	for h := narrow; h > 1; {
 		lo := (h + 1) / 2
-		forChunks(context.Background(), workers, h-lo, func(a, b int) {
+		work.ForChunks(context.Background(), workers, h-lo, func(a, b int) {
 			for k := lo + a; k < lo+b; k++ {
 				one(k)
 			}

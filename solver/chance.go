@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -114,7 +115,7 @@ func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 	}
 	d := newDeriver(g, cg, t, kids)
 	i := 0
-	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
+	return work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			v, err := d.value(tiergame.Position(p))
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -45,8 +46,10 @@ func (g *diceRace) ChildTiers(t tiergame.Tier) []tiergame.Tier {
 	return out
 }
 
-func (g *diceRace) TierName(t tiergame.Tier) string                    { return fmt.Sprintf("%d to go", t) }
-func (g *diceRace) Format(t tiergame.Tier, p tiergame.Position) string { return fmt.Sprintf("%d:%d", t, p) }
+func (g *diceRace) TierName(t tiergame.Tier) string { return fmt.Sprintf("%d to go", t) }
+func (g *diceRace) Format(t tiergame.Tier, p tiergame.Position) string {
+	return fmt.Sprintf("%d:%d", t, p)
+}
 func (g *diceRace) Parse(s string) (tiergame.Tier, tiergame.Position, error) {
 	var t, p uint64
 	_, err := fmt.Sscanf(s, "%d:%d", &t, &p)
@@ -214,7 +217,7 @@ func TestChanceLoopyRefused(t *testing.T) {
 func TestSeedsMustMatch(t *testing.T) {
 	g := &diceRace{max: 6, sides: 2}
 	seeds := filepath.Join(t.TempDir(), "seeds")
-	if _, err := WriteSeeds(seeds, g, map[tiergame.Tier][]tiergame.Position{7: {3}}); err != nil {
+	if _, err := reach.WriteSeeds(seeds, g, map[tiergame.Tier][]tiergame.Position{7: {3}}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
@@ -238,7 +241,7 @@ func TestSeedsMustMatch(t *testing.T) {
 	}
 	r2.Close()
 	other := filepath.Join(t.TempDir(), "other")
-	if _, err := WriteSeeds(other, g, map[tiergame.Tier][]tiergame.Position{8: {3}}); err != nil {
+	if _, err := reach.WriteSeeds(other, g, map[tiergame.Tier][]tiergame.Position{8: {3}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Open(Config{Game: g, Dir: dir, Seeds: other}); err == nil {

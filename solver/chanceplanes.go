@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -90,7 +91,7 @@ func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 		return nil, false
 	}
 	i := 0
-	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
+	return work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			if err := pg.PlaneValues(t, tiergame.Position(p), kid, out[k*i:k*(i+1)]); err != nil {
 				return fmt.Errorf("%s: tier %d position %d: %w", g.Name(), t, p, err)
@@ -142,7 +143,7 @@ func SolvePlanesTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	}
 	vals := make([]tiergame.Prob, k*set.Total())
 	rs := plan.SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
-	return vals, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+	return vals, work.ForEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
 		return SolvePlanesRange(ctx, g, t, set, rs[i], kids, vals[k*plan.FirstRank(set, rs[i]):], done)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -86,7 +87,7 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 		return nil, err
 	}
 	ranked := bitarray.NewRanked(set)
-	ranges := rangesFor(ranked.Total(), r.Workers, r.Ranges)
+	ranges := plan.RangesFor(ranked.Total(), r.Workers, r.Ranges)
 	vals, err := SolveChanceTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, done)
 	if err != nil {
 		return nil, err

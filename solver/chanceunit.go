@@ -7,6 +7,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -14,8 +15,8 @@ import (
 // The units of work of games with chance, the counterparts of SolveTier,
 // WriteDB and LoadSolvedTier (SolveChanceRange, the range unit, is in
 // chance.go). Seeded runs merge their tiers from the seed level files
-// and partials without the start position (mergeOnto), exhaustive runs
-// take FullTier (seeds.go).
+// and partials without the start position (reach.MergeOnto), exhaustive runs
+// take reach.FullTier (seeds.go).
 
 // chanceRange is about how many positions a range of a chance tier has.
 const chanceRange = 1 << 20
@@ -34,7 +35,7 @@ func SolveChanceTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	}
 	vals := make([]tiergame.Prob, set.Total())
 	rs := plan.SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
-	return vals, forEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+	return vals, work.ForEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
 		return SolveChanceRange(ctx, g, t, set, rs[i], kids, vals[plan.FirstRank(set, rs[i]):], done)
 	})
 }

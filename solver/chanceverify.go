@@ -103,7 +103,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 			}
 			mu.Unlock()
 		}
-		for _, rg := range plan.SplitRanges(ct.set, rangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
+		for _, rg := range plan.SplitRanges(ct.set, plan.RangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
 			eg.Go(func() error {
 				d := newDeriver(r.Game, cg, t, kids)
 				pd := newPlanesDeriver(r.Game, kids)

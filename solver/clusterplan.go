@@ -35,7 +35,7 @@ const (
 	planPartsCPU        = 1.65
 	planMostLoopyRanges = 256
 	// planCloseRate is the positions a thread-second of a loopy tier's
-	// closing (CloseTier, one unit on one worker in its reachability):
+	// closing (reach.CloseTier, one unit on one worker in its reachability):
 	// the top tier of xiangqi K+R+N v K+R+A, 269.8 million positions in
 	// 693 s on one thread (2026-11-28).
 	planCloseRate = 0.39e6

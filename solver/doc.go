@@ -3,7 +3,7 @@
 //
 // Reachability walks the tiers parents first: the reachable positions of a
 // tier (its full level file) are cut into ranges, each range is expanded by
-// a worker into one partial level file per child tier (ExpandRange, the unit
+// a worker into one partial level file per child tier (reach.ExpandRange, the unit
 // of work a cluster worker also runs), and once every parent of a tier is
 // expanded its partials are merged into its full level file. Loopy tiers
 // are closed under their own moves first.

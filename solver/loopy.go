@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/internal/bytier"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -71,11 +73,13 @@ type loopySolver struct {
 	edges [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
 	done  *atomic.Uint64
 	// progress is where the levels are, for a progress display.
-	progress *LevelProgress
+	progress *work.LevelProgress
 	// verify, when set, counts no children: every position that can lose
 	// checks its children when one becomes a win (the alternative the
 	// cells' counters replace, for tests and measurements).
 	verify bool
+	// paths are the rarer paths forced (work.Paths; never nil).
+	paths *work.Paths
 
 	// counts[r] is how many cells hold a code of level r of the phase in
 	// progress that the levels have not processed yet.
@@ -145,7 +149,7 @@ func (s *loopySolver) position(i uint64) uint64 {
 // its cells are indexed.
 func (s *loopySolver) holdRange(lo, hi uint64) {
 	s.lo, s.hi = lo, hi
-	s.dense = worthDense(s.set)
+	s.dense = worthDense(s.set) && !s.paths.Ranked
 	s.loRank = plan.FirstRank(s.set, plan.Range{Lo: lo})
 }
 
@@ -164,9 +168,9 @@ func (s *loopySolver) rangesOf() []plan.Range {
 
 // solveLoopy solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
-func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, forceIndex, lean bool, done *atomic.Uint64, progress *LevelProgress) (*SolvedTier, error) {
+func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, forceIndex bool, e work.Effort) (*SolvedTier, error) {
 	kidRem, kidTie := longestOfKids(kids)
-	s, err := newLoopySolver(g, t, set, kids, workers, ranges, done, progress, layoutFor(kidRem+1, kidTie+1))
+	s, err := newLoopySolver(g, t, set, kids, e, layoutFor(kidRem+1, kidTie+1, e.Paths != nil && e.Paths.Narrow))
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +185,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
 	defer s.wins.free()
-	if !lean && !loopyTest.lean {
+	if !e.Lean && (e.Paths == nil || !e.Paths.Lean) {
 		if s.wins, err = newWinsElsewhere(s.slots()); err != nil {
 			return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 		}
@@ -210,17 +214,22 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 		return nil, err
 	}
 	ok = true
-	return newSolvedCells(t, set, s.cells, s.dense, workers), nil
+	return newSolvedCells(t, set, s.cells, s.dense, s.workers), nil
 }
 
 // newLoopySolver returns a solver of loopy tier t (its range and cells
 // still to set) whose first cells will be of layout lay.
-func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, workers, ranges int, done *atomic.Uint64, progress *LevelProgress, lay layout) (*loopySolver, error) {
-	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: max(workers, 1), ranges: ranges, done: done, progress: progress,
-		verify: loopyTest.verify, counts: make([]int64, 1)}
+func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, e work.Effort, lay layout) (*loopySolver, error) {
+	workers, progress := max(e.Workers, 1), e.Levels
+	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: plan.RangesFor(set.Total(), workers, e.Ranges), done: e.Done, progress: progress,
+		paths: e.Paths, counts: make([]int64, 1)}
+	if s.paths == nil {
+		s.paths = new(work.Paths)
+	}
+	s.verify = s.paths.Verify
 	s.cells.lay = lay
 	if progress == nil {
-		s.progress = new(LevelProgress) // nobody reads it
+		s.progress = new(work.LevelProgress) // nobody reads it
 	}
 	s.um, _ = g.(tiergame.Unmover)
 	return s, nil
@@ -242,7 +251,7 @@ func (s *loopySolver) firstPass(ctx context.Context) error {
 	rs := s.rangesOf() // shrinking: the last ranges, small, end the pass together
 	s.edges = make([][]uint64, len(rs))
 	var mu sync.Mutex
-	return forEach(ctx, s.workers, len(rs), func(ctx context.Context, i int) error {
+	return work.ForEach(ctx, s.workers, len(rs), func(ctx context.Context, i int) error {
 		counts, err := s.initRange(ctx, rs[i], i)
 		mu.Lock()
 		s.addCounts(counts)
@@ -275,19 +284,19 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 	g, t, set := s.g, s.t, s.set
 	var counts []int64
 	var edges []uint64
-	tm := newTierMoves(g, t)
-	kids := s.kids.of(tm.tiers)
+	tm := bytier.New(g, t)
+	kids := s.kids.of(tm.Tiers)
 	lay := s.cells.lay
-	var seen dedupTable
+	var seen bytier.DedupTable
 	rank := plan.FirstRank(set, r) - s.loRank
-	err := eachBatch(ctx, set.Set, r, func(ps []uint64) error {
+	err := work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			i := rank
 			if s.dense {
 				i = p - s.lo
 			}
 			rank++
-			v, lists, err := tm.elsewhere(p)
+			v, lists, err := tm.Elsewhere(p)
 			if err != nil {
 				return err
 			}
@@ -310,7 +319,7 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 			if s.push {
 				// What the children elsewhere are comes in notes: count
 				// the children in the tier, as if it could lose.
-				code, err := s.counter(i, uint32(tm.countWithin(p, &seen)), 0)
+				code, err := s.counter(i, uint32(tm.CountWithin(p, &seen)), 0)
 				if err != nil {
 					return err
 				}
@@ -324,10 +333,10 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 				}
 				st := kids[k]
 				if st == nil {
-					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, tm.tiers[k])
+					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, tm.Tiers[k])
 				}
 				if q, ok := st.fold(l, &byKids); !ok {
-					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.tiers[k])
+					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.Tiers[k])
 				}
 			}
 			minLose, maxWin, canLose, anyWin := byKids.minLose, max(byKids.maxWin, 0), !byKids.notAllWin, byKids.maxWin >= 0
@@ -338,12 +347,12 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 			n := 0
 			switch {
 			case s.um == nil:
-				inTier = dedup(tm.within(p), &seen)
+				inTier = bytier.Dedup(tm.Within(p), &seen)
 				n = len(inTier)
 			case canLose:
-				n = tm.countWithin(p, &seen)
+				n = tm.CountWithin(p, &seen)
 			}
-			if (canLose || s.um == nil) && n == 0 && count(lists) == 0 {
+			if (canLose || s.um == nil) && n == 0 && bytier.Count(lists) == 0 {
 				return fmt.Errorf("%s: tier %d position %d is not primitive but has no moves", g.Name(), t, p)
 			}
 			for _, c := range inTier {
@@ -468,8 +477,7 @@ func (s *loopySolver) levels(ctx context.Context) error {
 		if err := s.fit(r + 1); err != nil {
 			return err
 		}
-		s.progress.level.Store(int64(r))
-		s.progress.decided.Add(uint64(s.counts[r]))
+		s.progress.Level(r, uint64(s.counts[r]))
 		s.counts[r] = 0
 		if err := s.level(ctx, r); err != nil {
 			return err
@@ -536,7 +544,7 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 	if s.pool == nil {
 		s.pool = make(chan *levelWorker, s.workers)
 		for range s.workers {
-			w := newApart[levelWorker]()
+			w := work.NewApart[levelWorker]()
 			w.s = s
 			if s.cut != nil {
 				w.out = make([][]note, s.cut.Parts())
@@ -545,7 +553,7 @@ func (s *loopySolver) level(ctx context.Context, r int) error {
 			s.made = append(s.made, w)
 		}
 	}
-	err := forEach(ctx, s.workers, chunks, func(ctx context.Context, k int) error {
+	err := work.ForEach(ctx, s.workers, chunks, func(ctx context.Context, k int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -619,7 +627,7 @@ type levelWorker struct {
 	counts []int64 // cells assigned, by level
 	cur    slotCursor
 	ps     []tiergame.Position
-	tm     *tierMoves // for the positions whose children are looked at
+	tm     *bytier.Moves // for the positions whose children are looked at
 	kids   []*SolvedTier
 	// out holds the notes for the other parts' parents, by part.
 	out [][]note
@@ -821,10 +829,10 @@ func (s *loopySolver) knownWin(slot uint64, f uint32) (int, bool) {
 }
 
 // moves readies the worker's move lists and child lookups.
-func (w *levelWorker) moves() *tierMoves {
+func (w *levelWorker) moves() *bytier.Moves {
 	if w.tm == nil {
-		w.tm = newTierMoves(w.s.g, w.s.t)
-		w.kids = w.s.kids.of(w.tm.tiers)
+		w.tm = bytier.New(w.s.g, w.s.t)
+		w.kids = w.s.kids.of(w.tm.Tiers)
 	}
 	return w.tm
 }
@@ -843,14 +851,14 @@ func (w *levelWorker) pos(u parentRef) uint64 {
 func (w *levelWorker) allWins(u parentRef, r int, f uint32) (int, bool, error) {
 	tm := w.moves()
 	p := w.pos(u)
-	_, lists, err := tm.of(p)
+	_, lists, err := tm.Of(p)
 	if err != nil {
 		return 0, false, err
 	}
 	lay := w.s.cells.lay
 	maxWin := 0
 	for k, l := range lists {
-		if k == tm.self {
+		if k == tm.Self {
 			for _, q := range l {
 				qs, ok := w.s.slot(uint64(q))
 				if !ok {
@@ -879,7 +887,7 @@ func (w *levelWorker) allWins(u parentRef, r int, f uint32) (int, bool, error) {
 func (w *levelWorker) winsElsewhere(u parentRef) (int, error) {
 	tm := w.moves()
 	p := w.pos(u)
-	_, lists, err := tm.elsewhere(p)
+	_, lists, err := tm.Elsewhere(p)
 	if err != nil {
 		return 0, err
 	}
@@ -899,7 +907,7 @@ func (w *levelWorker) winsElsewhere(u parentRef) (int, error) {
 func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, error) {
 	c := newCombiner()
 	if q, ok := w.kids[k].fold(l, &c); !ok {
-		return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.tiers[k])
+		return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.Tiers[k])
 	}
 	return max(c.maxWin, 0), nil
 }
@@ -950,12 +958,12 @@ func (c *slotCursor) seek(slot uint64) uint64 {
 // kidTies) tentative ties.
 func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 	s.phase = tiePhase
-	s.progress.ties.Store(true)
+	s.progress.Ties()
 	s.counts = make([]int64, 1)
 	lay := s.cells.lay
 	var ties atomic.Int64
 	slots := s.slots()
-	forChunks(ctx, s.workers, len(s.cells.words), func(lo, hi int) {
+	work.ForChunks(ctx, s.workers, len(s.cells.words), func(lo, hi int) {
 		var n int64
 		for wi := lo; wi < hi; wi++ {
 			for j := uint64(0); j < 1<<s.cells.shift; j++ {
@@ -983,7 +991,7 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 	}
 	rs := s.rangesOf()
 	var mu sync.Mutex
-	return forEach(ctx, s.workers, len(rs), func(ctx context.Context, k int) error {
+	return work.ForEach(ctx, s.workers, len(rs), func(ctx context.Context, k int) error {
 		counts, err := s.tieRange(ctx, rs[k])
 		mu.Lock()
 		s.addCounts(counts)
@@ -996,8 +1004,8 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 // children in other tiers, and makes it a tentative tie.
 func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, error) {
 	var counts []int64
-	tm := newTierMoves(s.g, s.t)
-	kids := s.kids.of(tm.tiers)
+	tm := bytier.New(s.g, s.t)
+	kids := s.kids.of(tm.Tiers)
 	lay := s.cells.lay
 	rank := plan.FirstRank(s.set, r) - s.loRank
 	for p := range s.set.Range(r.Lo, r.Hi) {
@@ -1012,7 +1020,7 @@ func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, erro
 		if i&1023 == 0 && ctx.Err() != nil {
 			return counts, ctx.Err()
 		}
-		v, lists, err := tm.elsewhere(p)
+		v, lists, err := tm.Elsewhere(p)
 		if err != nil {
 			return counts, err
 		}
@@ -1036,54 +1044,4 @@ func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, erro
 		}
 	}
 	return counts, nil
-}
-
-// dedupTable is an open-addressing set for dedup, cleared after each use.
-type dedupTable struct {
-	slot [256]uint64 // position+1; 0 = empty
-	used [256]uint8
-}
-
-// dedup removes repeated values from xs in place, keeping the first of
-// each; small lists (the moves of one position) are the common case.
-func dedup[P ~uint64](xs []P, t *dedupTable) []P {
-	if len(xs) < 2 {
-		return xs
-	}
-	if len(xs) <= 64 {
-		// Usually the values differ in their low 6 bits already.
-		var seen uint64
-		for _, x := range xs {
-			seen |= 1 << (x & 63)
-		}
-		if bits.OnesCount64(seen) == len(xs) {
-			return xs
-		}
-	}
-	if len(xs) > 128 {
-		slices.Sort(xs)
-		return slices.Compact(xs)
-	}
-	out := xs[:0]
-	n := 0
-	for _, x := range xs {
-		h := uint8((x * 0x9E3779B97F4A7C15) >> 56)
-		for {
-			if t.slot[h] == 0 {
-				t.slot[h] = uint64(x) + 1
-				t.used[n] = h
-				n++
-				out = append(out, x)
-				break
-			}
-			if t.slot[h] == uint64(x)+1 {
-				break
-			}
-			h++
-		}
-	}
-	for _, h := range t.used[:n] {
-		t.slot[h] = 0
-	}
-	return out
 }

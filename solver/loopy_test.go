@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -126,19 +128,16 @@ func runSum(t *testing.T, dir string) (int, string) {
 // (the longest wins elsewhere looked up when a position loses, not kept),
 // and all of them at once.
 func TestLoopyCellPaths(t *testing.T) {
-	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
+	narrow := forcedNarrow
 	variants := []struct {
-		name   string
-		verify bool
-		narrow *layout
-		ranked bool
-		lean   bool
+		name  string
+		paths work.Paths
 	}{
-		{"verify", true, nil, false, false},
-		{"narrow", false, &narrow, false, false},
-		{"ranked", false, nil, true, false},
-		{"lean", false, nil, false, true},
-		{"all", true, &narrow, true, true},
+		{"verify", work.Paths{Verify: true}},
+		{"narrow", work.Paths{Narrow: true}},
+		{"ranked", work.Paths{Ranked: true}},
+		{"lean", work.Paths{Lean: true}},
+		{"all", work.Paths{Verify: true, Narrow: true, Ranked: true, Lean: true}},
 	}
 	seeds := 12
 	if testing.Short() || race.Enabled {
@@ -146,11 +145,11 @@ func TestLoopyCellPaths(t *testing.T) {
 	}
 	var widened int
 	for _, v := range variants {
-		loopyTest.verify, loopyTest.narrow, loopyTest.ranked, loopyTest.lean = v.verify, v.narrow, v.ranked, v.lean
 		for seed := range uint64(seeds) {
 			g := newRandGame(seed)
 			ref := g.reference()
 			for i, cfg := range []Config{{Workers: 1, Ranges: 1}, {Workers: 2, Ranges: 3}, {Workers: 2, Ranges: 3, ReverseIndex: true}} {
+				cfg.Paths = &v.paths
 				var game tiergame.Game = randUnmover{g}
 				if i == 1 {
 					game = g
@@ -161,7 +160,7 @@ func TestLoopyCellPaths(t *testing.T) {
 					checkAgainstRef(t, r, slices.Values(ref))
 				})
 			}
-			if v.narrow != nil {
+			if v.paths.Narrow {
 				for _, p := range ref {
 					if p.rec.rem >= int(narrow.rem) {
 						widened++
@@ -171,7 +170,6 @@ func TestLoopyCellPaths(t *testing.T) {
 			}
 		}
 	}
-	loopyTest.verify, loopyTest.narrow, loopyTest.ranked, loopyTest.lean = false, nil, false, false
 	if widened == 0 {
 		t.Errorf("no random game has remoteness of %d or more: the narrow layout never widened", narrow.rem)
 	}
@@ -219,11 +217,9 @@ func TestFreeWaitsForHolders(t *testing.T) {
 // detector the golden runs of every run only; .ci/run runs the others
 // but the long ones without it (-short).
 func TestLoopyParts(t *testing.T) {
-	defer func() { loopyTest.parts, loopyTest.narrow, loopyTest.ranked = 0, nil, false }()
 	mapped := bigmem.Mapped()
-	narrow := layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
+	var notes atomic.Int64
 	for _, parts := range []int{2, 3, 7} {
-		loopyTest.parts = parts
 		for _, tc := range loopyGolden {
 			if tc.symmetry || (tc.cost != everyRun && race.Enabled || tc.cost == longRun && testing.Short()) && !longTests() {
 				continue
@@ -231,32 +227,30 @@ func TestLoopyParts(t *testing.T) {
 			t.Run(fmt.Sprintf("parts%d/%s/%s", parts, tc.game, tc.option), func(t *testing.T) {
 				g := goldenGame(t, tc.game, tc.option)
 				dir := t.TempDir()
-				r := solved(t, reopen(t, g, dir, Config{Workers: 2}))
+				r := solved(t, reopen(t, g, dir, Config{Workers: 2, Paths: &work.Paths{Parts: parts, Notes: &notes}}))
 				r.Close()
 				if n, sum := runSum(t, dir); n != tc.files || sum != tc.sum {
 					t.Errorf("%d files, SHA-256 of their sums %s; the whole-tier solver's %d, %s", n, sum, tc.files, tc.sum)
 				}
 			})
 		}
-		for v, force := range []func(){func() {}, func() { loopyTest.ranked = true }, func() { loopyTest.narrow = &narrow },
-			func() { loopyTest.checkpoints = true }} {
-			force()
+		for v, paths := range []work.Paths{{}, {Ranked: true}, {Narrow: true}, {Checkpoints: true}} {
+			paths.Parts, paths.Notes = parts, &notes
 			for seed := range uint64(6) {
 				g := newRandGame(seed)
 				ref := g.reference()
 				t.Run(fmt.Sprintf("parts%d/variant%d/seed%d", parts, v, seed), func(t *testing.T) {
-					r := solved(t, reopen(t, randUnmover{g}, t.TempDir(), Config{Workers: 2, Ranges: 3}))
+					r := solved(t, reopen(t, randUnmover{g}, t.TempDir(), Config{Workers: 2, Ranges: 3, Paths: &paths}))
 					checkVerifies(t, r, uint64(len(ref)))
 					checkAgainstRef(t, r, slices.Values(ref))
 				})
 			}
-			loopyTest.ranked, loopyTest.narrow, loopyTest.checkpoints = false, nil, false
 		}
 	}
-	if loopyTest.notes.Load() == 0 {
+	if notes.Load() == 0 {
 		t.Error("the parts passed no notes")
 	}
-	t.Logf("%d notes of levels passed", loopyTest.notes.Load())
+	t.Logf("%d notes of levels passed", notes.Load())
 	// The parts' cells and tables are outside the Go heap: each freed.
 	if now := bigmem.Mapped(); now != mapped {
 		t.Errorf("%d bytes mapped after the runs, %d before", now, mapped)

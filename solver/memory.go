@@ -104,7 +104,7 @@ type Estimate struct {
 	Budget uint64
 	Fits   bool
 	// Lean is the loopy tiers solved without their longest wins
-	// elsewhere kept (Effort.Lean) so that their steps fit the budget.
+	// elsewhere kept (work.Effort.Lean) so that their steps fit the budget.
 	Lean []tiergame.Tier
 	// LargestFit is the largest tier hash space that would fit the budget
 	// (see plan.LargestTier).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -70,14 +71,12 @@ var errNeedsParents = errors.New("a loopy tier solved in parts needs the game's 
 // newPart returns the solver of part k of loopy tier t as cut, with its
 // cells set from its own moves: primitive positions decided, the others
 // able to lose with their children in the tier counted (the notes of the
-// children elsewhere come next). kidRem and kidTie are the longest win or
-// loss and the longest tie (-1 if none) of the child tiers.
-func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, kidRem, kidTie int, e Effort) (*loopySolver, error) {
+// children elsewhere come next). Its first cells are of layout lay.
+func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, lay layout, e work.Effort) (*loopySolver, error) {
 	if set.End() > maxNotePos {
 		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, set.End())
 	}
-	workers := max(e.Workers, 1)
-	s, err := newLoopySolver(g, t, set, nil, workers, rangesFor(set.Total(), workers, e.Ranges), e.Done, e.Levels, layoutFor(kidRem+1, kidTie+1))
+	s, err := newLoopySolver(g, t, set, nil, e, lay)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +163,7 @@ func (s *loopySolver) applyNotes(ctx context.Context, ns []note) error {
 	}
 	parts := max(1, min(s.workers, len(ns)/4096))
 	var mu sync.Mutex
-	return forEach(ctx, parts, parts, func(ctx context.Context, k int) error {
+	return work.ForEach(ctx, parts, parts, func(ctx context.Context, k int) error {
 		w := &levelWorker{s: s}
 		for _, n := range ns[len(ns)*k/parts : len(ns)*(k+1)/parts] {
 			i, ok := s.slot(n.pos())
@@ -280,8 +279,7 @@ func (s *loopySolver) step(ctx context.Context, r int, in []note) error {
 	if r >= len(s.counts) || s.counts[r] == 0 {
 		return nil
 	}
-	s.progress.level.Store(int64(r))
-	s.progress.decided.Add(uint64(s.counts[r]))
+	s.progress.Level(r, uint64(s.counts[r]))
 	s.counts[r] = 0
 	return s.level(ctx, r)
 }
@@ -317,7 +315,7 @@ func (s *loopySolver) solved() *SolvedTier {
 // tiers, NewPart, Part), every note written and read back as a file's
 // bytes a section at a time: the check that parts give the whole tier's
 // records (tests), not a way to save memory.
-func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e Effort) (*SolvedTier, error) {
+func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e work.Effort) (*SolvedTier, error) {
 	cut := plan.NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
 	n := cut.Parts()
@@ -357,7 +355,7 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 			return nil, err
 		}
 	}
-	if err := lockstep(ctx, ps); err != nil {
+	if err := lockstep(ctx, ps, e.Paths); err != nil {
 		return nil, err
 	}
 	for k, p := range ps {
@@ -368,7 +366,7 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 			return nil, err
 		}
 	}
-	if err := lockstep(ctx, ps); err != nil {
+	if err := lockstep(ctx, ps, e.Paths); err != nil {
 		return nil, err
 	}
 	recs := make([]valuedb.Record, set.Total())
@@ -410,7 +408,7 @@ func reload(ctx context.Context, p *Part) (*Part, error) {
 		return nil, err
 	}
 	s := p.s
-	return RestorePart(ctx, &b, s.g, s.t, s.set, *s.cut, s.part, Effort{Workers: s.workers, Ranges: s.ranges, Done: s.done, Levels: s.progress})
+	return RestorePart(ctx, &b, s.g, s.t, s.set, *s.cut, s.part, work.Effort{Workers: s.workers, Ranges: s.ranges, Done: s.done, Levels: s.progress, Paths: s.paths})
 }
 
 // lockstep runs the parts' levels of the phase in progress, each level
@@ -419,7 +417,7 @@ func reload(ctx context.Context, p *Part) (*Part, error) {
 // As between workers, each part writes a notes file to each other part
 // as it makes the notes (StepTo, NotesWriter), and reads the files it
 // receives a section at a time (EachNotes, Receive).
-func lockstep(ctx context.Context, ps []*Part) error {
+func lockstep(ctx context.Context, ps []*Part, paths *work.Paths) error {
 	inbox := make([][]*bytes.Buffer, len(ps)) // by receiver: a file from each sender
 	for r := -1; ; {
 		next := -1
@@ -449,7 +447,9 @@ func lockstep(ctx context.Context, ps []*Part) error {
 					files[j] = new(bytes.Buffer)
 					writers[j], _ = NewNotesWriter(files[j]) // a bytes.Buffer does not fail
 				}
-				loopyTest.notes.Add(int64(len(ns)))
+				if paths.Notes != nil {
+					paths.Notes.Add(int64(len(ns)))
+				}
 				return writers[j].Write(ns)
 			})
 			if err != nil {
@@ -463,7 +463,7 @@ func lockstep(ctx context.Context, ps []*Part) error {
 				}
 			}
 			outs[k] = files
-			if loopyTest.checkpoints {
+			if paths.Checkpoints {
 				if ps[k], err = reload(ctx, p); err != nil {
 					return err
 				}

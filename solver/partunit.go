@@ -14,6 +14,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -50,11 +51,11 @@ type Notes []note
 // positions are set, with its cells set from its own moves; maxRem and
 // maxTie are the longest win or loss and the longest tie (-1 if none) of
 // t's child tiers (their databases' headers say).
-func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k, maxRem, maxTie int, e Effort) (*Part, error) {
+func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k, maxRem, maxTie int, e work.Effort) (*Part, error) {
 	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
 		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
 	}
-	s, err := newPart(ctx, g, t, set, cut, k, maxRem, maxTie, e)
+	s, err := newPart(ctx, g, t, set, cut, k, layoutFor(maxRem+1, maxTie+1, e.Paths != nil && e.Paths.Narrow), e)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +410,7 @@ func writeTable(w *bufio.Writer, t *sideTable) {
 
 // RestorePart reads part k of loopy tier t as cut (whose reachable
 // positions are set) from a checkpoint Part.Checkpoint wrote.
-func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e Effort) (*Part, error) {
+func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e work.Effort) (*Part, error) {
 	fail := func(format string, args ...any) (*Part, error) {
 		return nil, fmt.Errorf("%s: tier %d part %d: %w: %s", g.Name(), t, k, ErrCheckpoint, fmt.Sprintf(format, args...))
 	}
@@ -430,8 +431,7 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 	if err := json.Unmarshal(hj, &h); err != nil {
 		return fail("header: %v", err)
 	}
-	workers := max(e.Workers, 1)
-	s, err := newLoopySolver(g, t, set, nil, workers, rangesFor(set.Total(), workers, e.Ranges), e.Done, e.Levels, layout{})
+	s, err := newLoopySolver(g, t, set, nil, e, layout{})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -110,19 +112,17 @@ func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bit
 		t.Fatal(err)
 	}
 	tier = tiergame.Tier(2<<8 | 2)
-	full, err := FullTier(context.Background(), g, tier, 1)
+	full, err := reach.FullTier(context.Background(), g, tier, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set = bitarray.NewRanked(full)
 	cut = plan.NewCut(set, 3, 1)
-	narrow := layout{bits: 8, rem: 40, tieRem: 2, ctr: 1}
-	loopyTest.narrow = &narrow
-	p, err := NewPart(context.Background(), g, tier, set, cut, 1, 20, -1, Effort{Workers: 1})
-	loopyTest.narrow = nil
+	s, err := newPart(context.Background(), g, tier, set, cut, 1, layout{bits: 8, rem: 40, tieRem: 2, ctr: 1}, work.Effort{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := &Part{s}
 	defer p.Free()
 	var won Notes
 	for q := range set.Range(cut.Bounds[1], cut.Bounds[2]) {
@@ -147,7 +147,7 @@ func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bit
 // and refuses another part's or a damaged one.
 func TestRestorePart(t *testing.T) {
 	g, tier, set, cut, data := checkpointCase(t)
-	p, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 1, Effort{Workers: 1})
+	p, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 1, work.Effort{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +159,11 @@ func TestRestorePart(t *testing.T) {
 	if !bytes.Equal(again.Bytes(), data) {
 		t.Error("a restored part's checkpoint differs")
 	}
-	if _, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 2, Effort{Workers: 1}); !errors.Is(err, ErrCheckpoint) {
+	if _, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 2, work.Effort{Workers: 1}); !errors.Is(err, ErrCheckpoint) {
 		t.Errorf("part 1's checkpoint as part 2: %v", err)
 	}
 	for _, n := range []int{0, 10, len(data) / 2, len(data) - 1} {
-		if _, err := RestorePart(context.Background(), bytes.NewReader(data[:n]), g, tier, set, cut, 1, Effort{Workers: 1}); !errors.Is(err, ErrCheckpoint) {
+		if _, err := RestorePart(context.Background(), bytes.NewReader(data[:n]), g, tier, set, cut, 1, work.Effort{Workers: 1}); !errors.Is(err, ErrCheckpoint) {
 			t.Errorf("a checkpoint cut at %d bytes: %v", n, err)
 		}
 	}
@@ -175,7 +175,7 @@ func FuzzRestorePart(f *testing.F) {
 	g, tier, set, cut, data := checkpointCase(f)
 	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 1, Effort{Workers: 1})
+		p, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 1, work.Effort{Workers: 1})
 		if err == nil {
 			p.Free()
 		}
@@ -208,14 +208,12 @@ func TestLoadSolvedRange(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, ranked := range []bool{false, true} {
-		loopyTest.ranked = ranked
-		checkLoadSolvedRange(t, r, tier)
+	for _, byRank := range []bool{false, true} {
+		checkLoadSolvedRange(t, r, tier, byRank)
 	}
-	loopyTest.ranked = false
 }
 
-func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier) {
+func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier, byRank bool) {
 	whole, err := LoadSolvedTier(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
 	if err != nil {
 		t.Fatal(err)
@@ -233,12 +231,13 @@ func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier) {
 		t.Fatal(err)
 	}
 	defer rd.Close()
+	rd.byRank = byRank
 	if _, err := rd.Range(n, n+1, 2); err == nil {
 		t.Error("ranks past the tier's end: no error")
 	}
 	for i, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}, {n, n}} {
 		load := rd.Range // a reader, its level file loaded once, or every time
-		if i%2 == 1 {
+		if i%2 == 1 && !byRank {
 			load = func(lo, hi uint64, workers int) (*SolvedTier, error) {
 				return LoadSolvedRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), lo, hi, workers)
 			}

@@ -1,13 +1,10 @@
 package solver
 
 import (
-	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -113,7 +110,7 @@ func (l *phaseLog) add(tt *TierTime, phase string, parallel bool, d time.Duratio
 type stepClock struct {
 	log     *phaseLog
 	tt      *TierTime
-	meter   *busyMeter
+	meter   *work.Meter
 	workers int
 }
 
@@ -122,9 +119,9 @@ type stepClock struct {
 // their busy time; one that it did not see is parallel or serial as
 // parallel says (a file compressed by all cores is parallel).
 func (c stepClock) phase(name string, parallel bool) func() {
-	t0, b0 := time.Now(), c.meter.ns.Load()
+	t0, b0 := time.Now(), c.meter.Busy()
 	return func() {
-		wall, busy := time.Since(t0), time.Duration(c.meter.ns.Load()-b0)
+		wall, busy := time.Since(t0), c.meter.Busy()-b0
 		if busy == 0 {
 			c.log.add(c.tt, name, parallel, wall)
 			return
@@ -184,77 +181,4 @@ func (r *Run) Profile() Profile {
 	}
 	p.Speedup16 = p.Speedup(16)
 	return p
-}
-
-// busyMeter adds up the time worker goroutines spend working, so a
-// phase's serial time can be told apart from its parallel time even
-// inside the units of work: a phase of wall time W in which n workers
-// were busy B in all ran about (n*W - B)/(n - 1) alone.
-type busyMeter struct{ ns atomic.Int64 }
-
-// background starts timing work that runs beside the workers, off the
-// critical path (a file written while the next tier is solved); call the
-// result when it ends, before the run can wait for it. Such work takes
-// cores from the workers, so its time counts as busy: otherwise the
-// workers' lost time would look like serial time. Its wall time stands for
-// its CPU time: such work computes (compresses, decompresses, ranks) and
-// does not sync, and where it compresses on several goroutines the wall
-// time is the smaller, so the serial time stays an upper bound.
-func (m *busyMeter) background() func() {
-	t0 := time.Now()
-	return func() { m.ns.Add(int64(time.Since(t0))) }
-}
-
-type meterKey struct{}
-
-// withMeter returns ctx carrying m; units pass it on to their workers.
-func withMeter(ctx context.Context, m *busyMeter) context.Context {
-	return context.WithValue(ctx, meterKey{}, m)
-}
-
-// goBusy runs f on eg, adding its time to the meter ctx carries, if any
-// (a cluster worker's units carry none).
-func goBusy(ctx context.Context, eg *errgroup.Group, f func() error) {
-	m, _ := ctx.Value(meterKey{}).(*busyMeter)
-	if m == nil {
-		eg.Go(f)
-		return
-	}
-	eg.Go(func() error {
-		t0 := time.Now()
-		defer func() { m.ns.Add(int64(time.Since(t0))) }()
-		return f()
-	})
-}
-
-// forEach calls f(ctx, i) for every i in [0, n) on at most workers
-// goroutines, each taking the next i when it is done with one. No
-// goroutine is started per item: a worker that finishes an item goes on
-// at once instead of waiting for the next one to be started and scheduled.
-// (On 2 cores the wall time was the same as with a goroutine per range;
-// the workers' busy time, which the phase clock reads, has no gaps.) The
-// first error cancels the items not yet taken and is returned.
-func forEach(ctx context.Context, workers, n int, f func(ctx context.Context, i int) error) error {
-	if n <= 0 {
-		return nil
-	}
-	eg, ectx := errgroup.WithContext(ctx)
-	var next atomic.Int64
-	for range min(max(workers, 1), n) {
-		goBusy(ctx, eg, func() error {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return nil
-				}
-				if err := ectx.Err(); err != nil {
-					return err
-				}
-				if err := f(ectx, i); err != nil {
-					return err
-				}
-			}
-		})
-	}
-	return eg.Wait()
 }

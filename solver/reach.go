@@ -14,128 +14,12 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
-
-// eachBatch calls f with the members of set in r, ascending, in batches,
-// and stops early when ctx is cancelled or f fails.
-func eachBatch(ctx context.Context, set *bitarray.Set, r plan.Range, f func(ps []uint64) error) error {
-	buf := make([]uint64, 4096)
-	cursor := uint64(0)
-	if r.Lo > set.Base() {
-		cursor = r.Lo - set.Base()
-	}
-	for {
-		var ps []uint64
-		cursor, ps = set.NextMany(cursor, buf)
-		if n := len(ps); n > 0 && ps[n-1] >= r.Hi {
-			ps = ps[:slices.IndexFunc(ps, func(p uint64) bool { return p >= r.Hi })]
-			cursor = set.Len() // this batch is the last
-		}
-		if len(ps) == 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := f(ps); err != nil {
-			return err
-		}
-	}
-}
-
-// Target is a set that ExpandRange adds children of one tier to. Each
-// worker has targets of its own, joined when the tier is done: one set
-// shared by two workers with atomic adds made Connect Four 6x4's
-// reachability 15% slower (its lines bounce between the cores' caches).
-type Target struct {
-	Tier tiergame.Tier
-	Set  *bitarray.Set // over [0, TierSize(Tier))
-}
-
-// ExpandRange is the unit of reachability work: it generates the moves of
-// every member of tier t's set in r and adds each child to the target of
-// its tier. Children of tiers with no target are an error: the game's
-// ChildTiers must list every tier its moves reach. It returns the number of
-// positions expanded, and adds to done (if not nil) as it goes.
-func ExpandRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Set, r plan.Range, targets []Target, done *atomic.Uint64) (uint64, error) {
-	tm := newTierMoves(g, t)
-	into := makeApart[sink](len(tm.tiers)) // where each child tier's positions go, if anywhere
-	for i, c := range tm.tiers {
-		if k := targetIndex(targets, c); k >= 0 {
-			s := targets[k].Set
-			into[i] = sink{tier: c, words: s.Words(), base: s.Base(), n: s.Len(), ok: true}
-		}
-	}
-	var expanded uint64
-	err := eachBatch(ctx, set, r, func(ps []uint64) error {
-		if done != nil {
-			done.Add(uint64(len(ps)))
-		}
-		for _, p := range ps {
-			v, lists, err := tm.of(p)
-			if err != nil {
-				return err
-			}
-			expanded++
-			if v != tiergame.Undecided {
-				continue
-			}
-			for i, l := range lists {
-				if len(l) == 0 {
-					continue
-				}
-				if !into[i].ok {
-					return fmt.Errorf("%s: a move from tier %d position %d reaches tier %d, which has no set to add to", g.Name(), t, p, tm.tiers[i])
-				}
-				if err := into[i].add(g, l); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	return expanded, err
-}
-
-// sink is a target's set as ExpandRange adds to it: its words and range,
-// read once per range and kept on the worker's own cache lines instead of
-// through the target, its set and its bit set for every child.
-type sink struct {
-	tier    tiergame.Tier
-	words   []uint64
-	base, n uint64
-	ok      bool // the tier has a target
-}
-
-// add adds positions of the sink's tier to its set: all checked first,
-// then set in the set's words (Set.Add per child took 3.2 s of the 12 CPU
-// seconds of Quixo 4x4's reachability; this takes 1.6).
-func (sk *sink) add(g tiergame.Game, ps []tiergame.Position) error {
-	ws, base, n := sk.words, sk.base, sk.n
-	for _, q := range ps {
-		if uint64(q)-base >= n {
-			return fmt.Errorf("%s: child position %d of tier %d is outside its hash space %d", g.Name(), q, sk.tier, n)
-		}
-	}
-	for _, q := range ps {
-		i := uint64(q) - base
-		ws[i>>6] |= 1 << (i & 63)
-	}
-	return nil
-}
-
-// targetIndex returns the index of tier t's target, or -1.
-func targetIndex(targets []Target, t tiergame.Tier) int {
-	for i := range targets {
-		if targets[i].Tier == t {
-			return i
-		}
-	}
-	return -1
-}
 
 // reacher runs the reachability half of a run.
 type reacher struct {
@@ -194,7 +78,7 @@ func (r *Run) partialDir(c, p tiergame.Tier) string {
 func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Set, error) {
 	if rc.exhaustive() { // nothing to merge or close: the tier is full
 		defer rc.clock(t, "reach").phase("legal", true)()
-		return FullTier(ctx, rc.Game, t, rc.Workers)
+		return reach.FullTier(ctx, rc.Game, t, rc.Workers)
 	}
 	var files []string
 	seeded := len(rc.Manifest.Seeds) > 0
@@ -222,7 +106,7 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 		set = bitarray.New(0, rc.Game.TierSize(t))
 	}
 	// A run from seeds starts from them, not from the start position.
-	set, err := mergeOnto(ctx, rc.Game, t, set, files, !seeded, rc.Workers)
+	set, err := reach.MergeOnto(ctx, rc.Game, t, set, files, !seeded, rc.Workers)
 	done()
 	if err != nil {
 		return nil, err
@@ -235,7 +119,7 @@ func (rc *reacher) reachTier(ctx context.Context, t tiergame.Tier) (*bitarray.Se
 	return set, nil
 }
 
-// close closes loopy tier t's set under its own moves (CloseTier) and
+// close closes loopy tier t's set under its own moves (reach.CloseTier) and
 // writes the partial level files of its children (writeShares): for a
 // loopy tier a worker's share is its part of every round rather than one
 // range.
@@ -244,7 +128,7 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 		return err
 	}
 	done := rc.clock(t, "reach").phase("close", true)
-	shares, err := CloseTier(ctx, rc.Game, t, set, rc.Graph.Children[t], Effort{Workers: rc.Workers, Ranges: rc.Ranges, Done: &rc.expanded})
+	shares, err := reach.CloseTier(ctx, rc.Game, t, set, rc.Graph.Children[t], work.Effort{Workers: rc.Workers, Ranges: rc.Ranges, Done: &rc.expanded})
 	done()
 	if err != nil {
 		return err
@@ -253,7 +137,7 @@ func (rc *reacher) close(ctx context.Context, t tiergame.Tier, set *bitarray.Set
 	return rc.writeShares(ctx, t, shares)
 }
 
-// expand runs ExpandRange over ranges of set on the workers, each worker
+// expand runs reach.ExpandRange over ranges of set on the workers, each worker
 // adding the children of its ranges to child sets of its own, and writes
 // their union as the partial level files of t's children (writeShares).
 func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Set) error {
@@ -262,11 +146,11 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 	}
 	clk := rc.clock(t, "reach")
 	done := clk.phase("expand", true)
-	slots := newSlots(rc.Workers, func() []Target { return ChildTargets(rc.Game, rc.Graph.Children[t]) })
-	err := forRanges(ctx, bitarray.NewRankedWorkers(set, rc.Workers), rc.Workers, rc.Ranges, func(ctx context.Context, r plan.Range) error {
-		targets := slots.get()
-		defer slots.put(targets)
-		_, err := ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded)
+	slots := reach.NewSlots(rc.Workers, func() []reach.Target { return reach.ChildTargets(rc.Game, rc.Graph.Children[t]) })
+	err := work.ForRanges(ctx, bitarray.NewRankedWorkers(set, rc.Workers), rc.Workers, rc.Ranges, func(ctx context.Context, r plan.Range) error {
+		targets := slots.Get()
+		defer slots.Put(targets)
+		_, err := reach.ExpandRange(ctx, rc.Game, t, set, r, targets, &rc.expanded)
 		return err
 	})
 	done()
@@ -274,7 +158,7 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 		return err
 	}
 	defer clk.phase("partials", true)()
-	return rc.writeShares(ctx, t, slots.used())
+	return rc.writeShares(ctx, t, slots.Used())
 }
 
 // writeShares joins the workers' child sets (shares[k] is worker k's) into
@@ -292,7 +176,7 @@ func (rc *reacher) expand(ctx context.Context, t tiergame.Tier, set *bitarray.Se
 // then expands t again when it resumes. It saves a partial's compression
 // per tier (Connect Four 6x4: 0.13 s of a 2.2 s reachability on one
 // worker), which scaled poorly with the workers.
-func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]Target) error {
+func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]reach.Target) error {
 	rc.next = nil
 	if len(shares) == 0 || len(shares[0]) == 0 {
 		return nil
@@ -312,8 +196,8 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 			}
 		}
 		for _, piece := range pieces(tg.Set, parts) {
-			goBusy(ctx, &eg, func() error {
-				return rc.writePartial(Target{Tier: tg.Tier, Set: piece}, t)
+			work.GoBusy(ctx, &eg, func() error {
+				return rc.writePartial(reach.Target{Tier: tg.Tier, Set: piece}, t)
 			})
 		}
 	}
@@ -324,7 +208,7 @@ func (rc *reacher) writeShares(ctx context.Context, t tiergame.Tier, shares [][]
 // worker's, in chunks of words on the workers, and returns the first
 // worker's targets. Every worker's targets list the same tiers in the
 // same order.
-func joinShares(ctx context.Context, shares [][]Target, workers int) []Target {
+func joinShares(ctx context.Context, shares [][]reach.Target, workers int) []reach.Target {
 	first := shares[0]
 	for i, tg := range first {
 		dst := tg.Set.Words()
@@ -332,7 +216,7 @@ func joinShares(ctx context.Context, shares [][]Target, workers int) []Target {
 		for _, ts := range shares[1:] {
 			srcs = append(srcs, ts[i].Set.Words())
 		}
-		forChunks(ctx, workers, len(dst), func(lo, hi int) {
+		work.ForChunks(ctx, workers, len(dst), func(lo, hi int) {
 			for _, src := range srcs {
 				for k := lo; k < hi; k++ {
 					dst[k] |= src[k]
@@ -425,7 +309,7 @@ func (rc *reacher) preparePartials(t tiergame.Tier) error {
 // writePartial writes children of parent in tier tg.Tier as a partial
 // level file named with its set's first position, on one goroutine (the
 // pieces of a partial are written at once).
-func (rc *reacher) writePartial(tg Target, parent tiergame.Tier) error {
+func (rc *reacher) writePartial(tg reach.Target, parent tiergame.Tier) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}

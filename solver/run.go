@@ -13,8 +13,10 @@ import (
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/solver/tiergraph"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -51,6 +53,9 @@ type Config struct {
 	// position; only what they reach is solved. They are copied into the
 	// run folder and recorded in its manifest.
 	Seeds string
+	// Paths, if not nil, forces rarer paths of the solvers (tests); the
+	// files written do not depend on it.
+	Paths *work.Paths
 	// Log receives progress and step records; nil means no logging.
 	Log *slog.Logger
 	// Terminal, when it is a terminal, shows live progress.
@@ -73,7 +78,7 @@ type Run struct {
 	Times  runfolder.Times
 	worked bool     // a step was done in this session
 	phases phaseLog // this session's phase times
-	busy   busyMeter
+	busy   work.Meter
 	// canonical caches the bounds count uses for the canonical positions
 	// of a symmetric run's tiers before reachability.
 	canonical map[tiergame.Tier]uint64
@@ -127,7 +132,7 @@ func Open(cfg Config) (*Run, error) {
 	}
 	if cfg.PartialOptions.Level == 0 {
 		// Partials are read once, by the merge: compress them fast.
-		cfg.PartialOptions.Level = DefaultPartialLevel
+		cfg.PartialOptions.Level = reach.DefaultPartialLevel
 	}
 	r, err := Plan(cfg)
 	if err != nil {
@@ -188,7 +193,7 @@ func Open(cfg Config) (*Run, error) {
 // Reach finds the reachable positions of every tier and writes the level
 // files, skipping what the manifest records as done.
 func (r *Run) Reach(ctx context.Context) error {
-	ctx = withMeter(ctx, &r.busy)
+	ctx = work.WithMeter(ctx, &r.busy)
 	rc := &reacher{Run: r}
 	g := r.Game
 	r.meter = progress.New(r.Terminal, r.Log, "reach", int64(len(r.Graph.Tiers)), "tiers")
@@ -335,7 +340,7 @@ func (rc *reacher) writeLevel(t tiergame.Tier, rec *runfolder.TierRecord, set *b
 	rc.pending = w
 	go func() {
 		defer close(w.done)
-		defer rc.busy.background()()
+		defer rc.busy.Background()()
 		path := rc.levelPath(t)
 		if w.err = os.MkdirAll(filepath.Dir(path), 0o755); w.err != nil {
 			return
@@ -343,7 +348,7 @@ func (rc *reacher) writeLevel(t tiergame.Tier, rec *runfolder.TierRecord, set *b
 		o := rc.LevelOptions
 		o.Workers = rc.Workers
 		o.NoSync = true // synced by the next checkpoint
-		if w.res, w.err = WriteLevel(path, rc.Game, set, o); w.err != nil {
+		if w.res, w.err = reach.WriteLevel(path, rc.Game, set, o); w.err != nil {
 			return
 		}
 		rel, _ := filepath.Rel(rc.Dir, path)
@@ -405,7 +410,7 @@ func (r *Run) unsolveUp(t tiergame.Tier) {
 
 // loadLevel reads tier t's full level file into a set over its hash space.
 func (r *Run) loadLevel(t tiergame.Tier) (*bitarray.Set, error) {
-	return LoadLevel(r.levelPath(t), r.Game, t)
+	return reach.LoadLevel(r.levelPath(t), r.Game, t)
 }
 
 // Worked reports whether this Run did any step, rather than finding

@@ -1,13 +1,11 @@
 package solver
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
@@ -103,74 +101,4 @@ func (r *Run) copySeeds(m *runfolder.Manifest) ([]*runfolder.FileInfo, error) {
 		}
 	}
 	return infos, nil
-}
-
-// FullTier is the set of every position of tier t of an exhaustive game
-// (tiergame.Exhaustive): every hash, or the legal ones of a game with
-// tiergame.Legality, which it asks on the workers.
-func FullTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, workers int) (*bitarray.Set, error) {
-	lg, ok := g.(tiergame.Legality)
-	if !ok {
-		set := bitarray.New(0, g.TierSize(t))
-		if n := set.Len(); n > 0 {
-			set.AddRange(0, n-1)
-		}
-		return set, nil
-	}
-	n := g.TierSize(t)
-	words := make([]uint64, (n+63)/64)
-	const chunk = 1 << 12 // words a task: 2^18 positions
-	tasks := (len(words) + chunk - 1) / chunk
-	err := forEach(ctx, workers, tasks, func(_ context.Context, i int) error {
-		lo := i * chunk
-		lg.LegalWords(t, tiergame.Position(64*lo), words[lo:min(lo+chunk, len(words))])
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if n%64 != 0 {
-		words[len(words)-1] &= 1<<(n%64) - 1 // the game's promise, kept
-	}
-	return bitarray.FromWords(0, n, words), nil
-}
-
-// SeedFile is a level file WriteSeeds wrote.
-type SeedFile struct {
-	Tier      tiergame.Tier
-	Path      string
-	Positions uint64
-	Type      levelfile.Type
-	Bytes     int64
-}
-
-// WriteSeeds writes the positions of each tier of g into dir, one full
-// level file per tier (the smallest of the four types), named as a run's
-// level files are, so that a run can start from them (Config.Seeds).
-func WriteSeeds(dir string, g tiergame.Game, positions map[tiergame.Tier][]tiergame.Position) ([]SeedFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	tiers := make([]tiergame.Tier, 0, len(positions))
-	for t := range positions {
-		tiers = append(tiers, t)
-	}
-	slices.Sort(tiers)
-	var out []SeedFile
-	for _, t := range tiers {
-		set := bitarray.New(0, g.TierSize(t))
-		for _, p := range positions[t] {
-			if uint64(p) >= set.Len() {
-				return nil, fmt.Errorf("%s: position %d outside tier %s (%d positions)", g.Name(), p, g.TierName(t), set.Len())
-			}
-			set.Add(uint64(p))
-		}
-		path := filepath.Join(dir, levelfile.FullName(g.Name(), g.Option(), uint64(t)))
-		res, err := levelfile.WriteFile(path, set, &levelfile.WriteOptions{Game: g.Name()})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, SeedFile{Tier: t, Path: path, Positions: res.Count, Type: res.Header.Type, Bytes: res.Bytes})
-	}
-	return out, nil
 }

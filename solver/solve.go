@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -30,7 +31,7 @@ import (
 // position: its hash space is small or mostly reachable, so a lookup is
 // one array access instead of a rank computation, for little memory more.
 func worthDense(set *bitarray.Ranked) bool {
-	return plan.Dense(set.Len(), set.Total()) && !loopyTest.ranked
+	return plan.Dense(set.Len(), set.Total())
 }
 
 // byPosition spreads records held by rank over the tier's hash space, none
@@ -139,7 +140,7 @@ func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	cur := tiergame.NewCursor(g, t)
 	last := 0
 	rank := 0
-	return eachBatch(ctx, set.Set, r, func(ps []uint64) error {
+	return work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
 			v, cs := cur.Moves(tiergame.Position(p), moves[:0])
 			moves = cs

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -76,7 +77,7 @@ func (s *SolvedTier) longest(workers int) (maxRem, maxTie int) {
 	var mu sync.Mutex
 	maxTie = -1
 	n := len(s.cells.words)
-	forChunks(context.Background(), workers, n, func(lo, hi int) {
+	work.ForChunks(context.Background(), workers, n, func(lo, hi int) {
 		var seen [1 << 16]bool
 		per := uint64(1) << s.cells.shift
 		for i := uint64(lo) * per; i < uint64(hi)*per; i++ {
@@ -114,7 +115,7 @@ func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record,
 		return nil, err
 	}
 	rs := plan.SplitRanges(set, max(workers, 1))
-	forEach(context.Background(), workers, len(rs), func(_ context.Context, k int) error {
+	work.ForEach(context.Background(), workers, len(rs), func(_ context.Context, k int) error {
 		rank := plan.FirstRank(set, rs[k])
 		st.fill(rank, recs[rank:rank+rs[k].Count(set)])
 		return nil
@@ -125,15 +126,15 @@ func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record,
 // newSolvedTier makes an empty solved tier whose cells hold remoteness up
 // to maxRem (wins and losses) and maxTie (ties).
 func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, maxRem, maxTie int) (*SolvedTier, error) {
-	return newSolvedRange(t, set, 0, set.Total(), maxRem, maxTie)
+	return newSolvedRange(t, set, 0, set.Total(), maxRem, maxTie, worthDense(set))
 }
 
 // newSolvedRange makes an empty solved tier of the positions of ranks
 // [rankLo, rankHi) of a tier, whose cells hold remoteness up to maxRem
 // (wins and losses) and maxTie (ties).
-func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64, maxRem, maxTie int) (*SolvedTier, error) {
-	lay := layoutFor(maxRem, maxTie)
-	st := &SolvedTier{tier: t, set: set, dense: worthDense(set), decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
+func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64, maxRem, maxTie int, dense bool) (*SolvedTier, error) {
+	lay := layoutFor(maxRem, maxTie, false)
+	st := &SolvedTier{tier: t, set: set, dense: dense, decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
 		lo: set.Base(), hi: set.End(), loRank: rankLo}
 	switch {
 	case rankLo >= set.Total():

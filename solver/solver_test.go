@@ -9,7 +9,10 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/solver/internal/bytier"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -58,20 +61,20 @@ func TestTicTacToe(t *testing.T) {
 }
 
 func TestDedup(t *testing.T) {
-	var tab dedupTable
+	var tab bytier.DedupTable
 	for _, tc := range []struct{ in, want []uint64 }{
 		{nil, nil},
 		{[]uint64{5}, []uint64{5}},
 		{[]uint64{3, 3}, []uint64{3}},
 		{[]uint64{1, 2, 1, 3, 2, 0, 0, ^uint64(0) - 1}, []uint64{1, 2, 3, 0, ^uint64(0) - 1}},
 	} {
-		got := dedup(append([]uint64(nil), tc.in...), &tab)
+		got := bytier.Dedup(append([]uint64(nil), tc.in...), &tab)
 		if len(got) != len(tc.want) {
-			t.Fatalf("dedup(%v) = %v", tc.in, got)
+			t.Fatalf("bytier.Dedup(%v) = %v", tc.in, got)
 		}
 		for i := range got {
 			if got[i] != tc.want[i] {
-				t.Fatalf("dedup(%v) = %v", tc.in, got)
+				t.Fatalf("bytier.Dedup(%v) = %v", tc.in, got)
 			}
 		}
 	}
@@ -80,8 +83,8 @@ func TestDedup(t *testing.T) {
 	for i := range 200 {
 		xs = append(xs, uint64(i%70)<<56)
 	}
-	if got := dedup(xs, &tab); len(got) != 70 {
-		t.Fatalf("dedup of 70 distinct: %d", len(got))
+	if got := bytier.Dedup(xs, &tab); len(got) != 70 {
+		t.Fatalf("bytier.Dedup of 70 distinct: %d", len(got))
 	}
 }
 
@@ -137,7 +140,7 @@ func (g lyingGame) TierSize(t tiergame.Tier) uint64 {
 
 // TestExpandRangeBadGame checks that a game whose moves reach a tier its
 // ChildTiers does not list, or a position outside a tier's hash space, gets
-// an error from ExpandRange, not a panic.
+// an error from reach.ExpandRange, not a panic.
 func TestExpandRangeBadGame(t *testing.T) {
 	base, err := games.New("tictactoe", "")
 	if err != nil {
@@ -156,8 +159,8 @@ func TestExpandRangeBadGame(t *testing.T) {
 		{"outside the hash space", lyingGame{Game: base, small: true}, "outside its hash space"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			targets := ChildTargets(tc.g, tc.g.ChildTiers(start))
-			_, err := ExpandRange(context.Background(), tc.g, start, set, r, targets, nil)
+			targets := reach.ChildTargets(tc.g, tc.g.ChildTiers(start))
+			_, err := reach.ExpandRange(context.Background(), tc.g, start, set, r, targets, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ExpandRange: %v, want an error saying %q", err, tc.want)
 			}
@@ -319,21 +322,21 @@ func TestSplitShrinkingAligned(t *testing.T) {
 // append in place (an append must not write into the padding's line).
 func TestMakeApart(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 100} {
-		s := makeApart[[]uint64](n)
+		s := work.MakeApart[[]uint64](n)
 		if len(s) != n || cap(s) != n {
-			t.Fatalf("makeApart(%d): len %d cap %d", n, len(s), cap(s))
+			t.Fatalf("work.MakeApart(%d): len %d cap %d", n, len(s), cap(s))
 		}
 		for i, v := range s {
 			if v != nil {
-				t.Fatalf("makeApart(%d)[%d] = %v, want nil", n, i, v)
+				t.Fatalf("work.MakeApart(%d)[%d] = %v, want nil", n, i, v)
 			}
 		}
-		b := makeApart[byte](n)
+		b := work.MakeApart[byte](n)
 		if len(b) != n || cap(b) != n {
-			t.Fatalf("makeApart[byte](%d): len %d cap %d", n, len(b), cap(b))
+			t.Fatalf("work.MakeApart[byte](%d): len %d cap %d", n, len(b), cap(b))
 		}
 	}
-	if p := newApart[levelWorker](); p.ps != nil || p.counts != nil {
+	if p := work.NewApart[levelWorker](); p.ps != nil || p.counts != nil {
 		t.Fatalf("newApart: %+v, want zero", *p)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -29,7 +30,7 @@ var ErrNotReached = errors.New("reachability is not complete: run Reach first")
 // tier and recording the start position's value; tiers the manifest
 // records as solved are skipped.
 func (r *Run) Solve(ctx context.Context) error {
-	ctx = withMeter(ctx, &r.busy)
+	ctx = work.WithMeter(ctx, &r.busy)
 	g := r.Game
 	r.checkRecorded()
 	for _, rec := range r.Manifest.Tiers {
@@ -147,7 +148,7 @@ func (r *Run) loadLevelAsync(t tiergame.Tier) *levelLoad {
 	l := &levelLoad{t: t, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		defer r.busy.background()()
+		defer r.busy.Background()()
 		set, err := r.loadLevel(t)
 		if err == nil {
 			l.set = bitarray.NewRanked(set)
@@ -176,10 +177,10 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	}
 	ranked := load.set
 	end = clk.phase("solve", true)
-	levels := new(LevelProgress)
+	levels := new(work.LevelProgress)
 	stop := r.watchTier(t, r.Manifest.Tier(uint64(t)).Reachable, done, levels)
 	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
-		Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t]})
+		work.Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t], Paths: r.Paths})
 	stop()
 	end()
 	if err != nil {
@@ -193,7 +194,7 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 // holds now): a loopy tier of a billion positions otherwise shows nothing
 // for an hour. A loopy tier visits each position once, then decides its
 // positions level of remoteness by level: levels says where it is.
-func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64, levels *LevelProgress) (stop func()) {
+func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64, levels *work.LevelProgress) (stop func()) {
 	name := r.Game.TierName(t)
 	base := done.Load()
 	quit, finished := make(chan struct{}), make(chan struct{})
@@ -283,7 +284,7 @@ func (r *Run) writeDB(t tiergame.Tier, rec *runfolder.TierRecord, st *SolvedTier
 	go func() {
 		defer close(w.done)
 		defer release()
-		defer r.busy.background()()
+		defer r.busy.Background()()
 		path := r.dbPath(t)
 		if w.h, w.err = WriteSolvedDB(path, r.Game, st, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
 			return

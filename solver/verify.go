@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -154,8 +155,8 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		}
 		var n atomic.Uint64
 		full := FullCounts{Tier: t, Name: r.Game.TierName(t)}
-		rs := plan.SplitRanges(st.set, rangesFor(st.set.Total(), r.Workers, r.Ranges))
-		err = forEach(ctx, r.Workers, len(rs), func(ctx context.Context, i int) error {
+		rs := plan.SplitRanges(st.set, plan.RangesFor(st.set.Total(), r.Workers, r.Ranges))
+		err = work.ForEach(ctx, r.Workers, len(rs), func(ctx context.Context, i int) error {
 			moves := make([]tiergame.Child, 0, 64)
 			cur := tiergame.NewCursor(r.Game, t) // positions come in ascending order
 			var images []tiergame.Position

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -101,7 +101,7 @@ func TestBearoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	seeds := filepath.Join(t.TempDir(), "seeds")
-	if _, err := solver.WriteSeeds(seeds, g, map[tiergame.Tier][]tiergame.Position{st: {sp}}); err != nil {
+	if _, err := reach.WriteSeeds(seeds, g, map[tiergame.Tier][]tiergame.Position{st: {sp}}); err != nil {
 		t.Fatal(err)
 	}
 	from := filepath.Join(t.TempDir(), "from")

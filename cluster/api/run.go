@@ -75,11 +75,11 @@ type Kind string
 
 // The kinds of units.
 const (
-	// Expand: solver.ExpandRange over a range of a loop-free tier; outputs
+	// Expand: reach.ExpandRange over a range of a loop-free tier; outputs
 	// one partial level file per child tier that it reaches.
 	Expand Kind = "expand"
-	// Close: the whole of a loopy tier: solver.MergeTier of its partials
-	// then solver.CloseTier; outputs the closed tier as a partial level
+	// Close: the whole of a loopy tier: reach.MergeTier of its partials
+	// then reach.CloseTier; outputs the closed tier as a partial level
 	// file of the tier itself, and partial level files of its children.
 	Close Kind = "close"
 	// SolveRange: solver.SolveRange over a range of a loop-free tier;

@@ -35,7 +35,7 @@ func TestPlanesMatchEmbedded(t *testing.T) {
 
 // TestXiangqiMatchesEmbedded: an exhaustive game whose tiers hold hashes
 // that are no positions (xiangqi: every tier loopy, the legal hashes only,
-// solver.FullTier on the leader) runs on the cluster and gives tierd
+// reach.FullTier on the leader) runs on the cluster and gives tierd
 // solve's bytes.
 func TestXiangqiMatchesEmbedded(t *testing.T) {
 	m := clusterMatchesEmbedded(t, "xiangqi", "material=KRvKA", 1)

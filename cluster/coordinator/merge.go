@@ -14,6 +14,7 @@ import (
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -47,7 +48,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	}
 	switch {
 	case in.run.Exhaustive:
-		if set, err = solver.FullTier(ctx, g, t, n.cfg.Workers); err != nil {
+		if set, err = reach.FullTier(ctx, g, t, n.cfg.Workers); err != nil {
 			return err
 		}
 	case set != nil:
@@ -55,7 +56,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 			return fmt.Errorf("tier %d: %w", t, err)
 		}
 	default:
-		if set, err = solver.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
+		if set, err = reach.MergeTier(ctx, g, t, paths, n.cfg.Workers); err != nil {
 			return err
 		}
 	}
@@ -78,7 +79,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 		}
 	}
 	blob, res, err := n.storeFile(func(path string) (any, error) {
-		return solver.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers, NoSync: true})
+		return reach.WriteLevel(path, g, set, levelfile.WriteOptions{Level: in.run.Settings.Level, Workers: n.cfg.Workers, NoSync: true})
 	})
 	if err != nil {
 		return err

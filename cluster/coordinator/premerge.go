@@ -8,7 +8,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/levelfile"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -162,7 +162,7 @@ func (p *premerger) merge(pm *premerged, g tiergame.Game, t tiergame.Tier, input
 		p.mu.Unlock()
 	}()
 	if pm.set == nil {
-		set, err := solver.MergeTier(p.ctx, g, t, nil, 1)
+		set, err := reach.MergeTier(p.ctx, g, t, nil, 1)
 		if err != nil {
 			return
 		}

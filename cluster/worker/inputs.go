@@ -9,6 +9,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -37,7 +38,7 @@ func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, o owner, src setS
 			if err != nil {
 				return nil, 0, err
 			}
-			if set, err = solver.LoadLevel(paths[0], g, t); err != nil {
+			if set, err = reach.LoadLevel(paths[0], g, t); err != nil {
 				return nil, 0, err
 			}
 		} else {
@@ -55,7 +56,7 @@ func setBytes(g tiergame.Game, t tiergame.Tier) int64 {
 	return int64(bitarray.RankedBytes(g.TierSize(t)))
 }
 
-// mergeTier is solver.MergeTier of the partial level files, taking the
+// mergeTier is reach.MergeTier of the partial level files, taking the
 // sets of those this worker wrote from memory.
 func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, partials []api.Blob) (*bitarray.Set, error) {
 	var files []api.Blob
@@ -71,7 +72,7 @@ func (w *Worker) mergeTier(ctx context.Context, g tiergame.Game, t tiergame.Tier
 	if err != nil {
 		return nil, err
 	}
-	set, err := solver.MergeTier(ctx, g, t, paths, w.cfg.Threads)
+	set, err := reach.MergeTier(ctx, g, t, paths, w.cfg.Threads)
 	if err != nil {
 		return nil, err
 	}

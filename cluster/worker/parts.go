@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -68,7 +69,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	}
 	defer release()
 	cut := plan.Cut{Bounds: pw.Bounds}
-	e := solver.Effort{Workers: w.cfg.Threads}
+	e := work.Effort{Workers: w.cfg.Threads}
 	key := partKey{u.Ref.Run, u.Ref.Tier, pw.Part}
 	last := pw.Steps[len(pw.Steps)-1]
 	var p *solver.Part
@@ -225,7 +226,7 @@ func (g *partGrowth) release() {
 }
 
 // restorePart reads a part from its checkpoint.
-func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, e solver.Effort) (*solver.Part, error) {
+func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, e work.Effort) (*solver.Part, error) {
 	paths, err := w.disk.paths(ctx, []api.Blob{*pw.Checkpoint})
 	if err != nil {
 		return nil, err
@@ -255,7 +256,7 @@ func eachNotes(path string, f func(solver.Notes) error) error {
 // its child tiers' notes, which the tier's KidNotes units made (the
 // round's step): every held file, then every won file, each a section
 // at a time. It calls grown with the part as it grows (its side tables).
-func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, step api.PartStep, e solver.Effort, grown func(*solver.Part)) (*solver.Part, error) {
+func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, step api.PartStep, e work.Effort, grown func(*solver.Part)) (*solver.Part, error) {
 	p, err := solver.NewPart(ctx, u.g, u.tier, set, cut, pw.Part, pw.KidRem, pw.KidTie, e)
 	if err != nil {
 		return nil, err

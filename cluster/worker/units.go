@@ -15,6 +15,8 @@ import (
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -91,7 +93,7 @@ func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()
 	return u.out, positions, nil
 }
 
-// expand is solver.ExpandRange over the unit's range: a partial level
+// expand is reach.ExpandRange over the unit's range: a partial level
 // file of each child tier it reaches.
 func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 	set, release, err := w.tierSet(ctx, u.g, u.own, setSource{name: u.Set, level: u.Level, partials: u.Partials})
@@ -99,8 +101,8 @@ func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer release()
-	targets := solver.ChildTargets(u.g, u.children)
-	positions, err := solver.ExpandRange(ctx, u.g, u.tier, set.Set, u.rng, targets, nil)
+	targets := reach.ChildTargets(u.g, u.children)
+	positions, err := reach.ExpandRange(ctx, u.g, u.tier, set.Set, u.rng, targets, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -114,7 +116,7 @@ func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 }
 
 // close closes a loopy tier from its parents' partial level files
-// (solver.CloseTier): a partial level file of the closed tier, and of
+// (reach.CloseTier): a partial level file of the closed tier, and of
 // each child tier it reaches.
 func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
@@ -137,12 +139,12 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	var done atomic.Uint64
-	shares, err := solver.CloseTier(ctx, u.g, u.tier, set, u.children, solver.Effort{Workers: workers, Done: &done})
+	shares, err := reach.CloseTier(ctx, u.g, u.tier, set, u.children, work.Effort{Workers: workers, Done: &done})
 	if err != nil {
 		return 0, err
 	}
 	u.computed()
-	if err := u.out.partial(u.g, solver.Target{Tier: u.tier, Set: set}); err != nil {
+	if err := u.out.partial(u.g, reach.Target{Tier: u.tier, Set: set}); err != nil {
 		return 0, err
 	}
 	for _, targets := range shares {
@@ -240,7 +242,7 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 	}
 	defer releaseCells()
 	loaded := time.Now()
-	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, solver.Effort{Workers: w.cfg.Threads})
+	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, work.Effort{Workers: w.cfg.Threads})
 	if err != nil {
 		return 0, err
 	}
@@ -321,13 +323,13 @@ const outputWorkers = 0
 // partial writes a partial level file of a target's set, if not empty,
 // stored unless Config.CompressPartials, and keeps the set in memory for
 // when this worker merges the tier.
-func (o *outputs) partial(g tiergame.Game, tg solver.Target) error {
+func (o *outputs) partial(g tiergame.Game, tg reach.Target) error {
 	if tg.Set.Count() == 0 {
 		return nil
 	}
 	err := o.add(tg.Tier, func(path string) error {
-		opts := levelfile.WriteOptions{Stored: !o.w.cfg.CompressPartials, Level: solver.DefaultPartialLevel, Workers: outputWorkers, NoSync: true}
-		_, err := solver.WriteLevel(path, g, tg.Set, opts)
+		opts := levelfile.WriteOptions{Stored: !o.w.cfg.CompressPartials, Level: reach.DefaultPartialLevel, Workers: outputWorkers, NoSync: true}
+		_, err := reach.WriteLevel(path, g, tg.Set, opts)
 		return err
 	})
 	if err == nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/levelfile"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -93,7 +93,7 @@ func runImport(e *cli.Env, args []string) error {
 			positions[t] = append(positions[t], p)
 		}
 	}
-	files, err := solver.WriteSeeds(*out, g, positions)
+	files, err := reach.WriteSeeds(*out, g, positions)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/solver/reach"
 )
 
 // reference solves a variant with a plain memoized recursion in float64
@@ -189,7 +190,7 @@ func seededRun(t *testing.T, g *Game, n int, seed uint64, dir string) (*solver.O
 		picked = append(picked, [2]int{i, j})
 	}
 	seedDir := t.TempDir()
-	if _, err := solver.WriteSeeds(seedDir, g, seeds); err != nil {
+	if _, err := reach.WriteSeeds(seedDir, g, seeds); err != nil {
 		t.Fatal(err)
 	}
 	return solveRun(t, g, solver.Config{Seeds: seedDir, Dir: dir}), picked

@@ -159,3 +159,23 @@ func ChildRanges(count uint64, parts int, least, align uint64) []Range {
 	}
 	return rs
 }
+
+// rangesPerWorker is how many ranges a tier is cut into per worker by
+// default: a worker that is done with a range takes the next, so the
+// end of a tier waits for one small range, not for a worker's share.
+// Measured against 32 (2 workers, 3 rounds interleaved): the same time on
+// Connect Four 6x4 and Quixo 4x4, and 8-30% less peak RSS.
+const rangesPerWorker = 8
+
+// minRange is the fewest positions worth a range of their own.
+const minRange = 1 << 12
+
+// RangesFor is how many ranges a set of n positions is cut into: ranges
+// when it is set, else rangesPerWorker per worker but none of fewer than
+// minRange positions.
+func RangesFor(n uint64, workers, ranges int) int {
+	if ranges > 0 {
+		return ranges
+	}
+	return int(max(1, min(uint64(max(workers, 1)*rangesPerWorker), n/minRange)))
+}

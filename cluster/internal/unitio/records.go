@@ -6,7 +6,7 @@
 // others: their solve units call solver.SolveChanceRange and write
 // probabilities (a version-2 value database, solver.WriteProbDB), read
 // back by ChanceInto. Exhaustive games (tiergame.Exhaustive, the
-// bearoff) reach every position: their level files are solver.FullTier
+// bearoff) reach every position: their level files are reach.FullTier
 // and nothing is expanded.
 //
 // The results of a chance game's solve unit are its probabilities, or

@@ -58,7 +58,7 @@ type Run struct {
 	// solved to probabilities (solver.SolveChanceRange). Exhaustive is
 	// set for a game whose every position is reachable
 	// (tiergame.Exhaustive): its level files are whole tiers
-	// (solver.FullTier), with no expansion.
+	// (reach.FullTier), with no expansion.
 	Chance     bool `json:"chance,omitempty"`
 	Exhaustive bool `json:"exhaustive,omitempty"`
 	// Tiers are in reachability order (parents first): the first is the

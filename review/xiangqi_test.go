@@ -7,8 +7,8 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // TestXiangqiReview runs the fixture game's endgame from its own

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -45,8 +46,8 @@ func NewChanceTier(t tiergame.Tier, set *bitarray.Ranked, vals []tiergame.Prob, 
 	switch {
 	case set.Total() == set.Len():
 		ct.byPos = vals
-	case worthDense(set):
-		ct.byPos = byPosition(set, vals, noProb, workers)
+	case solved.WorthDense(set):
+		ct.byPos = solved.ByPosition(set, vals, noProb, workers)
 	}
 	return ct
 }

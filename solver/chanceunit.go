@@ -7,6 +7,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -61,7 +62,7 @@ func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, 
 // LoadChanceFiles is LoadChanceTier with the planes database named
 // (runfolder.PlanesPath), or none ("": the tier is loaded without its planes).
 func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*ChanceTier, error) {
-	ranked, db, err := openSolved(g, t, levelPath, dbPath)
+	ranked, db, err := solved.OpenFiles(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/internal/bytier"
+	"github.com/tiersolve/tiersolve/solver/internal/cells"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -60,14 +62,14 @@ type loopySolver struct {
 	g       tiergame.Game
 	t       tiergame.Tier
 	set     *bitarray.Ranked
-	kids    children
+	kids    solved.Children
 	workers int
 	ranges  int
-	cells   cellArray
+	cells   cells.Array
 	dense   bool
 	// wins holds the longest win elsewhere of each position while a tier
 	// solved whole finds its wins and losses (zero otherwise).
-	wins  winsElsewhere
+	wins  cells.WinsElsewhere
 	um    tiergame.Unmover // nil: parents from idx
 	idx   *indexParents
 	edges [][]uint64 // per range: child slot << 32 | parent slot (reverse index build)
@@ -130,7 +132,7 @@ func (s *loopySolver) slot(p uint64) (uint64, bool) {
 	}
 	if s.dense {
 		i := p - s.lo
-		return i, s.cells.get(i) != codeAbsent
+		return i, s.cells.Get(i) != cells.Absent
 	}
 	r, ok := s.set.Lookup(p)
 	return r - s.loRank, ok
@@ -149,7 +151,7 @@ func (s *loopySolver) position(i uint64) uint64 {
 // its cells are indexed.
 func (s *loopySolver) holdRange(lo, hi uint64) {
 	s.lo, s.hi = lo, hi
-	s.dense = worthDense(s.set) && !s.paths.Ranked
+	s.dense = solved.WorthDense(s.set) && !s.paths.Ranked
 	s.loRank = plan.FirstRank(s.set, plan.Range{Lo: lo})
 }
 
@@ -168,9 +170,9 @@ func (s *loopySolver) rangesOf() []plan.Range {
 
 // solveLoopy solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
-func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, forceIndex bool, e work.Effort) (*SolvedTier, error) {
+func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, forceIndex bool, e work.Effort) (*solved.Tier, error) {
 	kidRem, kidTie := longestOfKids(kids)
-	s, err := newLoopySolver(g, t, set, kids, e, layoutFor(kidRem+1, kidTie+1, e.Paths != nil && e.Paths.Narrow))
+	s, err := newLoopySolver(g, t, set, kids, e, cells.For(kidRem+1, kidTie+1, e.Paths != nil && e.Paths.Narrow))
 	if err != nil {
 		return nil, err
 	}
@@ -178,15 +180,15 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	ok := false
 	defer func() {
 		if !ok {
-			s.cells.free()
+			s.cells.Free()
 		}
 	}()
-	if s.cells, err = newCells(s.slots(), s.cells.lay); err != nil {
+	if s.cells, err = cells.New(s.slots(), s.cells.Lay); err != nil {
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
-	defer s.wins.free()
+	defer s.wins.Free()
 	if !e.Lean && (e.Paths == nil || !e.Paths.Lean) {
-		if s.wins, err = newWinsElsewhere(s.slots()); err != nil {
+		if s.wins, err = cells.NewWinsElsewhere(s.slots()); err != nil {
 			return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 		}
 	}
@@ -206,7 +208,7 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 	if err := s.levels(ctx); err != nil {
 		return nil, err
 	}
-	s.wins.free() // ties do not need them
+	s.wins.Free() // ties do not need them
 	if err := s.startTies(ctx, kidTie >= 0); err != nil {
 		return nil, err
 	}
@@ -214,12 +216,12 @@ func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 		return nil, err
 	}
 	ok = true
-	return newSolvedCells(t, set, s.cells, s.dense, s.workers), nil
+	return solved.FromCells(t, set, s.cells, s.dense, s.workers), nil
 }
 
 // newLoopySolver returns a solver of loopy tier t (its range and cells
 // still to set) whose first cells will be of layout lay.
-func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, e work.Effort, lay layout) (*loopySolver, error) {
+func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, e work.Effort, lay cells.Layout) (*loopySolver, error) {
 	workers, progress := max(e.Workers, 1), e.Levels
 	s := &loopySolver{g: g, t: t, set: set, kids: kids, workers: workers, ranges: plan.RangesFor(set.Total(), workers, e.Ranges), done: e.Done, progress: progress,
 		paths: e.Paths, counts: make([]int64, 1)}
@@ -227,7 +229,7 @@ func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids
 		s.paths = new(work.Paths)
 	}
 	s.verify = s.paths.Verify
-	s.cells.lay = lay
+	s.cells.Lay = lay
 	if progress == nil {
 		s.progress = new(work.LevelProgress) // nobody reads it
 	}
@@ -237,10 +239,11 @@ func newLoopySolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids
 
 // longestOfKids returns the longest win or loss and the longest tie (-1
 // if none) of solved child tiers.
-func longestOfKids(kids children) (maxRem, maxTie int) {
+func longestOfKids(kids solved.Children) (maxRem, maxTie int) {
 	maxTie = -1
 	for _, k := range kids {
-		maxRem, maxTie = max(maxRem, k.maxRem), max(maxTie, k.maxTie)
+		kr, kt := k.Longest()
+		maxRem, maxTie = max(maxRem, kr), max(maxTie, kt)
 	}
 	return maxRem, maxTie
 }
@@ -285,8 +288,8 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 	var counts []int64
 	var edges []uint64
 	tm := bytier.New(g, t)
-	kids := s.kids.of(tm.Tiers)
-	lay := s.cells.lay
+	kids := s.kids.Of(tm.Tiers)
+	lay := s.cells.Lay
 	var seen bytier.DedupTable
 	rank := plan.FirstRank(set, r) - s.loRank
 	err := work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
@@ -303,14 +306,14 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 			if v != tiergame.Undecided {
 				switch v {
 				case tiergame.Win:
-					s.cells.set(i, lay.win(0))
+					s.cells.Set(i, lay.Win(0))
 				case tiergame.Lose:
-					s.cells.set(i, lay.lose(0))
+					s.cells.Set(i, lay.Lose(0))
 				case tiergame.Tie:
-					s.cells.set(i, lay.tie0()) // counted by the ties' phase (startTies)
+					s.cells.Set(i, lay.Tie0()) // counted by the ties' phase (startTies)
 					continue
 				default:
-					s.cells.set(i, codeOpen)
+					s.cells.Set(i, cells.Open)
 					continue
 				}
 				addLevel(&counts, 0, 1)
@@ -323,10 +326,10 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 				if err != nil {
 					return err
 				}
-				s.cells.set(i, code)
+				s.cells.Set(i, code)
 				continue
 			}
-			byKids := newCombiner() // what the children in other tiers say
+			byKids := solved.NewCombiner() // what the children in other tiers say
 			for k, l := range lists {
 				if len(l) == 0 {
 					continue
@@ -335,11 +338,11 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 				if st == nil {
 					return fmt.Errorf("%s: move from tier %d to tier %d, which is not solved", g.Name(), t, tm.Tiers[k])
 				}
-				if q, ok := st.fold(l, &byKids); !ok {
+				if q, ok := st.Fold(l, &byKids); !ok {
 					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.Tiers[k])
 				}
 			}
-			minLose, maxWin, canLose, anyWin := byKids.minLose, max(byKids.maxWin, 0), !byKids.notAllWin, byKids.maxWin >= 0
+			minLose, maxWin, canLose, anyWin := byKids.MinLose, max(byKids.MaxWin, 0), !byKids.NotAllWin, byKids.MaxWin >= 0
 			// A move elsewhere that does not lose decides that the
 			// position cannot lose: the moves inside the tier need no
 			// counting, and without a reverse index to build, no listing.
@@ -365,27 +368,27 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 			var code uint32
 			switch {
 			case minLose < 1<<30:
-				code = lay.win(minLose + 1) // tentative
+				code = lay.Win(minLose + 1) // tentative
 				addLevel(&counts, minLose+1, 1)
 			case !canLose:
-				code = codeOpen
+				code = cells.Open
 			case n == 0: // every move leads to a win elsewhere
-				code = lay.lose(maxWin + 1)
+				code = lay.Lose(maxWin + 1)
 				addLevel(&counts, maxWin+1, 1)
 			default:
 				f := uint32(0)
 				if anyWin {
 					f = 1
-					if s.wins.words != nil {
-						s.wins.set(i, maxWin)
+					if s.wins.Words != nil {
+						s.wins.Set(i, maxWin)
 					}
 				}
-				code = lay.uncounted(f)
-				if n <= int(lay.ctr) && !s.verify {
-					code = lay.counter(uint32(n), f)
+				code = lay.Uncounted(f)
+				if n <= int(lay.Ctr) && !s.verify {
+					code = lay.Counter(uint32(n), f)
 				}
 			}
-			s.cells.set(i, code)
+			s.cells.Set(i, code)
 		}
 		if s.done != nil {
 			s.done.Add(uint64(len(ps)))
@@ -400,9 +403,9 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 // n children in the tier and flag f, in a part: a count that does not fit
 // the cell is kept beside it.
 func (s *loopySolver) counter(i uint64, n, f uint32) (uint32, error) {
-	lay := s.cells.lay
-	if n >= 1 && n <= lay.ctr {
-		return lay.counter(n, f), nil
+	lay := s.cells.Lay
+	if n >= 1 && n <= lay.Ctr {
+		return lay.Counter(n, f), nil
 	}
 	if n > sideValueMax {
 		return 0, fmt.Errorf("%s: tier %d slot %d: %d moves within the tier, more than a part counts", s.g.Name(), s.t, i, n)
@@ -413,7 +416,7 @@ func (s *loopySolver) counter(i uint64, n, f uint32) (uint32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: tier %d: %w", s.g.Name(), s.t, err)
 	}
-	return lay.uncounted(f), nil
+	return lay.Uncounted(f), nil
 }
 
 // slotOf is slot for the first pass of the whole tier, when dense cells of
@@ -489,15 +492,15 @@ func (s *loopySolver) levels(ctx context.Context) error {
 // fit makes sure the cells' layout holds remoteness r in the phase in
 // progress, widening the cells to 16 bits if needed.
 func (s *loopySolver) fit(r int) error {
-	if err := checkLevel(s.g, s.t, r); err != nil {
+	if err := cells.CheckLevel(s.g, s.t, r); err != nil {
 		return err
 	}
-	lay := s.cells.lay
-	if s.phase == winLosePhase && r < int(lay.rem) || s.phase == tiePhase && r < int(lay.tieRem) || lay == layout16 {
+	lay := s.cells.Lay
+	if s.phase == winLosePhase && r < int(lay.Rem) || s.phase == tiePhase && r < int(lay.TieRem) || lay == cells.Layout16 {
 		return nil
 	}
-	from, ph := s.cells.lay, s.phase
-	if err := s.cells.widen(s.workers, s.slots(), layout16, func(c uint32) uint32 { return translate(c, from, layout16, ph) }); err != nil {
+	from, ph := s.cells.Lay, s.phase
+	if err := s.cells.Widen(s.workers, s.slots(), cells.Layout16, func(c uint32) uint32 { return translate(c, from, cells.Layout16, ph) }); err != nil {
 		return fmt.Errorf("%s: tier %d: %w", s.g.Name(), s.t, err)
 	}
 	return nil
@@ -505,27 +508,27 @@ func (s *loopySolver) fit(r int) error {
 
 // translate returns the code in layout to of code c of layout from, in
 // phase ph.
-func translate(c uint32, from, to layout, ph phase) uint32 {
-	if c == codeAbsent || c == codeOpen {
+func translate(c uint32, from, to cells.Layout, ph phase) uint32 {
+	if c == cells.Absent || c == cells.Open {
 		return c
 	}
-	if r, ok := from.isWin(c); ok {
-		return to.win(r)
+	if r, ok := from.IsWin(c); ok {
+		return to.Win(r)
 	}
-	if r, ok := from.isLose(c); ok {
-		return to.lose(r)
+	if r, ok := from.IsLose(c); ok {
+		return to.Lose(r)
 	}
 	if ph == tiePhase {
-		return to.tie(int(c - from.tail()))
+		return to.Tie(int(c - from.Tail()))
 	}
-	if c == from.tie0() {
-		return to.tie0()
+	if c == from.Tie0() {
+		return to.Tie0()
 	}
-	k, f, _ := from.canLose(c)
+	k, f, _ := from.CanLose(c)
 	if k == 0 {
-		return to.uncounted(f)
+		return to.Uncounted(f)
 	}
-	return to.counter(k, f)
+	return to.Counter(k, f)
 }
 
 // levelChunk is the words of cells a worker scans at a time.
@@ -534,12 +537,12 @@ const levelChunk = 1 << 12
 // level processes level r: it scans the cells for r's codes (the
 // frontier) and updates their parents.
 func (s *loopySolver) level(ctx context.Context, r int) error {
-	lay := s.cells.lay
-	a, b := lay.win(r), lay.lose(r)
+	lay := s.cells.Lay
+	a, b := lay.Win(r), lay.Lose(r)
 	if s.phase == tiePhase {
-		a, b = lay.tie(r), lay.tie(r)
+		a, b = lay.Tie(r), lay.Tie(r)
 	}
-	words := s.cells.words
+	words := s.cells.Words
 	chunks := (len(words) + levelChunk - 1) / levelChunk
 	if s.pool == nil {
 		s.pool = make(chan *levelWorker, s.workers)
@@ -628,7 +631,7 @@ type levelWorker struct {
 	cur    slotCursor
 	ps     []tiergame.Position
 	tm     *bytier.Moves // for the positions whose children are looked at
-	kids   []*SolvedTier
+	kids   []*solved.Tier
 	// out holds the notes for the other parts' parents, by part.
 	out [][]note
 }
@@ -643,17 +646,17 @@ const noPos = ^uint64(0)
 // [lo, hi).
 func (w *levelWorker) scan(lo, hi int, a, b uint32, r int) error {
 	c := &w.s.cells
-	ones, high := c.lanes()
+	ones, high := c.Lanes()
 	pa, pb := uint64(a)*ones, uint64(b)*ones
 	w.cur = slotCursor{set: w.s.set}
 	for wi := lo; wi < hi; wi++ {
-		x := atomic.LoadUint64(&c.words[wi])
-		m := matchMask(x, pa, pb, high)
+		x := atomic.LoadUint64(&c.Words[wi])
+		m := cells.MatchMask(x, pa, pb, high)
 		for m != 0 {
-			lane := uint(bits.TrailingZeros64(m)) >> c.laneShift
+			lane := uint(bits.TrailingZeros64(m)) >> c.LaneShift
 			m &= m - 1
-			slot := uint64(wi)<<c.shift + uint64(lane)
-			if err := w.process(slot, uint32(x>>(lane<<c.laneShift)&c.mask), r); err != nil {
+			slot := uint64(wi)<<c.Shift + uint64(lane)
+			if err := w.process(slot, uint32(x>>(lane<<c.LaneShift)&c.Mask), r); err != nil {
 				return err
 			}
 		}
@@ -671,10 +674,10 @@ func (w *levelWorker) process(slot uint64, code uint32, r int) error {
 		p = w.cur.seek(s.loRank + slot)
 	}
 	kind := wonAt
-	switch lay := s.cells.lay; {
+	switch lay := s.cells.Lay; {
 	case s.phase == tiePhase:
 		kind = tiedAt
-	case code == lay.lose(r):
+	case code == lay.Lose(r):
 		kind = lostAt
 	}
 	// The parents are taken in place rather than gathered first (parents):
@@ -707,12 +710,12 @@ func (w *levelWorker) process(slot uint64, code uint32, r int) error {
 // apply updates the parent u of a position decided at level r (what kind
 // says: lost, won, tied).
 func (w *levelWorker) apply(u parentRef, kind noteKind, r int) error {
-	lay := w.s.cells.lay
+	lay := w.s.cells.Lay
 	switch kind {
 	case tiedAt:
-		w.raise(u.slot, lay.tie(r+1), r+1)
+		w.raise(u.slot, lay.Tie(r+1), r+1)
 	case lostAt:
-		w.raise(u.slot, lay.win(r+1), r+1)
+		w.raise(u.slot, lay.Win(r+1), r+1)
 	default:
 		return w.countDown(u, r)
 	}
@@ -724,19 +727,19 @@ func (w *levelWorker) apply(u parentRef, kind noteKind, r int) error {
 // win and lose phase, a tie in the ties' phase.
 func (w *levelWorker) raise(u uint64, v uint32, lv int) {
 	c := &w.s.cells
-	lay, wins := c.lay, w.s.phase == winLosePhase
-	at, sh := c.at(u)
+	lay, wins := c.Lay, w.s.phase == winLosePhase
+	at, sh := c.At(u)
 	for {
 		x := atomic.LoadUint64(at)
-		old := uint32(x >> sh & c.mask)
+		old := uint32(x >> sh & c.Mask)
 		was, ok := -1, false
-		switch r, tie := lay.isTie(old); {
-		case old == codeOpen:
+		switch r, tie := lay.IsTie(old); {
+		case old == cells.Open:
 			ok = true
 		case wins && tie: // in the tail: a position that can lose, or a tie in 0
-			ok = old != lay.tie0()
+			ok = old != lay.Tie0()
 		case wins:
-			if r, win := lay.isWin(old); win && r > lv {
+			if r, win := lay.IsWin(old); win && r > lv {
 				was, ok = r, true
 			}
 		case tie && r > lv:
@@ -745,7 +748,7 @@ func (w *levelWorker) raise(u uint64, v uint32, lv int) {
 		if !ok {
 			return
 		}
-		if atomic.CompareAndSwapUint64(at, x, x&^(c.mask<<sh)|uint64(v)<<sh) {
+		if atomic.CompareAndSwapUint64(at, x, x&^(c.Mask<<sh)|uint64(v)<<sh) {
 			addLevel(&w.counts, lv, 1)
 			if was >= 0 {
 				addLevel(&w.counts, was, -1)
@@ -759,12 +762,12 @@ func (w *levelWorker) raise(u uint64, v uint32, lv int) {
 // r: a parent that can lose counts it down, or checks its children when
 // it keeps no count, and loses when none is left.
 func (w *levelWorker) countDown(u parentRef, r int) error {
-	c, lay := &w.s.cells, w.s.cells.lay
-	at, sh := c.at(u.slot)
+	c, lay := &w.s.cells, w.s.cells.Lay
+	at, sh := c.At(u.slot)
 	for {
 		x := atomic.LoadUint64(at)
-		old := uint32(x >> sh & c.mask)
-		k, f, can := lay.canLose(old)
+		old := uint32(x >> sh & c.Mask)
+		k, f, can := lay.CanLose(old)
 		if !can {
 			return nil
 		}
@@ -808,7 +811,7 @@ func (w *levelWorker) countDown(u parentRef, r int) error {
 		}
 		// Only a loss of a child (making it a win) changes such a cell
 		// meanwhile.
-		if c.swap(u.slot, old, lay.lose(lv)) {
+		if c.Swap(u.slot, old, lay.Lose(lv)) {
 			addLevel(&w.counts, lv, 1)
 			return nil
 		}
@@ -822,17 +825,17 @@ func (s *loopySolver) knownWin(slot uint64, f uint32) (int, bool) {
 	if f == 0 {
 		return 0, true
 	}
-	if s.wins.words == nil {
+	if s.wins.Words == nil {
 		return 0, false
 	}
-	return s.wins.get(slot)
+	return s.wins.Get(slot)
 }
 
 // moves readies the worker's move lists and child lookups.
 func (w *levelWorker) moves() *bytier.Moves {
 	if w.tm == nil {
 		w.tm = bytier.New(w.s.g, w.s.t)
-		w.kids = w.s.kids.of(w.tm.Tiers)
+		w.kids = w.s.kids.Of(w.tm.Tiers)
 	}
 	return w.tm
 }
@@ -855,7 +858,7 @@ func (w *levelWorker) allWins(u parentRef, r int, f uint32) (int, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	lay := w.s.cells.lay
+	lay := w.s.cells.Lay
 	maxWin := 0
 	for k, l := range lists {
 		if k == tm.Self {
@@ -864,7 +867,7 @@ func (w *levelWorker) allWins(u parentRef, r int, f uint32) (int, bool, error) {
 				if !ok {
 					return 0, false, fmt.Errorf("%s: child %d of tier %d position %d is not in the tier's level file", w.s.g.Name(), q, w.s.t, p)
 				}
-				if wr, ok := lay.isWin(w.s.cells.get(qs)); !ok || wr > r {
+				if wr, ok := lay.IsWin(w.s.cells.Get(qs)); !ok || wr > r {
 					return 0, false, nil
 				}
 			}
@@ -905,11 +908,11 @@ func (w *levelWorker) winsElsewhere(u parentRef) (int, error) {
 // longestWin returns the longest win among children l in child tier k of
 // position p.
 func (w *levelWorker) longestWin(k int, l []tiergame.Position, p uint64) (int, error) {
-	c := newCombiner()
-	if q, ok := w.kids[k].fold(l, &c); !ok {
+	c := solved.NewCombiner()
+	if q, ok := w.kids[k].Fold(l, &c); !ok {
 		return 0, fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", w.s.g.Name(), q, w.s.t, p, w.tm.Tiers[k])
 	}
-	return max(c.maxWin, 0), nil
+	return max(c.MaxWin, 0), nil
 }
 
 // slotCursor finds the positions of increasing ranks of a set: from one
@@ -960,27 +963,27 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 	s.phase = tiePhase
 	s.progress.Ties()
 	s.counts = make([]int64, 1)
-	lay := s.cells.lay
+	lay := s.cells.Lay
 	var ties atomic.Int64
 	slots := s.slots()
-	work.ForChunks(ctx, s.workers, len(s.cells.words), func(lo, hi int) {
+	work.ForChunks(ctx, s.workers, len(s.cells.Words), func(lo, hi int) {
 		var n int64
 		for wi := lo; wi < hi; wi++ {
-			for j := uint64(0); j < 1<<s.cells.shift; j++ {
-				i := uint64(wi)<<s.cells.shift + j
+			for j := uint64(0); j < 1<<s.cells.Shift; j++ {
+				i := uint64(wi)<<s.cells.Shift + j
 				if i >= slots {
 					break
 				}
-				c := s.cells.peek(i)
-				if c < lay.tail() {
+				c := s.cells.Peek(i)
+				if c < lay.Tail() {
 					continue
 				}
-				v := uint32(codeOpen)
-				if c == lay.tie0() {
-					v = lay.tie(0)
+				v := uint32(cells.Open)
+				if c == lay.Tie0() {
+					v = lay.Tie(0)
 					n++
 				}
-				s.cells.swap(i, c, v)
+				s.cells.Swap(i, c, v)
 			}
 		}
 		ties.Add(n)
@@ -1005,8 +1008,8 @@ func (s *loopySolver) startTies(ctx context.Context, kidTies bool) error {
 func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, error) {
 	var counts []int64
 	tm := bytier.New(s.g, s.t)
-	kids := s.kids.of(tm.Tiers)
-	lay := s.cells.lay
+	kids := s.kids.Of(tm.Tiers)
+	lay := s.cells.Lay
 	rank := plan.FirstRank(s.set, r) - s.loRank
 	for p := range s.set.Range(r.Lo, r.Hi) {
 		i := rank
@@ -1014,7 +1017,7 @@ func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, erro
 			i = p - s.lo
 		}
 		rank++
-		if s.cells.get(i) != codeOpen {
+		if s.cells.Get(i) != cells.Open {
 			continue
 		}
 		if i&1023 == 0 && ctx.Err() != nil {
@@ -1039,7 +1042,7 @@ func (s *loopySolver) tieRange(ctx context.Context, r plan.Range) ([]int64, erro
 			}
 		}
 		if minTie < 1<<30 {
-			s.cells.swap(i, codeOpen, lay.tie(minTie+1))
+			s.cells.Swap(i, cells.Open, lay.Tie(minTie+1))
 			addLevel(&counts, minTie+1, 1)
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/internal/cells"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -87,7 +89,7 @@ func TestLoopyDatabasesUnchanged(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			r := solved(t, reopen(t, g, dir, Config{Workers: 2, Symmetry: tc.symmetry}))
+			r := solvedRun(t, reopen(t, g, dir, Config{Workers: 2, Symmetry: tc.symmetry}))
 			r.Close()
 			n, sum := runSum(t, dir)
 			if n != tc.files || sum != tc.sum {
@@ -128,7 +130,7 @@ func runSum(t *testing.T, dir string) (int, string) {
 // (the longest wins elsewhere looked up when a position loses, not kept),
 // and all of them at once.
 func TestLoopyCellPaths(t *testing.T) {
-	narrow := forcedNarrow
+	narrow := cells.ForcedNarrow
 	variants := []struct {
 		name  string
 		paths work.Paths
@@ -155,14 +157,14 @@ func TestLoopyCellPaths(t *testing.T) {
 					game = g
 				}
 				t.Run(fmt.Sprintf("%s/seed%d/cfg%d", v.name, seed, i), func(t *testing.T) {
-					r := solved(t, reopen(t, game, t.TempDir(), cfg))
+					r := solvedRun(t, reopen(t, game, t.TempDir(), cfg))
 					checkVerifies(t, r, uint64(len(ref)))
 					checkAgainstRef(t, r, slices.Values(ref))
 				})
 			}
 			if v.paths.Narrow {
 				for _, p := range ref {
-					if p.rec.rem >= int(narrow.rem) {
+					if p.rec.rem >= int(narrow.Rem) {
 						widened++
 						break
 					}
@@ -171,7 +173,7 @@ func TestLoopyCellPaths(t *testing.T) {
 		}
 	}
 	if widened == 0 {
-		t.Errorf("no random game has remoteness of %d or more: the narrow layout never widened", narrow.rem)
+		t.Errorf("no random game has remoteness of %d or more: the narrow layout never widened", narrow.Rem)
 	}
 }
 
@@ -184,11 +186,11 @@ func TestFreeWaitsForHolders(t *testing.T) {
 	for i := range recs {
 		recs[i] = valuedb.Make(tiergame.Win, i%50)
 	}
-	st, err := NewSolvedTier(0, bitarray.NewRanked(set), recs, 2)
+	st, err := solved.New(0, bitarray.NewRanked(set), recs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := st.hold()
+	release := st.Hold()
 	freed := make(chan struct{})
 	go func() {
 		st.Free()
@@ -227,7 +229,7 @@ func TestLoopyParts(t *testing.T) {
 			t.Run(fmt.Sprintf("parts%d/%s/%s", parts, tc.game, tc.option), func(t *testing.T) {
 				g := goldenGame(t, tc.game, tc.option)
 				dir := t.TempDir()
-				r := solved(t, reopen(t, g, dir, Config{Workers: 2, Paths: &work.Paths{Parts: parts, Notes: &notes}}))
+				r := solvedRun(t, reopen(t, g, dir, Config{Workers: 2, Paths: &work.Paths{Parts: parts, Notes: &notes}}))
 				r.Close()
 				if n, sum := runSum(t, dir); n != tc.files || sum != tc.sum {
 					t.Errorf("%d files, SHA-256 of their sums %s; the whole-tier solver's %d, %s", n, sum, tc.files, tc.sum)
@@ -240,7 +242,7 @@ func TestLoopyParts(t *testing.T) {
 				g := newRandGame(seed)
 				ref := g.reference()
 				t.Run(fmt.Sprintf("parts%d/variant%d/seed%d", parts, v, seed), func(t *testing.T) {
-					r := solved(t, reopen(t, randUnmover{g}, t.TempDir(), Config{Workers: 2, Ranges: 3, Paths: &paths}))
+					r := solvedRun(t, reopen(t, randUnmover{g}, t.TempDir(), Config{Workers: 2, Ranges: 3, Paths: &paths}))
 					checkVerifies(t, r, uint64(len(ref)))
 					checkAgainstRef(t, r, slices.Values(ref))
 				})
@@ -284,7 +286,7 @@ func TestNewSolvedTierRefusesNoValue(t *testing.T) {
 		recs[i] = valuedb.Make(tiergame.Lose, i%5)
 	}
 	recs[40] = 0 // undecided
-	if st, err := NewSolvedTier(0, bitarray.NewRanked(set), recs, 2); !errors.Is(err, ErrNoValue) {
+	if st, err := solved.New(0, bitarray.NewRanked(set), recs, 2); !errors.Is(err, solved.ErrNoValue) {
 		if st != nil {
 			st.Free()
 		}

@@ -193,11 +193,11 @@ type refPos struct {
 // solveRun opens a run of game with cfg and reaches and solves it.
 func solveRun(t testing.TB, game, option string, cfg Config) *Run {
 	t.Helper()
-	return solved(t, newRun(t, game, option, cfg))
+	return solvedRun(t, newRun(t, game, option, cfg))
 }
 
 // solved reaches and solves r, and returns it.
-func solved(t testing.TB, r *Run) *Run {
+func solvedRun(t testing.TB, r *Run) *Run {
 	t.Helper()
 	if err := r.Reach(context.Background()); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,9 @@ import (
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/internal/cells"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -72,7 +74,7 @@ var errNeedsParents = errors.New("a loopy tier solved in parts needs the game's 
 // cells set from its own moves: primitive positions decided, the others
 // able to lose with their children in the tier counted (the notes of the
 // children elsewhere come next). Its first cells are of layout lay.
-func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, lay layout, e work.Effort) (*loopySolver, error) {
+func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, lay cells.Layout, e work.Effort) (*loopySolver, error) {
 	if set.End() > maxNotePos {
 		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, set.End())
 	}
@@ -89,7 +91,7 @@ func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 	if s.slots() > sideSlotLimit {
 		return nil, fmt.Errorf("%s: tier %d part %d: %d cells, more than a part's side tables name", g.Name(), t, k, s.slots())
 	}
-	if s.cells, err = newCells(s.slots(), s.cells.lay); err != nil {
+	if s.cells, err = cells.New(s.slots(), s.cells.Lay); err != nil {
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
 	if err := s.firstPass(ctx); err != nil {
@@ -101,7 +103,7 @@ func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 
 // free returns a part's memory: its cells and the tables beside them.
 func (s *loopySolver) free() {
-	s.cells.free()
+	s.cells.Free()
 	s.sideMu.Lock()
 	s.counted.free()
 	s.maxWin.free()
@@ -112,7 +114,7 @@ func (s *loopySolver) free() {
 // (st holds them) are, as notes to their parents in tier t, by part as
 // cut: lost, tied or drawn children in held, won ones in won, tied ones
 // again in tied.
-func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *SolvedTier, lo, hi uint64) (held, won, tied [][]note, err error) {
+func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *solved.Tier, lo, hi uint64) (held, won, tied [][]note, err error) {
 	um, ok := g.(tiergame.Unmover)
 	if !ok {
 		return nil, nil, nil, errNeedsParents
@@ -128,9 +130,10 @@ func childNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.
 		recs = recs[:min(uint64(len(recs)), hi-b)]
 		st.Records(recs, b)
 		i := 0
-		for q := range st.set.Range(st.position(b), st.hi) {
+		_, stHi, _ := st.Span()
+		for q := range st.Set().Range(st.Position(b), stHi) {
 			rec := recs[i]
-			ps = um.Parents(st.tier, tiergame.Position(q), t, ps[:0])
+			ps = um.Parents(st.Tier(), tiergame.Position(q), t, ps[:0])
 			for _, p := range ps {
 				k := cut.Of(uint64(p))
 				switch rec.Value() {
@@ -183,25 +186,25 @@ func (s *loopySolver) applyNotes(ctx context.Context, ns []note) error {
 
 // note applies one note about the position u.
 func (w *levelWorker) note(u parentRef, n note) error {
-	s, lay := w.s, w.s.cells.lay
+	s, lay := w.s, w.s.cells.Lay
 	switch n.kind() {
 	case childLost:
-		w.raise(u.slot, lay.win(n.rem()+1), n.rem()+1)
+		w.raise(u.slot, lay.Win(n.rem()+1), n.rem()+1)
 	case childHeld:
-		s.cells.update(u.slot, func(old uint32) (uint32, bool) {
-			_, _, can := lay.canLose(old)
-			return codeOpen, can
+		s.cells.Update(u.slot, func(old uint32) (uint32, bool) {
+			_, _, can := lay.CanLose(old)
+			return cells.Open, can
 		})
 	case childWon:
-		_, ok := s.cells.update(u.slot, func(old uint32) (uint32, bool) {
-			k, _, can := lay.canLose(old)
+		_, ok := s.cells.Update(u.slot, func(old uint32) (uint32, bool) {
+			k, _, can := lay.CanLose(old)
 			if !can {
 				return 0, false
 			}
 			if k == 0 {
-				return lay.uncounted(1), true
+				return lay.Uncounted(1), true
 			}
-			return lay.counter(k, 1), true
+			return lay.Counter(k, 1), true
 		})
 		if ok {
 			s.sideMu.Lock()
@@ -212,7 +215,7 @@ func (w *levelWorker) note(u parentRef, n note) error {
 			}
 		}
 	case childTied:
-		w.raise(u.slot, lay.tie(n.rem()+1), n.rem()+1)
+		w.raise(u.slot, lay.Tie(n.rem()+1), n.rem()+1)
 	default:
 		return w.apply(u, n.kind(), n.rem())
 	}
@@ -224,24 +227,24 @@ func (w *levelWorker) note(u parentRef, n note) error {
 // lost in 1 + their longest win elsewhere. The part's side tables keep
 // only the positions that can still lose.
 func (s *loopySolver) endFirstPass() error {
-	lay := s.cells.lay
+	lay := s.cells.Lay
 	s.sideMu.Lock()
 	defer s.sideMu.Unlock()
 	var counts []int64
 	s.counted.keep(func(i uint64, n uint32) bool {
-		if _, _, can := lay.canLose(s.cells.get(i)); !can {
+		if _, _, can := lay.CanLose(s.cells.Get(i)); !can {
 			return false
 		}
 		if n == 0 {
 			lv := int(s.maxWin.get(i)) + 1
-			s.cells.update(i, func(uint32) (uint32, bool) { return lay.lose(lv), true })
+			s.cells.Update(i, func(uint32) (uint32, bool) { return lay.Lose(lv), true })
 			addLevel(&counts, lv, 1)
 			return false
 		}
 		return true
 	})
 	s.maxWin.keep(func(i uint64, _ uint32) bool {
-		_, _, can := lay.canLose(s.cells.get(i))
+		_, _, can := lay.CanLose(s.cells.Get(i))
 		return can
 	})
 	s.counted.settle()
@@ -304,9 +307,9 @@ func (s *loopySolver) takeOutbox() [][]note {
 }
 
 // solved returns the part's solved tier: its range's records.
-func (s *loopySolver) solved() *SolvedTier {
-	st := newSolvedCells(s.t, s.set, s.cells, s.dense, s.workers)
-	st.lo, st.hi, st.loRank = s.lo, s.hi, s.loRank
+func (s *loopySolver) solved() *solved.Tier {
+	st := solved.FromCells(s.t, s.set, s.cells, s.dense, s.workers)
+	st.SetSpan(s.lo, s.hi, s.loRank)
 	return st
 }
 
@@ -315,7 +318,7 @@ func (s *loopySolver) solved() *SolvedTier {
 // tiers, NewPart, Part), every note written and read back as a file's
 // bytes a section at a time: the check that parts give the whole tier's
 // records (tests), not a way to save memory.
-func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids children, parts int, e work.Effort) (*SolvedTier, error) {
+func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, parts int, e work.Effort) (*solved.Tier, error) {
 	cut := plan.NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
 	n := cut.Parts()
@@ -372,9 +375,10 @@ func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	recs := make([]valuedb.Record, set.Total())
 	for _, p := range ps {
 		st := p.Solved()
-		st.Records(recs[st.loRank:st.loRank+st.Len()], 0)
+		_, _, loRank := st.Span()
+		st.Records(recs[loRank:loRank+st.Len()], 0)
 	}
-	return NewSolvedTier(t, set, recs, e.Workers)
+	return solved.New(t, set, recs, e.Workers)
 }
 
 // addFile adds notes, if any, to files as a notes file of their own.

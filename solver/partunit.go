@@ -13,7 +13,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/internal/cells"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -55,7 +57,7 @@ func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
 		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
 	}
-	s, err := newPart(ctx, g, t, set, cut, k, layoutFor(maxRem+1, maxTie+1, e.Paths != nil && e.Paths.Narrow), e)
+	s, err := newPart(ctx, g, t, set, cut, k, cells.For(maxRem+1, maxTie+1, e.Paths != nil && e.Paths.Narrow), e)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +68,7 @@ func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 // range of its ranks: LoadSolvedRange), into notes to the parts (as cut)
 // of their parents in t, by part: held (losses, ties and draws), won
 // (wins) and tied (ties, for the ties' phase).
-func ChildNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *SolvedTier) (held, won, tied []Notes, err error) {
+func ChildNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *solved.Tier) (held, won, tied []Notes, err error) {
 	h, w, ti, err := childNotes(ctx, g, t, cut, st, 0, st.Len())
 	return asNotes(h), asNotes(w), asNotes(ti), err
 }
@@ -138,7 +140,7 @@ func (p *Part) StartTies(ctx context.Context, tied Notes) error {
 // Solved returns the part's records, once its levels are done, for
 // WriteSolvedDB. It shares the part's cells: freeing either frees both
 // (twice is harmless), and neither may be read after.
-func (p *Part) Solved() *SolvedTier { return p.s.solved() }
+func (p *Part) Solved() *solved.Tier { return p.s.solved() }
 
 // Range is the part's hashes, [lo, hi), and its records' ranks in the
 // tier, [rankLo, rankHi).
@@ -151,7 +153,7 @@ func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
 func (p *Part) Bytes() uint64 {
 	p.s.sideMu.Lock()
 	defer p.s.sideMu.Unlock()
-	return p.s.cells.bytes() + p.s.counted.bytes() + p.s.maxWin.bytes()
+	return p.s.cells.Bytes() + p.s.counted.bytes() + p.s.maxWin.bytes()
 }
 
 // Free returns the part's memory: its cells and the tables beside them.
@@ -368,8 +370,8 @@ type partHeader struct {
 func (p *Part) Checkpoint(w io.Writer) error {
 	s := p.s
 	h := partHeader{Game: s.g.Name(), Option: s.g.Option(), Tier: uint64(s.t), Part: s.part, Lo: s.lo, Hi: s.hi,
-		Bits: s.cells.lay.bits, Rem: s.cells.lay.rem, TieRem: s.cells.lay.tieRem, Ctr: s.cells.lay.ctr,
-		Ties: s.phase == tiePhase, Counts: s.counts, Words: len(s.cells.words)}
+		Bits: s.cells.Lay.Bits, Rem: s.cells.Lay.Rem, TieRem: s.cells.Lay.TieRem, Ctr: s.cells.Lay.Ctr,
+		Ties: s.phase == tiePhase, Counts: s.counts, Words: len(s.cells.Words)}
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -379,9 +381,9 @@ func (p *Part) Checkpoint(w io.Writer) error {
 	bw.Write(binary.AppendUvarint(nil, uint64(len(hj))))
 	bw.Write(hj)
 	var raw, frame []byte
-	for lo := 0; lo < len(s.cells.words); lo += partChunk {
+	for lo := 0; lo < len(s.cells.Words); lo += partChunk {
 		raw = raw[:0]
-		for _, x := range s.cells.words[lo:min(lo+partChunk, len(s.cells.words))] {
+		for _, x := range s.cells.Words[lo:min(lo+partChunk, len(s.cells.Words))] {
 			raw = binary.LittleEndian.AppendUint64(raw, x)
 		}
 		frame = noteEncoder.EncodeAll(raw, frame[:0])
@@ -431,7 +433,7 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 	if err := json.Unmarshal(hj, &h); err != nil {
 		return fail("header: %v", err)
 	}
-	s, err := newLoopySolver(g, t, set, nil, e, layout{})
+	s, err := newLoopySolver(g, t, set, nil, e, cells.Layout{})
 	if err != nil {
 		return nil, err
 	}
@@ -444,27 +446,27 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 	s.cut, s.part, s.push = &cut, k, true
 	s.outbox = make([][]note, cut.Parts())
 	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
-	lay := layout{bits: h.Bits, rem: h.Rem, tieRem: h.TieRem, ctr: h.Ctr}
+	lay := cells.Layout{Bits: h.Bits, Rem: h.Rem, TieRem: h.TieRem, Ctr: h.Ctr}
 	switch {
 	case h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) || h.Part != k || h.Lo != s.lo || h.Hi != s.hi:
 		return fail("it is %s %s tier %d part %d [%d, %d)", h.Game, h.Option, h.Tier, h.Part, h.Lo, h.Hi)
 	case h.Bits != 8 && h.Bits != 16 || 2+2*uint64(h.Rem)+uint64(max(h.TieRem, 3+2*h.Ctr)) > 1<<h.Bits || len(h.Counts) > valuedb.MaxRemoteness+2:
 		return fail("layout %+v", lay)
 	}
-	if s.cells, err = newCells(s.slots(), lay); err != nil {
+	if s.cells, err = cells.New(s.slots(), lay); err != nil {
 		return nil, err
 	}
-	if len(s.cells.words) != h.Words {
+	if len(s.cells.Words) != h.Words {
 		s.free()
-		return fail("%d words of cells, want %d", h.Words, len(s.cells.words))
+		return fail("%d words of cells, want %d", h.Words, len(s.cells.Words))
 	}
 	s.counts = h.Counts
 	if h.Ties {
 		s.phase = tiePhase
 	}
 	var frame, raw []byte
-	for lo := 0; lo < len(s.cells.words); lo += partChunk {
-		words := s.cells.words[lo:min(lo+partChunk, len(s.cells.words))]
+	for lo := 0; lo < len(s.cells.Words); lo += partChunk {
+		words := s.cells.Words[lo:min(lo+partChunk, len(s.cells.Words))]
 		size, err := binary.ReadUvarint(br)
 		if err == nil && size > maxNoteFrame {
 			err = fmt.Errorf("a frame of %d bytes", size)

@@ -11,8 +11,10 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/internal/cells"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -118,7 +120,7 @@ func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bit
 	}
 	set = bitarray.NewRanked(full)
 	cut = plan.NewCut(set, 3, 1)
-	s, err := newPart(context.Background(), g, tier, set, cut, 1, layout{bits: 8, rem: 40, tieRem: 2, ctr: 1}, work.Effort{Workers: 1})
+	s, err := newPart(context.Background(), g, tier, set, cut, 1, cells.Layout{Bits: 8, Rem: 40, TieRem: 2, Ctr: 1}, work.Effort{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,14 +199,14 @@ func TestLoadSolvedRange(t *testing.T) {
 	r := solveRun(t, "connect4", option, Config{Dir: t.TempDir()})
 	tier := tiergame.Tier(biggestTier(r.Manifest).Tier)
 	if race.Enabled {
-		st, err := LoadSolvedTier(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
+		st, err := solved.Load(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		recs := make([]valuedb.Record, st.Len())
 		st.Records(recs, 0)
 		st.Free()
-		if _, err := WriteDB(r.dbPath(tier), r.Game, tier, recs, &valuedb.WriteOptions{BlockRecords: 1 << 10}); err != nil {
+		if _, err := solved.WriteDB(r.dbPath(tier), r.Game, tier, recs, &valuedb.WriteOptions{BlockRecords: 1 << 10}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,7 +216,7 @@ func TestLoadSolvedRange(t *testing.T) {
 }
 
 func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier, byRank bool) {
-	whole, err := LoadSolvedTier(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
+	whole, err := solved.Load(r.Game, tier, r.levelPath(tier), r.dbPath(tier), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,28 +228,28 @@ func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier, byRank bool)
 	if n < 3*b+7 {
 		t.Fatalf("tier %s: %d positions, fewer than 3 blocks of %d", r.Game.TierName(tier), n, b)
 	}
-	rd, err := OpenSolved(r.Game, tier, r.levelPath(tier), r.dbPath(tier))
+	rd, err := solved.Open(r.Game, tier, r.levelPath(tier), r.dbPath(tier))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	rd.byRank = byRank
+	rd.ByRank = byRank
 	if _, err := rd.Range(n, n+1, 2); err == nil {
 		t.Error("ranks past the tier's end: no error")
 	}
 	for i, rg := range [][2]uint64{{0, n}, {0, 1}, {b, 2 * b}, {b - 5, 3*b + 7}, {n - 3, n}, {n / 2, n / 2}, {n, n}} {
 		load := rd.Range // a reader, its level file loaded once, or every time
 		if i%2 == 1 && !byRank {
-			load = func(lo, hi uint64, workers int) (*SolvedTier, error) {
-				return LoadSolvedRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), lo, hi, workers)
+			load = func(lo, hi uint64, workers int) (*solved.Tier, error) {
+				return solved.LoadRange(r.Game, tier, r.levelPath(tier), r.dbPath(tier), lo, hi, workers)
 			}
 		}
 		st, err := load(rg[0], rg[1], 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rg[0] == rg[1] && st.cells.bytes() > 64 {
-			t.Errorf("ranks %v: an empty range holds %d bytes of cells", rg, st.cells.bytes())
+		if cells := st.Bytes() - plan.BitsetBytes(st.Set().Len()); rg[0] == rg[1] && cells > 64 {
+			t.Errorf("ranks %v: an empty range holds %d bytes of cells", rg, cells)
 		}
 		got := make([]valuedb.Record, st.Len())
 		st.Records(got, 0)
@@ -255,13 +257,13 @@ func checkLoadSolvedRange(t *testing.T, r *Run, tier tiergame.Tier, byRank bool)
 			t.Errorf("ranks %v: records differ from the whole tier's", rg)
 		}
 		for i := rg[0]; i < rg[1]; i += max(1, (rg[1]-rg[0])/50) {
-			p, _ := whole.set.Select(i)
+			p, _ := whole.Set().Select(i)
 			if rec, ok := st.Lookup(tiergame.Position(p)); !ok || rec != all[i] {
 				t.Errorf("ranks %v: Lookup of rank %d: %v %v, want %v", rg, i, rec, ok, all[i])
 			}
 		}
 		if rg[0] > 0 {
-			p, _ := whole.set.Select(rg[0] - 1)
+			p, _ := whole.Set().Select(rg[0] - 1)
 			if _, ok := st.Lookup(tiergame.Position(p)); ok {
 				t.Errorf("ranks %v: the position before the range is found", rg)
 			}

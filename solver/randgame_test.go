@@ -196,7 +196,7 @@ func TestRandomGamesAgainstReference(t *testing.T) {
 				game = randUnmover{g}
 			}
 			t.Run(fmt.Sprintf("seed%d/cfg%d", seed, i), func(t *testing.T) {
-				r := solved(t, reopen(t, game, t.TempDir(), cfg))
+				r := solvedRun(t, reopen(t, game, t.TempDir(), cfg))
 				checkVerifies(t, r, uint64(len(ref)))
 				checkAgainstRef(t, r, slices.Values(ref))
 			})
@@ -258,7 +258,7 @@ func TestLoopySameLevelCandidates(t *testing.T) {
 		for _, game := range []tiergame.Game{g, randUnmover{g}} {
 			_, unmover := game.(tiergame.Unmover)
 			t.Run(fmt.Sprintf("%s/unmover=%v", tc.name, unmover), func(t *testing.T) {
-				r := solved(t, reopen(t, game, t.TempDir(), Config{Workers: 1}))
+				r := solvedRun(t, reopen(t, game, t.TempDir(), Config{Workers: 1}))
 				checkVerifies(t, r, uint64(len(ref)))
 				checkAgainstRef(t, r, slices.Values(ref))
 			})

@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -45,7 +46,7 @@ func (r *Run) Solve(ctx context.Context) error {
 		return r.solveChance(ctx)
 	}
 	order := r.Graph.SolveOrder()
-	cache := map[tiergame.Tier]*SolvedTier{}
+	cache := map[tiergame.Tier]*solved.Tier{}
 	defer freeAll(cache)
 	parentsLeft := map[tiergame.Tier]int{}
 	for _, t := range order {
@@ -53,7 +54,7 @@ func (r *Run) Solve(ctx context.Context) error {
 	}
 	r.meter = progress.New(r.Terminal, r.Log, "solve", int64(len(order)), "tiers")
 	defer r.meter.Finish()
-	var solved atomic.Uint64
+	var decided atomic.Uint64
 	start := time.Now()
 	// While a tier is solved, the next one's level file loads and the
 	// last one's database is written.
@@ -78,7 +79,7 @@ func (r *Run) Solve(ctx context.Context) error {
 					break
 				}
 			}
-			st, err := r.solveTier(ctx, t, cache, &solved, load)
+			st, err := r.solveTier(ctx, t, cache, &decided, load)
 			// The last tier's database is recorded even if this one failed.
 			if serr := r.settleDB(w, r.clock(t, "solve")); err == nil {
 				err = serr
@@ -122,7 +123,7 @@ func (r *Run) Solve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch r.Manifest.Start, err = NewStartRecord(g, st); {
+	switch r.Manifest.Start, err = solved.NewStartRecord(g, st); {
 	case err == nil:
 		r.Log.Info("solving done", "start", r.Manifest.Start.Value, "remoteness", r.Manifest.Start.Remoteness, "seconds", time.Since(start).Seconds())
 	case len(r.Manifest.Seeds) > 0: // a run from seeds need not reach the start
@@ -160,7 +161,7 @@ func (r *Run) loadLevelAsync(t tiergame.Tier) *levelLoad {
 
 // solveTier computes the records of tier t; load, if it is t's, is its
 // level file being loaded.
-func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier, done *atomic.Uint64, load *levelLoad) (*SolvedTier, error) {
+func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*solved.Tier, done *atomic.Uint64, load *levelLoad) (*solved.Tier, error) {
 	clk := r.clock(t, "solve")
 	end := clk.phase("load", false)
 	kids, err := r.childTiers(t, nil, cache)
@@ -223,14 +224,14 @@ func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64, leve
 
 // childTiers appends t's solved child tiers to kids, from the cache or
 // from their files.
-func (r *Run) childTiers(t tiergame.Tier, kids children, cache map[tiergame.Tier]*SolvedTier) (children, error) {
-	return childrenOf(r, t, kids, func(c tiergame.Tier) (*SolvedTier, error) { return r.loadSolved(c, cache) })
+func (r *Run) childTiers(t tiergame.Tier, kids solved.Children, cache map[tiergame.Tier]*solved.Tier) (solved.Children, error) {
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*solved.Tier, error) { return r.loadSolved(c, cache) })
 }
 
 // loadSolved returns a solved tier from the cache or from its files.
-func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*SolvedTier) (*SolvedTier, error) {
-	return cached(cache, t, func() (*SolvedTier, error) {
-		return LoadSolvedTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
+func (r *Run) loadSolved(t tiergame.Tier, cache map[tiergame.Tier]*solved.Tier) (*solved.Tier, error) {
+	return cached(cache, t, func() (*solved.Tier, error) {
+		return solved.Load(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
 	})
 }
 
@@ -247,7 +248,7 @@ func childrenOf[K any, S ~[]K](r *Run, t tiergame.Tier, kids S, load func(tierga
 }
 
 // freeAll frees the solved tiers of a cache.
-func freeAll(cache map[tiergame.Tier]*SolvedTier) {
+func freeAll(cache map[tiergame.Tier]*solved.Tier) {
 	for _, st := range cache {
 		st.Free()
 	}
@@ -273,20 +274,20 @@ type dbWrite struct {
 	h    valuedb.Header
 	fi   *runfolder.FileInfo
 	err  error
-	// solved is called once the database is recorded.
-	solved func()
+	// onSolved is called once the database is recorded.
+	onSolved func()
 }
 
 // writeDB starts writing tier t's value database; settleDB records it.
-func (r *Run) writeDB(t tiergame.Tier, rec *runfolder.TierRecord, st *SolvedTier, solved func()) *dbWrite {
-	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), solved: solved}
-	release := st.hold() // the tier may be freed before its database is written
+func (r *Run) writeDB(t tiergame.Tier, rec *runfolder.TierRecord, st *solved.Tier, onSolved func()) *dbWrite {
+	w := &dbWrite{t: t, rec: rec, done: make(chan struct{}), onSolved: onSolved}
+	release := st.Hold() // the tier may be freed before its database is written
 	go func() {
 		defer close(w.done)
 		defer release()
 		defer r.busy.Background()()
 		path := r.dbPath(t)
-		if w.h, w.err = WriteSolvedDB(path, r.Game, st, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
+		if w.h, w.err = solved.WriteTierDB(path, r.Game, st, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); w.err != nil {
 			return
 		}
 		rel, _ := filepath.Rel(r.Dir, path)
@@ -308,7 +309,7 @@ func (r *Run) settleDB(w *dbWrite, clk stepClock) error {
 	}
 	defer clk.phase("checkpoint", false)()
 	setSolved(w.rec, w.fi, w.h)
-	w.solved()
+	w.onSolved()
 	return r.checkpoint(false)
 }
 

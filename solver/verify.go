@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
@@ -118,7 +119,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	if len(rep.FileErrors) > 0 {
 		return rep, nil
 	}
-	cache := map[tiergame.Tier]*SolvedTier{}
+	cache := map[tiergame.Tier]*solved.Tier{}
 	defer freeAll(cache)
 	pending := map[tiergame.Tier]int{}
 	for _, t := range r.Graph.Tiers {
@@ -149,20 +150,20 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 				r.dbPath(t), h.Count, h.Win, h.Lose, h.Tie, h.Draw, rec.Reachable, rec.Win, rec.Lose, rec.Tie, rec.Draw))
 		}
 		db.Close()
-		kids, err := r.childTiers(t, children{st}, cache)
+		kids, err := r.childTiers(t, solved.Children{st}, cache)
 		if err != nil {
 			return nil, err
 		}
 		var n atomic.Uint64
 		full := FullCounts{Tier: t, Name: r.Game.TierName(t)}
-		rs := plan.SplitRanges(st.set, plan.RangesFor(st.set.Total(), r.Workers, r.Ranges))
+		rs := plan.SplitRanges(st.Set(), plan.RangesFor(st.Set().Total(), r.Workers, r.Ranges))
 		err = work.ForEach(ctx, r.Workers, len(rs), func(ctx context.Context, i int) error {
 			moves := make([]tiergame.Child, 0, 64)
 			cur := tiergame.NewCursor(r.Game, t) // positions come in ascending order
 			var images []tiergame.Position
 			var local FullCounts
 			last := 0
-			for p := range st.set.Range(rs[i].Lo, rs[i].Hi) {
+			for p := range st.Set().Range(rs[i].Lo, rs[i].Hi) {
 				if n.Add(1)&4095 == 0 && ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -207,14 +208,14 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 }
 
 // derive computes a position's record from its children's stored records.
-func derive(cur tiergame.Cursor, p tiergame.Position, kids children, last *int, buf []tiergame.Child) (valuedb.Record, error) {
+func derive(cur tiergame.Cursor, p tiergame.Position, kids solved.Children, last *int, buf []tiergame.Child) (valuedb.Record, error) {
 	v, cs := cur.Moves(p, buf)
 	if v != tiergame.Undecided {
 		return valuedb.Make(v, 0), nil
 	}
-	c := newCombiner()
+	c := solved.NewCombiner()
 	for _, ch := range cs {
-		st := kids.find(ch.Tier, last)
+		st := kids.Find(ch.Tier, last)
 		if st == nil {
 			return 0, fmt.Errorf("child in unexpected tier %d", ch.Tier)
 		}
@@ -222,9 +223,9 @@ func derive(cur tiergame.Cursor, p tiergame.Position, kids children, last *int, 
 		if !ok {
 			return 0, fmt.Errorf("child %d of tier %d is not reachable", ch.Pos, ch.Tier)
 		}
-		c.add(rec)
+		c.Add(rec)
 	}
-	return c.record()
+	return c.Record()
 }
 
 func openDBChecked(path string) (*valuedb.DB, error) {

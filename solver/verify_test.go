@@ -117,7 +117,7 @@ func TestVerifyTampering(t *testing.T) {
 			if tc.game == nil {
 				base = solveRun(t, tc.name, "", Config{Dir: t.TempDir()})
 			} else {
-				base = solved(t, reopen(t, tc.game, t.TempDir(), Config{}))
+				base = solvedRun(t, reopen(t, tc.game, t.TempDir(), Config{}))
 			}
 			g := base.Game
 			checkVerifies(t, base, base.Manifest.Total)

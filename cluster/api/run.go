@@ -82,7 +82,7 @@ const (
 	// then reach.CloseTier; outputs the closed tier as a partial level
 	// file of the tier itself, and partial level files of its children.
 	Close Kind = "close"
-	// SolveRange: solver.SolveRange over a range of a loop-free tier;
+	// SolveRange: solved.SolveRange over a range of a loop-free tier;
 	// outputs a value database of the range's records.
 	SolveRange Kind = "solve"
 	// SolveTier: solver.SolveTier over the whole of a loopy tier; outputs

@@ -16,6 +16,7 @@ import (
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -111,7 +112,7 @@ func namesAll(blobs []api.Blob, names map[string]bool) bool {
 // also its database of planes), stores them (keepMerged) and records
 // them. The units wrote their records in the
 // database's own blocks (their ranges are cut at whole blocks), so the
-// blocks are copied (solver.ConcatDB); records that do not line up (a
+// blocks are copied (solved.ConcatDB); records that do not line up (a
 // tier cut before the cut was aligned) and probabilities are decoded and
 // written again, with the same writer and options as tierd solve.
 func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) error {
@@ -169,7 +170,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		}
 	} else {
 		write = func(path string) (any, error) {
-			h, err := solver.ConcatDB(path, g, t, paths, &valuedb.WriteOptions{NoSync: true})
+			h, err := solved.ConcatDB(path, g, t, paths, &valuedb.WriteOptions{NoSync: true})
 			if err == nil && h.Count != count {
 				return nil, fmt.Errorf("%d records for the tier's %d positions", h.Count, count)
 			}
@@ -183,7 +184,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 			}); err != nil {
 				return nil, err
 			}
-			return solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+			return solved.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 		}
 	}
 	blob, res, err := n.storeFile(write)
@@ -330,10 +331,10 @@ func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int)
 		}
 		return nil, errors.New("the start position is not in its tier's level file")
 	}
-	solved, err := solver.LoadSolvedTier(g, t, files.level, files.db, workers)
+	st, err := solved.Load(g, t, files.level, files.db, workers)
 	if err != nil {
 		return nil, err
 	}
-	defer solved.Free()
-	return solver.NewStartRecord(g, solved)
+	defer st.Free()
+	return solved.NewStartRecord(g, st)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -221,9 +222,9 @@ func loadKids[T any](ctx context.Context, w *Worker, u *unit, how kidLoader[T]) 
 
 // solvedKids loads the solved child tiers of a unit of a game without
 // chance.
-func (w *Worker) solvedKids(ctx context.Context, u *unit) ([]*solver.SolvedTier, func(), error) {
-	return loadKids(ctx, w, u, kidLoader[*solver.SolvedTier]{shelf: w.mem.solved,
-		build: func(k api.KidInput, t tiergame.Tier, set *bitarray.Ranked, files kidFiles) (*solver.SolvedTier, int64, error) {
+func (w *Worker) solvedKids(ctx context.Context, u *unit) ([]*solved.Tier, func(), error) {
+	return loadKids(ctx, w, u, kidLoader[*solved.Tier]{shelf: w.mem.solved,
+		build: func(k api.KidInput, t tiergame.Tier, set *bitarray.Ranked, files kidFiles) (*solved.Tier, int64, error) {
 			// The records this worker solved are in place already; the
 			// solved tier owns the slice from now on.
 			recs, _ := w.mem.tierRecords.take(k.Set)
@@ -247,7 +248,7 @@ func (w *Worker) solvedKids(ctx context.Context, u *unit) ([]*solver.SolvedTier,
 			if err != nil {
 				return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 			}
-			st, err := solver.NewSolvedTier(t, set, recs, w.cfg.Threads)
+			st, err := solved.New(t, set, recs, w.cfg.Threads)
 			if err != nil {
 				return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -36,7 +37,7 @@ type memCache struct {
 	probs   *shelf[string, []tiergame.Prob]
 	// solved and chance are solved child tiers, loaded for the units of
 	// their parents.
-	solved *shelf[kidKey, *solver.SolvedTier]
+	solved *shelf[kidKey, *solved.Tier]
 	chance *shelf[kidKey, *solver.ChanceTier]
 	// parts are the parts of loopy tiers solved in parts that the worker
 	// keeps between their rounds (parts.go).
@@ -54,7 +55,7 @@ func newMemCache(limit int64) *memCache {
 	m := &memory{limit: limit, items: map[*item]struct{}{}, released: make(chan struct{})}
 	return &memCache{memory: m, sets: newShelf[string, *bitarray.Ranked](m), partials: newShelf[string, *bitarray.Set](m),
 		tierRecords: newShelf[string, []valuedb.Record](m), records: newShelf[string, []valuedb.Record](m),
-		probs: newShelf[string, []tiergame.Prob](m), solved: newShelf[kidKey, *solver.SolvedTier](m),
+		probs: newShelf[string, []tiergame.Prob](m), solved: newShelf[kidKey, *solved.Tier](m),
 		chance: newShelf[kidKey, *solver.ChanceTier](m), parts: newShelf[partKey, *heldPart](m)}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -133,7 +134,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			positions = st.Len()
 			u.computed()
 			if err := u.out.add(u.tier, func(path string) error {
-				_, err := solver.WriteSolvedDB(path, u.g, st, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
+				_, err := solved.WriteTierDB(path, u.g, st, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
 				return err
 			}); err != nil {
 				return 0, err
@@ -289,7 +290,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 
 // kidNotes turns the unit's range of a child tier's records (ranks
 // [Lo, Hi) of Kids[0]) into notes to the parts of their parents, a chunk
-// at a time (solver.OpenSolvedSet over the child's set from the memory
+// at a time (solved.OpenSet over the child's set from the memory
 // cache, SolvedReader.Range, solver.ChildNotes), as notes files a role
 // and part, written as they are made: held, won and tied notes for each
 // part it has any for. It reports the notes and the child's longest
@@ -317,7 +318,7 @@ func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer release()
-	c, err := solver.OpenSolvedSet(kid, set, paths[0])
+	c, err := solved.OpenSet(kid, set, paths[0])
 	if err != nil {
 		return 0, err
 	}

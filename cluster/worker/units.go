@@ -19,6 +19,7 @@ import (
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
+	"github.com/tiersolve/tiersolve/solver/solved"
 )
 
 // An executor runs the units of one kind. A new kind of unit is an entry
@@ -158,7 +159,7 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 }
 
 // solveRange solves the unit's range of a loop-free tier
-// (solver.SolveRange, or with chance solver.SolveChanceRange) into a
+// (solved.SolveRange, or with chance solver.SolveChanceRange) into a
 // window of the tier's records, which it keeps (rangeRecords): a value
 // database of the range's records.
 func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
@@ -178,7 +179,7 @@ func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
 	defer releaseKids()
 	loaded := time.Now()
 	recs := w.rangeRecords(u.own, u.Set, set, u.rng)
-	if err := solver.SolveRange(ctx, u.g, u.tier, set, u.rng, kids, recs, nil); err != nil {
+	if err := solved.SolveRange(ctx, u.g, u.tier, set, u.rng, kids, recs, nil); err != nil {
 		return 0, err
 	}
 	w.computedRecords(u.Token, recs)
@@ -256,7 +257,7 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 
 // solvedInputs loads the solved child tiers a unit reads, once the units
 // of this worker's whose records it reads in place have computed them.
-func (w *Worker) solvedInputs(ctx context.Context, u *unit) ([]*solver.SolvedTier, func(), error) {
+func (w *Worker) solvedInputs(ctx context.Context, u *unit) ([]*solved.Tier, func(), error) {
 	if err := w.awaitMine(ctx, u.Kids); err != nil {
 		return nil, nil, err
 	}
@@ -267,13 +268,13 @@ func (w *Worker) solvedInputs(ctx context.Context, u *unit) ([]*solver.SolvedTie
 // loaded are when it started and when its inputs were loaded, for the
 // log.
 func (w *Worker) writeRecords(u *unit, recs []valuedb.Record, start, loaded time.Time) (uint64, error) {
-	solved := time.Now()
+	solvedAt := time.Now()
 	u.computed()
 	if err := u.out.records(u.g, u.tier, recs); err != nil {
 		return 0, err
 	}
-	w.log.Debug("solve unit", "tier", u.tier, "load_seconds", loaded.Sub(start).Seconds(), "solve_seconds", solved.Sub(loaded).Seconds(),
-		"write_seconds", time.Since(solved).Seconds())
+	w.log.Debug("solve unit", "tier", u.tier, "load_seconds", loaded.Sub(start).Seconds(), "solve_seconds", solvedAt.Sub(loaded).Seconds(),
+		"write_seconds", time.Since(solvedAt).Seconds())
 	return uint64(len(recs)), nil
 }
 
@@ -342,10 +343,10 @@ func (o *outputs) partial(g tiergame.Game, tg reach.Target) error {
 // in memory for when this worker solves the tier's parents. It is
 // written as tierd solve writes a tier's (not Fast): the range holds
 // whole blocks of the tier's database (the leader's cut), which the
-// leader joins by copying them (solver.ConcatDB).
+// leader joins by copying them (solved.ConcatDB).
 func (o *outputs) records(g tiergame.Game, t tiergame.Tier, recs []valuedb.Record) error {
 	err := o.add(t, func(path string) error {
-		_, err := solver.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
+		_, err := solved.WriteDB(path, g, t, recs, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
 		return err
 	})
 	if err == nil {

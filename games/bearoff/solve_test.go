@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // reference solves a variant with a plain memoized recursion in float64

@@ -1,4 +1,7 @@
-package solver
+// Package solved holds solved tiers: their records in cells (Tier),
+// loop-free tiers solved range by range (SolveRange), and the value
+// databases written and read back.
+package solved
 
 import (
 	"context"
@@ -7,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/internal/cells"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -22,10 +26,10 @@ import (
 // so they are never held twice.
 //
 // Its owner frees it (Free) when no parent needs it any more.
-type SolvedTier struct {
+type Tier struct {
 	tier   tiergame.Tier
 	set    *bitarray.Ranked
-	cells  cellArray
+	cells  cells.Array
 	decode []valuedb.Record // by code; 0 for absent
 	dense  bool
 	// maxRem is the longest win or loss, maxTie the longest tie (-1
@@ -46,7 +50,7 @@ type SolvedTier struct {
 var decodeTables sync.Map // layout → []valuedb.Record
 
 // decodeTable returns the records of the codes of solved layout l.
-func decodeTable(l layout) []valuedb.Record {
+func decodeTable(l cells.Layout) []valuedb.Record {
 	if t, ok := decodeTables.Load(l); ok {
 		return t.([]valuedb.Record)
 	}
@@ -54,37 +58,37 @@ func decodeTable(l layout) []valuedb.Record {
 	return t.([]valuedb.Record)
 }
 
-func makeDecodeTable(l layout) []valuedb.Record {
-	t := make([]valuedb.Record, 1<<l.bits)
+func makeDecodeTable(l cells.Layout) []valuedb.Record {
+	t := make([]valuedb.Record, 1<<l.Bits)
 	for c := range t {
-		if c < int(l.tail())+int(l.tieRem) {
-			t[c], _ = l.record(uint32(c))
+		if c < int(l.Tail())+int(l.TieRem) {
+			t[c], _ = l.Record(uint32(c))
 		}
 	}
 	return t
 }
 
 // newSolvedCells makes a SolvedTier of cells in the solved layout.
-func newSolvedCells(t tiergame.Tier, set *bitarray.Ranked, cells cellArray, dense bool, workers int) *SolvedTier {
-	st := &SolvedTier{tier: t, set: set, cells: cells, dense: dense, decode: decodeTable(cells.lay), lo: set.Base(), hi: set.End()}
+func FromCells(t tiergame.Tier, set *bitarray.Ranked, c cells.Array, dense bool, workers int) *Tier {
+	st := &Tier{tier: t, set: set, cells: c, dense: dense, decode: decodeTable(c.Lay), lo: set.Base(), hi: set.End()}
 	st.maxRem, st.maxTie = st.longest(workers)
 	return st
 }
 
 // longest returns the longest win or loss and the longest tie (-1 if
 // none) of the cells.
-func (s *SolvedTier) longest(workers int) (maxRem, maxTie int) {
+func (s *Tier) longest(workers int) (maxRem, maxTie int) {
 	var mu sync.Mutex
 	maxTie = -1
-	n := len(s.cells.words)
+	n := len(s.cells.Words)
 	work.ForChunks(context.Background(), workers, n, func(lo, hi int) {
 		var seen [1 << 16]bool
-		per := uint64(1) << s.cells.shift
+		per := uint64(1) << s.cells.Shift
 		for i := uint64(lo) * per; i < uint64(hi)*per; i++ {
-			seen[s.cells.peek(i)] = true
+			seen[s.cells.Peek(i)] = true
 		}
 		rem, tie := 0, -1
-		for c, ok := range seen[:1<<s.cells.lay.bits] {
+		for c, ok := range seen[:1<<s.cells.Lay.Bits] {
 			if !ok {
 				continue
 			}
@@ -105,7 +109,7 @@ func (s *SolvedTier) longest(workers int) (maxRem, maxTie int) {
 // goroutines. It refuses records without a value (win, lose, tie or
 // draw), as valuedb.Write does: a range a solve left unfilled must not
 // pass as draws.
-func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) (*SolvedTier, error) {
+func New(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record, workers int) (*Tier, error) {
 	maxRem, maxTie, err := longestOf(recs)
 	if err != nil {
 		return nil, fmt.Errorf("tier %d: %w", t, err)
@@ -125,16 +129,16 @@ func NewSolvedTier(t tiergame.Tier, set *bitarray.Ranked, recs []valuedb.Record,
 
 // newSolvedTier makes an empty solved tier whose cells hold remoteness up
 // to maxRem (wins and losses) and maxTie (ties).
-func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, maxRem, maxTie int) (*SolvedTier, error) {
-	return newSolvedRange(t, set, 0, set.Total(), maxRem, maxTie, worthDense(set))
+func newSolvedTier(t tiergame.Tier, set *bitarray.Ranked, maxRem, maxTie int) (*Tier, error) {
+	return newSolvedRange(t, set, 0, set.Total(), maxRem, maxTie, WorthDense(set))
 }
 
 // newSolvedRange makes an empty solved tier of the positions of ranks
 // [rankLo, rankHi) of a tier, whose cells hold remoteness up to maxRem
 // (wins and losses) and maxTie (ties).
-func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64, maxRem, maxTie int, dense bool) (*SolvedTier, error) {
-	lay := layoutFor(maxRem, maxTie, false)
-	st := &SolvedTier{tier: t, set: set, dense: dense, decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
+func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64, maxRem, maxTie int, dense bool) (*Tier, error) {
+	lay := cells.For(maxRem, maxTie, false)
+	st := &Tier{tier: t, set: set, dense: dense, decode: decodeTable(lay), maxRem: maxRem, maxTie: maxTie,
 		lo: set.Base(), hi: set.End(), loRank: rankLo}
 	switch {
 	case rankLo >= set.Total():
@@ -150,7 +154,7 @@ func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64
 		n = st.hi - st.lo
 	}
 	var err error
-	st.cells, err = newCells(n, lay)
+	st.cells, err = cells.New(n, lay)
 	return st, err
 }
 
@@ -177,11 +181,11 @@ func longestOf(recs []valuedb.Record) (maxRem, maxTie int, err error) {
 
 // fill stores the records of tier ranks [lo, lo+len(recs)), which the
 // tier (or its range) holds.
-func (s *SolvedTier) fill(lo uint64, recs []valuedb.Record) {
-	lay := s.cells.lay
+func (s *Tier) fill(lo uint64, recs []valuedb.Record) {
+	lay := s.cells.Lay
 	if !s.dense {
 		for i, r := range recs {
-			s.cells.set(lo-s.loRank+uint64(i), lay.code(r))
+			s.cells.Set(lo-s.loRank+uint64(i), lay.Code(r))
 		}
 		return
 	}
@@ -189,8 +193,8 @@ func (s *SolvedTier) fill(lo uint64, recs []valuedb.Record) {
 		return
 	}
 	i := 0
-	for q := range s.set.Range(s.position(lo-s.loRank), s.hi) {
-		s.cells.set(q-s.lo, lay.code(recs[i]))
+	for q := range s.set.Range(s.Position(lo-s.loRank), s.hi) {
+		s.cells.Set(q-s.lo, lay.Code(recs[i]))
 		if i++; i == len(recs) {
 			return
 		}
@@ -199,13 +203,13 @@ func (s *SolvedTier) fill(lo uint64, recs []valuedb.Record) {
 
 // Lookup returns the record of position p of the tier, and whether p is
 // one of its reachable positions.
-func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
+func (s *Tier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 	if s.dense {
 		i := uint64(p) - s.lo
 		if i >= s.hi-s.lo {
 			return 0, false
 		}
-		r := s.decode[s.cells.peek(i)]
+		r := s.decode[s.cells.Peek(i)]
 		return r, r != 0
 	}
 	if uint64(p) < s.lo || uint64(p) >= s.hi {
@@ -215,7 +219,7 @@ func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 	if !ok {
 		return 0, false
 	}
-	return s.decode[s.cells.peek(rank-s.loRank)], true
+	return s.decode[s.cells.Peek(rank-s.loRank)], true
 }
 
 // fold adds the records of the positions l of the tier to c; it returns
@@ -223,38 +227,38 @@ func (s *SolvedTier) Lookup(p tiergame.Position) (valuedb.Record, bool) {
 // tier when one is not. It is Lookup in the loop over a position's
 // children, where a call for each child cost a tenth of a loopy tier's
 // first pass.
-func (s *SolvedTier) fold(l []tiergame.Position, c *combiner) (tiergame.Position, bool) {
+func (s *Tier) Fold(l []tiergame.Position, c *Combiner) (tiergame.Position, bool) {
 	for _, q := range l {
 		var rec valuedb.Record
 		if i := uint64(q) - s.lo; s.dense && i < s.hi-s.lo {
-			rec = s.decode[s.cells.peek(i)]
+			rec = s.decode[s.cells.Peek(i)]
 		} else if !s.dense {
 			rec, _ = s.Lookup(q)
 		}
 		if rec.Value() == tiergame.Undecided { // absent: a solved tier's records all have values
 			return q, false
 		}
-		c.add(rec)
+		c.Add(rec)
 	}
 	return 0, true
 }
 
 // Len is the number of records: the reachable positions the tier (or
 // its part) holds.
-func (s *SolvedTier) Len() uint64 { return plan.FirstRank(s.set, plan.Range{Lo: s.hi}) - s.loRank }
+func (s *Tier) Len() uint64 { return plan.FirstRank(s.set, plan.Range{Lo: s.hi}) - s.loRank }
 
 // position returns the position of the i-th record.
-func (s *SolvedTier) position(i uint64) uint64 {
+func (s *Tier) Position(i uint64) uint64 {
 	p, _ := s.set.Select(s.loRank + i)
 	return p
 }
 
 // Records stores the records [lo, lo+len(dst)) (counted from the first
 // the tier or part holds) in dst.
-func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
+func (s *Tier) Records(dst []valuedb.Record, lo uint64) {
 	if !s.dense {
 		for i := range dst {
-			dst[i] = s.decode[s.cells.peek(lo+uint64(i))]
+			dst[i] = s.decode[s.cells.Peek(lo+uint64(i))]
 		}
 		return
 	}
@@ -262,8 +266,8 @@ func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
 		return
 	}
 	i := 0
-	for q := range s.set.Range(s.position(lo), s.hi) {
-		dst[i] = s.decode[s.cells.peek(q-s.lo)]
+	for q := range s.set.Range(s.Position(lo), s.hi) {
+		dst[i] = s.decode[s.cells.Peek(q-s.lo)]
 		if i++; i == len(dst) {
 			return
 		}
@@ -271,21 +275,39 @@ func (s *SolvedTier) Records(dst []valuedb.Record, lo uint64) {
 }
 
 // Bytes is the memory the solved tier holds: its cells and its set.
-func (s *SolvedTier) Bytes() uint64 { return s.cells.bytes() + plan.BitsetBytes(s.set.Len()) }
+func (s *Tier) Bytes() uint64 { return s.cells.Bytes() + plan.BitsetBytes(s.set.Len()) }
 
 // hold keeps the cells from Free until release is called: a goroutine
 // that reads them (writing the tier's database) holds them from before it
 // starts.
-func (s *SolvedTier) hold() (release func()) {
+func (s *Tier) Hold() (release func()) {
 	s.readers.Add(1)
 	return s.readers.Done
 }
 
 // Free returns the cells' memory, once those who hold them are done; the tier must not be used afterwards.
 // A second Free does nothing.
-func (s *SolvedTier) Free() {
+func (s *Tier) Free() {
 	if s != nil {
 		s.readers.Wait()
-		s.cells.free()
+		s.cells.Free()
 	}
 }
+
+// Tier is the tier whose records s holds.
+func (s *Tier) Tier() tiergame.Tier { return s.tier }
+
+// Set is the tier's reachable positions, ranked.
+func (s *Tier) Set() *bitarray.Ranked { return s.set }
+
+// Span is the hashes [lo, hi) whose records s holds, and the rank of the
+// first: the whole tier's, or a part's.
+func (s *Tier) Span() (lo, hi, loRank uint64) { return s.lo, s.hi, s.loRank }
+
+// SetSpan narrows s to the records of hashes [lo, hi), the first of rank
+// loRank: a part's, whose cells hold only those.
+func (s *Tier) SetSpan(lo, hi, loRank uint64) { s.lo, s.hi, s.loRank = lo, hi, loRank }
+
+// Longest is the longest win or loss and the longest tie (-1 without
+// ties) of the records.
+func (s *Tier) Longest() (maxRem, maxTie int) { return s.maxRem, s.maxTie }

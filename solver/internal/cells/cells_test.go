@@ -1,4 +1,4 @@
-package solver
+package cells
 
 import (
 	"github.com/tiersolve/tiersolve/solver/plan"
@@ -11,14 +11,14 @@ import (
 // on the heap and mapped outside it, with one goroutine and several.
 func TestWiden(t *testing.T) {
 	f := func(c uint32) uint32 {
-		if c == codeAbsent {
+		if c == Absent {
 			return c
 		}
 		return c*7 + 300 // past a byte: the wide cells hold it
 	}
 	for _, n := range []uint64{1, 7, 8, 9, 63, 1000, 1 << 20, 1<<20 + 13} {
 		for _, workers := range []int{1, 3} {
-			c, err := newCells(n, layout8)
+			c, err := New(n, Layout8)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -27,26 +27,26 @@ func TestWiden(t *testing.T) {
 			for i := range want {
 				if rng.IntN(4) > 0 {
 					want[i] = uint32(1 + rng.IntN(255))
-					c.set(uint64(i), want[i])
+					c.Set(uint64(i), want[i])
 				}
 			}
-			if err := c.widen(workers, n, layout16, f); err != nil {
+			if err := c.Widen(workers, n, Layout16, f); err != nil {
 				t.Fatal(err)
 			}
-			if c.lay != layout16 || uint64(len(c.words)) != (n+3)/4 {
-				t.Fatalf("%d cells: layout %+v, %d words; want 16 bits in %d", n, c.lay, len(c.words), (n+3)/4)
+			if c.Lay != Layout16 || uint64(len(c.Words)) != (n+3)/4 {
+				t.Fatalf("%d cells: layout %+v, %d words; want 16 bits in %d", n, c.Lay, len(c.Words), (n+3)/4)
 			}
 			for i, w := range want {
-				if got := c.peek(uint64(i)); got != f(w) {
+				if got := c.Peek(uint64(i)); got != f(w) {
 					t.Fatalf("%d cells, %d goroutines: cell %d is %d, want %d (from %d)", n, workers, i, got, f(w), w)
 				}
 			}
-			for _, x := range c.words[n/4:] { // the cells past n are absent
+			for _, x := range c.Words[n/4:] { // the cells past n are absent
 				if n%4 == 0 && x != 0 {
 					t.Fatalf("%d cells: a word past them is %x", n, x)
 				}
 			}
-			c.free()
+			c.Free()
 		}
 	}
 }
@@ -54,7 +54,7 @@ func TestWiden(t *testing.T) {
 // TestNarrowLayout checks the byte cells' layout against the remoteness
 // the memory plans count it to hold (plan.PartCellBytes).
 func TestNarrowLayout(t *testing.T) {
-	if layout8.rem != plan.NarrowRem || layout8.tieRem != plan.NarrowTieRem {
-		t.Errorf("layout8 holds remoteness %d and ties %d; plan counts %d and %d", layout8.rem, layout8.tieRem, plan.NarrowRem, plan.NarrowTieRem)
+	if Layout8.Rem != plan.NarrowRem || Layout8.TieRem != plan.NarrowTieRem {
+		t.Errorf("layout8 holds remoteness %d and ties %d; plan counts %d and %d", Layout8.Rem, Layout8.TieRem, plan.NarrowRem, plan.NarrowTieRem)
 	}
 }

@@ -1,4 +1,4 @@
-package solver
+package solved
 
 import (
 	"context"
@@ -30,13 +30,13 @@ import (
 // worthDense reports whether a tier's records are worth keeping by
 // position: its hash space is small or mostly reachable, so a lookup is
 // one array access instead of a rank computation, for little memory more.
-func worthDense(set *bitarray.Ranked) bool {
+func WorthDense(set *bitarray.Ranked) bool {
 	return plan.Dense(set.Len(), set.Total())
 }
 
 // byPosition spreads records held by rank over the tier's hash space, none
 // where a position is not reachable, on workers goroutines.
-func byPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R {
+func ByPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R {
 	byPos := make([]R, set.Len())
 	var eg errgroup.Group
 	eg.SetLimit(workers)
@@ -59,19 +59,19 @@ func byPosition[R any](set *bitarray.Ranked, recs []R, none R, workers int) []R 
 }
 
 // children finds the solved tier of each child without a map in the loop.
-type children []*SolvedTier
+type Children []*Tier
 
 // of returns the solved tier of each of tiers, nil where there is none.
-func (cs children) of(tiers []tiergame.Tier) []*SolvedTier {
-	out := make([]*SolvedTier, len(tiers))
+func (cs Children) Of(tiers []tiergame.Tier) []*Tier {
+	out := make([]*Tier, len(tiers))
 	last := 0
 	for i, t := range tiers {
-		out[i] = cs.find(t, &last)
+		out[i] = cs.Find(t, &last)
 	}
 	return out
 }
 
-func (cs children) find(t tiergame.Tier, last *int) *SolvedTier {
+func (cs Children) Find(t tiergame.Tier, last *int) *Tier {
 	if *last < len(cs) && cs[*last].tier == t {
 		return cs[*last]
 	}
@@ -85,42 +85,42 @@ func (cs children) find(t tiergame.Tier, last *int) *SolvedTier {
 }
 
 // combiner accumulates child records into a parent's record.
-type combiner struct {
-	minLose, maxWin, minTie int
-	notAllWin, any          bool
+type Combiner struct {
+	MinLose, MaxWin, MinTie int
+	NotAllWin, Any          bool
 }
 
-func newCombiner() combiner { return combiner{minLose: 1 << 30, maxWin: -1, minTie: 1 << 30} }
+func NewCombiner() Combiner { return Combiner{MinLose: 1 << 30, MaxWin: -1, MinTie: 1 << 30} }
 
-func (c *combiner) add(r valuedb.Record) {
-	c.any = true
+func (c *Combiner) Add(r valuedb.Record) {
+	c.Any = true
 	switch r.Value() {
 	case tiergame.Lose:
-		c.minLose = min(c.minLose, r.Remoteness())
-		c.notAllWin = true
+		c.MinLose = min(c.MinLose, r.Remoteness())
+		c.NotAllWin = true
 	case tiergame.Win:
-		c.maxWin = max(c.maxWin, r.Remoteness())
+		c.MaxWin = max(c.MaxWin, r.Remoteness())
 	case tiergame.Tie:
-		c.minTie = min(c.minTie, r.Remoteness())
-		c.notAllWin = true
+		c.MinTie = min(c.MinTie, r.Remoteness())
+		c.NotAllWin = true
 	default:
-		c.notAllWin = true
+		c.NotAllWin = true
 	}
 }
 
 // record is the parent's record; ok is false if there were no children.
-func (c *combiner) record() (valuedb.Record, error) {
+func (c *Combiner) Record() (valuedb.Record, error) {
 	var v tiergame.Value
 	var rem int
 	switch {
-	case !c.any:
+	case !c.Any:
 		return 0, fmt.Errorf("a position that is not primitive has no moves")
-	case c.minLose < 1<<30:
-		v, rem = tiergame.Win, c.minLose+1
-	case !c.notAllWin:
-		v, rem = tiergame.Lose, c.maxWin+1
-	case c.minTie < 1<<30:
-		v, rem = tiergame.Tie, c.minTie+1
+	case c.MinLose < 1<<30:
+		v, rem = tiergame.Win, c.MinLose+1
+	case !c.NotAllWin:
+		v, rem = tiergame.Lose, c.MaxWin+1
+	case c.MinTie < 1<<30:
+		v, rem = tiergame.Tie, c.MinTie+1
 	default:
 		v = tiergame.Draw
 	}
@@ -135,7 +135,7 @@ func (c *combiner) record() (valuedb.Record, error) {
 // children, found in kids (t's solved child tiers), and stores the record
 // of the i-th member of r in out[i] (out needs r.Count(set) records).
 // done, if not nil, counts positions as they are solved.
-func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*SolvedTier, out []valuedb.Record, done *atomic.Uint64) error {
+func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*Tier, out []valuedb.Record, done *atomic.Uint64) error {
 	moves := make([]tiergame.Child, 0, 64)
 	cur := tiergame.NewCursor(g, t)
 	last := 0
@@ -149,9 +149,9 @@ func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 				rank++
 				continue
 			}
-			c := newCombiner()
+			c := NewCombiner()
 			for _, ch := range cs {
-				st := children(kids).find(ch.Tier, &last)
+				st := Children(kids).Find(ch.Tier, &last)
 				if st == nil {
 					return fmt.Errorf("%s: move from tier %d position %d to tier %d, which is not solved (a child tier missing from ChildTiers?)", g.Name(), t, p, ch.Tier)
 				}
@@ -159,9 +159,9 @@ func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bita
 				if !ok {
 					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), ch.Pos, t, p, ch.Tier)
 				}
-				c.add(rec)
+				c.Add(rec)
 			}
-			rec, err := c.record()
+			rec, err := c.Record()
 			if err != nil {
 				return fmt.Errorf("%s: tier %d position %d: %w", g.Name(), t, p, err)
 			}

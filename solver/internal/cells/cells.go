@@ -1,4 +1,7 @@
-package solver
+// Package cells packs a tier's positions' states while it is solved and
+// its records once it is: a code of 8 or 16 bits a position, outside the
+// Go heap, with the layouts of the codes.
+package cells
 
 import (
 	"context"
@@ -39,75 +42,75 @@ import (
 //	                         be wins (1 <= k <= ctr), f: 1 if a child in
 //	                         another tier is a win (the loss's remoteness
 //	                         must then look at it)
-type layout struct {
-	bits   uint   // bits per cell: 8 or 16
-	rem    uint32 // win and lose codes per value
-	tieRem uint32 // tie codes
-	ctr    uint32 // child counters of positions that can lose
+type Layout struct {
+	Bits   uint   // bits per cell: 8 or 16
+	Rem    uint32 // win and lose codes per value
+	TieRem uint32 // tie codes
+	Ctr    uint32 // child counters of positions that can lose
 }
 
 // The layouts of 8- and 16-bit cells. A byte holds remoteness up to 92
 // for wins and losses (the longest in every bundled game but the largest
 // xiangqi families), up to 67 for ties, and 32 counted children.
 var (
-	layout8  = newLayout(8, plan.NarrowRem)
-	layout16 = newLayout(16, valuedb.MaxRemoteness+1)
+	Layout8  = NewLayout(8, plan.NarrowRem)
+	Layout16 = NewLayout(16, valuedb.MaxRemoteness+1)
 )
 
-func newLayout(bits uint, rem uint32) layout {
+func NewLayout(bits uint, rem uint32) Layout {
 	tail := uint32(1)<<bits - 2 - 2*rem
-	return layout{bits: bits, rem: rem, tieRem: min(tail, valuedb.MaxRemoteness+1), ctr: min((tail-3)/2, 4096)}
+	return Layout{Bits: bits, Rem: rem, TieRem: min(tail, valuedb.MaxRemoteness+1), Ctr: min((tail-3)/2, 4096)}
 }
 
 // layoutFor returns the narrowest layout whose codes hold remoteness up to
 // maxRem for wins and losses and maxTie for ties; with narrow, the first
 // is forcedNarrow instead of layout8 (work.Paths.Narrow).
-func layoutFor(maxRem, maxTie int, narrow bool) layout {
-	first := layout8
+func For(maxRem, maxTie int, narrow bool) Layout {
+	first := Layout8
 	if narrow {
-		first = forcedNarrow
+		first = ForcedNarrow
 	}
-	if maxRem < int(first.rem) && maxTie < int(first.tieRem) {
+	if maxRem < int(first.Rem) && maxTie < int(first.TieRem) {
 		return first
 	}
-	return layout16
+	return Layout16
 }
 
 // forcedNarrow is a byte layout with few codes, which widens on small
 // games (work.Paths.Narrow).
-var forcedNarrow = layout{bits: 8, rem: 3, tieRem: 2, ctr: 1}
+var ForcedNarrow = Layout{Bits: 8, Rem: 3, TieRem: 2, Ctr: 1}
 
 const (
-	codeAbsent = 0
-	codeOpen   = 1 // undecided, cannot lose; a draw once solved
+	Absent = 0
+	Open   = 1 // undecided, cannot lose; a draw once solved
 )
 
-func (l layout) tail() uint32              { return 2 + 2*l.rem }
-func (l layout) win(r int) uint32          { return 2 + uint32(r) }
-func (l layout) lose(r int) uint32         { return 2 + l.rem + uint32(r) }
-func (l layout) tie(r int) uint32          { return l.tail() + uint32(r) }
-func (l layout) uncounted(f uint32) uint32 { return l.tail() + f }
-func (l layout) tie0() uint32              { return l.tail() + 2 }
-func (l layout) counter(k, f uint32) uint32 {
-	return l.tail() + 3 + 2*(k-1) + f
+func (l Layout) Tail() uint32              { return 2 + 2*l.Rem }
+func (l Layout) Win(r int) uint32          { return 2 + uint32(r) }
+func (l Layout) Lose(r int) uint32         { return 2 + l.Rem + uint32(r) }
+func (l Layout) Tie(r int) uint32          { return l.Tail() + uint32(r) }
+func (l Layout) Uncounted(f uint32) uint32 { return l.Tail() + f }
+func (l Layout) Tie0() uint32              { return l.Tail() + 2 }
+func (l Layout) Counter(k, f uint32) uint32 {
+	return l.Tail() + 3 + 2*(k-1) + f
 }
 
 // isWin and isLose report a win or loss code and its remoteness.
-func (l layout) isWin(c uint32) (int, bool) { return int(c - 2), c-2 < l.rem }
-func (l layout) isLose(c uint32) (int, bool) {
-	return int(c - 2 - l.rem), c-2-l.rem < l.rem
+func (l Layout) IsWin(c uint32) (int, bool) { return int(c - 2), c-2 < l.Rem }
+func (l Layout) IsLose(c uint32) (int, bool) {
+	return int(c - 2 - l.Rem), c-2-l.Rem < l.Rem
 }
 
 // isTie reports a tie code (of the tie phase) and its remoteness.
-func (l layout) isTie(c uint32) (int, bool) { return int(c - l.tail()), c >= l.tail() }
+func (l Layout) IsTie(c uint32) (int, bool) { return int(c - l.Tail()), c >= l.Tail() }
 
 // canLose reports whether c (a code of the win and lose phase) is an
 // undecided position that can still lose, its counter k (0: not counted)
 // and its flag f (a child in another tier is a win).
-func (l layout) canLose(c uint32) (k, f uint32, ok bool) {
-	t := c - l.tail()
+func (l Layout) CanLose(c uint32) (k, f uint32, ok bool) {
+	t := c - l.Tail()
 	switch {
-	case c < l.tail() || t == 2:
+	case c < l.Tail() || t == 2:
 		return 0, 0, false
 	case t < 2:
 		return 0, t, true
@@ -118,59 +121,59 @@ func (l layout) canLose(c uint32) (k, f uint32, ok bool) {
 
 // record decodes a code of the solved layout; ok is false for an absent
 // position.
-func (l layout) record(c uint32) (rec valuedb.Record, ok bool) {
+func (l Layout) Record(c uint32) (rec valuedb.Record, ok bool) {
 	switch {
-	case c == codeAbsent:
+	case c == Absent:
 		return 0, false
-	case c == codeOpen:
+	case c == Open:
 		return valuedb.Make(tiergame.Draw, 0), true
-	case c < 2+l.rem:
+	case c < 2+l.Rem:
 		return valuedb.Make(tiergame.Win, int(c-2)), true
-	case c < l.tail():
-		return valuedb.Make(tiergame.Lose, int(c-2-l.rem)), true
+	case c < l.Tail():
+		return valuedb.Make(tiergame.Lose, int(c-2-l.Rem)), true
 	default:
-		return valuedb.Make(tiergame.Tie, int(c-l.tail())), true
+		return valuedb.Make(tiergame.Tie, int(c-l.Tail())), true
 	}
 }
 
 // code encodes a record in the solved layout; the layout must hold its
 // remoteness.
-func (l layout) code(rec valuedb.Record) uint32 {
+func (l Layout) Code(rec valuedb.Record) uint32 {
 	switch rec.Value() {
 	case tiergame.Win:
-		return l.win(rec.Remoteness())
+		return l.Win(rec.Remoteness())
 	case tiergame.Lose:
-		return l.lose(rec.Remoteness())
+		return l.Lose(rec.Remoteness())
 	case tiergame.Tie:
-		return l.tie(rec.Remoteness())
+		return l.Tie(rec.Remoteness())
 	default:
-		return codeOpen
+		return Open
 	}
 }
 
 // cellArray is n cells of a layout's width.
-type cellArray struct {
-	words []uint64
+type Array struct {
+	Words []uint64
 	mem   *bigmem.Array
-	lay   layout
-	shift uint   // log2 of cells per word: 3 or 2
-	mask  uint64 // a cell's bits
+	Lay   Layout
+	Shift uint   // log2 of cells per word: 3 or 2
+	Mask  uint64 // a cell's bits
 
-	laneShift uint // log2 of a cell's bits: 3 or 4
+	LaneShift uint // log2 of a cell's bits: 3 or 4
 }
 
 // newCells returns n absent cells of layout lay.
-func newCells(n uint64, lay layout) (cellArray, error) {
-	c := cellArray{lay: lay, mask: 1<<lay.bits - 1, shift: 3, laneShift: 3}
-	if lay.bits == 16 {
-		c.shift, c.laneShift = 2, 4
+func New(n uint64, lay Layout) (Array, error) {
+	c := Array{Lay: lay, Mask: 1<<lay.Bits - 1, Shift: 3, LaneShift: 3}
+	if lay.Bits == 16 {
+		c.Shift, c.LaneShift = 2, 4
 	}
-	per := uint64(1) << c.shift
+	per := uint64(1) << c.Shift
 	mem, err := bigmem.Words((n + per - 1) / per)
 	if err != nil {
-		return cellArray{}, err
+		return Array{}, err
 	}
-	c.mem, c.words = mem, mem.Words()
+	c.mem, c.Words = mem, mem.Words()
 	return c, nil
 }
 
@@ -180,11 +183,11 @@ func newCells(n uint64, lay layout) (cellArray, error) {
 // becomes two wide ones, from the top down, so that widening holds the
 // wide cells' memory, not both layouts' (a part of a tier solved in
 // parts would need three bytes a position at that moment, not two).
-func (c *cellArray) widen(workers int, n uint64, to layout, f func(uint32) uint32) error {
-	if c.lay.bits != 8 || to.bits != 16 {
-		return fmt.Errorf("cells of %d bits cannot widen to %d", c.lay.bits, to.bits)
+func (c *Array) Widen(workers int, n uint64, to Layout, f func(uint32) uint32) error {
+	if c.Lay.Bits != 8 || to.Bits != 16 {
+		return fmt.Errorf("cells of %d bits cannot widen to %d", c.Lay.Bits, to.Bits)
 	}
-	narrow := len(c.words)
+	narrow := len(c.Words)
 	if err := c.mem.Grow(2 * uint64(narrow)); err != nil {
 		return err
 	}
@@ -212,53 +215,53 @@ func (c *cellArray) widen(workers int, n uint64, to layout, f func(uint32) uint3
 	if narrow > 0 {
 		one(0)
 	}
-	c.lay, c.mask, c.shift, c.laneShift = to, 1<<to.bits-1, 2, 4
-	c.words = words[:(n+3)/4] // a narrow word's padding may make one more, zero
+	c.Lay, c.Mask, c.Shift, c.LaneShift = to, 1<<to.Bits-1, 2, 4
+	c.Words = words[:(n+3)/4] // a narrow word's padding may make one more, zero
 	return nil
 }
 
 // free returns the cells' memory.
-func (c *cellArray) free() {
+func (c *Array) Free() {
 	c.mem.Free()
-	c.words = nil
+	c.Words = nil
 }
 
 // bytes is the cells' memory.
-func (c *cellArray) bytes() uint64 { return 8 * uint64(len(c.words)) }
+func (c *Array) Bytes() uint64 { return 8 * uint64(len(c.Words)) }
 
 // at returns where cell i is: its word and the shift of its bits there.
-func (c *cellArray) at(i uint64) (*uint64, uint) {
-	return &c.words[i>>c.shift], uint(i&(1<<c.shift-1)) * c.lay.bits
+func (c *Array) At(i uint64) (*uint64, uint) {
+	return &c.Words[i>>c.Shift], uint(i&(1<<c.Shift-1)) * c.Lay.Bits
 }
 
 // get returns cell i; safe beside concurrent updates.
-func (c *cellArray) get(i uint64) uint32 {
-	w, s := c.at(i)
-	return uint32(atomic.LoadUint64(w) >> s & c.mask)
+func (c *Array) Get(i uint64) uint32 {
+	w, s := c.At(i)
+	return uint32(atomic.LoadUint64(w) >> s & c.Mask)
 }
 
 // peek returns cell i of cells that nothing updates any more.
-func (c *cellArray) peek(i uint64) uint32 {
-	return uint32(c.words[i>>c.shift] >> (uint(i&(1<<c.shift-1)) * c.lay.bits) & c.mask)
+func (c *Array) Peek(i uint64) uint32 {
+	return uint32(c.Words[i>>c.Shift] >> (uint(i&(1<<c.Shift-1)) * c.Lay.Bits) & c.Mask)
 }
 
 // set sets an absent cell i to v; safe beside concurrent updates of
 // other cells.
-func (c *cellArray) set(i uint64, v uint32) {
-	w, s := c.at(i)
+func (c *Array) Set(i uint64, v uint32) {
+	w, s := c.At(i)
 	atomic.OrUint64(w, uint64(v)<<s)
 }
 
 // swap replaces cell i's code old by v, and reports whether it did (the
 // cell held old).
-func (c *cellArray) swap(i uint64, old, v uint32) bool {
-	w, s := c.at(i)
+func (c *Array) Swap(i uint64, old, v uint32) bool {
+	w, s := c.At(i)
 	for {
 		x := atomic.LoadUint64(w)
-		if uint32(x>>s&c.mask) != old {
+		if uint32(x>>s&c.Mask) != old {
 			return false
 		}
-		if atomic.CompareAndSwapUint64(w, x, x&^(c.mask<<s)|uint64(v)<<s) {
+		if atomic.CompareAndSwapUint64(w, x, x&^(c.Mask<<s)|uint64(v)<<s) {
 			return true
 		}
 	}
@@ -266,16 +269,16 @@ func (c *cellArray) swap(i uint64, old, v uint32) bool {
 
 // update replaces cell i's code by what f returns for it, unless f says
 // to keep it; it returns the code it replaced and whether it did.
-func (c *cellArray) update(i uint64, f func(old uint32) (uint32, bool)) (uint32, bool) {
-	w, s := c.at(i)
+func (c *Array) Update(i uint64, f func(old uint32) (uint32, bool)) (uint32, bool) {
+	w, s := c.At(i)
 	for {
 		x := atomic.LoadUint64(w)
-		old := uint32(x >> s & c.mask)
+		old := uint32(x >> s & c.Mask)
 		v, ok := f(old)
 		if !ok {
 			return old, false
 		}
-		if atomic.CompareAndSwapUint64(w, x, x&^(c.mask<<s)|uint64(v)<<s) {
+		if atomic.CompareAndSwapUint64(w, x, x&^(c.Mask<<s)|uint64(v)<<s) {
 			return old, true
 		}
 	}
@@ -283,8 +286,8 @@ func (c *cellArray) update(i uint64, f func(old uint32) (uint32, bool)) (uint32,
 
 // lanes is the word with every lane (cell) set to 1, and high the word
 // with every lane's top bit set: the constants of matchMask.
-func (c *cellArray) lanes() (ones, high uint64) {
-	if c.lay.bits == 8 {
+func (c *Array) Lanes() (ones, high uint64) {
+	if c.Lay.Bits == 8 {
 		return 0x0101010101010101, 0x8080808080808080
 	}
 	return 0x0001000100010001, 0x8000800080008000
@@ -293,19 +296,19 @@ func (c *cellArray) lanes() (ones, high uint64) {
 // matchMask returns the top bit of every lane of x that equals a or b
 // (each given as the lane value times ones): exact per lane, unlike the
 // borrow trick that finds whether some lane is zero.
-func matchMask(x, a, b, high uint64) uint64 {
-	return zeroLanes(x^a, high) | zeroLanes(x^b, high)
+func MatchMask(x, a, b, high uint64) uint64 {
+	return ZeroLanes(x^a, high) | ZeroLanes(x^b, high)
 }
 
 // zeroLanes returns the top bit of every zero lane of y.
-func zeroLanes(y, high uint64) uint64 {
+func ZeroLanes(y, high uint64) uint64 {
 	low := ^high
 	return ^((y&low + low) | y) & high
 }
 
 // checkLevel returns an error when remoteness r is above what a record
 // holds.
-func checkLevel(g tiergame.Game, t tiergame.Tier, r int) error {
+func CheckLevel(g tiergame.Game, t tiergame.Tier, r int) error {
 	if r > valuedb.MaxRemoteness {
 		return fmt.Errorf("%s: tier %d: remoteness above %d", g.Name(), t, valuedb.MaxRemoteness)
 	}
@@ -319,43 +322,43 @@ func checkLevel(g tiergame.Game, t tiergame.Tier, r int) error {
 // then loses at once when its count of children in the tier runs out,
 // without listing its moves again to learn how long that win is (which
 // cost Quixo 4x4 about 9% of its solve).
-type winsElsewhere struct {
-	words []uint64
+type WinsElsewhere struct {
+	Words []uint64
 	mem   *bigmem.Array
 }
 
 // winsCapped is the value that says a longest win of winsCapped or more
 // plies: it is looked up.
-const winsCapped = 15
+const WinsCapped = 15
 
 // newWinsElsewhere returns the nibbles of n positions, all zero.
-func newWinsElsewhere(n uint64) (winsElsewhere, error) {
+func NewWinsElsewhere(n uint64) (WinsElsewhere, error) {
 	mem, err := bigmem.Words((n + 15) / 16)
 	if err != nil {
-		return winsElsewhere{}, err
+		return WinsElsewhere{}, err
 	}
-	return winsElsewhere{words: mem.Words(), mem: mem}, nil
+	return WinsElsewhere{Words: mem.Words(), mem: mem}, nil
 }
 
 // set records r, the longest win elsewhere of the position in slot i (the
 // nibble must be zero); safe beside concurrent sets of other slots.
-func (x *winsElsewhere) set(i uint64, r int) {
-	if v := uint64(min(r, winsCapped)); v != 0 {
-		atomic.OrUint64(&x.words[i>>4], v<<(i&15*4))
+func (x *WinsElsewhere) Set(i uint64, r int) {
+	if v := uint64(min(r, WinsCapped)); v != 0 {
+		atomic.OrUint64(&x.Words[i>>4], v<<(i&15*4))
 	}
 }
 
 // get returns the longest win elsewhere of slot i, and false when it is
 // winsCapped or more and must be looked up.
-func (x *winsElsewhere) get(i uint64) (int, bool) {
-	v := int(atomic.LoadUint64(&x.words[i>>4]) >> (i & 15 * 4) & 15)
-	return v, v < winsCapped
+func (x *WinsElsewhere) Get(i uint64) (int, bool) {
+	v := int(atomic.LoadUint64(&x.Words[i>>4]) >> (i & 15 * 4) & 15)
+	return v, v < WinsCapped
 }
 
 // free returns the nibbles' memory; a zero winsElsewhere is free already.
-func (x *winsElsewhere) free() {
+func (x *WinsElsewhere) Free() {
 	if x.mem != nil {
 		x.mem.Free()
 	}
-	*x = winsElsewhere{}
+	*x = WinsElsewhere{}
 }

@@ -1,0 +1,47 @@
+package solver
+
+import (
+	"context"
+	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/solved"
+	"github.com/tiersolve/tiersolve/solver/work"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
+)
+
+// Shape says how SolveTier solves a tier.
+type Shape struct {
+	// Loopy: the tier has moves inside itself (tiergraph.Graph.Loopy), so it is
+	// solved by retrograde analysis rather than range by range.
+	Loopy bool
+	// ReverseIndex solves a loopy tier with a reverse index of its moves
+	// even when the game has un-moves (a check of the un-moves).
+	ReverseIndex bool
+}
+
+// SolveTier solves tier t, whose reachable positions are set, from its
+// solved child tiers kids: in ranges by SolveRange for a loop-free tier,
+// by retrograde analysis for a loopy one, in which case the records are
+// made in their compact form and never held twice. The records depend on
+// neither shape.ReverseIndex nor effort. The caller owns the result (see
+// SolvedTier.Free).
+func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*solved.Tier, shape Shape, e work.Effort) (*solved.Tier, error) {
+	workers, done := max(e.Workers, 1), e.Done
+	ranges := plan.RangesFor(set.Total(), workers, e.Ranges)
+	if shape.Loopy && e.Paths != nil && e.Paths.Parts > 0 {
+		return solveLoopyParts(ctx, g, t, set, kids, e.Paths.Parts, e)
+	}
+	if shape.Loopy {
+		return solveLoopy(ctx, g, t, set, kids, shape.ReverseIndex, e)
+	}
+	recs := make([]valuedb.Record, set.Total())
+	rs := plan.SplitShrinking(set, ranges)
+	err := work.ForEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
+		return solved.SolveRange(ctx, g, t, set, rs[i], kids, recs[plan.FirstRank(set, rs[i]):], done)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return solved.New(t, set, recs, workers)
+}

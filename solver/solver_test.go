@@ -12,7 +12,6 @@ import (
 	"github.com/tiersolve/tiersolve/solver/internal/bytier"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
-	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -315,28 +314,5 @@ func TestSplitShrinkingAligned(t *testing.T) {
 		if tc.align == 1 && !slices.Equal(rs, exact) {
 			t.Errorf("%+v: aligned to 1, %v, not plan.SplitShrinking's %v", tc, rs, exact)
 		}
-	}
-}
-
-// TestMakeApart: the slices are zero, as long as asked, with no room to
-// append in place (an append must not write into the padding's line).
-func TestMakeApart(t *testing.T) {
-	for _, n := range []int{0, 1, 3, 100} {
-		s := work.MakeApart[[]uint64](n)
-		if len(s) != n || cap(s) != n {
-			t.Fatalf("work.MakeApart(%d): len %d cap %d", n, len(s), cap(s))
-		}
-		for i, v := range s {
-			if v != nil {
-				t.Fatalf("work.MakeApart(%d)[%d] = %v, want nil", n, i, v)
-			}
-		}
-		b := work.MakeApart[byte](n)
-		if len(b) != n || cap(b) != n {
-			t.Fatalf("work.MakeApart[byte](%d): len %d cap %d", n, len(b), cap(b))
-		}
-	}
-	if p := work.NewApart[levelWorker](); p.ps != nil || p.counts != nil {
-		t.Fatalf("newApart: %+v, want zero", *p)
 	}
 }

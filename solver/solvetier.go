@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/loopy"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
@@ -30,10 +31,10 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := plan.RangesFor(set.Total(), workers, e.Ranges)
 	if shape.Loopy && e.Paths != nil && e.Paths.Parts > 0 {
-		return solveLoopyParts(ctx, g, t, set, kids, e.Paths.Parts, e)
+		return loopy.SolveInParts(ctx, g, t, set, kids, e.Paths.Parts, e)
 	}
 	if shape.Loopy {
-		return solveLoopy(ctx, g, t, set, kids, shape.ReverseIndex, e)
+		return loopy.Solve(ctx, g, t, set, kids, shape.ReverseIndex, e)
 	}
 	recs := make([]valuedb.Record, set.Total())
 	rs := plan.SplitShrinking(set, ranges)

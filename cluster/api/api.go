@@ -210,7 +210,7 @@ type PartWork struct {
 	// KidRem and KidTie are the child tiers' longest remoteness and
 	// longest tie (-1: none), from their databases' headers as the
 	// KidNotes units reported them: a first pass lays its cells out
-	// for them (solver.NewPart).
+	// for them (loopy.NewPart).
 	KidRem int `json:"kid_rem,omitempty"`
 	KidTie int `json:"kid_tie,omitempty"`
 }
@@ -230,7 +230,7 @@ type PartStep struct {
 }
 
 // PartResult is what a Part unit reports beside its outputs: the part's
-// next level (solver.Part.Next, -1 if none), the notes it sent, and the
+// next level (loopy.Part.Next, -1 if none), the notes it sent, and the
 // memory it holds; and a KidNotes unit: the notes it made, and its child
 // tier's longest remoteness (Rem) and whether it has ties (its
 // database's header).

@@ -90,12 +90,12 @@ const (
 	SolveTier Kind = "solve-tier"
 	// KidNotes: a range of the records of a child tier (Unit.Child;
 	// Lo, Hi: their ranks) of a loopy tier solved in parts, turned into
-	// notes to the parts of their parents (solver.ChildNotes), once for
+	// notes to the parts of their parents (loopy.ChildNotes), once for
 	// every part; outputs a notes file a role (RoleHeld, RoleWon,
 	// RoleTied) and part, for the parts' first passes and ties.
 	KidNotes Kind = "kid-notes"
 	// Part: a round of one part of a loopy tier solved in parts
-	// (Settings.LoopyRanges): its first pass (solver.NewPart and the
+	// (Settings.LoopyRanges): its first pass (loopy.NewPart and the
 	// child tiers' notes the KidNotes units made), a level (Part.Step),
 	// the start of ties (Part.StartTies) or, last, its records; outputs
 	// notes for the other parts, checkpoints of the part, and at the end
@@ -150,7 +150,7 @@ const (
 	RoleWon        = "won"        // child positions won: notes for its first pass, applied after every held file
 	RoleTied       = "tied"       // child positions tied: notes for the part, read when ties start
 	RoleNotes      = "notes"      // notes for part Output.Part, read at the next level
-	RoleCheckpoint = "checkpoint" // the part's state after the round (solver.Part.Checkpoint)
+	RoleCheckpoint = "checkpoint" // the part's state after the round (loopy.Part.Checkpoint)
 	RoleRecords    = "records"    // the value database of the part's records (the last round)
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/loopy"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
@@ -21,7 +21,7 @@ import (
 
 // The units of a loopy tier solved in parts, as solver's solveLoopyParts
 // runs them in one process: a range of a child tier's records into notes
-// files for the parts (api.KidNotes: solver.ChildNotes), and a part's
+// files for the parts (api.KidNotes: loopy.ChildNotes), and a part's
 // rounds (api.Part) with the solver's Part. The worker keeps a part in
 // memory after its round, for its next round (the leader grants it to
 // this worker while it is present); a worker without it restores it from
@@ -49,7 +49,7 @@ type partKey struct {
 
 // heldPart is a part kept in memory after a round.
 type heldPart struct {
-	part  *solver.Part
+	part  *loopy.Part
 	round int
 }
 
@@ -73,7 +73,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	e := work.Effort{Workers: w.cfg.Threads}
 	key := partKey{u.Ref.Run, u.Ref.Tier, pw.Part}
 	last := pw.Steps[len(pw.Steps)-1]
-	var p *solver.Part
+	var p *loopy.Part
 	at := -1
 	if h, ok := w.mem.parts.take(key); ok {
 		p, at = h.part, h.round
@@ -150,10 +150,10 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 			if err != nil {
 				return 0, err
 			}
-			receive := func(ns solver.Notes) error { return p.Receive(ctx, step.Level, ns) }
+			receive := func(ns loopy.Notes) error { return p.Receive(ctx, step.Level, ns) }
 			if step.Ties {
 				err = p.StartTies(ctx, nil)
-				receive = func(ns solver.Notes) error { return p.Apply(ctx, ns) }
+				receive = func(ns loopy.Notes) error { return p.Apply(ctx, ns) }
 			}
 			for _, path := range paths {
 				if err == nil {
@@ -197,7 +197,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 // partGrowth makes room in the memory, beside a first pass's
 // reservation, for what the part holds past the cells the leader's
 // estimate counts (plan.PartFirstPassBytes: a byte a hash): the tables
-// beside its cells (solver.Part.Bytes), which its child tiers' notes grow
+// beside its cells (loopy.Part.Bytes), which its child tiers' notes grow
 // (8 bytes an entry, some MiB beside 25 MiB of cells for K+R+N v K+A+B+B
 // in 4 parts; 20 MiB when they were Go maps) and no estimate knows before
 // a first pass reports them.
@@ -211,7 +211,7 @@ type partGrowth struct {
 
 // update holds what part p holds now past the estimate, if more than
 // before.
-func (g *partGrowth) update(p *solver.Part) {
+func (g *partGrowth) update(p *loopy.Part) {
 	if extra := int64(p.Bytes()) - g.counted; extra > g.held {
 		g.releases = append(g.releases, g.mem.hold(g.own, extra-g.held))
 		g.held = extra
@@ -227,7 +227,7 @@ func (g *partGrowth) release() {
 }
 
 // restorePart reads a part from its checkpoint.
-func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, e work.Effort) (*solver.Part, error) {
+func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, e work.Effort) (*loopy.Part, error) {
 	paths, err := w.disk.paths(ctx, []api.Blob{*pw.Checkpoint})
 	if err != nil {
 		return nil, err
@@ -237,28 +237,28 @@ func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked,
 		return nil, err
 	}
 	defer f.Close()
-	return solver.RestorePart(ctx, f, u.g, u.tier, set, cut, pw.Part, e)
+	return loopy.RestorePart(ctx, f, u.g, u.tier, set, cut, pw.Part, e)
 }
 
-// eachNotes reads a notes file a section at a time (solver.EachNotes).
-func eachNotes(path string, f func(solver.Notes) error) error {
+// eachNotes reads a notes file a section at a time (loopy.EachNotes).
+func eachNotes(path string, f func(loopy.Notes) error) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	if err := solver.EachNotes(file, f); err != nil {
+	if err := loopy.EachNotes(file, f); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
-// firstPass makes the part (solver.NewPart: its own moves) and applies
+// firstPass makes the part (loopy.NewPart: its own moves) and applies
 // its child tiers' notes, which the tier's KidNotes units made (the
 // round's step): every held file, then every won file, each a section
 // at a time. It calls grown with the part as it grows (its side tables).
-func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, step api.PartStep, e work.Effort, grown func(*solver.Part)) (*solver.Part, error) {
-	p, err := solver.NewPart(ctx, u.g, u.tier, set, cut, pw.Part, pw.KidRem, pw.KidTie, e)
+func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, step api.PartStep, e work.Effort, grown func(*loopy.Part)) (*loopy.Part, error) {
+	p, err := loopy.NewPart(ctx, u.g, u.tier, set, cut, pw.Part, pw.KidRem, pw.KidTie, e)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 			return nil, err
 		}
 		for _, path := range paths {
-			if err := eachNotes(path, func(ns solver.Notes) error { return p.Apply(ctx, ns) }); err != nil {
+			if err := eachNotes(path, func(ns loopy.Notes) error { return p.Apply(ctx, ns) }); err != nil {
 				return nil, err
 			}
 			grown(p)
@@ -291,7 +291,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 // kidNotes turns the unit's range of a child tier's records (ranks
 // [Lo, Hi) of Kids[0]) into notes to the parts of their parents, a chunk
 // at a time (solved.OpenSet over the child's set from the memory
-// cache, SolvedReader.Range, solver.ChildNotes), as notes files a role
+// cache, SolvedReader.Range, loopy.ChildNotes), as notes files a role
 // and part, written as they are made: held, won and tied notes for each
 // part it has any for. It reports the notes and the child's longest
 // remoteness and ties (its database's header), which the parts' cells
@@ -338,12 +338,12 @@ func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
 			if err != nil {
 				return err
 			}
-			held, won, tied, err := solver.ChildNotes(ctx, u.g, u.tier, cut, st)
+			held, won, tied, err := loopy.ChildNotes(ctx, u.g, u.tier, cut, st)
 			st.Free()
 			if err != nil {
 				return err
 			}
-			for i, byPart := range [][]solver.Notes{held, won, tied} {
+			for i, byPart := range [][]loopy.Notes{held, won, tied} {
 				for k, ns := range byPart {
 					if err := files[i].add(k, ns); err != nil {
 						return err
@@ -370,7 +370,7 @@ func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
 	return u.Hi - u.Lo, nil
 }
 
-func writeCheckpoint(path string, p *solver.Part) error {
+func writeCheckpoint(path string, p *loopy.Part) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -383,7 +383,7 @@ func writeCheckpoint(path string, p *solver.Part) error {
 }
 
 // sentNotes writes notes for the parts as they are made: a round's for
-// the other parts (solver.Part.StepTo, role RoleNotes), or a KidNotes
+// the other parts (loopy.Part.StepTo, role RoleNotes), or a KidNotes
 // unit's of one role: a notes file to each part it has notes for,
 // outputs of the unit (of role) once it is done. Notes for part from are
 // dropped (a part's own), and all of them unless mine: a replayed
@@ -401,11 +401,11 @@ type sentNotes struct {
 // notesFile is a notes file being written, in the worker's folder.
 type notesFile struct {
 	f  *os.File
-	nw *solver.NotesWriter
+	nw *loopy.NotesWriter
 }
 
 // add writes notes for part k.
-func (s *sentNotes) add(k int, ns solver.Notes) error {
+func (s *sentNotes) add(k int, ns loopy.Notes) error {
 	if !s.mine || k == s.from || len(ns) == 0 {
 		return nil
 	}
@@ -420,7 +420,7 @@ func (s *sentNotes) add(k int, ns solver.Notes) error {
 		}
 		nf = &notesFile{f: f}
 		s.files[k] = nf
-		if nf.nw, err = solver.NewNotesWriter(f); err != nil {
+		if nf.nw, err = loopy.NewNotesWriter(f); err != nil {
 			return err
 		}
 	}

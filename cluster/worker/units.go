@@ -16,10 +16,10 @@ import (
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
-	"github.com/tiersolve/tiersolve/solver/solved"
 )
 
 // An executor runs the units of one kind. A new kind of unit is an entry

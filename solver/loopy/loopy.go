@@ -1,4 +1,7 @@
-package solver
+// Package loopy solves loopy tiers by retrograde analysis: a whole tier in
+// one process (Solve), or in parts that exchange notes, as a cluster's
+// workers solve a tier too large for one (Part), over one core.
+package loopy
 
 import (
 	"context"
@@ -170,7 +173,7 @@ func (s *loopySolver) rangesOf() []plan.Range {
 
 // solveLoopy solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
-func solveLoopy(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, forceIndex bool, e work.Effort) (*solved.Tier, error) {
+func Solve(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, forceIndex bool, e work.Effort) (*solved.Tier, error) {
 	kidRem, kidTie := longestOfKids(kids)
 	s, err := newLoopySolver(g, t, set, kids, e, cells.For(kidRem+1, kidTie+1, e.Paths != nil && e.Paths.Narrow))
 	if err != nil {

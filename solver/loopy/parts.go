@@ -1,4 +1,4 @@
-package solver
+package loopy
 
 import (
 	"bytes"
@@ -318,7 +318,7 @@ func (s *loopySolver) solved() *solved.Tier {
 // tiers, NewPart, Part), every note written and read back as a file's
 // bytes a section at a time: the check that parts give the whole tier's
 // records (tests), not a way to save memory.
-func solveLoopyParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, parts int, e work.Effort) (*solved.Tier, error) {
+func SolveInParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, parts int, e work.Effort) (*solved.Tier, error) {
 	cut := plan.NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
 	n := cut.Parts()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -33,7 +33,7 @@ func BenchmarkBearoffQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -101,7 +102,7 @@ type query struct {
 }
 
 // BenchmarkQuery looks up random reachable positions of a solved 5x4
-// Connect Four run (solved once, not timed) through solver.OpenOracle.
+// Connect Four run (solved once, not timed) through oracle.Open.
 // warm: one oracle whose tiers are all loaded, ns/op per lookup. cold: a
 // new oracle for each batch of queryBatch lookups, so each batch loads
 // the level files of the tiers it touches. Metric: lookups/s.
@@ -117,7 +118,7 @@ func BenchmarkQuery(b *testing.B) {
 	}
 	qs := sampleQueries(b, dir, 4096)
 	b.Run("warm", func(b *testing.B) {
-		o, err := solver.OpenOracle(dir, g)
+		o, err := oracle.Open(dir, g)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -141,7 +142,7 @@ func BenchmarkQuery(b *testing.B) {
 		const queryBatch = 100
 		i := 0
 		for b.Loop() {
-			o, err := solver.OpenOracle(dir, g)
+			o, err := oracle.Open(dir, g)
 			if err != nil {
 				b.Fatal(err)
 			}

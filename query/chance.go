@@ -2,11 +2,10 @@ package query
 
 import (
 	"fmt"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/tiergame"
 	"io"
 	"strings"
-
-	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // Play is a play of a roll.
@@ -37,7 +36,7 @@ type ChanceResult struct {
 // chance answers a position of a game with chance: its chance to win and,
 // with roll, every play of that outcome, best first; with cq, the
 // bearoff's cube.
-func chance(o *solver.Oracle, cg tiergame.Chance, t tiergame.Tier, p tiergame.Position, roll string, cq *cubeQuery) (*ChanceResult, error) {
+func chance(o *oracle.Oracle, cg tiergame.Chance, t tiergame.Tier, p tiergame.Position, roll string, cq *cubeQuery) (*ChanceResult, error) {
 	g := o.Game
 	win, err := o.Win(t, p)
 	if err != nil {

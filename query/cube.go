@@ -10,7 +10,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -22,7 +22,7 @@ import (
 // has no money planes and no match was asked for.
 type cubeQuery struct {
 	g     *bearoff.Game
-	o     *solver.Oracle
+	o     *oracle.Oracle
 	state bearoff.CubeState
 	value int
 	eval  *bearoff.MatchEval // match play, else money
@@ -33,7 +33,7 @@ type cubeQuery struct {
 // newCubeQuery checks the cube options against the run and, for match
 // play, solves the match winning chances of the position's cone at the
 // score.
-func newCubeQuery(ctx context.Context, c *Options, o *solver.Oracle, t tiergame.Tier, p tiergame.Position) (*cubeQuery, error) {
+func newCubeQuery(ctx context.Context, c *Options, o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*cubeQuery, error) {
 	g, ok := o.Game.(*bearoff.Game)
 	if !ok {
 		if c.cubeAsked() {
@@ -183,7 +183,7 @@ func (q *cubeQuery) playValue(ct tiergame.Tier, cp tiergame.Position) (float64, 
 
 // sortPlays gives each play its value under the cube and sorts the plays
 // best first by it (stable: ties keep their cubeless order).
-func (q *cubeQuery) sortPlays(plays []Play, pls []solver.Play) error {
+func (q *cubeQuery) sortPlays(plays []Play, pls []oracle.Play) error {
 	for n := range plays {
 		v, err := q.playValue(pls[n].Tier, pls[n].Pos)
 		if err != nil {

@@ -2,8 +2,7 @@ package query
 
 import (
 	"fmt"
-
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -36,11 +35,11 @@ const (
 // MaxMainline is the most plies Mainline follows.
 const MaxMainline = 1000
 
-// Mainline follows the best move (the first of solver.Oracle.Moves) from
+// Mainline follows the best move (the first of oracle.Oracle.Moves) from
 // position (t, p) of run o, a game without chance, for at most max plies
 // (at most MaxMainline): until the game ends, or, in a drawn line, until
 // it comes back to a position it passed or reaches max.
-func Mainline(o *solver.Oracle, t tiergame.Tier, p tiergame.Position, max int) (*Line, error) {
+func Mainline(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position, max int) (*Line, error) {
 	if _, ok := o.Game.(tiergame.Chance); ok {
 		return nil, tagf(ErrBadOption, "mainline: %s has dice; a line of best play depends on the rolls", o.Game.Name())
 	}

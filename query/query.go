@@ -11,7 +11,7 @@ import (
 	"io"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -101,7 +101,7 @@ func Parse(g tiergame.Game, text string) (tiergame.Tier, tiergame.Position, erro
 
 // Position answers position (t, p) of run o with opts: the chance answer
 // in a game with dice, else the plain one.
-func Position(ctx context.Context, o *solver.Oracle, t tiergame.Tier, p tiergame.Position, opts Options) (Answer, error) {
+func Position(ctx context.Context, o *oracle.Oracle, t tiergame.Tier, p tiergame.Position, opts Options) (Answer, error) {
 	cq, err := newCubeQuery(ctx, &opts, o, t, p)
 	if err != nil {
 		return nil, err
@@ -118,9 +118,9 @@ func Position(ctx context.Context, o *solver.Oracle, t tiergame.Tier, p tiergame
 // lookupErr tags an oracle's error by what callers test.
 func lookupErr(err error, unreachable string, a ...any) error {
 	switch {
-	case errors.Is(err, solver.ErrUnreachable):
+	case errors.Is(err, oracle.ErrUnreachable):
 		return tagf(ErrUnreachable, unreachable, a...)
-	case errors.Is(err, solver.ErrTierNotSolved):
+	case errors.Is(err, oracle.ErrTierNotSolved):
 		return tag(ErrNotInRun, err)
 	}
 	return err

@@ -12,10 +12,11 @@ import (
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 )
 
 // solved solves g into a temporary folder and returns an oracle on it.
-func solved(t *testing.T, g *bearoff.Game) *solver.Oracle {
+func solved(t *testing.T, g *bearoff.Game) *oracle.Oracle {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	r, err := solver.Open(solver.Config{Game: g, Dir: dir})
@@ -29,7 +30,7 @@ func solved(t *testing.T, g *bearoff.Game) *solver.Oracle {
 	if err := r.Solve(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}

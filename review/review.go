@@ -8,7 +8,7 @@
 //
 // Matches come from eXtreme Gammon files (package xg); the database is a
 // solved run of the bearoff game (package bearoff), queried through a
-// solver.Oracle. What a decision is judged by is its measure:
+// oracle.Oracle. What a decision is judged by is its measure:
 //
 //   - in a match (with a match equity table, Options.Table), the chance of
 //     winning the match at the score of the game, cube as it stood, every
@@ -33,7 +33,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
 	"github.com/tiersolve/tiersolve/games/bearoff"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -159,7 +159,7 @@ type Options struct {
 }
 
 // Match reviews the bearoff decisions of f with the database o of game g.
-func Match(f *xg.File, g *bearoff.Game, o *solver.Oracle, opts *Options) (*Report, error) {
+func Match(f *xg.File, g *bearoff.Game, o *oracle.Oracle, opts *Options) (*Report, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -203,7 +203,7 @@ func Match(f *xg.File, g *bearoff.Game, o *solver.Oracle, opts *Options) (*Repor
 			err = r.play(d, i, j)
 		}
 		switch {
-		case errors.Is(err, solver.ErrUnreachable):
+		case errors.Is(err, oracle.ErrUnreachable):
 			rep.skip(d, ReasonUnreachable)
 		case err != nil:
 			return nil, fmt.Errorf("game %d, record %d (%s, %s): %w", d.Game, d.Record, d.PositionID, describe(d), err)
@@ -228,7 +228,7 @@ func (rep *Report) skip(d xg.Decision, reason string) {
 // reviewer holds what a review keeps from decision to decision.
 type reviewer struct {
 	g     *bearoff.Game
-	o     *solver.Oracle
+	o     *oracle.Oracle
 	opts  *Options
 	rep   *Report
 	evals map[int]*gameEval // by game number, in a match

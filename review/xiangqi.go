@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/egf"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -77,7 +77,7 @@ var ErrIllegalMove = errors.New("the move played is not a legal move")
 
 // Xiangqi reviews every move of game played from a position that o, a
 // solved run of game g (the xiangqi game), covers.
-func Xiangqi(game *egf.Game, g tiergame.Game, o *solver.Oracle) (*XiangqiReport, error) {
+func Xiangqi(game *egf.Game, g tiergame.Game, o *oracle.Oracle) (*XiangqiReport, error) {
 	positions, err := game.Positions()
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func Xiangqi(game *egf.Game, g tiergame.Game, o *solver.Oracle) (*XiangqiReport,
 			continue
 		}
 		rec, err := o.Lookup(t, p)
-		if errors.Is(err, solver.ErrTierNotSolved) || errors.Is(err, solver.ErrUnreachable) {
+		if errors.Is(err, oracle.ErrTierNotSolved) || errors.Is(err, oracle.ErrUnreachable) {
 			rep.skip(fmt.Sprintf("endgame %s not in the run", g.TierName(t)))
 			continue
 		}

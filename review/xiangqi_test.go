@@ -7,6 +7,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -56,7 +57,7 @@ func TestXiangqiReview(t *testing.T) {
 		t.Fatalf("the run holds %d tiers, %d positions; want K+R v K and K v K whole (8856)", len(r.Manifest.Tiers), r.Manifest.Total)
 	}
 	r.Close()
-	o, err := solver.OpenOracle(filepath.Join(dir, "run"), g)
+	o, err := oracle.Open(filepath.Join(dir, "run"), g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/solver/chance"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -131,7 +133,7 @@ func TestChanceAgainstReference(t *testing.T) {
 	if st := r.Manifest.Start; st == nil || st.Win == nil || st.Value != "chance" || !r.Manifest.Done() {
 		t.Fatalf("start record %+v", st)
 	}
-	o, err := OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +147,7 @@ func TestChanceAgainstReference(t *testing.T) {
 				continue
 			}
 			p, err := o.Win(tiergame.Tier(tier), tiergame.Position(a))
-			if errors.Is(err, ErrUnreachable) {
+			if errors.Is(err, oracle.ErrUnreachable) {
 				continue
 			}
 			if err != nil {
@@ -174,13 +176,14 @@ func TestChanceAgainstReference(t *testing.T) {
 	}
 	// A value changed (and the manifest made to agree) is a mismatch.
 	tier := tiergame.Tier(g.max)
-	cache := map[tiergame.Tier]*ChanceTier{}
+	cache := map[tiergame.Tier]*chance.Tier{}
 	ct, err := r.loadChance(tier, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct.vals[len(ct.vals)/2] ^= 1 // a position that is not certain
-	h, err := writeProbsForTest(r, tier, ct.vals)
+	vals := ct.Values()
+	vals[len(vals)/2] ^= 1 // a position that is not certain
+	h, err := writeProbsForTest(r, tier, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,5 +258,5 @@ func TestSeedsMustMatch(t *testing.T) {
 
 // writeProbsForTest rewrites tier t's database with vals.
 func writeProbsForTest(r *Run, t tiergame.Tier, vals []tiergame.Prob) (valuedb.Header, error) {
-	return WriteProbDB(r.dbPath(t), r.Game, t, vals, nil)
+	return chance.WriteDB(r.dbPath(t), r.Game, t, vals, nil)
 }

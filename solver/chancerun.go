@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -30,7 +31,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 			return fmt.Errorf("%s: tier %s is loopy, which games with chance cannot be", g.Name(), g.TierName(t))
 		}
 	}
-	cache := map[tiergame.Tier]*ChanceTier{}
+	cache := map[tiergame.Tier]*chance.Tier{}
 	var solved atomic.Uint64
 	start := time.Now()
 	err := eachChildrenFirst(r, "solve", cache, func(t tiergame.Tier) error {
@@ -42,7 +43,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 		ct, err := r.solveChanceTier(ctx, t, cache, &solved)
 		if err == nil {
 			var h valuedb.Header
-			if h, err = WriteProbDB(r.dbPath(t), g, t, ct.vals, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err == nil {
+			if h, err = chance.WriteDB(r.dbPath(t), g, t, ct.Values(), &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err == nil {
 				if err = r.writePlanes(t, rec, ct); err == nil {
 					err = r.recordSolved(t, rec, h)
 				}
@@ -69,7 +70,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		r.Manifest.Start = ChanceStartRecord(g, ct)
+		r.Manifest.Start = chance.NewStartRecord(g, ct)
 	}
 	r.Manifest.Solved = true
 	r.Log.Info("solving done", "seconds", time.Since(start).Seconds())
@@ -77,7 +78,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 }
 
 // solveChanceTier computes the values of tier t.
-func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier, done *atomic.Uint64) (*ChanceTier, error) {
+func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*chance.Tier, done *atomic.Uint64) (*chance.Tier, error) {
 	kids, err := r.chanceChildren(t, nil, cache)
 	if err != nil {
 		return nil, err
@@ -88,13 +89,13 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 	}
 	ranked := bitarray.NewRanked(set)
 	ranges := plan.RangesFor(ranked.Total(), r.Workers, r.Ranges)
-	vals, err := SolveChanceTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, done)
+	vals, err := chance.SolveTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, done)
 	if err != nil {
 		return nil, err
 	}
-	ct := NewChanceTier(t, ranked, vals, r.Workers)
-	if _, names := planesOf(r.Game); names != nil {
-		planes, err := SolvePlanesTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, nil)
+	ct := chance.New(t, ranked, vals, r.Workers)
+	if _, names := chance.PlanesOf(r.Game); names != nil {
+		planes, err := chance.SolvePlanesTier(ctx, r.Game, t, ranked, kids, r.Workers, ranges, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +109,7 @@ func (r *Run) solveChanceTier(ctx context.Context, t tiergame.Tier, cache map[ti
 // planesRecorded reports whether a tier's planes are recorded and match
 // their file, or the game has none.
 func (r *Run) planesRecorded(rec *runfolder.TierRecord) bool {
-	if pg, _ := planesOf(r.Game); pg == nil {
+	if pg, _ := chance.PlanesOf(r.Game); pg == nil {
 		return true
 	}
 	return rec.Planes != nil && rec.Planes.Check(r.Dir, false) == nil
@@ -116,12 +117,12 @@ func (r *Run) planesRecorded(rec *runfolder.TierRecord) bool {
 
 // writePlanes writes tier t's database of planes, if the game has planes,
 // and notes it in rec (recordSolved then records the tier).
-func (r *Run) writePlanes(t tiergame.Tier, rec *runfolder.TierRecord, ct *ChanceTier) error {
-	if pg, _ := planesOf(r.Game); pg == nil {
+func (r *Run) writePlanes(t tiergame.Tier, rec *runfolder.TierRecord, ct *chance.Tier) error {
+	if pg, _ := chance.PlanesOf(r.Game); pg == nil {
 		return nil
 	}
 	path := runfolder.PlanesPath(r.dbPath(t))
-	if _, err := WritePlanesDB(path, r.Game, t, ct.planes, &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err != nil {
+	if _, err := chance.WritePlanesDB(path, r.Game, t, ct.PlaneValues(), &valuedb.WriteOptions{Workers: r.Workers, NoSync: true}); err != nil {
 		return err
 	}
 	rel, _ := filepath.Rel(r.Dir, path)
@@ -135,14 +136,14 @@ func (r *Run) writePlanes(t tiergame.Tier, rec *runfolder.TierRecord, ct *Chance
 
 // chanceChildren appends t's solved child tiers to kids, from the cache or
 // from their files.
-func (r *Run) chanceChildren(t tiergame.Tier, kids []*ChanceTier, cache map[tiergame.Tier]*ChanceTier) ([]*ChanceTier, error) {
-	return childrenOf(r, t, kids, func(c tiergame.Tier) (*ChanceTier, error) { return r.loadChance(c, cache) })
+func (r *Run) chanceChildren(t tiergame.Tier, kids []*chance.Tier, cache map[tiergame.Tier]*chance.Tier) ([]*chance.Tier, error) {
+	return childrenOf(r, t, kids, func(c tiergame.Tier) (*chance.Tier, error) { return r.loadChance(c, cache) })
 }
 
 // loadChance returns a solved tier of a game with chance from the cache or
 // from its files.
-func (r *Run) loadChance(t tiergame.Tier, cache map[tiergame.Tier]*ChanceTier) (*ChanceTier, error) {
-	return cached(cache, t, func() (*ChanceTier, error) {
-		return LoadChanceTier(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
+func (r *Run) loadChance(t tiergame.Tier, cache map[tiergame.Tier]*chance.Tier) (*chance.Tier, error) {
+	return cached(cache, t, func() (*chance.Tier, error) {
+		return chance.Load(r.Game, t, r.levelPath(t), r.dbPath(t), r.Workers)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tiersolve/tiersolve/internal/progress"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -47,7 +48,7 @@ func (r *Run) checkFiles(rep *VerifyReport) error {
 			return fmt.Errorf("tier %s is not solved", rec.Name)
 		}
 		files := []*runfolder.FileInfo{rec.Level, rec.DB}
-		if pg, _ := planesOf(r.Game); pg != nil {
+		if pg, _ := chance.PlanesOf(r.Game); pg != nil {
 			files = append(files, rec.Planes)
 		}
 		for _, fi := range files {
@@ -69,7 +70,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 		return rep, err
 	}
 	cg := r.Game.(tiergame.Chance)
-	cache := map[tiergame.Tier]*ChanceTier{}
+	cache := map[tiergame.Tier]*chance.Tier{}
 	var mu sync.Mutex
 	err := eachChildrenFirst(r, "verify", cache, func(t tiergame.Tier) error {
 		rec := r.Manifest.Tier(uint64(t))
@@ -103,22 +104,22 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 			}
 			mu.Unlock()
 		}
-		for _, rg := range plan.SplitRanges(ct.set, plan.RangesFor(ct.set.Total(), r.Workers, r.Ranges)) {
+		for _, rg := range plan.SplitRanges(ct.Set(), plan.RangesFor(ct.Set().Total(), r.Workers, r.Ranges)) {
 			eg.Go(func() error {
-				d := newDeriver(r.Game, cg, t, kids)
+				d := chance.NewDeriver(r.Game, cg, t, kids)
 				pd := newPlanesDeriver(r.Game, kids)
-				rank := plan.FirstRank(ct.set, rg)
-				for p := range ct.set.Range(rg.Lo, rg.Hi) {
+				rank := plan.FirstRank(ct.Set(), rg)
+				for p := range ct.Set().Range(rg.Lo, rg.Hi) {
 					if n.Add(1)&4095 == 0 && ectx.Err() != nil {
 						return ectx.Err()
 					}
-					stored := ct.vals[rank]
-					derived, err := d.value(tiergame.Position(p))
+					stored := ct.Values()[rank]
+					derived, err := d.Value(tiergame.Position(p))
 					if err != nil || derived != stored {
 						mismatch(Mismatch{Tier: t, Position: tiergame.Position(p), Chance: true, StoredWin: stored, DerivedWin: derived, Err: err})
 					}
 					if pd != nil {
-						pd.check(t, tiergame.Position(p), ct.planes[uint64(pd.k)*rank:uint64(pd.k)*(rank+1)], mismatch)
+						pd.check(t, tiergame.Position(p), ct.PlaneValues()[uint64(pd.k)*rank:uint64(pd.k)*(rank+1)], mismatch)
 					}
 					rank++
 				}
@@ -153,14 +154,14 @@ type planesDeriver struct {
 
 // newPlanesDeriver returns a deriver over the planes of kids, or nil for a
 // game without planes.
-func newPlanesDeriver(g tiergame.Game, kids []*ChanceTier) *planesDeriver {
-	pg, names := planesOf(g)
+func newPlanesDeriver(g tiergame.Game, kids []*chance.Tier) *planesDeriver {
+	pg, names := chance.PlanesOf(g)
 	if pg == nil {
 		return nil
 	}
 	last := 0
 	kid := func(c tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, bool) {
-		if ct := chanceKids(kids).find(c, &last); ct != nil {
+		if ct := chance.Kids(kids).Find(c, &last); ct != nil {
 			return ct.Planes(p)
 		}
 		return nil, false

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -217,7 +218,7 @@ func solvedRun(t testing.TB, r *Run) *Run {
 func checkAgainstRef(t *testing.T, r *Run, positions iter.Seq[refPos]) {
 	t.Helper()
 	g := r.Game
-	o, err := OpenOracle(r.Dir, g)
+	o, err := oracle.Open(r.Dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +456,7 @@ func TestTicTacToeAgainstReference(t *testing.T) {
 
 	// Oracle.Moves lists every move, best first: the first move's child
 	// record is the one the position's record was made from.
-	o, err := OpenOracle(r.Dir, r.Game)
+	o, err := oracle.Open(r.Dir, r.Game)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -231,7 +232,7 @@ func readDB(t testing.TB, r *Run, tier tiergame.Tier) ([]valuedb.Record, valuedb
 // outside its tier.
 func checkUnreachable(t *testing.T, r *Run, text string) {
 	t.Helper()
-	o, err := OpenOracle(r.Dir, r.Game)
+	o, err := oracle.Open(r.Dir, r.Game)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func checkUnreachable(t *testing.T, r *Run, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err := o.Lookup(tier, pos); !errors.Is(err, ErrUnreachable) {
+	if rec, err := o.Lookup(tier, pos); !errors.Is(err, oracle.ErrUnreachable) {
 		t.Errorf("Lookup(%q) = %v, %v; want ErrUnreachable", text, rec, err)
 	}
 	if rec, err := o.Lookup(tier, tiergame.Position(r.Game.TierSize(tier))); err == nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
-	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
@@ -43,24 +42,7 @@ type awaitingReach struct {
 // The manifest's record wins over the name runfolder.LevelFile gives: a folder
 // written before names were portable keeps its files' names.
 func (r *Run) levelPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, r.recordedPath(t, false, runfolder.LevelFile(r.Game, t)))
-}
-
-// recordedPath is the path the manifest records for tier t's level file
-// (or database, if db), or else name.
-func (r *Run) recordedPath(t tiergame.Tier, db bool, name string) string {
-	if r.Manifest == nil {
-		return name
-	}
-	rec := r.Manifest.Tier(uint64(t))
-	switch {
-	case rec == nil:
-	case !db && rec.Level != nil:
-		return rec.Level.Path
-	case db && rec.DB != nil:
-		return rec.DB.Path
-	}
-	return name
+	return filepath.Join(r.Dir, r.Manifest.LevelPath(r.Game, t))
 }
 
 // partialDir holds the partial level files of child tier c made by

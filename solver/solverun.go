@@ -21,7 +21,7 @@ import (
 
 // dbPath is where a tier's value database lives.
 func (r *Run) dbPath(t tiergame.Tier) string {
-	return filepath.Join(r.Dir, r.recordedPath(t, true, runfolder.DBFile(r.Game, t)))
+	return filepath.Join(r.Dir, r.Manifest.DBPath(r.Game, t))
 }
 
 // ErrNotReached is returned by Solve before reachability is complete.

@@ -10,6 +10,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
@@ -75,12 +76,12 @@ func compareSymmetric(t *testing.T, full, sym *Run, moves bool) {
 	if *mf.Start != *ms.Start {
 		t.Errorf("start %+v, symmetric %+v", *mf.Start, *ms.Start)
 	}
-	of, err := OpenOracle(full.Dir, g)
+	of, err := oracle.Open(full.Dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer of.Close()
-	os, err := OpenOracle(sym.Dir, g)
+	os, err := oracle.Open(sym.Dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}

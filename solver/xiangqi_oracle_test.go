@@ -9,6 +9,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/xiangqi"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/internal/xq"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -195,7 +196,7 @@ func xqTierStats(t testing.TB, r *Run, material string) xqStats {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := OpenOracle(r.Dir, r.Game)
+	o, err := oracle.Open(r.Dir, r.Game)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestXiangqiFacts(t *testing.T) {
 	}
 	// K+P v K: a soldier on black's back rank cannot win.
 	r := solve("KPvK")
-	o, err := OpenOracle(r.Dir, r.Game)
+	o, err := oracle.Open(r.Dir, r.Game)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/gnubgid"
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/games/bearoff"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -73,7 +73,7 @@ func TestCubeQuery(t *testing.T) {
 		t.Fatalf("verify: exit %d: %s %s", code, stdout, stderr)
 	}
 	g, _ := bearoff.NewVariant(4, 6, bearoff.CubeMoney)
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/query"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -66,7 +67,7 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := solver.OpenOracle(*db, g)
+	o, err := oracle.Open(*db, g)
 	if err != nil {
 		return err
 	}

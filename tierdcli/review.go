@@ -12,7 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/review"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -50,7 +50,7 @@ func (p *Program) runReview(e *cli.Env, args []string) error {
 		return err
 	}
 	g := tg.(*bearoff.Game)
-	o, err := solver.OpenOracle(*db, g)
+	o, err := oracle.Open(*db, g)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (p *Program) reviewXiangqi(e *cli.Env, db string, m *runfolder.Manifest, fi
 	if err != nil {
 		return err
 	}
-	o, err := solver.OpenOracle(db, g)
+	o, err := oracle.Open(db, g)
 	if err != nil {
 		return err
 	}

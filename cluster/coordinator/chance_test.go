@@ -12,7 +12,7 @@ import (
 
 // TestChanceGameMatchesEmbedded: a game with dice (the bearoff: chance
 // nodes, probabilities, every position reachable) runs on the cluster
-// through solver.SolveChanceRange and gives tierd solve's bytes.
+// through chance.SolveRange and gives tierd solve's bytes.
 func TestChanceGameMatchesEmbedded(t *testing.T) {
 	m := clusterMatchesEmbedded(t, "bearoff", "checkers=4,points=4", 2)
 	if m.Start == nil || m.Start.Win == nil || !m.Solved {

@@ -12,7 +12,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/levelfile"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
@@ -155,7 +155,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 		vals, pl := unitio.SplitChance(results, width)
 		if pl != nil {
 			blob, _, err := n.storeFile(func(path string) (any, error) {
-				return solver.WritePlanesDB(path, g, t, pl, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+				return chance.WritePlanesDB(path, g, t, pl, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 			})
 			if err != nil {
 				return err
@@ -166,7 +166,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 			planes = &blob
 		}
 		write = func(path string) (any, error) {
-			return solver.WriteProbDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
+			return chance.WriteDB(path, g, t, vals, &valuedb.WriteOptions{Workers: n.cfg.Workers, NoSync: true})
 		}
 	} else {
 		write = func(path string) (any, error) {
@@ -322,11 +322,11 @@ type tierFiles struct {
 // startRecord is the start position's value, from its tier t's files.
 func startRecord(g tiergame.Game, t tiergame.Tier, files tierFiles, workers int) (*runfolder.StartRecord, error) {
 	if files.chance {
-		ct, err := solver.LoadChanceFiles(g, t, files.level, files.db, "", workers) // the start's probability only
+		ct, err := chance.LoadFiles(g, t, files.level, files.db, "", workers) // the start's probability only
 		if err != nil {
 			return nil, err
 		}
-		if start := solver.ChanceStartRecord(g, ct); start != nil {
+		if start := chance.NewStartRecord(g, ct); start != nil {
 			return start, nil
 		}
 		return nil, errors.New("the start position is not in its tier's level file")

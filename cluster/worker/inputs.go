@@ -7,7 +7,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/solved"
@@ -258,9 +258,9 @@ func (w *Worker) solvedKids(ctx context.Context, u *unit) ([]*solved.Tier, func(
 
 // chanceKids loads the solved child tiers of a unit of a game with
 // chance.
-func (w *Worker) chanceKids(ctx context.Context, u *unit) ([]*solver.ChanceTier, func(), error) {
-	return loadKids(ctx, w, u, kidLoader[*solver.ChanceTier]{shelf: w.mem.chance,
-		build: func(k api.KidInput, t tiergame.Tier, set *bitarray.Ranked, files kidFiles) (*solver.ChanceTier, int64, error) {
+func (w *Worker) chanceKids(ctx context.Context, u *unit) ([]*chance.Tier, func(), error) {
+	return loadKids(ctx, w, u, kidLoader[*chance.Tier]{shelf: w.mem.chance,
+		build: func(k api.KidInput, t tiergame.Tier, set *bitarray.Ranked, files kidFiles) (*chance.Tier, int64, error) {
 			if len(k.Mine) > 0 { // never leased so (provisional leases are not for chance): a coordinator that did
 				return nil, 0, fmt.Errorf("tier %d: %w", t, errNotMine)
 			}
@@ -287,7 +287,7 @@ func (w *Worker) chanceKids(ctx context.Context, u *unit) ([]*solver.ChanceTier,
 				return nil, 0, fmt.Errorf("tier %d: %w", t, err)
 			}
 			vals, planes := unitio.SplitChance(results, width)
-			ct := solver.NewChanceTier(t, set, vals, w.cfg.Threads)
+			ct := chance.New(t, set, vals, w.cfg.Threads)
 			if planes != nil {
 				if err := ct.SetPlanes(int(width-1), planes); err != nil {
 					return nil, 0, err

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -38,7 +38,7 @@ type memCache struct {
 	// solved and chance are solved child tiers, loaded for the units of
 	// their parents.
 	solved *shelf[kidKey, *solved.Tier]
-	chance *shelf[kidKey, *solver.ChanceTier]
+	chance *shelf[kidKey, *chance.Tier]
 	// parts are the parts of loopy tiers solved in parts that the worker
 	// keeps between their rounds (parts.go).
 	parts *shelf[partKey, *heldPart]
@@ -56,7 +56,7 @@ func newMemCache(limit int64) *memCache {
 	return &memCache{memory: m, sets: newShelf[string, *bitarray.Ranked](m), partials: newShelf[string, *bitarray.Set](m),
 		tierRecords: newShelf[string, []valuedb.Record](m), records: newShelf[string, []valuedb.Record](m),
 		probs: newShelf[string, []tiergame.Prob](m), solved: newShelf[kidKey, *solved.Tier](m),
-		chance: newShelf[kidKey, *solver.ChanceTier](m), parts: newShelf[partKey, *heldPart](m)}
+		chance: newShelf[kidKey, *chance.Tier](m), parts: newShelf[partKey, *heldPart](m)}
 }
 
 // reserve makes room for size bytes a unit is about to hold outside the

@@ -14,6 +14,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/internal/unitio"
 	"github.com/tiersolve/tiersolve/levelfile"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/solver/solved"
@@ -159,7 +160,7 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 }
 
 // solveRange solves the unit's range of a loop-free tier
-// (solved.SolveRange, or with chance solver.SolveChanceRange) into a
+// (solved.SolveRange, or with chance chance.SolveRange) into a
 // window of the tier's records, which it keeps (rangeRecords): a value
 // database of the range's records.
 func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
@@ -169,7 +170,7 @@ func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer release()
-	if _, chance := u.g.(tiergame.Chance); chance {
+	if _, ok := u.g.(tiergame.Chance); ok {
 		return w.solveChanceRange(ctx, u, set)
 	}
 	kids, releaseKids, err := w.solvedInputs(ctx, u)
@@ -187,7 +188,7 @@ func (w *Worker) solveRange(ctx context.Context, u *unit) (uint64, error) {
 }
 
 // solveChanceRange solves the unit's range of a tier of a game with
-// chance (solver.SolveChanceRange, and solver.SolvePlanesRange for a game
+// chance (chance.SolveRange, and chance.SolvePlanesRange for a game
 // with planes): a database of the range's probabilities, or of both
 // (unitio.WriteChance).
 func (w *Worker) solveChanceRange(ctx context.Context, u *unit, set *bitarray.Ranked) (uint64, error) {
@@ -197,13 +198,13 @@ func (w *Worker) solveChanceRange(ctx context.Context, u *unit, set *bitarray.Ra
 	}
 	defer releaseKids()
 	vals := make([]tiergame.Prob, u.rng.Count(set))
-	if err := solver.SolveChanceRange(ctx, u.g, u.tier, set, u.rng, kids, vals, nil); err != nil {
+	if err := chance.SolveRange(ctx, u.g, u.tier, set, u.rng, kids, vals, nil); err != nil {
 		return 0, err
 	}
 	var planes []tiergame.Prob
 	if k := tiergame.PlaneCount(u.g); k > 0 {
 		planes = make([]tiergame.Prob, k*len(vals))
-		if err := solver.SolvePlanesRange(ctx, u.g, u.tier, set, u.rng, kids, planes, nil); err != nil {
+		if err := chance.SolvePlanesRange(ctx, u.g, u.tier, set, u.rng, kids, planes, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -217,7 +218,7 @@ func (w *Worker) solveChanceRange(ctx context.Context, u *unit, set *bitarray.Ra
 // solveTier solves a whole loopy tier (solver.SolveTier): a value
 // database of its records.
 func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
-	if _, chance := u.g.(tiergame.Chance); chance {
+	if _, ok := u.g.(tiergame.Chance); ok {
 		return 0, fmt.Errorf("a game with chance has no %s units", u.Kind)
 	}
 	start := time.Now()

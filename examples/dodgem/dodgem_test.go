@@ -9,6 +9,7 @@ import (
 	"github.com/tiersolve/tiersolve/examples/dodgem"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -124,7 +125,7 @@ func TestAgainstBruteForce(t *testing.T) {
 			if err := run.Close(); err != nil {
 				t.Fatal(err)
 			}
-			oracle, err := solver.OpenOracle(dir, g)
+			oracle, err := oracle.Open(dir, g)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/examples/dodgem"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 )
 
 // Solve 3x3 Dodgem in a folder of its own with the solver's API, as
@@ -38,7 +39,7 @@ func Example() {
 	}
 
 	// The run folder answers queries, as tierd query --db DIR does.
-	oracle, err := solver.OpenOracle(dir, g)
+	oracle, err := oracle.Open(dir, g)
 	if err != nil {
 		log.Fatal(err)
 	}

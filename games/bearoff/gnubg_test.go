@@ -14,6 +14,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/bearoff/internal/gnubgbd"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 )
 
 // FullEnv enables the comparison with gnubg's 6-point 6-checker two-sided
@@ -183,7 +184,7 @@ type gnubgComparison struct {
 
 // compareGnubg compares every position of g, solved in o, with gnubg's
 // database gdb.
-func compareGnubg(t *testing.T, g *Game, o *solver.Oracle, gdb *gnubgbd.TwoSided) *gnubgComparison {
+func compareGnubg(t *testing.T, g *Game, o *oracle.Oracle, gdb *gnubgbd.TwoSided) *gnubgComparison {
 	c := &gnubgComparison{}
 	planeOf := [4]CubeState{gnubgbd.OwnedCube: Owned, gnubgbd.CenteredCube: Centered, gnubgbd.OpponentOwnsCube: OpponentOwns}
 	for i := range g.n {
@@ -238,7 +239,7 @@ var (
 // and its printed equities (4 decimals) ours, the cubeless one and, for a
 // run with the money planes, the three cubeful ones. This checks our
 // reading of the file and our one-sided index against gnubg itself.
-func checkBearoffdump(t *testing.T, g *Game, path string, o *solver.Oracle, n int) {
+func checkBearoffdump(t *testing.T, g *Game, path string, o *oracle.Oracle, n int) {
 	bin := gnubgTool(t, "bearoffdump")
 	r := rand.New(rand.NewPCG(1, uint64(g.n)))
 	for range n {

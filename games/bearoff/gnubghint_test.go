@@ -17,6 +17,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 )
 
 // gnubgHint is gnubg's cube analysis of one position: its proper action
@@ -130,7 +131,7 @@ func gnubgAction(s string) CubeAction {
 // cubePositions draws n positions of g (both sides with checkers) whose
 // cubeless chance lies where cube decisions are close: between 0.5 and
 // 0.92 for the player on roll.
-func cubePositions(t *testing.T, g *Game, o *solver.Oracle, n int, seed uint64) [][2]int {
+func cubePositions(t *testing.T, g *Game, o *oracle.Oracle, n int, seed uint64) [][2]int {
 	r := rand.New(rand.NewPCG(seed, 1))
 	var out [][2]int
 	for tries := 0; len(out) < n && tries < 1000*n; tries++ {

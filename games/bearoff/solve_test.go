@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -55,7 +56,7 @@ func reference(g *Game) []float64 {
 
 // solveRun solves g with the embedded solver into a temporary folder and
 // returns an oracle on it.
-func solveRun(t testing.TB, g tiergame.Game, cfg solver.Config) *solver.Oracle {
+func solveRun(t testing.TB, g tiergame.Game, cfg solver.Config) *oracle.Oracle {
 	t.Helper()
 	cfg.Game = g
 	if cfg.Dir == "" {
@@ -73,7 +74,7 @@ func solveRun(t testing.TB, g tiergame.Game, cfg solver.Config) *solver.Oracle {
 	if err := r.Solve(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o, err := solver.OpenOracle(cfg.Dir, g)
+	o, err := oracle.Open(cfg.Dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestSeededRun(t *testing.T) {
 // seededRun solves, into dir (a temporary folder if ""), only what n
 // random positions reach (Config.Seeds, drawn from seed), and returns an
 // oracle on it and the positions (mover, opponent).
-func seededRun(t *testing.T, g *Game, n int, seed uint64, dir string) (*solver.Oracle, [][2]int) {
+func seededRun(t *testing.T, g *Game, n int, seed uint64, dir string) (*oracle.Oracle, [][2]int) {
 	t.Helper()
 	seeds := map[tiergame.Tier][]tiergame.Position{}
 	var picked [][2]int
@@ -212,7 +213,7 @@ func TestBigRunAgreesWithSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bo, err := solver.OpenOracle(dir, big)
+	bo, err := oracle.Open(dir, big)
 	if err != nil {
 		t.Fatal(err)
 	}

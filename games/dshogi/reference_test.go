@@ -9,6 +9,7 @@ import (
 	"github.com/tiersolve/tiersolve/games/dshogi"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -291,7 +292,7 @@ func TestAgainstReference(t *testing.T) {
 // full run each tier holds exactly the reference's positions.
 func compareRun(t *testing.T, g *dshogi.Game, dir string, symmetry bool, all []refPos, vals []tiergame.Value, rem []int) {
 	t.Helper()
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,19 +22,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/tiergame"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // Run is one solved run that the universal API may offer.
 type Run struct {
-	Oracle *solver.Oracle // Oracle.Game is the game (never a quotient); symmetric runs answer via Canonical
+	Oracle *oracle.Oracle // Oracle.Game is the game (never a quotient); symmetric runs answer via Canonical
 }
 
 // maxPosition bounds the length of a position string; the longest a game
@@ -56,7 +55,7 @@ type game struct {
 type variant struct {
 	id, name, gui string
 	codec         codec
-	oracle        *solver.Oracle
+	oracle        *oracle.Oracle
 	imageAutoGUI  any // nil when GamesmanUni has no pictures for it
 	// drawMoveRemoteness is the remoteness the GamesCrafters back end
 	// writes for a move to a drawn position: GamesmanOne writes 0, the
@@ -396,7 +395,7 @@ func answer(v *variant, p string) (*positionAnswer, error) {
 // notHeld reports whether a lookup error means the run does not hold the
 // position (rather than that a file could not be read).
 func notHeld(err error) bool {
-	return errors.Is(err, solver.ErrUnreachable) || errors.Is(err, solver.ErrTierNotSolved)
+	return errors.Is(err, oracle.ErrUnreachable) || errors.Is(err, oracle.ErrTierNotSolved)
 }
 
 // valueOrder is the UWAPI's order of move values, best first.

@@ -20,6 +20,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/testrun"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -33,7 +34,7 @@ var runs struct {
 
 // solved solves a run of the game into a temporary folder (once per test
 // binary) and opens it.
-func solved(t testing.TB, name, option string, symmetry bool) *solver.Oracle {
+func solved(t testing.TB, name, option string, symmetry bool) *oracle.Oracle {
 	t.Helper()
 	g, err := games.New(name, option)
 	if err != nil {
@@ -51,7 +52,7 @@ func solved(t testing.TB, name, option string, symmetry bool) *solver.Oracle {
 		testrun.Solve(t, name, option, dir, symmetry)
 		runs.dirs[key] = dir
 	}
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestMain(m *testing.M) {
 }
 
 // server serves the handler of runs on a real loopback listener.
-func server(t testing.TB, oracles ...*solver.Oracle) *httptest.Server {
+func server(t testing.TB, oracles ...*oracle.Oracle) *httptest.Server {
 	t.Helper()
 	var rs []Run
 	for _, o := range oracles {
@@ -300,7 +301,7 @@ func walk(t *testing.T, s *httptest.Server, game, variant, start string, limit i
 // checkAgainstOracle checks an answer against the run: the position's
 // value and remoteness (infinity for a draw), each move's child record,
 // and the UWAPI's move values, delta remotenesses and order.
-func checkAgainstOracle(t *testing.T, o *solver.Oracle, c codec, a *position) {
+func checkAgainstOracle(t *testing.T, o *oracle.Oracle, c codec, a *position) {
 	t.Helper()
 	rec := lookup(t, o, c, a.Position)
 	wantR := rec.Remoteness()
@@ -351,7 +352,7 @@ func checkAgainstOracle(t *testing.T, o *solver.Oracle, c codec, a *position) {
 }
 
 // lookup returns the run's record of a UWAPI position.
-func lookup(t *testing.T, o *solver.Oracle, c codec, p string) interface {
+func lookup(t *testing.T, o *oracle.Oracle, c codec, p string) interface {
 	Value() tiergame.Value
 	Remoteness() int
 } {

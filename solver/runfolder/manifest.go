@@ -204,3 +204,30 @@ func (fi *FileInfo) Check(dir string, full bool) error {
 	}
 	return nil
 }
+
+// LevelPath is the path of tier t's level file, relative to the run
+// folder: the one the manifest records, or else LevelFile's (also for a
+// nil manifest). A folder made before the names changed keeps its own.
+func (m *Manifest) LevelPath(g tiergame.Game, t tiergame.Tier) string {
+	if rec := m.record(t); rec != nil && rec.Level != nil {
+		return rec.Level.Path
+	}
+	return LevelFile(g, t)
+}
+
+// DBPath is the path of tier t's value database, relative to the run
+// folder: the one the manifest records, or else DBFile's.
+func (m *Manifest) DBPath(g tiergame.Game, t tiergame.Tier) string {
+	if rec := m.record(t); rec != nil && rec.DB != nil {
+		return rec.DB.Path
+	}
+	return DBFile(g, t)
+}
+
+// record is the record of tier t, or nil (also for a nil manifest).
+func (m *Manifest) record(t tiergame.Tier) *TierRecord {
+	if m == nil {
+		return nil
+	}
+	return m.Tier(uint64(t))
+}

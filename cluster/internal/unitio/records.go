@@ -3,8 +3,8 @@
 // of a tier read back from value databases (TierDB).
 //
 // Games with chance (tiergame.Chance) run through the same units as the
-// others: their solve units call solver.SolveChanceRange and write
-// probabilities (a version-2 value database, solver.WriteProbDB), read
+// others: their solve units call chance.SolveRange and write
+// probabilities (a version-2 value database, chance.WriteDB), read
 // back by ChanceInto. Exhaustive games (tiergame.Exhaustive, the
 // bearoff) reach every position: their level files are reach.FullTier
 // and nothing is expanded.
@@ -14,15 +14,14 @@
 // (the probability first, JoinChance), in one database of planes named
 // "win" and the game's planes (WriteChance), which the leader splits
 // (SplitChance) into the tier's probability database and its database of
-// planes, as tierd solve writes them (solver.WriteProbDB,
-// solver.WritePlanesDB). A merged tier's two databases reach workers
+// planes, as tierd solve writes them (chance.WriteDB,
+// chance.WritePlanesDB). A merged tier's two databases reach workers
 // apart (api.KidInput.DB, api.KidInput.Planes).
 package unitio
 
 import (
 	"fmt"
-
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -80,7 +79,7 @@ func (d TierDB) ChanceInto(dst []tiergame.Prob, off uint64, path string) (uint64
 func WriteChance(path string, g tiergame.Game, t tiergame.Tier, results []tiergame.Prob, o *valuedb.WriteOptions) error {
 	pg, ok := g.(tiergame.Planes)
 	if !ok || len(pg.PlaneNames()) == 0 {
-		_, err := solver.WriteProbDB(path, g, t, results, o)
+		_, err := chance.WriteDB(path, g, t, results, o)
 		return err
 	}
 	names := append([]string{"win"}, pg.PlaneNames()...)

@@ -55,7 +55,7 @@ type Run struct {
 	Error    string       `json:"error,omitempty"`
 	Finished time.Time    `json:"finished,omitzero"`
 	// Chance is set for a game with dice (tiergame.Chance): its tiers are
-	// solved to probabilities (solver.SolveChanceRange). Exhaustive is
+	// solved to probabilities (chance.SolveRange). Exhaustive is
 	// set for a game whose every position is reachable
 	// (tiergame.Exhaustive): its level files are whole tiers
 	// (reach.FullTier), with no expansion.

@@ -1,9 +1,11 @@
-package solver
+package oracle
 
 import (
 	"fmt"
 	"slices"
 
+	"github.com/tiersolve/tiersolve/solver/chance"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -20,14 +22,14 @@ func (o *Oracle) Win(t tiergame.Tier, p tiergame.Position) (tiergame.Prob, error
 // PlaneNames names the planes of the run's game (tiergame.Planes), none
 // for a game without.
 func (o *Oracle) PlaneNames() []string {
-	_, names := planesOf(o.Game)
+	_, names := chance.PlanesOf(o.Game)
 	return names
 }
 
 // Planes returns the planes of a position of a chance game with planes
 // (tiergame.Planes), one value for each of PlaneNames.
 func (o *Oracle) Planes(t tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, error) {
-	if pg, _ := planesOf(o.Game); pg == nil {
+	if pg, _ := chance.PlanesOf(o.Game); pg == nil {
 		return nil, fmt.Errorf("%s (%s) has no planes", o.Game.Name(), o.Game.Option())
 	}
 	_, rank, err := o.locate(t, p)
@@ -36,7 +38,7 @@ func (o *Oracle) Planes(t tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, 
 	}
 	ot, _ := o.tier(t) // loaded by locate
 	ot.planesOnce.Do(func() {
-		ot.planes, ot.planesErr = openPlanes(o.Game, planesPath(o.run.dbPath(t)), ot.total())
+		ot.planes, ot.planesErr = chance.OpenPlanes(o.Game, runfolder.PlanesPath(o.dbPath(t)), ot.total())
 		if ot.planesErr == nil && o.cache != nil {
 			ot.planes.UseCache(o.cache)
 		}
@@ -65,7 +67,7 @@ func (p Play) Win() tiergame.Prob { return tiergame.ProbOne - p.Child }
 func (o *Oracle) Plays(t tiergame.Tier, p tiergame.Position, k int) ([]Play, error) {
 	cg, ok := o.Game.(tiergame.Chance)
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", o.Game.Name(), errNotChance)
+		return nil, fmt.Errorf("%s: %w", o.Game.Name(), chance.ErrNotChance)
 	}
 	if n := len(cg.Outcomes()); k < 0 || k >= n {
 		return nil, fmt.Errorf("%s: outcome %d of %d", o.Game.Name(), k, n)

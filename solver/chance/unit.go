@@ -1,4 +1,4 @@
-package solver
+package chance
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // The units of work of games with chance, the counterparts of SolveTier,
 // WriteDB and LoadSolvedTier (SolveChanceRange, the range unit, is in
-// chance.go). Seeded runs merge their tiers from the seed level files
+// go). Seeded runs merge their tiers from the seed level files
 // and partials without the start position (reach.MergeOnto), exhaustive runs
 // take reach.FullTier (seeds.go).
 
@@ -29,7 +29,7 @@ const chanceRange = 1 << 20
 // checkers), so the tier is cut into at least ranges ranges and about one
 // per million positions, which the workers take in turn. Values do not
 // depend on workers or ranges.
-func SolveChanceTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*ChanceTier, workers, ranges int, done *atomic.Uint64) ([]tiergame.Prob, error) {
+func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*Tier, workers, ranges int, done *atomic.Uint64) ([]tiergame.Prob, error) {
 	workers = max(workers, 1)
 	if ranges <= 0 {
 		ranges = workers
@@ -37,13 +37,13 @@ func SolveChanceTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 	vals := make([]tiergame.Prob, set.Total())
 	rs := plan.SplitRanges(set, max(ranges, int(min(set.Total()/chanceRange, 1<<16))))
 	return vals, work.ForEach(ctx, workers, len(rs), func(ctx context.Context, i int) error {
-		return SolveChanceRange(ctx, g, t, set, rs[i], kids, vals[plan.FirstRank(set, rs[i]):], done)
+		return SolveRange(ctx, g, t, set, rs[i], kids, vals[plan.FirstRank(set, rs[i]):], done)
 	})
 }
 
 // WriteProbDB writes tier t's probability database from its values (by
 // rank). The bytes depend only on the values and o's BlockRecords.
-func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob, o *valuedb.WriteOptions) (valuedb.Header, error) {
+func WriteDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob, o *valuedb.WriteOptions) (valuedb.Header, error) {
 	return valuedb.WriteProbs(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, vals, o)
 }
 
@@ -51,17 +51,17 @@ func WriteProbDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.
 // file and probability database, checking that they agree, and indexes it
 // for look-ups; for a game with planes, also its planes, from the database
 // beside the probabilities (runfolder.PlanesFile).
-func LoadChanceTier(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*ChanceTier, error) {
+func Load(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*Tier, error) {
 	planes := ""
-	if pg, _ := planesOf(g); pg != nil {
+	if pg, _ := PlanesOf(g); pg != nil {
 		planes = runfolder.PlanesPath(dbPath)
 	}
-	return LoadChanceFiles(g, t, levelPath, dbPath, planes, workers)
+	return LoadFiles(g, t, levelPath, dbPath, planes, workers)
 }
 
 // LoadChanceFiles is LoadChanceTier with the planes database named
 // (runfolder.PlanesPath), or none ("": the tier is loaded without its planes).
-func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*ChanceTier, error) {
+func LoadFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*Tier, error) {
 	ranked, db, err := solved.OpenFiles(g, t, levelPath, dbPath)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planes
 	if err != nil {
 		return nil, err
 	}
-	ct := NewChanceTier(t, ranked, vals, workers)
+	ct := New(t, ranked, vals, workers)
 	if planesPath != "" {
 		if err := loadPlanes(g, ct, planesPath, workers); err != nil {
 			return nil, err
@@ -84,7 +84,7 @@ func LoadChanceFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planes
 // game with chance, from its solved tier: the probability that the side
 // to move wins. It is nil if the start is not in that tier (a run from
 // seeds that do not hold it).
-func ChanceStartRecord(g tiergame.Game, start *ChanceTier) *runfolder.StartRecord {
+func NewStartRecord(g tiergame.Game, start *Tier) *runfolder.StartRecord {
 	st, p := g.Start()
 	if st != start.tier {
 		return nil

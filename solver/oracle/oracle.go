@@ -1,14 +1,21 @@
-package solver
+// Package oracle answers queries from a solved run folder: a position's
+// value and remoteness, its moves ranked, and in a game with chance its
+// probability of winning, its planes and its plays.
+package oracle
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -21,7 +28,8 @@ type Oracle struct {
 	// Game is the game the positions are in (never a quotient).
 	Game tiergame.Game
 	sym  tiergame.Symmetric // set for a symmetric run
-	run  *Run
+	dir  string             // the run folder
+	m    *runfolder.Manifest
 
 	mu     sync.Mutex
 	tiers  map[tiergame.Tier]*oracleTier
@@ -30,7 +38,7 @@ type Oracle struct {
 	// look-ups take no lock shared by every tier.
 	loaded sync.Map // tiergame.Tier -> *oracleTier
 
-	// cache, when set (OpenOracleWith), holds the databases' blocks and
+	// cache, when set (OpenWith), holds the databases' blocks and
 	// the level sets' chunks (chunkSet, written to scratch).
 	cache        *valuedb.BlockCache
 	scratch      string
@@ -50,13 +58,13 @@ type oracleTier struct {
 	planes     *valuedb.DB
 }
 
-// OpenOracle opens a solved run folder for game g.
-func OpenOracle(dir string, g tiergame.Game) (*Oracle, error) {
-	return OpenOracleWith(dir, g, OracleOptions{})
+// Open opens a solved run folder for game g.
+func Open(dir string, g tiergame.Game) (*Oracle, error) {
+	return OpenWith(dir, g, Options{})
 }
 
-// OracleOptions are the options of OpenOracleWith.
-type OracleOptions struct {
+// Options are the options of OpenWith.
+type Options struct {
 	// Cache, when set, bounds the oracle's memory: the decompressed blocks
 	// of its databases and the chunks of its level sets are kept in it,
 	// shared with whoever else uses it (a server of many runs), and no
@@ -71,9 +79,9 @@ type OracleOptions struct {
 	Scratch string
 }
 
-// OpenOracleWith opens a solved run folder for game g with opts.
-func OpenOracleWith(dir string, g tiergame.Game, opts OracleOptions) (*Oracle, error) {
-	m, err := LoadManifest(dir)
+// OpenWith opens a solved run folder for game g with opts.
+func OpenWith(dir string, g tiergame.Game, opts Options) (*Oracle, error) {
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +91,11 @@ func OpenOracleWith(dir string, g tiergame.Game, opts OracleOptions) (*Oracle, e
 	if !m.Done() {
 		return nil, fmt.Errorf("%s: the run is not solved yet", dir)
 	}
-	g = Base(g)
-	o := &Oracle{Game: g, run: &Run{Config: Config{Game: g, Dir: dir, Workers: 1}, Manifest: m},
+	g = quotient.Base(g)
+	o := &Oracle{Game: g, dir: dir, m: m,
 		tiers: map[tiergame.Tier]*oracleTier{}}
 	if m.Symmetry {
-		q, err := Reduce(g, true)
+		q, err := quotient.Reduce(g, true)
 		if err != nil {
 			return nil, fmt.Errorf("%s holds a symmetric run: %w", dir, err)
 		}
@@ -172,7 +180,7 @@ func (o *Oracle) Preload(t tiergame.Tier) error {
 }
 
 // Prefetch reads tier t's level set chunks and database blocks into the
-// oracle's cache (OracleOptions.Cache) while more() says so; without a
+// oracle's cache (Options.Cache) while more() says so; without a
 // cache it does nothing.
 func (o *Oracle) Prefetch(t tiergame.Tier, more func() bool) error {
 	ot, err := o.tier(t)
@@ -189,20 +197,20 @@ func (o *Oracle) Prefetch(t tiergame.Tier, more func() bool) error {
 var errClosed = errors.New("the oracle is closed")
 
 func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
-	rec := o.run.Manifest.tier(uint64(t))
+	rec := o.m.Tier(uint64(t))
 	if rec == nil || !rec.Solved {
 		return fmt.Errorf("tier %s: %w", o.Game.TierName(t), ErrTierNotSolved)
 	}
 	if o.cache == nil {
 		var err error
-		ot.set, ot.db, err = openSolved(o.Game, t, o.run.levelPath(t), o.run.dbPath(t))
+		ot.set, ot.db, err = solved.OpenFiles(o.Game, t, o.levelPath(t), o.dbPath(t))
 		return err
 	}
-	cs, err := openChunkSet(o.Game, t, o.run.levelPath(t), o.scratch, o.cache)
+	cs, err := openChunkSet(o.Game, t, o.levelPath(t), o.scratch, o.cache)
 	if err != nil {
 		return err
 	}
-	db, err := valuedb.OpenCached(o.run.dbPath(t), o.cache)
+	db, err := valuedb.OpenCached(o.dbPath(t), o.cache)
 	if err != nil {
 		cs.Close()
 		return err
@@ -210,7 +218,7 @@ func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 	if db.Header().Count != cs.Total() {
 		db.Close()
 		cs.Close()
-		return fmt.Errorf("%s has %d records for %d positions", o.run.dbPath(t), db.Header().Count, cs.Total())
+		return fmt.Errorf("%s has %d records for %d positions", o.dbPath(t), db.Header().Count, cs.Total())
 	}
 	ot.cset, ot.db = cs, db
 	return nil
@@ -353,3 +361,11 @@ func moveRank(m Move) int {
 	}
 	return 4<<20 - r
 }
+
+// levelPath is the path of tier t's level file.
+func (o *Oracle) levelPath(t tiergame.Tier) string {
+	return filepath.Join(o.dir, o.m.LevelPath(o.Game, t))
+}
+
+// dbPath is the path of tier t's value database.
+func (o *Oracle) dbPath(t tiergame.Tier) string { return filepath.Join(o.dir, o.m.DBPath(o.Game, t)) }

@@ -1,4 +1,7 @@
-package solver
+// Package chance solves the tiers of games with chance nodes
+// (tiergame.Chance): each position's probability of winning, and the
+// planes of those that have them, from the child tiers' values.
+package chance
 
 import (
 	"context"
@@ -22,7 +25,7 @@ import (
 
 // ChanceTier is a solved tier of a chance game in memory, for look-ups by
 // its parents.
-type ChanceTier struct {
+type Tier struct {
 	tier tiergame.Tier
 	set  *bitarray.Ranked
 	vals []tiergame.Prob // by rank
@@ -41,8 +44,8 @@ const noProb = ^tiergame.Prob(0)
 
 // NewChanceTier indexes the values of tier t (by rank in set) for look-ups,
 // on workers goroutines.
-func NewChanceTier(t tiergame.Tier, set *bitarray.Ranked, vals []tiergame.Prob, workers int) *ChanceTier {
-	ct := &ChanceTier{tier: t, set: set, vals: vals}
+func New(t tiergame.Tier, set *bitarray.Ranked, vals []tiergame.Prob, workers int) *Tier {
+	ct := &Tier{tier: t, set: set, vals: vals}
 	switch {
 	case set.Total() == set.Len():
 		ct.byPos = vals
@@ -53,16 +56,16 @@ func NewChanceTier(t tiergame.Tier, set *bitarray.Ranked, vals []tiergame.Prob, 
 }
 
 // Tier is the tier's number.
-func (c *ChanceTier) Tier() tiergame.Tier { return c.tier }
+func (c *Tier) Tier() tiergame.Tier { return c.tier }
 
 // Values returns the values by rank.
-func (c *ChanceTier) Values() []tiergame.Prob { return c.vals }
+func (c *Tier) Values() []tiergame.Prob { return c.vals }
 
 // lookup returns the value of position p. It is SolvedTier.Lookup for
 // probabilities, written out twice on purpose: a generic version shared by
 // both is not inlined and made Connect Four 6x4 about 2% slower (3 rounds
 // of tierd solve, interleaved).
-func (c *ChanceTier) lookup(p tiergame.Position) (tiergame.Prob, bool) {
+func (c *Tier) lookup(p tiergame.Position) (tiergame.Prob, bool) {
 	if c.byPos != nil {
 		if i := uint64(p) - c.set.Base(); i < uint64(len(c.byPos)) {
 			v := c.byPos[i]
@@ -78,9 +81,9 @@ func (c *ChanceTier) lookup(p tiergame.Position) (tiergame.Prob, bool) {
 }
 
 // chanceKids finds the solved tier of each child.
-type chanceKids []*ChanceTier
+type Kids []*Tier
 
-func (cs chanceKids) find(t tiergame.Tier, last *int) *ChanceTier {
+func (cs Kids) Find(t tiergame.Tier, last *int) *Tier {
 	if *last < len(cs) && cs[*last].tier == t {
 		return cs[*last]
 	}
@@ -94,7 +97,7 @@ func (cs chanceKids) find(t tiergame.Tier, last *int) *ChanceTier {
 }
 
 // errNotChance is returned for games that do not implement tiergame.Chance.
-var errNotChance = errors.New("the game has no chance nodes (tiergame.Chance)")
+var ErrNotChance = errors.New("the game has no chance nodes (tiergame.Chance)")
 
 // kernelChunk is how many positions a kernel call solves: small enough to
 // check for cancellation and report progress often.
@@ -106,19 +109,19 @@ const kernelChunk = 1 << 18
 // solved child tiers), and stores the value of the i-th member of r in
 // out[i] (out needs r.Count(set) values). done, if not nil, counts
 // positions as they are solved.
-func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func SolveRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*Tier, out []tiergame.Prob, done *atomic.Uint64) error {
 	cg, ok := g.(tiergame.Chance)
 	if !ok {
-		return fmt.Errorf("%s: %w", g.Name(), errNotChance)
+		return fmt.Errorf("%s: %w", g.Name(), ErrNotChance)
 	}
 	if k, ok := g.(tiergame.ChanceKernel); ok && dense(set, r, kids) {
 		return solveKernel(ctx, g, k, t, r, kids, out, done)
 	}
-	d := newDeriver(g, cg, t, kids)
+	d := NewDeriver(g, cg, t, kids)
 	i := 0
 	return work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
 		for _, p := range ps {
-			v, err := d.value(tiergame.Position(p))
+			v, err := d.Value(tiergame.Position(p))
 			if err != nil {
 				return err
 			}
@@ -134,7 +137,7 @@ func SolveChanceRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 
 // dense reports whether every position of r is a member of set and every
 // child tier is held by position.
-func dense(set *bitarray.Ranked, r plan.Range, kids []*ChanceTier) bool {
+func dense(set *bitarray.Ranked, r plan.Range, kids []*Tier) bool {
 	if r.Count(set) != r.Hi-r.Lo {
 		return false
 	}
@@ -148,10 +151,10 @@ func dense(set *bitarray.Ranked, r plan.Range, kids []*ChanceTier) bool {
 
 // solveKernel runs the game's kernel over r in chunks; out[k] receives
 // the value of position r.Lo+k.
-func solveKernel(ctx context.Context, g tiergame.Game, k tiergame.ChanceKernel, t tiergame.Tier, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func solveKernel(ctx context.Context, g tiergame.Game, k tiergame.ChanceKernel, t tiergame.Tier, r plan.Range, kids []*Tier, out []tiergame.Prob, done *atomic.Uint64) error {
 	last := 0
 	vals := func(c tiergame.Tier) []tiergame.Prob {
-		if ct := chanceKids(kids).find(c, &last); ct != nil {
+		if ct := Kids(kids).Find(c, &last); ct != nil {
 			return ct.byPos
 		}
 		return nil
@@ -173,11 +176,11 @@ func solveKernel(ctx context.Context, g tiergame.Game, k tiergame.ChanceKernel, 
 
 // deriver computes positions' values from their children's, one at a
 // time, for solving and verifying.
-type deriver struct {
+type Deriver struct {
 	g       tiergame.Game
 	cg      tiergame.Chance
 	t       tiergame.Tier
-	kids    chanceKids
+	kids    Kids
 	weights []uint64
 	total   uint64
 	last    int
@@ -185,8 +188,8 @@ type deriver struct {
 	ends    []int
 }
 
-func newDeriver(g tiergame.Game, cg tiergame.Chance, t tiergame.Tier, kids []*ChanceTier) *deriver {
-	d := &deriver{g: g, cg: cg, t: t, kids: kids, moves: make([]tiergame.Child, 0, 256)}
+func NewDeriver(g tiergame.Game, cg tiergame.Chance, t tiergame.Tier, kids []*Tier) *Deriver {
+	d := &Deriver{g: g, cg: cg, t: t, kids: kids, moves: make([]tiergame.Child, 0, 256)}
 	for _, o := range cg.Outcomes() {
 		d.weights = append(d.weights, uint64(o.Weight))
 		d.total += uint64(o.Weight)
@@ -195,7 +198,7 @@ func newDeriver(g tiergame.Game, cg tiergame.Chance, t tiergame.Tier, kids []*Ch
 }
 
 // value computes the value of position p.
-func (d *deriver) value(p tiergame.Position) (tiergame.Prob, error) {
+func (d *Deriver) Value(p tiergame.Position) (tiergame.Prob, error) {
 	v, cs, ends := d.cg.ChanceMoves(d.t, p, d.moves[:0], d.ends[:0])
 	d.moves, d.ends = cs, ends
 	if v != tiergame.Undecided {
@@ -212,7 +215,7 @@ func (d *deriver) value(p tiergame.Position) (tiergame.Prob, error) {
 		}
 		best := tiergame.ProbOne
 		for _, ch := range cs[lo:hi] {
-			st := d.kids.find(ch.Tier, &d.last)
+			st := d.kids.Find(ch.Tier, &d.last)
 			if st == nil {
 				return 0, fmt.Errorf("%s: move from tier %d position %d to tier %d, which is not solved (a child tier missing from ChildTiers?)", d.g.Name(), d.t, p, ch.Tier)
 			}
@@ -227,3 +230,6 @@ func (d *deriver) value(p tiergame.Position) (tiergame.Prob, error) {
 	}
 	return tiergame.ChanceValue(acc, d.total), nil
 }
+
+// Set is the tier's reachable positions, ranked.
+func (c *Tier) Set() *bitarray.Ranked { return c.set }

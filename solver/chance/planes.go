@@ -1,4 +1,4 @@
-package solver
+package chance
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 
 // planesOf returns the game's planes and their names, or nil when the
 // game (with its options) has none.
-func planesOf(g tiergame.Game) (tiergame.Planes, []string) {
+func PlanesOf(g tiergame.Game) (tiergame.Planes, []string) {
 	pg, ok := g.(tiergame.Planes)
 	if !ok {
 		return nil, nil
@@ -39,7 +39,7 @@ func planesOf(g tiergame.Game) (tiergame.Planes, []string) {
 // Planes returns the planes of position p (K values, a slice the caller
 // must not change), false if p is not in the tier or the tier has no
 // planes.
-func (c *ChanceTier) Planes(p tiergame.Position) ([]tiergame.Prob, bool) {
+func (c *Tier) Planes(p tiergame.Position) ([]tiergame.Prob, bool) {
 	if c.k == 0 {
 		return nil, false
 	}
@@ -58,7 +58,7 @@ func (c *ChanceTier) Planes(p tiergame.Position) ([]tiergame.Prob, bool) {
 }
 
 // SetPlanes gives the tier its planes: k values a position, by rank.
-func (c *ChanceTier) SetPlanes(k int, planes []tiergame.Prob) error {
+func (c *Tier) SetPlanes(k int, planes []tiergame.Prob) error {
 	if k <= 0 || uint64(len(planes)) != uint64(k)*c.set.Total() {
 		return fmt.Errorf("tier %d: %d plane values for %d positions in %d planes", c.tier, len(planes), c.set.Total(), k)
 	}
@@ -67,15 +67,15 @@ func (c *ChanceTier) SetPlanes(k int, planes []tiergame.Prob) error {
 }
 
 // PlaneValues returns the tier's planes, K values a position by rank.
-func (c *ChanceTier) PlaneValues() []tiergame.Prob { return c.planes }
+func (c *Tier) PlaneValues() []tiergame.Prob { return c.planes }
 
 // SolvePlanesRange is the unit of solving the planes of a chance game, the
 // counterpart of SolveChanceRange: it computes the planes of every member
 // of set in r from its children's planes, found in kids, and stores those
 // of the i-th member of r at out[K*i:K*(i+1)] (out needs K*r.Count(set)
 // values). done, if not nil, counts positions as they are solved.
-func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
-	pg, names := planesOf(g)
+func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, r plan.Range, kids []*Tier, out []tiergame.Prob, done *atomic.Uint64) error {
+	pg, names := PlanesOf(g)
 	if pg == nil {
 		return fmt.Errorf("%s (%s): the game has no planes (tiergame.Planes)", g.Name(), g.Option())
 	}
@@ -85,7 +85,7 @@ func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 	}
 	var last int
 	kid := func(c tiergame.Tier, p tiergame.Position) ([]tiergame.Prob, bool) {
-		if ct := chanceKids(kids).find(c, &last); ct != nil {
+		if ct := Kids(kids).Find(c, &last); ct != nil {
 			return ct.Planes(p)
 		}
 		return nil, false
@@ -106,10 +106,10 @@ func SolvePlanesRange(ctx context.Context, g tiergame.Game, t tiergame.Tier, set
 }
 
 // solvePlaneKernel runs the game's plane kernel over r in chunks.
-func solvePlaneKernel(ctx context.Context, g tiergame.Game, pk tiergame.PlaneKernel, k int, t tiergame.Tier, r plan.Range, kids []*ChanceTier, out []tiergame.Prob, done *atomic.Uint64) error {
+func solvePlaneKernel(ctx context.Context, g tiergame.Game, pk tiergame.PlaneKernel, k int, t tiergame.Tier, r plan.Range, kids []*Tier, out []tiergame.Prob, done *atomic.Uint64) error {
 	last := 0
 	vals := func(c tiergame.Tier) []tiergame.Prob {
-		if ct := chanceKids(kids).find(c, &last); ct != nil && ct.k == k {
+		if ct := Kids(kids).Find(c, &last); ct != nil && ct.k == k {
 			return ct.planes // by position: dense checked that the tier is full
 		}
 		return nil
@@ -134,8 +134,8 @@ func solvePlaneKernel(ctx context.Context, g tiergame.Game, pk tiergame.PlaneKer
 // positions are set, from its solved child tiers kids (with their
 // planes), in ranges by SolvePlanesRange, as SolveChanceTier does. Values
 // do not depend on workers or ranges.
-func SolvePlanesTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*ChanceTier, workers, ranges int, done *atomic.Uint64) ([]tiergame.Prob, error) {
-	_, names := planesOf(g)
+func SolvePlanesTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*Tier, workers, ranges int, done *atomic.Uint64) ([]tiergame.Prob, error) {
+	_, names := PlanesOf(g)
 	k := uint64(len(names))
 	workers = max(workers, 1)
 	if ranges <= 0 {
@@ -152,14 +152,14 @@ func SolvePlanesTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set 
 // values a position, by rank). The bytes depend only on the values and
 // o's BlockRecords.
 func WritePlanesDB(path string, g tiergame.Game, t tiergame.Tier, planes []tiergame.Prob, o *valuedb.WriteOptions) (valuedb.Header, error) {
-	_, names := planesOf(g)
+	_, names := PlanesOf(g)
 	return valuedb.WritePlanes(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, names, planes, o)
 }
 
 // openPlanes opens the database of planes at path, checking that it
 // holds count positions of g's planes.
-func openPlanes(g tiergame.Game, path string, count uint64) (*valuedb.DB, error) {
-	_, names := planesOf(g)
+func OpenPlanes(g tiergame.Game, path string, count uint64) (*valuedb.DB, error) {
+	_, names := PlanesOf(g)
 	db, err := valuedb.Open(path)
 	if err != nil {
 		return nil, err
@@ -173,9 +173,9 @@ func openPlanes(g tiergame.Game, path string, count uint64) (*valuedb.DB, error)
 }
 
 // loadPlanes reads tier ct's planes from the database at path.
-func loadPlanes(g tiergame.Game, ct *ChanceTier, path string, workers int) error {
-	_, names := planesOf(g)
-	db, err := openPlanes(g, path, ct.set.Total())
+func loadPlanes(g tiergame.Game, ct *Tier, path string, workers int) error {
+	_, names := PlanesOf(g)
+	db, err := OpenPlanes(g, path, ct.set.Total())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package solver
+package oracle
 
 import (
 	"encoding/binary"
@@ -9,12 +9,13 @@ import (
 	"sync"
 
 	"github.com/tiersolve/tiersolve/levelfile"
+	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // chunkSet is a tier's level set for an Oracle with a shared cache
-// (OracleOptions.Cache), which must not hold a tier's set whole: the
+// (Options.Cache), which must not hold a tier's set whole: the
 // largest tier of Connect Four 6x5 spans 1.3 billion positions, a 205 MB
 // ranked bitmap, near a server's whole cache. A level file is one gzip
 // stream, without random access, so on the tier's first query it is
@@ -159,7 +160,7 @@ func (w *chunkWriter) fromSet(g tiergame.Game, t tiergame.Tier, path string, byt
 		// budget, and the next tier's set comes right after.
 		defer debug.FreeOSMemory()
 	}
-	set, err := LoadLevel(path, g, t)
+	set, err := reach.LoadLevel(path, g, t)
 	if err != nil {
 		return err
 	}

@@ -8,37 +8,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/chance"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
-
-// eachChildrenFirst calls f for every tier, children first, showing
-// progress as what, and drops a tier from cache once every parent has had
-// its turn.
-func eachChildrenFirst[T any](r *Run, what string, cache map[tiergame.Tier]T, f func(t tiergame.Tier) error) error {
-	order := r.Graph.SolveOrder()
-	pending := map[tiergame.Tier]int{}
-	for _, t := range order {
-		pending[t] = len(r.Graph.Parents[t])
-	}
-	r.meter = progress.New(r.Terminal, r.Log, what, int64(len(order)), "tiers")
-	defer r.meter.Finish()
-	for i, t := range order {
-		r.meter.Set(int64(i), "tier "+r.Game.TierName(t))
-		if err := f(t); err != nil {
-			return err
-		}
-		for _, c := range r.Graph.Children[t] {
-			if pending[c]--; pending[c] == 0 {
-				delete(cache, c)
-			}
-		}
-	}
-	return nil
-}
 
 // checkFiles checks every tier's files against the manifest, recording
 // what does not match.
@@ -72,7 +46,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 	cg := r.Game.(tiergame.Chance)
 	cache := map[tiergame.Tier]*chance.Tier{}
 	var mu sync.Mutex
-	err := eachChildrenFirst(r, "verify", cache, func(t tiergame.Tier) error {
+	err := eachChildrenFirst(r, "verify", cache, nil, func(_ int, t tiergame.Tier) error {
 		rec := r.Manifest.Tier(uint64(t))
 		ct, err := r.loadChance(t, cache)
 		if err != nil {
@@ -138,9 +112,6 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 	}
 	return rep, err
 }
-
-// errStop ends a walk early without an error.
-var errStop = fmt.Errorf("stop")
 
 // planesDeriver re-derives the planes of positions from their children's,
 // for verify.

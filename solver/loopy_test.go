@@ -290,6 +290,6 @@ func TestNewSolvedTierRefusesNoValue(t *testing.T) {
 		if st != nil {
 			st.Free()
 		}
-		t.Fatalf("NewSolvedTier with an undecided record: %v, want ErrNoValue", err)
+		t.Fatalf("solved.New with an undecided record: %v, want ErrNoValue", err)
 	}
 }

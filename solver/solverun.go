@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
-	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/solver/solved"
@@ -48,12 +47,6 @@ func (r *Run) Solve(ctx context.Context) error {
 	order := r.Graph.SolveOrder()
 	cache := map[tiergame.Tier]*solved.Tier{}
 	defer freeAll(cache)
-	parentsLeft := map[tiergame.Tier]int{}
-	for _, t := range order {
-		parentsLeft[t] = len(r.Graph.Parents[t])
-	}
-	r.meter = progress.New(r.Terminal, r.Log, "solve", int64(len(order)), "tiers")
-	defer r.meter.Finish()
 	var decided atomic.Uint64
 	start := time.Now()
 	// While a tier is solved, the next one's level file loads and the
@@ -66,19 +59,11 @@ func (r *Run) Solve(ctx context.Context) error {
 		rec := r.Manifest.Tier(uint64(t))
 		return rec.Solved && rec.DB.Check(r.Dir, false) == nil
 	}
-	for i, t := range order {
-		rec := r.Manifest.Tier(uint64(t))
-		r.meter.Set(int64(i), "tier "+g.TierName(t))
+	err := eachChildrenFirst(r, "solve", cache, (*solved.Tier).Free, func(i int, t tiergame.Tier) error {
 		if !isSolved(t) {
 			t0 := time.Now()
 			load := next
-			next = nil
-			for _, u := range order[i+1:] {
-				if !isSolved(u) {
-					next = r.loadLevelAsync(u)
-					break
-				}
-			}
+			next = r.loadNext(order[i+1:], isSolved)
 			st, err := r.solveTier(ctx, t, cache, &decided, load)
 			// The last tier's database is recorded even if this one failed.
 			if serr := r.settleDB(w, r.clock(t, "solve")); err == nil {
@@ -92,27 +77,17 @@ func (r *Run) Solve(ctx context.Context) error {
 				return r.stopped(fmt.Errorf("solve tier %s: %w", g.TierName(t), err))
 			}
 			cache[t] = st
-			secs := time.Since(t0).Seconds()
-			w = r.writeDB(t, rec, st, func() {
-				r.Times.SolveSeconds += secs
-				r.worked = true
-				tt := r.phases.tier(t, g.TierName(t), "solve")
-				r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
-					"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
-					"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs,
-					"parallel_seconds", tt.Parallel, "serial_seconds", tt.Serial)
-				r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %.1fM positions/s", g.TierName(t), float64(rec.Reachable)/secs/1e6))
-			})
+			w = r.writeSolved(t, i, st, time.Since(t0).Seconds())
 		}
-		for _, c := range r.Graph.Children[t] {
-			if parentsLeft[c]--; parentsLeft[c] == 0 {
-				cache[c].Free()
-				delete(cache, c)
+		if i == len(order)-1 {
+			if err := r.settleDB(w, r.clock(t, "solve")); err != nil {
+				return r.stopped(err)
 			}
 		}
-	}
-	if err := r.settleDB(w, r.clock(order[len(order)-1], "solve")); err != nil {
-		return r.stopped(err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if !r.Graph.Has(r.Graph.Start) { // a run from seeds below the start tier
 		r.Manifest.Start, r.Manifest.Solved = nil, true
@@ -133,6 +108,33 @@ func (r *Run) Solve(ctx context.Context) error {
 		return err
 	}
 	return r.checkpoint(true)
+}
+
+// loadNext starts loading the level file of the first tier of rest not
+// solved yet, if any.
+func (r *Run) loadNext(rest []tiergame.Tier, isSolved func(tiergame.Tier) bool) *levelLoad {
+	for _, u := range rest {
+		if !isSolved(u) {
+			return r.loadLevelAsync(u)
+		}
+	}
+	return nil
+}
+
+// writeSolved starts writing the database of tier t, the i-th in solving
+// order, solved in secs seconds, and logs the tier once it is recorded.
+func (r *Run) writeSolved(t tiergame.Tier, i int, st *solved.Tier, secs float64) *dbWrite {
+	g, rec := r.Game, r.Manifest.Tier(uint64(t))
+	return r.writeDB(t, rec, st, func() {
+		r.Times.SolveSeconds += secs
+		r.worked = true
+		tt := r.phases.tier(t, g.TierName(t), "solve")
+		r.Log.Info("tier solved", "tier", uint64(t), "name", g.TierName(t), "positions", rec.Reachable,
+			"win", rec.Win, "lose", rec.Lose, "tie", rec.Tie, "draw", rec.Draw, "db_bytes", rec.DB.Bytes,
+			"seconds", secs, "positions_per_second", float64(rec.Reachable)/secs,
+			"parallel_seconds", tt.Parallel, "serial_seconds", tt.Serial)
+		r.meter.Set(int64(i+1), fmt.Sprintf("tier %s: %.1fM positions/s", g.TierName(t), float64(rec.Reachable)/secs/1e6))
+	})
 }
 
 // levelLoad is a tier's level file being loaded and ranked in the
@@ -330,7 +332,7 @@ func setSolved(rec *runfolder.TierRecord, fi *runfolder.FileInfo, h valuedb.Head
 	rec.Win, rec.Lose, rec.Tie, rec.Draw = h.Win, h.Lose, h.Tie, h.Draw
 }
 
-// solvedBytes is the memory of tier t once solved (a SolvedTier): its set
+// solvedBytes is the memory of tier t once solved (a solved.Tier): its set
 // and its cells.
 func (r *Run) solvedBytes(t tiergame.Tier) uint64 {
 	size, count := r.Game.TierSize(t), r.count(t)

@@ -26,7 +26,7 @@ type Shape struct {
 // by retrograde analysis for a loopy one, in which case the records are
 // made in their compact form and never held twice. The records depend on
 // neither shape.ReverseIndex nor effort. The caller owns the result (see
-// SolvedTier.Free).
+// solved.Tier.Free).
 func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*solved.Tier, shape Shape, e work.Effort) (*solved.Tier, error) {
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := plan.RangesFor(set.Total(), workers, e.Ranges)

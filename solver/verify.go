@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tiersolve/tiersolve/internal/progress"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
@@ -121,29 +120,22 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	}
 	cache := map[tiergame.Tier]*solved.Tier{}
 	defer freeAll(cache)
-	pending := map[tiergame.Tier]int{}
-	for _, t := range r.Graph.Tiers {
-		pending[t] = len(r.Graph.Parents[t])
-	}
 	var mu sync.Mutex
 	var sym tiergame.Symmetric // a symmetric run's, to count the full game
 	if quotient.Is(r.Game) {
 		sym = quotient.Base(r.Game).(tiergame.Symmetric)
 	}
-	r.meter = progress.New(r.Terminal, r.Log, "verify", int64(len(r.Graph.Tiers)), "tiers")
-	defer r.meter.Finish()
-	for i, t := range r.Graph.SolveOrder() {
-		r.meter.Set(int64(i), "tier "+r.Game.TierName(t))
+	err := eachChildrenFirst(r, "verify", cache, (*solved.Tier).Free, func(_ int, t tiergame.Tier) error {
 		rec := r.Manifest.Tier(uint64(t))
 		st, err := r.loadSolved(t, cache)
 		if err != nil {
 			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return rep, nil
+			return errStop
 		}
 		db, err := openDBChecked(r.dbPath(t))
 		if err != nil {
 			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return rep, nil
+			return errStop
 		}
 		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose || h.Tie != rec.Tie || h.Draw != rec.Draw {
 			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (win %d, lose %d, tie %d, draw %d), the manifest says %d (win %d, lose %d, tie %d, draw %d)",
@@ -152,7 +144,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		db.Close()
 		kids, err := r.childTiers(t, solved.Children{st}, cache)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var n atomic.Uint64
 		full := FullCounts{Tier: t, Name: r.Game.TierName(t)}
@@ -190,19 +182,17 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if sym != nil {
 			rep.Full = append(rep.Full, full)
 		}
 		rep.Positions += n.Load()
 		rep.Tiers++
-		for _, c := range r.Graph.Children[t] {
-			if pending[c]--; pending[c] == 0 {
-				cache[c].Free()
-				delete(cache, c)
-			}
-		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, err
 	}
 	return rep, nil
 }

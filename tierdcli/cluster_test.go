@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/faultnet"
 	"github.com/tiersolve/tiersolve/internal/freeport"
 	"github.com/tiersolve/tiersolve/internal/memsize"
+	"github.com/tiersolve/tiersolve/internal/poll"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -319,18 +321,19 @@ func (c *procCluster) status() (*api.StatusResponse, error) {
 // waitFor polls the status until cond holds.
 func (c *procCluster) waitFor(what string, limit time.Duration, cond func(*api.StatusResponse) bool) *api.StatusResponse {
 	c.t.Helper()
-	deadline := time.Now().Add(limit)
-	var last error
-	for time.Now().Before(deadline) {
-		st, err := c.status()
-		if err == nil && cond(st) {
-			return st
+	var st *api.StatusResponse
+	poll.UntilNil(c.t, what, limit, func() error {
+		s, err := c.status()
+		switch {
+		case err != nil:
+			return err
+		case !cond(s):
+			return errors.New("the status does not say so yet")
 		}
-		last = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	c.t.Fatalf("waiting for %s: gave up after %v (last error %v)", what, limit, last)
-	return nil
+		st = s
+		return nil
+	})
+	return st
 }
 
 func runState(st *api.StatusResponse, id string) *api.RunSummary {

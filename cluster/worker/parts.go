@@ -291,7 +291,7 @@ func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, c
 // kidNotes turns the unit's range of a child tier's records (ranks
 // [Lo, Hi) of Kids[0]) into notes to the parts of their parents, a chunk
 // at a time (solved.OpenSet over the child's set from the memory
-// cache, SolvedReader.Range, loopy.ChildNotes), as notes files a role
+// cache, solved.Reader.Range, loopy.ChildNotes), as notes files a role
 // and part, written as they are made: held, won and tied notes for each
 // part it has any for. It reports the notes and the child's longest
 // remoteness and ties (its database's header), which the parts' cells

@@ -20,7 +20,7 @@ import (
 // units, the counterparts of the probabilities': SolvePlanesRange (a
 // range), SolvePlanesTier (a tier in ranges), WritePlanesDB (a tier's
 // database of planes, beside its probability database: runfolder.PlanesFile), and
-// LoadChanceTier reads them back with the probabilities.
+// Load reads them back with the probabilities.
 
 // planesOf returns the game's planes and their names, or nil when the
 // game (with its options) has none.
@@ -70,7 +70,7 @@ func (c *Tier) SetPlanes(k int, planes []tiergame.Prob) error {
 func (c *Tier) PlaneValues() []tiergame.Prob { return c.planes }
 
 // SolvePlanesRange is the unit of solving the planes of a chance game, the
-// counterpart of SolveChanceRange: it computes the planes of every member
+// counterpart of SolveRange: it computes the planes of every member
 // of set in r from its children's planes, found in kids, and stores those
 // of the i-th member of r at out[K*i:K*(i+1)] (out needs K*r.Count(set)
 // values). done, if not nil, counts positions as they are solved.
@@ -132,7 +132,7 @@ func solvePlaneKernel(ctx context.Context, g tiergame.Game, pk tiergame.PlaneKer
 // SolvePlanesTier computes the planes (K values a position, by rank) of
 // every position of tier t of a chance game with planes, whose reachable
 // positions are set, from its solved child tiers kids (with their
-// planes), in ranges by SolvePlanesRange, as SolveChanceTier does. Values
+// planes), in ranges by SolvePlanesRange, as SolveTier does. Values
 // do not depend on workers or ranges.
 func SolvePlanesTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*Tier, workers, ranges int, done *atomic.Uint64) ([]tiergame.Prob, error) {
 	_, names := PlanesOf(g)

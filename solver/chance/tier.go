@@ -20,10 +20,10 @@ import (
 // value of a position is the chance that the player to move wins (see
 // tiergame.ChanceValue). Their tiers must not be loopy. A tier is solved
 // in one parallel sweep over ranges like a loop-free tier, by
-// SolveChanceRange; where a range and its children are fully reachable
+// SolveRange; where a range and its children are fully reachable
 // and the game has a kernel (tiergame.ChanceKernel), the kernel solves it.
 
-// ChanceTier is a solved tier of a chance game in memory, for look-ups by
+// Tier is a solved tier of a chance game in memory, for look-ups by
 // its parents.
 type Tier struct {
 	tier tiergame.Tier
@@ -39,10 +39,10 @@ type Tier struct {
 	k      int
 }
 
-// noProb marks unreachable positions in ChanceTier.byPos.
+// noProb marks unreachable positions in Tier.byPos.
 const noProb = ^tiergame.Prob(0)
 
-// NewChanceTier indexes the values of tier t (by rank in set) for look-ups,
+// New indexes the values of tier t (by rank in set) for look-ups,
 // on workers goroutines.
 func New(t tiergame.Tier, set *bitarray.Ranked, vals []tiergame.Prob, workers int) *Tier {
 	ct := &Tier{tier: t, set: set, vals: vals}
@@ -61,7 +61,7 @@ func (c *Tier) Tier() tiergame.Tier { return c.tier }
 // Values returns the values by rank.
 func (c *Tier) Values() []tiergame.Prob { return c.vals }
 
-// lookup returns the value of position p. It is SolvedTier.Lookup for
+// lookup returns the value of position p. It is solved.Tier.Lookup for
 // probabilities, written out twice on purpose: a generic version shared by
 // both is not inlined and made Connect Four 6x4 about 2% slower (3 rounds
 // of tierd solve, interleaved).
@@ -103,7 +103,7 @@ var ErrNotChance = errors.New("the game has no chance nodes (tiergame.Chance)")
 // check for cancellation and report progress often.
 const kernelChunk = 1 << 18
 
-// SolveChanceRange is the unit of solving work for a tier of a game with
+// SolveRange is the unit of solving work for a tier of a game with
 // chance, the counterpart of SolveRange: it computes the value of every
 // member of set in r from the values of its children, found in kids (t's
 // solved child tiers), and stores the value of the i-th member of r in

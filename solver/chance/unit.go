@@ -14,7 +14,7 @@ import (
 )
 
 // The units of work of games with chance, the counterparts of SolveTier,
-// WriteDB and LoadSolvedTier (SolveChanceRange, the range unit, is in
+// WriteDB and LoadSolvedTier (SolveRange, the range unit, is in
 // go). Seeded runs merge their tiers from the seed level files
 // and partials without the start position (reach.MergeOnto), exhaustive runs
 // take reach.FullTier (seeds.go).
@@ -22,9 +22,9 @@ import (
 // chanceRange is about how many positions a range of a chance tier has.
 const chanceRange = 1 << 20
 
-// SolveChanceTier computes the values (by rank) of every position of
+// SolveTier computes the values (by rank) of every position of
 // tier t of a game with chance, whose reachable positions are set, from
-// its solved child tiers kids, in ranges by SolveChanceRange. Work per
+// its solved child tiers kids, in ranges by SolveRange. Work per
 // position varies along a tier (in the bearoff, with the mover's
 // checkers), so the tier is cut into at least ranges ranges and about one
 // per million positions, which the workers take in turn. Values do not
@@ -41,13 +41,13 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	})
 }
 
-// WriteProbDB writes tier t's probability database from its values (by
+// WriteDB writes tier t's probability database from its values (by
 // rank). The bytes depend only on the values and o's BlockRecords.
 func WriteDB(path string, g tiergame.Game, t tiergame.Tier, vals []tiergame.Prob, o *valuedb.WriteOptions) (valuedb.Header, error) {
 	return valuedb.WriteProbs(path, valuedb.Header{Game: g.Name(), Option: g.Option(), Tier: uint64(t), TierName: g.TierName(t)}, vals, o)
 }
 
-// LoadChanceTier loads a solved tier of a game with chance from its level
+// Load loads a solved tier of a game with chance from its level
 // file and probability database, checking that they agree, and indexes it
 // for look-ups; for a game with planes, also its planes, from the database
 // beside the probabilities (runfolder.PlanesFile).
@@ -59,7 +59,7 @@ func Load(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers in
 	return LoadFiles(g, t, levelPath, dbPath, planes, workers)
 }
 
-// LoadChanceFiles is LoadChanceTier with the planes database named
+// LoadFiles is Load with the planes database named
 // (runfolder.PlanesPath), or none ("": the tier is loaded without its planes).
 func LoadFiles(g tiergame.Game, t tiergame.Tier, levelPath, dbPath, planesPath string, workers int) (*Tier, error) {
 	ranked, db, err := solved.OpenFiles(g, t, levelPath, dbPath)

@@ -58,7 +58,7 @@ import (
 //
 // Cells are indexed by position when the tier's hash space is not much
 // larger than its reachable count (dense: absent positions cost a cell),
-// otherwise by rank. The solved cells are the tier's SolvedTier.
+// otherwise by rank. The solved cells are the tier's solved.Tier.
 
 // loopySolver solves one loopy tier.
 type loopySolver struct {
@@ -90,33 +90,15 @@ type loopySolver struct {
 	// progress that the levels have not processed yet.
 	counts []int64
 	phase  phase
-	// outbox holds the notes of a level for the other parts, by part;
-	// with sink set (Part.StepTo) they go to sink instead, a goroutine's
-	// notes once they reach plan.FlushNotes and at the level's end, under
-	// sinkMu.
-	outbox [][]note
-	sink   func(k int, ns []note) error
-	sinkMu sync.Mutex
-
-	pool chan *levelWorker // the workers of the levels, made once
-	made []*levelWorker
+	pool   chan *levelWorker // the workers of the levels, made once
+	made   []*levelWorker
 
 	// A solver holds the positions of hashes [lo, hi): the whole tier, or
-	// one part of it (cut, part), solved beside the other parts, with
-	// which it exchanges notes (see parts.go). loRank is the rank of lo.
+	// one part of it, solved beside the other parts, with which it
+	// exchanges notes (see parts.go). loRank is the rank of lo.
 	lo, hi, loRank uint64
-	cut            *plan.Cut
-	part           int
-	// A part learns what its children in other tiers are from notes
-	// (push), not by looking them up, so it keeps what the whole-tier
-	// solver looks up again: the exact count of children in the tier of
-	// a position whose count does not fit its cell (counted), and the
-	// longest win elsewhere of a position that can lose (maxWin), by
-	// slot, under sideMu.
-	push    bool
-	sideMu  sync.Mutex
-	counted sideTable
-	maxWin  sideTable
+	// partState is a part's own state; zero for a whole tier.
+	partState
 }
 
 // phase is what the levels assign: wins and losses, then ties.
@@ -171,7 +153,7 @@ func (s *loopySolver) rangesOf() []plan.Range {
 	return rs
 }
 
-// solveLoopy solves loopy tier t, whose reachable positions are set, from
+// Solve solves loopy tier t, whose reachable positions are set, from
 // its solved child tiers kids.
 func Solve(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, forceIndex bool, e work.Effort) (*solved.Tier, error) {
 	kidRem, kidTie := longestOfKids(kids)
@@ -292,7 +274,6 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 	var edges []uint64
 	tm := bytier.New(g, t)
 	kids := s.kids.Of(tm.Tiers)
-	lay := s.cells.Lay
 	var seen bytier.DedupTable
 	rank := plan.FirstRank(set, r) - s.loRank
 	err := work.EachBatch(ctx, set.Set, r, func(ps []uint64) error {
@@ -307,19 +288,7 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 				return err
 			}
 			if v != tiergame.Undecided {
-				switch v {
-				case tiergame.Win:
-					s.cells.Set(i, lay.Win(0))
-				case tiergame.Lose:
-					s.cells.Set(i, lay.Lose(0))
-				case tiergame.Tie:
-					s.cells.Set(i, lay.Tie0()) // counted by the ties' phase (startTies)
-					continue
-				default:
-					s.cells.Set(i, cells.Open)
-					continue
-				}
-				addLevel(&counts, 0, 1)
+				s.initPrimitive(i, v, &counts)
 				continue
 			}
 			if s.push {
@@ -345,7 +314,7 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 					return fmt.Errorf("%s: child %d of tier %d position %d is not in tier %d's level file", g.Name(), q, t, p, tm.Tiers[k])
 				}
 			}
-			minLose, maxWin, canLose, anyWin := byKids.MinLose, max(byKids.MaxWin, 0), !byKids.NotAllWin, byKids.MaxWin >= 0
+			canLose := !byKids.NotAllWin
 			// A move elsewhere that does not lose decides that the
 			// position cannot lose: the moves inside the tier need no
 			// counting, and without a reverse index to build, no listing.
@@ -368,30 +337,7 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 				}
 				edges = append(edges, ci<<32|i)
 			}
-			var code uint32
-			switch {
-			case minLose < 1<<30:
-				code = lay.Win(minLose + 1) // tentative
-				addLevel(&counts, minLose+1, 1)
-			case !canLose:
-				code = cells.Open
-			case n == 0: // every move leads to a win elsewhere
-				code = lay.Lose(maxWin + 1)
-				addLevel(&counts, maxWin+1, 1)
-			default:
-				f := uint32(0)
-				if anyWin {
-					f = 1
-					if s.wins.Words != nil {
-						s.wins.Set(i, maxWin)
-					}
-				}
-				code = lay.Uncounted(f)
-				if n <= int(lay.Ctr) && !s.verify {
-					code = lay.Counter(uint32(n), f)
-				}
-			}
-			s.cells.Set(i, code)
+			s.cells.Set(i, s.firstCode(i, byKids, n, &counts))
 		}
 		if s.done != nil {
 			s.done.Add(uint64(len(ps)))
@@ -400,6 +346,55 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 	})
 	s.edges[idx] = edges
 	return counts, err
+}
+
+// initPrimitive sets the cell of primitive position i, of value v, and
+// counts it at level 0 if the levels process it (ties are counted by the
+// ties' phase, startTies).
+func (s *loopySolver) initPrimitive(i uint64, v tiergame.Value, counts *[]int64) {
+	lay := s.cells.Lay
+	switch v {
+	case tiergame.Win:
+		s.cells.Set(i, lay.Win(0))
+	case tiergame.Lose:
+		s.cells.Set(i, lay.Lose(0))
+	case tiergame.Tie:
+		s.cells.Set(i, lay.Tie0())
+		return
+	default:
+		s.cells.Set(i, cells.Open)
+		return
+	}
+	addLevel(counts, 0, 1)
+}
+
+// firstCode is the first pass's code of position i, not primitive, from
+// what its children in other tiers say (byKids) and its n children in the
+// tier, and counts it at its level if it has one.
+func (s *loopySolver) firstCode(i uint64, byKids solved.Combiner, n int, counts *[]int64) uint32 {
+	lay := s.cells.Lay
+	minLose, maxWin, canLose, anyWin := byKids.MinLose, max(byKids.MaxWin, 0), !byKids.NotAllWin, byKids.MaxWin >= 0
+	switch {
+	case minLose < 1<<30:
+		addLevel(counts, minLose+1, 1)
+		return lay.Win(minLose + 1) // tentative
+	case !canLose:
+		return cells.Open
+	case n == 0: // every move leads to a win elsewhere
+		addLevel(counts, maxWin+1, 1)
+		return lay.Lose(maxWin + 1)
+	}
+	f := uint32(0)
+	if anyWin {
+		f = 1
+		if s.wins.Words != nil {
+			s.wins.Set(i, maxWin)
+		}
+	}
+	if n <= int(lay.Ctr) && !s.verify {
+		return lay.Counter(uint32(n), f)
+	}
+	return lay.Uncounted(f)
 }
 
 // counter returns the code of a position in slot i that can lose, with

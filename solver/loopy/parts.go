@@ -41,6 +41,32 @@ import (
 // Parents (tiergame.Unmover): a reverse index of the tier's moves is not
 // a part's to build.
 
+// partState is what a part of a loopy tier keeps beside the core it
+// shares with a whole tier's solver: where it is cut, the notes of its
+// levels for the other parts, and the tables of what its children in
+// other tiers told it.
+type partState struct {
+	cut  *plan.Cut
+	part int
+	// outbox holds the notes of a level for the other parts, by part;
+	// with sink set (Part.StepTo) they go to sink instead, a goroutine's
+	// notes once they reach plan.FlushNotes and at the level's end, under
+	// sinkMu.
+	outbox [][]note
+	sink   func(k int, ns []note) error
+	sinkMu sync.Mutex
+	// A part learns what its children in other tiers are from notes
+	// (push), not by looking them up, so it keeps what the whole-tier
+	// solver looks up again: the exact count of children in the tier of
+	// a position whose count does not fit its cell (counted), and the
+	// longest win elsewhere of a position that can lose (maxWin), by
+	// slot, under sideMu.
+	push    bool
+	sideMu  sync.Mutex
+	counted sideTable
+	maxWin  sideTable
+}
+
 // A note tells a part about one of its positions: what kind of child it
 // has and the child's remoteness (the level it was decided at, for the
 // notes of levels). It packs the position (48 bits), the kind (3) and the

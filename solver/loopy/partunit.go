@@ -38,7 +38,7 @@ import (
 //     out; Part.Next says the part's next level;
 //   - Part.StartTies with the child tiers' tied notes, then Part.Step
 //     again;
-//   - Part.Solved, to write the part's database (WriteSolvedDB); the
+//   - Part.Solved, to write the part's database (solved.WriteTierDB); the
 //     parts' databases join into the tier's (ConcatDB) when the cut is
 //     aligned to their blocks.
 
@@ -65,7 +65,7 @@ func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 }
 
 // ChildNotes turns the records of st, a child tier of loopy tier t (or a
-// range of its ranks: LoadSolvedRange), into notes to the parts (as cut)
+// range of its ranks: solved.LoadRange), into notes to the parts (as cut)
 // of their parents in t, by part: held (losses, ties and draws), won
 // (wins) and tied (ties, for the ties' phase).
 func ChildNotes(ctx context.Context, g tiergame.Game, t tiergame.Tier, cut plan.Cut, st *solved.Tier) (held, won, tied []Notes, err error) {
@@ -138,7 +138,7 @@ func (p *Part) StartTies(ctx context.Context, tied Notes) error {
 }
 
 // Solved returns the part's records, once its levels are done, for
-// WriteSolvedDB. It shares the part's cells: freeing either frees both
+// solved.WriteTierDB. It shares the part's cells: freeing either frees both
 // (twice is harmless), and neither may be read after.
 func (p *Part) Solved() *solved.Tier { return p.s.solved() }
 

@@ -61,7 +61,7 @@ func LargestTier(memory uint64, workers int) uint64 {
 
 // ChildChunk is how many records of a child tier a KidNotes unit (the
 // cluster's, over a range of the child: ChildRanges) turns into notes at
-// a time (SolvedReader.Range, ChildNotes): a chunk's records and their
+// a time (solved.Reader.Range, ChildNotes): a chunk's records and their
 // notes to every part are what it holds of the child beside the child's
 // set: about 8 MiB in the estimate (KidNotesBytes).
 const ChildChunk = 1 << 16
@@ -92,7 +92,7 @@ func PartFirstPassBytes(size, hashes uint64) uint64 {
 
 // KidNotesBytes estimates the peak memory of turning a range of a child
 // tier of kidSize hashes into notes to the parts of a loopy tier in
-// parts parts (a cluster's KidNotes unit: OpenSolved, SolvedReader.Range
+// parts parts (a cluster's KidNotes unit: solved.Open, solved.Reader.Range
 // and ChildNotes a chunk at a time, the notes written to a file per role
 // and part as they are made), on such a worker: the child's set (its
 // database's reader), a chunk of its records (ChildChunk) with their
@@ -116,7 +116,7 @@ func PartBytes(size, hashes, kidSize uint64) uint64 {
 
 // PartRoundBytes estimates the peak memory of a part's later round
 // (Part.Receive and Part.StepTo, Part.StartTies, or its records:
-// Part.Solved and WriteSolvedDB), on such a worker: what it holds, the
+// Part.Solved and solved.WriteTierDB), on such a worker: what it holds, the
 // tier's set (size hashes) and the part's cells (cells bytes, with the
 // tables beside them: PartCellBytes, or what the part reported: Part.Bytes),
 // and a section of notes read and those made before they go to their

@@ -23,15 +23,13 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
 
-// The units of work, as plain functions of (game, tier, range, inputs).
-// The embedded run (Run.Reach, Run.Solve) and a cluster worker call the
-// same ones, so both write the same bytes:
+// The units of reachability, as plain functions of (game, tier, range,
+// inputs); the embedded run (solver.Run.Reach) and a cluster worker call
+// the same ones, so both write the same bytes:
 //
 //   - MergeTier: a tier's set from its parents' partial level files;
 //   - ExpandRange: a range of a loop-free tier into sets of its children;
 //   - CloseTier: a loopy tier closed under its own moves, as one unit;
-//   - SolveRange: a range of a loop-free tier to its records;
-//   - SolveTier: a whole tier to its records (loopy tiers: one unit);
 //   - WriteLevel: a tier's full level file from its set.
 
 // DefaultPartialLevel is the gzip level of partial level files: they are

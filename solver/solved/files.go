@@ -16,7 +16,7 @@ func WriteDB(path string, g tiergame.Game, t tiergame.Tier, recs []valuedb.Recor
 	return valuedb.Write(path, dbHeader(g, t), recs, o)
 }
 
-// WriteSolvedDB writes a solved tier's value database: the bytes WriteDB
+// WriteTierDB writes a solved tier's value database: the bytes WriteDB
 // writes for the same records.
 func WriteTierDB(path string, g tiergame.Game, st *Tier, o *valuedb.WriteOptions) (valuedb.Header, error) {
 	return valuedb.WriteFrom(path, dbHeader(g, st.tier), st, o)
@@ -36,9 +36,9 @@ func ConcatDB(path string, g tiergame.Game, t tiergame.Tier, parts []string, o *
 	return valuedb.Concat(path, dbHeader(g, t), parts, o)
 }
 
-// LoadSolvedTier loads a solved tier from its level file and value
+// Load loads a solved tier from its level file and value
 // database, checking that they agree, into its compact form (a block of
-// records decoded at a time). The caller owns it (see SolvedTier.Free).
+// records decoded at a time). The caller owns it (see Tier.Free).
 func Load(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers int) (*Tier, error) {
 	ranked, db, err := OpenFiles(g, t, levelPath, dbPath)
 	if err != nil {
@@ -62,10 +62,10 @@ func Load(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, workers in
 	return st, nil
 }
 
-// LoadSolvedRange loads the records of ranks [lo, hi) of solved tier t,
+// LoadRange loads the records of ranks [lo, hi) of solved tier t,
 // reading only the blocks of its database that hold them, for ChildNotes:
 // a range of a child tier rather than the whole. The caller owns it (see
-// SolvedTier.Free).
+// Tier.Free).
 func LoadRange(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, lo, hi uint64, workers int) (*Tier, error) {
 	r, err := Open(g, t, levelPath, dbPath)
 	if err != nil {
@@ -75,7 +75,7 @@ func LoadRange(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string, lo, h
 	return r.Range(lo, hi, workers)
 }
 
-// A SolvedReader reads ranges of a solved tier's records (plan.Range): its
+// A Reader reads ranges of a solved tier's records (plan.Range): its
 // level file loaded once, its database open. A part's first pass reads
 // each child tier so, a range at a time.
 type Reader struct {
@@ -89,7 +89,7 @@ type Reader struct {
 	ByRank bool
 }
 
-// OpenSolved opens solved tier t's level file and value database,
+// Open opens solved tier t's level file and value database,
 // checking that they agree, for plan.Range.
 func Open(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*Reader, error) {
 	ranked, db, err := OpenFiles(g, t, levelPath, dbPath)
@@ -104,7 +104,7 @@ func Open(g tiergame.Game, t tiergame.Tier, levelPath, dbPath string) (*Reader, 
 func (r *Reader) Header() valuedb.Header { return r.db.Header() }
 
 // Range loads the records of ranks [lo, hi), reading only the blocks of
-// the database that hold them. The caller owns it (see SolvedTier.Free).
+// the database that hold them. The caller owns it (see Tier.Free).
 func (r *Reader) Range(lo, hi uint64, workers int) (*Tier, error) {
 	if lo > hi || hi > r.ranked.Total() {
 		return nil, fmt.Errorf("%s: ranks [%d, %d) of %d", r.path, lo, hi, r.ranked.Total())
@@ -129,7 +129,7 @@ func (r *Reader) Range(lo, hi uint64, workers int) (*Tier, error) {
 // Close closes the database.
 func (r *Reader) Close() error { return r.db.Close() }
 
-// OpenSolvedSet is OpenSolved of a tier whose level file is loaded
+// OpenSet is Open of a tier whose level file is loaded
 // already, ranked (as a worker keeps the sets of the tiers it works on):
 // it opens only the database.
 func OpenSet(t tiergame.Tier, ranked *bitarray.Ranked, dbPath string) (*Reader, error) {

@@ -17,7 +17,7 @@ import (
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
-// SolvedTier is a solved tier in memory, for lookups by its parents and
+// Tier is a solved tier in memory, for lookups by its parents and
 // for writing its database: one cell a position in the solved layout (a
 // byte while its remoteness fits one: see layout), outside the Go heap.
 // The cells are indexed by position when the tier's hash space is small
@@ -68,7 +68,7 @@ func makeDecodeTable(l cells.Layout) []valuedb.Record {
 	return t
 }
 
-// newSolvedCells makes a SolvedTier of cells in the solved layout.
+// FromCells makes a Tier of cells in the solved layout.
 func FromCells(t tiergame.Tier, set *bitarray.Ranked, c cells.Array, dense bool, workers int) *Tier {
 	st := &Tier{tier: t, set: set, cells: c, dense: dense, decode: decodeTable(c.Lay), lo: set.Base(), hi: set.End()}
 	st.maxRem, st.maxTie = st.longest(workers)
@@ -105,7 +105,7 @@ func (s *Tier) longest(workers int) (maxRem, maxTie int) {
 	return maxRem, maxTie
 }
 
-// NewSolvedTier makes a solved tier of records held by rank, on workers
+// New makes a solved tier of records held by rank, on workers
 // goroutines. It refuses records without a value (win, lose, tie or
 // draw), as valuedb.Write does: a range a solve left unfilled must not
 // pass as draws.

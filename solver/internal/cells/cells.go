@@ -151,7 +151,7 @@ func (l Layout) Code(rec valuedb.Record) uint32 {
 	}
 }
 
-// cellArray is n cells of a layout's width.
+// cells.Array is n cells of a layout's width.
 type Array struct {
 	Words []uint64
 	mem   *bigmem.Array

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/examples/dodgem"
-	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -28,7 +27,7 @@ func TestConformance(t *testing.T) {
 		{"4", tiergametest.Options{}},
 		{"5", tiergametest.Options{}},
 	} {
-		if tc.size == "5" && race.Enabled {
+		if tc.size == "5" && raceEnabled {
 			tc.opts = tiergametest.Options{MaxPositions: 2000, Samples: 200, Hashes: 200}
 		}
 		t.Run("size="+tc.size, func(t *testing.T) {
@@ -104,7 +103,7 @@ func TestMoveNames(t *testing.T) {
 // has 35,281; 4x4 is skipped under -short and -race.
 func TestAgainstBruteForce(t *testing.T) {
 	sizes := []int{3, 4}
-	if testing.Short() || race.Enabled {
+	if testing.Short() || raceEnabled {
 		sizes = sizes[:1]
 	}
 	for _, n := range sizes {

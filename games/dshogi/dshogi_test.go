@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/dshogi"
-	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -21,7 +20,7 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20, New: dshogi.New}
-			if race.Enabled && pieces != "L" {
+			if raceEnabled && pieces != "L" {
 				opts = tiergametest.Options{MaxPositions: 3000, Samples: 300, Hashes: 3000, New: dshogi.New}
 			}
 			tiergametest.Check(t, g, opts)
@@ -38,7 +37,7 @@ func TestConformanceFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := tiergametest.Options{MaxPositions: 20000, Samples: 2000, Hashes: 20000, New: dshogi.New}
-	if race.Enabled {
+	if raceEnabled {
 		opts = tiergametest.Options{MaxPositions: 2000, Samples: 200, Hashes: 2000, New: dshogi.New}
 	}
 	tiergametest.Check(t, g, opts)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/dshogi"
-	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
@@ -245,7 +244,7 @@ func refSolve(start refPos) (map[string]int, []refPos, []tiergame.Value, []int) 
 // runs them all without it).
 func TestAgainstReference(t *testing.T) {
 	variants := []string{"L", "LC", "LG", "LE"}
-	if race.Enabled {
+	if raceEnabled {
 		variants = []string{"L", "LE"}
 	}
 	if os.Getenv("TIERSOLVE_LONG") != "" {

@@ -2,12 +2,11 @@ package query
 
 import (
 	"fmt"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/tiergame"
 	"io"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // Move is one move of a position, from both views, each named: the
@@ -43,7 +42,7 @@ type Result struct {
 
 // Plain answers position (t, p) of run o, a game without chance: its
 // value and remoteness and every move's, best first.
-func Plain(o *solver.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, error) {
+func Plain(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, error) {
 	g := o.Game
 	rec, err := o.Lookup(t, p)
 	if err != nil {

@@ -9,17 +9,18 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/internal/testrun"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // solve solves a small run in a folder of the test's and opens it.
-func solve(t *testing.T, game, option string, edit func(m *solver.Manifest)) *solver.Oracle {
+func solve(t *testing.T, game, option string, edit func(m *runfolder.Manifest)) *oracle.Oracle {
 	t.Helper()
 	dir := t.TempDir()
 	g := testrun.Solve(t, game, option, dir, false)
 	if edit != nil {
-		m, err := solver.LoadManifest(dir)
+		m, err := runfolder.LoadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +29,7 @@ func solve(t *testing.T, game, option string, edit func(m *solver.Manifest)) *so
 			t.Fatal(err)
 		}
 	}
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +40,12 @@ func solve(t *testing.T, game, option string, edit func(m *solver.Manifest)) *so
 func TestErrors(t *testing.T) {
 	// The last tier (a full board) left out of the run, as a run of other
 	// material leaves a xiangqi position's tier out.
-	ttt := solve(t, "tictactoe", "", func(m *solver.Manifest) { m.Tiers[len(m.Tiers)-1].Solved = false })
+	ttt := solve(t, "tictactoe", "", func(m *runfolder.Manifest) { m.Tiers[len(m.Tiers)-1].Solved = false })
 	bo := solve(t, "bearoff", "checkers=2,points=3", nil)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		o    *solver.Oracle
+		o    *oracle.Oracle
 		text string
 		opts Options
 		want error
@@ -88,7 +89,7 @@ func TestErrors(t *testing.T) {
 	found := false
 	for tt := tiergame.Tier(6); tt < 12 && !found; tt++ {
 		for p := range tiergame.Position(c4.Game.TierSize(tt)) {
-			if _, err := c4.Lookup(tt, p); errors.Is(err, solver.ErrUnreachable) {
+			if _, err := c4.Lookup(tt, p); errors.Is(err, oracle.ErrUnreachable) {
 				_, err := Position(ctx, c4, tt, p, Options{})
 				if !errors.Is(err, ErrUnreachable) {
 					t.Errorf("unreachable %s: %v", c4.Game.Format(tt, p), err)
@@ -172,7 +173,7 @@ func TestMainline(t *testing.T) {
 }
 
 // findDraw searches the positions reachable from the start for a draw.
-func findDraw(t *testing.T, o *solver.Oracle) (tiergame.Tier, tiergame.Position, bool) {
+func findDraw(t *testing.T, o *oracle.Oracle) (tiergame.Tier, tiergame.Position, bool) {
 	type pos struct {
 		t tiergame.Tier
 		p tiergame.Position

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -126,7 +127,7 @@ func get(t testing.TB, url string) (int, []byte) {
 
 // unreachable returns the text of a position of o's game that parses but
 // that the run does not hold.
-func unreachable(t testing.TB, o *solver.Oracle, tiers []tiergame.Tier) string {
+func unreachable(t testing.TB, o *oracle.Oracle, tiers []tiergame.Tier) string {
 	t.Helper()
 	g := o.Game
 	for _, tt := range tiers {
@@ -136,7 +137,7 @@ func unreachable(t testing.TB, o *solver.Oracle, tiers []tiergame.Tier) string {
 			if err != nil || pt != tt || pp != p {
 				continue
 			}
-			if _, err := o.Lookup(tt, p); errors.Is(err, solver.ErrUnreachable) {
+			if _, err := o.Lookup(tt, p); errors.Is(err, oracle.ErrUnreachable) {
 				return text
 			}
 		}

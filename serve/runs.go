@@ -8,7 +8,8 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/games/bearoff"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
@@ -22,7 +23,7 @@ type Run struct {
 	// folders share it), the {id} of /api/v1/runs/{id}.
 	ID     string
 	Dir    string
-	Oracle *solver.Oracle
+	Oracle *oracle.Oracle
 	// Info is the run as /api/v1/runs lists it.
 	Info RunInfo
 }
@@ -42,8 +43,8 @@ type RunInfo struct {
 
 // openRun opens the run in dir read-only, refusing a folder that is not a
 // finished run.
-func openRun(dir string, reg *games.Registry, open func(dir string, g tiergame.Game) (*solver.Oracle, error)) (*Run, error) {
-	m, err := solver.LoadManifest(dir)
+func openRun(dir string, reg *games.Registry, open func(dir string, g tiergame.Game) (*oracle.Oracle, error)) (*Run, error) {
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotRun, err) // err names dir
 	}
@@ -94,7 +95,7 @@ func runIDs(runs []*Run) {
 
 // holds reports whether run o holds position (t, p): it is reachable in
 // the run (a run from seeds may not hold the game's start).
-func holds(o *solver.Oracle, t tiergame.Tier, p tiergame.Position) bool {
+func holds(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) bool {
 	var err error
 	if _, ok := o.Game.(tiergame.Chance); ok {
 		_, err = o.Win(t, p)

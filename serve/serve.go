@@ -23,7 +23,8 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/serve/universal"
 	"github.com/tiersolve/tiersolve/serve/web"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -140,8 +141,8 @@ func New(cfg Config) (*Server, error) {
 	// then reads 1 KiB from the page cache instead of decompressing a
 	// block of 32768 records.
 	s.cache = valuedb.NewBlockCacheWith(cfg.Cache, valuedb.CacheOptions{Unpack: scratch})
-	open := func(dir string, g tiergame.Game) (*solver.Oracle, error) {
-		return solver.OpenOracleWith(dir, g, solver.OracleOptions{Cache: s.cache, Scratch: scratch})
+	open := func(dir string, g tiergame.Game) (*oracle.Oracle, error) {
+		return oracle.OpenWith(dir, g, oracle.Options{Cache: s.cache, Scratch: scratch})
 	}
 	for _, dir := range cfg.DBs {
 		r, err := openRun(dir, cfg.Games, open)
@@ -194,7 +195,7 @@ func (s *Server) Warm(ctx context.Context) error {
 	start := time.Now()
 	tiers := make([][]tiergame.Tier, len(s.runs))
 	for i, r := range s.runs {
-		m, err := solver.LoadManifest(r.Dir)
+		m, err := runfolder.LoadManifest(r.Dir)
 		if err != nil {
 			return fmt.Errorf("warm %s: %w", r.ID, err)
 		}

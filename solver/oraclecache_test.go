@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
@@ -30,18 +31,16 @@ func TestOracleCachedMatches(t *testing.T) {
 		{"quixo", "size=3", false, true},
 	} {
 		t.Run(fmt.Sprintf("%s%s-sym%v-stream%v", tc.game, tc.option, tc.sym, tc.stream), func(t *testing.T) {
-			streamChunks = tc.stream
-			defer func() { streamChunks = false }()
 			r := solveRun(t, tc.game, tc.option, Config{Symmetry: tc.sym})
 			g := r.Config.Game
-			plain, err := OpenOracle(r.Dir, g)
+			plain, err := oracle.Open(r.Dir, g)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer plain.Close()
 			const budget = 48 << 10
 			c := valuedb.NewBlockCache(budget)
-			cached, err := OpenOracleWith(r.Dir, g, OracleOptions{Cache: c, Scratch: t.TempDir()})
+			cached, err := oracle.OpenWith(r.Dir, g, oracle.Options{Cache: c, Scratch: t.TempDir(), Stream: tc.stream})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +57,7 @@ func TestOracleCachedMatches(t *testing.T) {
 						for p := range tiergame.Position(g.TierSize(tt)) {
 							want, werr := plain.Lookup(tt, p)
 							got, gerr := cached.Lookup(tt, p)
-							if want != got || (werr == nil) != (gerr == nil) || errors.Is(werr, ErrUnreachable) != errors.Is(gerr, ErrUnreachable) {
+							if want != got || (werr == nil) != (gerr == nil) || errors.Is(werr, oracle.ErrUnreachable) != errors.Is(gerr, oracle.ErrUnreachable) {
 								errs <- errorf("tier %s position %d: cached %v, %v; plain %v, %v", g.TierName(tt), p, got, gerr, want, werr)
 								return
 							}

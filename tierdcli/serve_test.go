@@ -2,6 +2,7 @@ package tierdcli
 
 import (
 	"bufio"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/tiersolve/tiersolve/solver"
 )
 
 // TestServeCommand runs tierd serve as a process over two solved runs:
@@ -120,7 +119,7 @@ func TestServeCommand(t *testing.T) {
 // manifestStart is the start position a run's manifest records.
 func manifestStart(t *testing.T, dir string) string {
 	t.Helper()
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil || m.Start == nil {
 		t.Fatalf("%s: %v, no start position", dir, err)
 	}

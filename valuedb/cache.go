@@ -9,7 +9,7 @@ import (
 )
 
 // BlockCache holds decompressed blocks of many databases (and other
-// readers' blocks, such as a solver.Oracle's pieces of level sets) within
+// readers' blocks, such as an oracle.Oracle's pieces of level sets) within
 // one byte budget, so that a server of many runs bounds its memory by one
 // number. It is safe for many goroutines: it is split into shards by key,
 // each with its own lock and an equal share of the budget, and evicts by

@@ -19,7 +19,6 @@ import (
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/testrun"
-	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
 )

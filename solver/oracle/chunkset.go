@@ -56,9 +56,6 @@ const (
 	csCached = csPieceBytes + 2*csSubs
 )
 
-// streamChunks makes openChunkSet take the streaming way always (tests).
-var streamChunks = false
-
 // convertMu lets one level file at a time be converted to chunks: the
 // fast way holds the tier's set whole for a moment, counted against the
 // cache, and two at once could take more than it has.
@@ -74,7 +71,7 @@ var convertMu sync.Mutex
 // the chunks are written. Otherwise its members are streamed run by run
 // into one chunk at a time, in constant memory and some five times
 // slower (50 ns a member).
-func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *valuedb.BlockCache) (*chunkSet, error) {
+func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *valuedb.BlockCache, stream bool) (*chunkSet, error) {
 	n := g.TierSize(t)
 	f, err := os.CreateTemp(scratch, fmt.Sprintf("tier%d-*.chunks", t))
 	if err != nil {
@@ -84,7 +81,7 @@ func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *val
 	chunks := (n + csBits - 1) / csBits
 	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), sub: make([]uint16, (csPieces-1)*chunks), cache: c, owner: c.NewOwner()}
 	w := chunkWriter{s: s, buf: make([]byte, csBytes)}
-	if bytes := 8 * ((n + 63) / 64); bytes <= c.Budget()/4*3 && !streamChunks {
+	if bytes := 8 * ((n + 63) / 64); bytes <= c.Budget()/4*3 && !stream {
 		err = w.fromSet(g, t, path, bytes)
 	} else {
 		err = w.fromRuns(g, t, path)

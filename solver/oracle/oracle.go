@@ -42,6 +42,7 @@ type Oracle struct {
 	// the level sets' chunks (chunkSet, written to scratch).
 	cache        *valuedb.BlockCache
 	scratch      string
+	stream       bool // Options.Stream
 	ownedScratch bool
 }
 
@@ -77,6 +78,9 @@ type Options struct {
 	// new folder in os.TempDir, removed by Close). The files are removed
 	// as soon as they are open.
 	Scratch string
+	// Stream converts every level file to chunks by streaming it, as a
+	// tier too large for the cache is (tests: the rarer way).
+	Stream bool
 }
 
 // OpenWith opens a solved run folder for game g with opts.
@@ -102,7 +106,7 @@ func OpenWith(dir string, g tiergame.Game, opts Options) (*Oracle, error) {
 		o.sym = q.(tiergame.Symmetric)
 	}
 	if opts.Cache != nil {
-		o.cache, o.scratch = opts.Cache, opts.Scratch
+		o.cache, o.scratch, o.stream = opts.Cache, opts.Scratch, opts.Stream
 		if o.scratch == "" {
 			if o.scratch, err = os.MkdirTemp("", "tierd-oracle-*"); err != nil {
 				return nil, fmt.Errorf("oracle of %s: %w", dir, err)
@@ -206,7 +210,7 @@ func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 		ot.set, ot.db, err = solved.OpenFiles(o.Game, t, o.levelPath(t), o.dbPath(t))
 		return err
 	}
-	cs, err := openChunkSet(o.Game, t, o.levelPath(t), o.scratch, o.cache)
+	cs, err := openChunkSet(o.Game, t, o.levelPath(t), o.scratch, o.cache, o.stream)
 	if err != nil {
 		return err
 	}

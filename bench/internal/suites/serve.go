@@ -23,7 +23,9 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/memsize"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/solver/reach"
+	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tierdcli"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -192,7 +194,7 @@ func findRun(dir, game, option string) (string, error) {
 		}
 	}
 	for _, c := range cands {
-		m, err := solver.LoadManifest(c)
+		m, err := runfolder.LoadManifest(c)
 		if err != nil {
 			continue
 		}
@@ -247,7 +249,7 @@ func runServeSetup(ctx context.Context, env harness.JobEnv, raw json.RawMessage)
 // drawPositions draws n random reachable positions of the run in dir
 // (with repetition), formatted by the game, in a random order.
 func drawPositions(ctx context.Context, dir string, n int, rng *rand.Rand) ([]string, error) {
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +286,7 @@ func drawPositions(ctx context.Context, dir string, n int, rng *rand.Rand) ([]st
 			return nil, fmt.Errorf("run %s: tier %s has no level file", dir, tr.Name)
 		}
 		t := tiergame.Tier(tr.Tier)
-		set, err := solver.LoadLevel(filepath.Join(dir, tr.Level.Path), g, t)
+		set, err := reach.LoadLevel(filepath.Join(dir, tr.Level.Path), g, t)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", dir, err)
 		}
@@ -344,7 +346,7 @@ func loadShared(shared string, limit int) (dir string, ps []string, err error) {
 
 // dbBytes is the size of the run's value databases.
 func dbBytes(dir string) (int64, error) {
-	m, err := solver.LoadManifest(dir)
+	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		return 0, err
 	}
@@ -557,7 +559,7 @@ func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) 
 	met["positions"] = float64(len(ps))
 	within := "yes"
 	if peak > cache+rssSlack {
-		within = fmt.Sprintf("no (%s over)", solver.BytesString(peak-cache-rssSlack))
+		within = fmt.Sprintf("no (%s over)", plan.BytesString(peak-cache-rssSlack))
 	}
 	target := "met"
 	if res.answers == 0 || met["answers_per_s"] < 10000 || met["p99_ms"] >= 10 || res.errors > 0 {

@@ -19,7 +19,7 @@ import (
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/serve"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tierdcli"
 )
 
@@ -51,7 +51,7 @@ func TestDrawPositions(t *testing.T) {
 		t.Fatalf("draws differ or are short: %d, %d", len(ps), len(again))
 	}
 	g, _ := games.New("tictactoe", "")
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		t.Fatal(err)
 	}

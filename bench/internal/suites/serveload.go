@@ -20,7 +20,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/solver"
+	"github.com/tiersolve/tiersolve/solver/oracle"
 )
 
 // loadResult is what a load run measured.
@@ -262,7 +262,7 @@ type gamesmanValue struct {
 // the group's positions, one process a query, one after the other, as
 // the GamesCrafters server runs it per request, in the folder where
 // `gamesman solve quixo 1` wrote its data (--gamesman-data). It checks
-// every answer's value against the run's (solver.Oracle); the time is
+// every answer's value against the run's (oracle.Oracle); the time is
 // the wall time per query.
 func runGamesmanQuery(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
 	_, r, dir, ps, err := serveJobStart(env, raw)
@@ -273,7 +273,7 @@ func runGamesmanQuery(ctx context.Context, env harness.JobEnv, raw json.RawMessa
 	if err != nil {
 		return harness.Sample{}, err
 	}
-	o, err := solver.OpenOracle(dir, g)
+	o, err := oracle.Open(dir, g)
 	if err != nil {
 		return harness.Sample{}, err
 	}

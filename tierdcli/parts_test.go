@@ -109,8 +109,13 @@ func (c *procCluster) killAndPauseParts(id, spare string) {
 	moved := c.partsMoved(id)
 	p.cmd.Process.Signal(syscall.SIGSTOP)
 	c.t.Logf("paused worker %s holding a part of tier %d at level %d", paused, tier, level)
-	// Past its 2 s lease the part goes to another worker.
-	poll.Until(c.t, "the paused worker's part to move to another", 2*time.Minute, func() bool { return c.partsMoved(id) > moved })
+	// Past its 2 s lease the part goes to another worker: a move more than
+	// before the pause, and the killed worker's counted too (it may not be
+	// yet when the pause starts).
+	poll.Until(c.t, "the paused worker's part to move to another", 2*time.Minute, func() bool {
+		n := c.partsMoved(id)
+		return n > moved && n >= 2
+	})
 	p.cmd.Process.Signal(syscall.SIGCONT)
 }
 

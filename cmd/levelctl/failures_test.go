@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tiersolve/tiersolve/internal/atomicfile"
+	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/internal/race"
 )
 
@@ -239,6 +241,13 @@ func TestConvertMemoryFollowsMembers(t *testing.T) {
 		// span then, and the test takes a minute. CI runs it without.
 		t.Skip("run without -race (see .ci/run)")
 	}
+	if readsCommitPages() {
+		// The bound rests on pages never written staying unbacked when
+		// read (the kernel's shared zero page). Some sandboxes back every
+		// page read, and the conversion reads the span's words: there the
+		// peak is the span's, whatever the members, and cannot be judged.
+		t.Skip("this machine backs memory pages on their first read, so a conversion's peak follows the span here; the bound is measured on a Linux kernel with the zero page")
+	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "sparse.dat.gz")
 	sparseBitmap(t, in)
@@ -377,4 +386,18 @@ func TestConcurrentWritersOfOneOutput(t *testing.T) {
 		t.Fatalf("output is neither input: %q", stdout)
 	}
 	noneLeft(t, dir, "out.dat.gz")
+}
+
+// readsCommitPages reports whether reading pages never written makes them
+// resident here: it reads 64 MiB of fresh memory and compares VmRSS.
+func readsCommitPages() bool {
+	before := memsize.ReadResident().RSS
+	w := make([]uint64, 64<<20/8)
+	var sum uint64
+	for _, x := range w {
+		sum += x
+	}
+	after := memsize.ReadResident().RSS
+	runtime.KeepAlive(w)
+	return sum == 0 && after > before+32<<20
 }

@@ -89,14 +89,24 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) position(w http.ResponseWriter, r *http.Request) {
+// runParams is the start of /position and /mainline: the run asked and
+// the query string's parameters, or false once it has answered an error.
+func (s *Server) runParams(w http.ResponseWriter, r *http.Request) (*Run, Params, bool) {
 	run := s.run(w, r)
 	if run == nil {
-		return
+		return nil, Params{}, false
 	}
 	q, err := ParseParams(r.URL.RawQuery)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+		return nil, Params{}, false
+	}
+	return run, q, true
+}
+
+func (s *Server) position(w http.ResponseWriter, r *http.Request) {
+	run, q, ok := s.runParams(w, r)
+	if !ok {
 		return
 	}
 	if q.Mainline {
@@ -140,13 +150,8 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 const matchMemory = "32MiB"
 
 func (s *Server) mainline(w http.ResponseWriter, r *http.Request) {
-	run := s.run(w, r)
-	if run == nil {
-		return
-	}
-	q, err := ParseParams(r.URL.RawQuery)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+	run, q, ok := s.runParams(w, r)
+	if !ok {
 		return
 	}
 	if q.Options != (query.Options{}) {

@@ -53,6 +53,7 @@ type Game struct {
 	all       bool     // no material named: every endgame
 	maxPieces int      // of the variant of every endgame
 	option    string
+	rules     Rules    // option rules: RulesNone unless named
 	tiers     sync.Map // tiergame.Tier -> *layout (nil: no tier), built on first use
 }
 
@@ -63,17 +64,28 @@ const DefaultMaxPieces = 6
 // ParseMaterial), or without it every endgame of at most maxpieces=N
 // pieces (runs from seeds only).
 func New(opts tiergame.Options) (tiergame.Game, error) {
-	if err := opts.Check("material", "maxpieces"); err != nil {
+	if err := opts.Check("material", "maxpieces", "rules"); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	g := &Game{}
+	rules, err := ParseRules(opts["rules"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: option %w", Name, err)
+	}
+	g.rules = rules
+	// The option string names the rules only when they are on, so that
+	// runs and databases without them keep their names and bytes.
+	suffix := ""
+	if rules != RulesNone {
+		suffix = ",rules=" + rules.String()
+	}
 	s, ok := opts["material"]
 	if !ok {
 		n, err := opts.Int("maxpieces", DefaultMaxPieces, 2, 32)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
-		g.all, g.maxPieces, g.option = true, n, fmt.Sprintf("maxpieces=%d", n)
+		g.all, g.maxPieces, g.option = true, n, fmt.Sprintf("maxpieces=%d", n)+suffix
 		for side := range g.top {
 			for k := xq.King; k < xq.NumKinds; k++ {
 				g.top[side][k] = xq.MaxCount(k)
@@ -89,7 +101,7 @@ func New(opts tiergame.Options) (tiergame.Game, error) {
 		return nil, fmt.Errorf("%s: option material=%s: %w", Name, s, err)
 	}
 	g.top = m
-	g.option = "material=" + m.String()
+	g.option = "material=" + m.String() + suffix
 	return g, nil
 }
 

@@ -1,0 +1,875 @@
+package xiangqi
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tiersolve/tiersolve/internal/xq"
+	"github.com/tiersolve/tiersolve/tiergame"
+)
+
+// Rules is a rule set of the game, chosen by option rules.
+type Rules uint8
+
+const (
+	// RulesNone is the rule-tolerant game (the default): play that goes
+	// on for ever is a draw, whatever it is made of.
+	RulesNone Rules = iota
+	// RulesChessDB is the rules as ChessDB's tables apply them, in the
+	// way its generator xiangqitb decides them: perpetual check loses,
+	// perpetual chase loses, where both sides have a chariot, horse,
+	// cannon or soldier (see docs/xiangqi-rules.md).
+	RulesChessDB
+)
+
+// String returns the option's value: "none" or "chessdb".
+func (r Rules) String() string {
+	switch r {
+	case RulesNone:
+		return "none"
+	case RulesChessDB:
+		return "chessdb"
+	}
+	return fmt.Sprintf("rules(%d)", uint8(r))
+}
+
+// ParseRules reads option rules' value.
+func ParseRules(s string) (Rules, error) {
+	switch s {
+	case "none", "":
+		return RulesNone, nil
+	case "chessdb":
+		return RulesChessDB, nil
+	}
+	return RulesNone, fmt.Errorf("rules=%s: want none or chessdb", s)
+}
+
+// Rule is the rule that decided a position.
+type Rule uint8
+
+const (
+	// RuleNone: the position's value is the game's without the rules.
+	RuleNone Rule = iota
+	// RuleCheck: a side that could hold only by checking for ever lost.
+	RuleCheck
+	// RuleChase: a side that could hold only by chasing for ever lost.
+	RuleChase
+)
+
+// String returns "none", "perpetual check" or "perpetual chase".
+func (r Rule) String() string {
+	switch r {
+	case RuleNone:
+		return "none"
+	case RuleCheck:
+		return "perpetual check"
+	case RuleChase:
+		return "perpetual chase"
+	}
+	return fmt.Sprintf("rule(%d)", uint8(r))
+}
+
+// RuleDecision is a position whose value the rules decide: a win or a
+// loss for the side to move that the game without the rules calls a
+// draw. Round is the round of the rule pass that decided it (1 first),
+// Plies the distance in plies to the position where the side that broke
+// the rule was declared lost (0 for that position itself).
+type RuleDecision struct {
+	Pos   tiergame.Position
+	Value tiergame.Value
+	Round int
+	Rule  Rule
+	Plies int
+}
+
+// ErrRules is wrapped by the errors of the rule pass: a position the
+// pass cannot judge (a flag without the moves that made it).
+var ErrRules = errors.New("xiangqi: rule pass")
+
+// Rules returns the game's rule set.
+func (g *Game) Rules() Rules { return g.rules }
+
+// RulesApply reports whether the rules can decide positions of tier t:
+// the rules are on and both sides have a chariot, horse, cannon or
+// soldier.
+func (g *Game) RulesApply(t tiergame.Tier) bool {
+	if g.rules == RulesNone {
+		return false
+	}
+	m, ok := MaterialOf(t)
+	if !ok {
+		return false
+	}
+	for side := range m {
+		if m[side][xq.Chariot]+m[side][xq.Horse]+m[side][xq.Cannon]+m[side][xq.Soldier] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// The states of a position in the pass.
+const (
+	stAbsent  uint8 = iota // no legal position, or not in the tier
+	stWin                  // a win for the side to move
+	stLose                 // a loss
+	stDraw                 // a draw that is final (a tie, or a draw the rules cannot touch)
+	stUnknown              // a draw of the loopy solve: what the rules may decide
+)
+
+// The flags of a position in the pass. The first five are set once; the
+// working four are set again from them every round and removed where
+// the cycle they stand for does not hold.
+const (
+	fCapDraw   uint16 = 1 << iota // a capture leads to a drawn smaller endgame
+	fInCheck                      // in check, with a move to an undecided position
+	fCheck                        // reached by such a move: the side to move has been checking
+	fInChase                      // answers a chase with a move to an undecided position
+	fChase                        // reached by such a move: the side to move has been chasing
+	fCheckWin                     // may win because the other side checks for ever
+	fCheckLose                    // may lose for checking for ever
+	fChaseWin                     // may win because the other side chases for ever
+	fChaseLose                    // may lose for chasing for ever
+	fListed                       // still has working flags (xiangqitb's rule bits)
+
+	fWorking = fCheckWin | fCheckLose | fChaseWin | fChaseLose
+	fSticky  = fInCheck | fCheck | fInChase | fChase
+)
+
+// judge is the rule pass over one tier.
+type judge struct {
+	g     *Game
+	l     *layout
+	t     tiergame.Tier
+	st    []uint8
+	fl    []uint16
+	round []uint8 // rule decisions: the round (0: none)
+	rule  []Rule
+	plies []uint16
+	err   error
+}
+
+// JudgeTier runs the rule pass over tier t, whose values without the
+// rules value gives (Undecided for a position not in the tier), with
+// child reading the values of the tiers its captures lead to (already
+// judged). It returns the positions the rules decide, in increasing
+// order of hashes; none when the rules do not apply to t. The pass is
+// xiangqitb's (see docs/xiangqi-rules.md): find the draws where one side
+// can hold only by perpetual check or chase, declare them lost, spread
+// the new results back by retrograde steps, and repeat until a round
+// decides nothing.
+func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) ([]RuleDecision, error) {
+	if !g.RulesApply(t) {
+		return nil, nil
+	}
+	l := g.mustLayout(t)
+	j := &judge{g: g, l: l, t: t, st: make([]uint8, l.size), fl: make([]uint16, l.size),
+		round: make([]uint8, l.size), rule: make([]Rule, l.size), plies: make([]uint16, l.size)}
+	j.init(value, child)
+	j.initCheckChase()
+	done := [2]bool{}
+	for round := 1; ; round++ {
+		if round > 255 {
+			return nil, fmt.Errorf("%w: tier %s: more than 255 rounds", ErrRules, l.m)
+		}
+		j.labelMay()
+		j.removeFake()
+		for side := xq.Red; side <= xq.Black; side++ {
+			if !done[side] {
+				done[side] = !j.build(side, round)
+			}
+		}
+		if j.err != nil {
+			return nil, j.err
+		}
+		if done[0] && done[1] {
+			break
+		}
+	}
+	var out []RuleDecision
+	for h, r := range j.round {
+		if r == 0 {
+			continue
+		}
+		v := tiergame.Win
+		if j.st[h] == stLose {
+			v = tiergame.Lose
+		}
+		out = append(out, RuleDecision{Pos: tiergame.Position(h), Value: v, Round: int(r), Rule: j.rule[h], Plies: int(j.plies[h])})
+	}
+	return out, nil
+}
+
+// load returns the state of hash h (legal, in the tier).
+func (j *judge) load(h uint64) (state, ruleBoard) {
+	var st state
+	j.l.load(h, &st)
+	return st, ruleBoard{b: st.b, turn: st.pl.side}
+}
+
+// init sets the states from the values and the capture draws.
+func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) {
+	var st state
+	var buf [128]xq.Move
+	for h := uint64(0); h < j.l.size; h++ {
+		switch value(tiergame.Position(h)) {
+		case tiergame.Win:
+			j.st[h] = stWin
+		case tiergame.Lose:
+			j.st[h] = stLose
+		case tiergame.Tie:
+			j.st[h] = stDraw
+		case tiergame.Draw:
+			j.st[h] = stUnknown
+		default:
+			continue
+		}
+		if j.st[h] != stUnknown {
+			continue
+		}
+		j.l.load(h, &st)
+		for _, m := range st.b.LegalMoves(st.pl.side, buf[:0]) {
+			if st.b.At(m.To) == xq.NoPiece {
+				continue
+			}
+			c := j.g.child(&st, h, j.t, m)
+			if child(c) == tiergame.Draw || child(c) == tiergame.Tie {
+				j.fl[h] |= fCapDraw
+				break
+			}
+		}
+	}
+}
+
+// known reports whether position h's value is settled (or h is none).
+func (j *judge) known(h uint64) bool { return j.st[h] != stUnknown }
+
+// holds reports whether known position h is a loss or a draw for its
+// side to move: a move to it is no loss for the mover.
+func (j *judge) holds(h uint64) bool { return j.st[h] == stLose || j.st[h] == stDraw }
+
+// quiets returns the legal quiet moves of position st and where they
+// lead.
+func (j *judge) quiets(st *state, h uint64, dst []xq.Move) ([]xq.Move, []uint64) {
+	rb := ruleBoard{b: st.b, turn: st.pl.side}
+	ms := rb.legalQuiets(st.pl.side, dst)
+	hs := make([]uint64, len(ms))
+	for i, m := range ms {
+		hs[i] = st.moved(h, m)
+	}
+	return ms, hs
+}
+
+// initCheckChase marks, once, every undecided position in check or
+// answering a chase, and the undecided positions its answers reach.
+func (j *judge) initCheckChase() {
+	var buf [128]xq.Move
+	for h := uint64(0); h < j.l.size; h++ {
+		if j.st[h] != stUnknown {
+			continue
+		}
+		st, rb := j.load(h)
+		check := rb.inCheck()
+		var ms []xq.Move
+		if check {
+			ms = rb.legalQuiets(rb.turn, buf[:0])
+		} else {
+			ms = rb.evasions(buf[:0])
+		}
+		found := false
+		for _, m := range ms {
+			c := st.moved(h, m)
+			if j.st[c] != stUnknown {
+				continue
+			}
+			found = true
+			if check {
+				j.fl[c] |= fCheck
+			} else {
+				j.fl[c] |= fChase
+			}
+		}
+		if found {
+			if check {
+				j.fl[h] |= fInCheck
+			} else {
+				j.fl[h] |= fInChase
+			}
+		}
+	}
+}
+
+// labelMay sets the working flags of every undecided position from its
+// lasting ones (a capture to a draw keeps a loss flag only beside the
+// win flag of the same rule).
+func (j *judge) labelMay() {
+	for h := range j.fl {
+		if j.st[h] != stUnknown || j.fl[h]&fSticky == 0 {
+			continue
+		}
+		f := j.fl[h] &^ (fWorking | fListed)
+		if f&fInCheck != 0 {
+			f |= fCheckWin
+		}
+		if f&fInChase != 0 {
+			f |= fChaseWin
+		}
+		if f&fCheck != 0 {
+			f |= fCheckLose
+		}
+		if f&fChase != 0 {
+			f |= fChaseLose
+		}
+		if f&fCapDraw != 0 {
+			if f&fCheckLose != 0 && f&fCheckWin == 0 {
+				f &^= fCheckLose
+			}
+			if f&fChaseLose != 0 && f&fChaseWin == 0 {
+				f &^= fChaseLose
+			}
+		}
+		if f&fWorking != 0 {
+			f |= fListed
+		}
+		j.fl[h] = f
+	}
+}
+
+// removeFake removes the working flags whose cycles do not hold, in
+// xiangqitb's three steps of growing strictness, then clears the
+// positions where both sides may win by the same rule and repeats the
+// second step.
+func (j *judge) removeFake() {
+	sweeps := func(step int) {
+		for n := 1; ; n++ {
+			found := j.sweep(n, step)
+			if n >= 2 && !found {
+				return
+			}
+		}
+	}
+	for step := 1; step <= 3; step++ {
+		sweeps(step)
+	}
+	if j.mutual() {
+		sweeps(2)
+	}
+}
+
+// sweep checks the loss flags (n odd) or the win flags (n even) of every
+// listed position, red's then black's, in place.
+func (j *judge) sweep(n, step int) bool {
+	mask := fCheckWin | fChaseWin
+	if n%2 == 1 {
+		mask = fCheckLose | fChaseLose
+	}
+	found := false
+	for side := uint64(0); side < 2; side++ {
+		for h := side; h < j.l.size; h += 2 {
+			f := j.fl[h]
+			if f&fListed == 0 || j.st[h] != stUnknown || f&mask == 0 {
+				continue
+			}
+			var nf uint16
+			if n%2 == 1 {
+				nf = j.removeLose(h, f, step)
+			} else {
+				nf = j.removeWin(h, f, step)
+			}
+			if nf != f {
+				found = true
+				if nf&fWorking == 0 {
+					nf &^= fListed
+				}
+				j.fl[h] = nf
+			}
+		}
+	}
+	return found
+}
+
+// mutual clears the flags of the positions that may both win and lose
+// by the same rule (xiangqitb's fourth step), and reports whether it
+// cleared any.
+func (j *judge) mutual() bool {
+	found := false
+	for h, f := range j.fl {
+		if f&fListed == 0 || j.st[h] != stUnknown {
+			continue
+		}
+		nf := f
+		if f&fCheckWin != 0 && f&fCheckLose != 0 {
+			nf &^= fCheckWin | fCheckLose
+		}
+		if f&fChaseWin != 0 && f&fChaseLose != 0 {
+			nf &^= fChaseWin | fChaseLose
+		}
+		if nf != f {
+			found = true
+			j.fl[h] = nf
+		}
+	}
+	return found
+}
+
+// fail records the first position the pass cannot judge.
+func (j *judge) fail(h uint64, what string) {
+	if j.err == nil {
+		j.err = fmt.Errorf("%w: %s %s: %s", ErrRules, j.l.m, j.g.Format(j.t, tiergame.Position(h)), what)
+	}
+}
+
+// removeLose returns the flags of position h without the loss flags
+// whose cycle does not hold: the side to move must be able to avoid
+// loss only by moves that keep checking (or chasing) into positions
+// where the other side may win by the rule (xiangqitb's
+// check_remove_lose).
+func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
+	longCheck, longChase := tt&fCheckLose != 0, tt&fChaseLose != 0
+	if tt&fCapDraw != 0 {
+		changed := false
+		if longCheck && tt&fCheckWin == 0 {
+			tt &^= fCheckLose
+			changed = true
+		}
+		if longChase && tt&fChaseWin == 0 {
+			tt &^= fChaseLose
+			changed = true
+		}
+		if changed {
+			return tt
+		}
+	}
+	doubleCheck := longCheck && tt&fCheckWin != 0
+	doubleChase := longChase && tt&fChaseWin != 0
+	st, rb := j.load(h)
+	var buf [128]xq.Move
+	ms, hs := j.quiets(&st, h, buf[:0])
+
+	resolveLongChase := func(list []xq.Move) {
+		if len(list) == 0 {
+			if tt&fCapDraw != 0 {
+				tt &^= fChaseLose | fChaseWin
+			} else {
+				j.fail(h, "a chase loss flag without a chasing move")
+			}
+			return
+		}
+		if !rb.alwaysChases(list, allSpots) {
+			tt &^= fChaseLose
+			return
+		}
+		if step == 1 || !rb.inCheck() {
+			return
+		}
+		// In check: the chase holds only if the other side, after each
+		// chasing move, can answer without checking.
+		var b2 [128]xq.Move
+		for _, m := range list {
+			c := st.moved(h, m)
+			cst, crb := j.load(c)
+			ms2, hs2 := j.quiets(&cst, c, b2[:0])
+			noCheck := false
+			for i, m2 := range ms2 {
+				c2 := hs2[i]
+				if j.known(c2) {
+					continue
+				}
+				if j.fl[c2]&fChaseLose != 0 && !crb.givesCheck(m2) {
+					if _, ok := crb.evades(m2); ok {
+						noCheck = true
+						break
+					}
+				}
+			}
+			if !noCheck {
+				tt &^= fChaseLose
+				return
+			}
+		}
+	}
+	checkListEmpty := func() {
+		if tt&fCapDraw != 0 {
+			tt &^= fCheckLose | fCheckWin
+		} else {
+			j.fail(h, "a check loss flag without a checking move")
+		}
+	}
+
+	switch {
+	case doubleCheck:
+		empty, findCheck, findNoCheck, otherCheckWin := true, false, false, false
+		for i := range ms {
+			c := hs[i]
+			if j.known(c) {
+				if j.holds(c) {
+					findNoCheck = true
+				}
+			} else {
+				e := j.fl[c]
+				if e&fCheckWin == 0 {
+					findNoCheck = true
+					if step == 3 && e&fCheckLose != 0 {
+						otherCheckWin = true
+					}
+				} else {
+					empty = false
+					if e&fCheckLose != 0 {
+						findCheck = true
+					}
+				}
+			}
+			if findCheck && (step == 3 && otherCheckWin || step != 3 && findNoCheck) {
+				break
+			}
+		}
+		if findCheck && !otherCheckWin {
+			return tt
+		}
+		if findNoCheck {
+			return tt &^ fCheckLose
+		}
+		if empty {
+			checkListEmpty()
+		}
+	case doubleChase:
+		var list []xq.Move
+		findChase, findNoChase, otherChaseWin := false, false, false
+		for i, m := range ms {
+			c := hs[i]
+			if j.known(c) {
+				if !j.holds(c) {
+					continue
+				}
+				if longCheck {
+					longCheck = false
+					tt &^= fCheckLose
+				}
+				findNoChase = true
+				continue
+			}
+			e := j.fl[c]
+			if longCheck && e&fCheckWin == 0 {
+				longCheck = false
+				tt &^= fCheckLose
+			}
+			if e&fChaseWin == 0 {
+				findNoChase = true
+				if step == 3 && !otherChaseWin && e&fChaseLose != 0 && e&fCheckWin == 0 {
+					if _, ok := rb.evades(m); ok {
+						otherChaseWin = true
+					}
+				}
+			} else {
+				list = append(list, m)
+			}
+			if !findChase && e&fChaseWin != 0 && e&fChaseLose != 0 {
+				if saved, ok := rb.evades(m); ok {
+					if attacked, ok := rb.chases(m); ok {
+						if rb.rookShieldsKing(saved, attacked) {
+							findNoChase = true
+						} else {
+							findChase = true
+						}
+					}
+				}
+			}
+		}
+		if findChase && !otherChaseWin {
+			return tt
+		}
+		if findNoChase {
+			return tt &^ fChaseLose
+		}
+		resolveLongChase(list)
+	default:
+		var list []xq.Move
+		empty := true
+		for i, m := range ms {
+			c := hs[i]
+			if j.known(c) {
+				if !j.holds(c) {
+					continue
+				}
+				if longCheck {
+					longCheck = false
+					tt &^= fCheckLose
+				}
+				if longChase {
+					longChase = false
+					tt &^= fChaseLose
+				}
+			} else {
+				e := j.fl[c]
+				if longCheck {
+					if e&fCheckWin == 0 {
+						longCheck = false
+						tt &^= fCheckLose
+					} else {
+						empty = false
+					}
+				}
+				if longChase {
+					if e&fChaseWin == 0 {
+						longChase = false
+						tt &^= fChaseLose
+					} else {
+						list = append(list, m)
+					}
+				}
+			}
+			if !longChase && !longCheck {
+				break
+			}
+		}
+		switch {
+		case longChase && longCheck:
+			j.fail(h, "both a check and a chase loss flag")
+		case longCheck && empty:
+			checkListEmpty()
+		case longChase:
+			resolveLongChase(list)
+		}
+	}
+	return tt
+}
+
+// removeWin returns the flags of position h without the win flag whose
+// cycle does not hold: the side to move must have an answer to the
+// check (or a flight from the chase) into a position where the other
+// side may lose by the rule, and for a chase, one after which the other
+// side keeps attacking the piece that fled (xiangqitb's
+// check_remove_win).
+func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
+	st, rb := j.load(h)
+	var buf [128]xq.Move
+	ms, hs := j.quiets(&st, h, buf[:0])
+	if tt&fCheckWin != 0 {
+		for _, c := range hs {
+			if !j.known(c) && j.fl[c]&fCheckLose != 0 {
+				return tt
+			}
+		}
+		return tt &^ fCheckWin
+	}
+	actuallyLong := func(nb *ruleBoard, list []xq.Move, evt spots) bool {
+		if len(list) == 0 {
+			j.fail(h, "a long chase without a chasing move")
+			return false
+		}
+		return nb.alwaysChases(list, evt)
+	}
+	var b2 [128]xq.Move
+	if tt&fChaseWin != 0 && tt&fChaseLose != 0 {
+		drawMoves := tt&fCapDraw != 0
+		type flight struct {
+			evt spots
+			c   uint64
+			m   xq.Move
+		}
+		var flights []flight
+		for i, m := range ms {
+			c := hs[i]
+			if j.known(c) {
+				if !drawMoves && j.holds(c) {
+					drawMoves = true
+				}
+				continue
+			}
+			e := j.fl[c]
+			if e&fChaseLose != 0 {
+				if evt, ok := rb.evades(m); ok {
+					if step == 1 {
+						return tt
+					}
+					flights = append(flights, flight{evt, c, m})
+				}
+			}
+			if !drawMoves && e&fChaseWin == 0 {
+				drawMoves = true
+			}
+		}
+		if len(flights) == 0 {
+			return tt &^ fChaseWin
+		}
+		considerDouble := !(drawMoves && step <= 2)
+		for _, fg := range flights {
+			e := j.fl[fg.c]
+			double := considerDouble && e&fChaseWin != 0
+			if double {
+				_, double = rb.chases(fg.m)
+			}
+			cst, nb := j.load(fg.c)
+			ms2, hs2 := j.quiets(&cst, fg.c, b2[:0])
+			var list2, list3 []xq.Move
+			long, findChase, otherChase := true, false, false
+			for i, m2 := range ms2 {
+				c2 := hs2[i]
+				if j.known(c2) {
+					if j.holds(c2) {
+						long = false
+						if !double {
+							break
+						}
+					}
+					continue
+				}
+				e2 := j.fl[c2]
+				if e2&fChaseWin == 0 {
+					long = false
+					if !double {
+						break
+					}
+					if step == 3 && !otherChase && e2&fChaseLose != 0 && e2&fCheckWin == 0 {
+						if _, ok := nb.evades(m2); ok {
+							otherChase = true
+						}
+					}
+				} else {
+					list2 = append(list2, m2)
+				}
+				if double && e2&fChaseWin != 0 && e2&fChaseLose != 0 {
+					if _, ok := nb.evades(m2); ok {
+						findChase = true
+						list3 = append(list3, m2)
+					}
+				}
+			}
+			if findChase && (!otherChase || step <= 2) {
+				for _, m3 := range list3 {
+					if !nb.newAttacks(m3).and(fg.evt).empty() {
+						return tt
+					}
+				}
+			}
+			if long && actuallyLong(&nb, list2, fg.evt) {
+				return tt
+			}
+		}
+		return tt &^ fChaseWin
+	}
+	for i, m := range ms {
+		c := hs[i]
+		if j.known(c) || j.fl[c]&fChaseLose == 0 {
+			continue
+		}
+		evt, ok := rb.evades(m)
+		if !ok {
+			continue
+		}
+		if step == 1 {
+			return tt
+		}
+		cst, nb := j.load(c)
+		ms2, hs2 := j.quiets(&cst, c, b2[:0])
+		long := true
+		var list2 []xq.Move
+		for i2, m2 := range ms2 {
+			c2 := hs2[i2]
+			if j.known(c2) {
+				if j.holds(c2) {
+					long = false
+					break
+				}
+				continue
+			}
+			if j.fl[c2]&fChaseWin == 0 {
+				long = false
+				break
+			}
+			list2 = append(list2, m2)
+		}
+		if long && actuallyLong(&nb, list2, evt) {
+			return tt
+		}
+	}
+	return tt &^ fChaseWin
+}
+
+// build declares lost the positions of root's opponent that may lose by
+// a rule and not win by it, then spreads the new results back by
+// retrograde steps: root's wins, then the opponent's losses (a position
+// with a capture to a draw never loses here). It reports whether it
+// declared any.
+func (j *judge) build(root xq.Side, round int) bool {
+	opp := root.Other()
+	var gen []uint64
+	for h := uint64(opp); h < j.l.size; h += 2 {
+		if j.st[h] != stUnknown {
+			continue
+		}
+		f := j.fl[h]
+		var r Rule
+		switch {
+		case f&(fCheckLose|fCheckWin) != 0:
+			if f&fCheckLose != 0 && f&fCheckWin == 0 && f&fCapDraw == 0 {
+				r = RuleCheck
+			}
+		case f&(fChaseLose|fChaseWin) != 0:
+			if f&fChaseLose != 0 && f&fChaseWin == 0 && f&fCapDraw == 0 {
+				r = RuleChase
+			}
+		}
+		if r != RuleNone {
+			j.decide(h, stLose, round, r, 0)
+			gen = append(gen, h)
+		}
+	}
+	if len(gen) == 0 {
+		return false
+	}
+	var parents []tiergame.Position
+	var buf [128]xq.Move
+	mover := root
+	for n := 1; ; n++ {
+		var next []uint64
+		for _, h := range gen {
+			parents = j.g.Parents(j.t, tiergame.Position(h), j.t, parents[:0])
+			for _, p := range parents {
+				u := uint64(p)
+				if j.st[u] != stUnknown {
+					continue
+				}
+				if mover == root {
+					j.decide(u, stWin, round, j.rule[h], n)
+					next = append(next, u)
+					continue
+				}
+				if j.fl[u]&fCapDraw != 0 {
+					continue
+				}
+				st, _ := j.load(u)
+				ms, hs := j.quiets(&st, u, buf[:0])
+				lost := true
+				r := RuleNone
+				for i := range ms {
+					c := hs[i]
+					if j.st[c] != stWin {
+						lost = false
+						break
+					}
+					if j.round[c] == uint8(round) && (r == RuleNone || j.rule[c] < r) {
+						r = j.rule[c]
+					}
+				}
+				if lost {
+					j.decide(u, stLose, round, r, n)
+					next = append(next, u)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return true
+		}
+		gen = next
+		mover = mover.Other()
+	}
+}
+
+// decide records a rule decision.
+func (j *judge) decide(h uint64, s uint8, round int, r Rule, plies int) {
+	j.st[h] = s
+	j.round[h] = uint8(round)
+	j.rule[h] = r
+	j.plies[h] = uint16(min(plies, 1<<16-1))
+}

@@ -30,11 +30,20 @@ type Shape struct {
 func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*solved.Tier, shape Shape, e work.Effort) (*solved.Tier, error) {
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := plan.RangesFor(set.Total(), workers, e.Ranges)
-	if shape.Loopy && e.Paths != nil && e.Paths.Parts > 0 {
-		return loopy.SolveInParts(ctx, g, t, set, kids, e.Paths.Parts, e)
-	}
 	if shape.Loopy {
-		return loopy.Solve(ctx, g, t, set, kids, shape.ReverseIndex, e)
+		var st *solved.Tier
+		var err error
+		if e.Paths != nil && e.Paths.Parts > 0 {
+			st, err = loopy.SolveInParts(ctx, g, t, set, kids, e.Paths.Parts, e)
+		} else {
+			st, err = loopy.Solve(ctx, g, t, set, kids, shape.ReverseIndex, e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		// The game's rules of play, if it has any for t, after the
+		// retrograde analysis (tiergame.Judge).
+		return judgeTier(g, t, set, st, kids, workers)
 	}
 	recs := make([]valuedb.Record, set.Total())
 	rs := plan.SplitShrinking(set, ranges)

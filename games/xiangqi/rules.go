@@ -873,3 +873,70 @@ func (j *judge) decide(h uint64, s uint8, round int, r Rule, plies int) {
 	j.rule[h] = r
 	j.plies[h] = uint16(min(plies, 1<<16-1))
 }
+
+// Rule-decided records keep the game's value and remoteness form: the
+// remoteness of a position the rules decide is ruleBase + 256*(round-1)
+// + plies, above every remoteness of the game without the rules, so a
+// winner prefers a mate to a rule win and an earlier round to a later
+// one, and a remoteness one more than its best child's, as the solver's
+// other records. The rule itself is not in the record: RuleBroken reads
+// it off the declared position.
+const (
+	ruleBase      = 4096
+	ruleRoundSpan = 256
+	maxRuleRounds = 16
+)
+
+// Judges reports whether the rules may decide positions of tier t
+// (RulesApply).
+func (g *Game) Judges(t tiergame.Tier) bool { return g.RulesApply(t) }
+
+// Judge runs JudgeTier and gives each decision its record.
+func (g *Game) Judge(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) ([]tiergame.Judged, error) {
+	ds, err := g.JudgeTier(t, value, child)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tiergame.Judged, len(ds))
+	for i, d := range ds {
+		if d.Round > maxRuleRounds || d.Plies >= ruleRoundSpan {
+			return nil, fmt.Errorf("%w: tier %s: %s decided in round %d after %d plies, beyond what a record holds (%d rounds, %d plies)",
+				ErrRules, g.TierName(t), g.Format(t, d.Pos), d.Round, d.Plies, maxRuleRounds, ruleRoundSpan-1)
+		}
+		out[i] = tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies}
+	}
+	return out, nil
+}
+
+// RuleRecord decodes a record: round and plies of one the rules decided.
+func (g *Game) RuleRecord(v tiergame.Value, remoteness int) (round, plies int, ok bool) {
+	if g.rules == RulesNone || (v != tiergame.Win && v != tiergame.Lose) || remoteness < ruleBase {
+		return 0, 0, false
+	}
+	r := remoteness - ruleBase
+	return 1 + r/ruleRoundSpan, r % ruleRoundSpan, true
+}
+
+// RuleBroken names the rule the side to move at p broke, p a position
+// the rules declared lost: perpetual check when it has a legal move that
+// checks, else perpetual chase. (A declared position whose side had a
+// checking move into the cycle was judged by the check rule first, as
+// xiangqitb does.)
+func (g *Game) RuleBroken(t tiergame.Tier, p tiergame.Position) string {
+	l := g.layout(t)
+	if l == nil || uint64(p) >= l.size {
+		return RuleNone.String()
+	}
+	var st state
+	if !l.load(uint64(p), &st) {
+		return RuleNone.String()
+	}
+	rb := ruleBoard{b: st.b, turn: st.pl.side}
+	var buf [128]xq.Move
+	for _, m := range rb.legalQuiets(rb.turn, buf[:0]) {
+		if rb.givesCheck(m) {
+			return RuleCheck.String()
+		}
+	}
+	return RuleChase.String()
+}

@@ -1,0 +1,48 @@
+package tiergame
+
+// Judged is a position whose value a game's rules of play decide, and the
+// record to store for it: its value and the remoteness the game gives
+// it (a form the game reads back with RuleReader).
+type Judged struct {
+	Pos        Position
+	Value      Value
+	Remoteness int
+}
+
+// Judge is implemented by a loopy game whose rules of play decide
+// positions that retrograde analysis alone leaves drawn (xiangqi's
+// perpetual check and chase). After the ordinary solve of a tier the
+// solver asks Judge for the positions the rules decide and stores their
+// records instead. A game whose option turns its rules off reports
+// Judges false for every tier, so its runs are the same bytes as
+// without the interface.
+type Judge interface {
+	// Judges reports whether the rules may decide positions of tier t.
+	Judges(t Tier) bool
+	// Judge returns the positions of tier t the rules decide, in
+	// increasing order, given the values of the ordinary solve (value:
+	// Undecided for a position not in the tier) and child, the values
+	// of the tiers t's moves lead to (already judged).
+	Judge(t Tier, value func(Position) Value, child func(Child) Value) ([]Judged, error)
+}
+
+// RuleInfo says which rule of play decided a stored record: the rule's
+// name, the round of the rule pass that decided it (1 first) and the
+// plies to the position where the side that broke the rule is declared
+// lost.
+type RuleInfo struct {
+	Rule  string `json:"rule"`
+	Round int    `json:"round"`
+	Plies int    `json:"plies"`
+}
+
+// RuleReader is implemented by a game whose Judge stores records it can
+// read back: which of them the rules decided, and which rule.
+type RuleReader interface {
+	// RuleRecord returns the round and plies of a record the rules
+	// decided, and false for one they did not.
+	RuleRecord(v Value, remoteness int) (round, plies int, ok bool)
+	// RuleBroken names the rule that the side to move at p broke, p a
+	// position the rules declared lost (plies 0).
+	RuleBroken(t Tier, p Position) string
+}

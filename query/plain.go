@@ -37,7 +37,11 @@ type Result struct {
 	TierName   string `json:"tier_name"`
 	Value      string `json:"value"`
 	Remoteness int    `json:"remoteness"`
-	Moves      []Move `json:"moves"` // best first
+	// Rule says which rule of play decided the value (xiangqi's perpetual
+	// check or chase), for a game whose rules decide some (a run with
+	// them on); nil otherwise.
+	Rule  *tiergame.RuleInfo `json:"rule,omitempty"`
+	Moves []Move             `json:"moves"` // best first
 }
 
 // Plain answers position (t, p) of run o, a game without chance: its
@@ -56,6 +60,7 @@ func Plain(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, err
 	if c := o.Canonical(t, p); c != p {
 		res.Canonical = g.Format(t, c)
 	}
+	res.Rule = ruleOf(o, t, p, rec.Value(), rec.Remoteness())
 	for _, m := range moves {
 		res.Moves = append(res.Moves, Move{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
 			MoverValue: m.Outcome().String(), MoverRemoteness: m.Remoteness(),
@@ -72,6 +77,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if r.Canonical != "" {
 		fmt.Fprintf(w, "  (a symmetric run: looked up as its canonical form %s)\n", r.Canonical)
+	}
+	if r.Rule != nil {
+		fmt.Fprintf(w, "  decided by the rules: %s (round %d, %d plies to the position where the side that broke the rule is declared lost)\n", r.Rule.Rule, r.Rule.Round, r.Rule.Plies)
 	}
 	for _, m := range r.Moves {
 		fmt.Fprintf(w, "  %-8s %-6s -> %s (%s to move there)\n", m.Move, m.MoverValue, m.Position, Describe(m.ChildValue, m.ChildRemoteness))
@@ -109,6 +117,15 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = appendJSONString(b, r.Value)
 	b = append(b, `,"remoteness":`...)
 	b = strconv.AppendInt(b, int64(r.Remoteness), 10)
+	if r.Rule != nil {
+		b = append(b, `,"rule":{"rule":`...)
+		b = appendJSONString(b, r.Rule.Rule)
+		b = append(b, `,"round":`...)
+		b = strconv.AppendInt(b, int64(r.Rule.Round), 10)
+		b = append(b, `,"plies":`...)
+		b = strconv.AppendInt(b, int64(r.Rule.Plies), 10)
+		b = append(b, '}')
+	}
 	b = append(b, `,"moves":`...)
 	if r.Moves == nil {
 		b = append(b, "null"...)
@@ -195,4 +212,30 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// ruleOf says which rule decided a record, for a game that reads its
+// rule-decided records back (tiergame.RuleReader): it follows the best
+// moves for the record's plies to the position where the rule-breaker
+// was declared lost and asks the game which rule that side broke. Nil
+// for a record the rules did not decide.
+func ruleOf(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position, v tiergame.Value, remoteness int) *tiergame.RuleInfo {
+	rr, ok := o.Game.(tiergame.RuleReader)
+	if !ok {
+		return nil
+	}
+	round, plies, ok := rr.RuleRecord(v, remoteness)
+	if !ok {
+		return nil
+	}
+	info := &tiergame.RuleInfo{Round: round, Plies: plies, Rule: "unknown"}
+	for i := 0; i < plies; i++ {
+		moves, err := o.Moves(t, p)
+		if err != nil || len(moves) == 0 {
+			return info
+		}
+		t, p = moves[0].Tier, moves[0].Pos
+	}
+	info.Rule = rr.RuleBroken(t, p)
+	return info
 }

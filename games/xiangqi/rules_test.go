@@ -246,3 +246,133 @@ func TestRulesNoneIsIdentity(t *testing.T) {
 		t.Fatalf("JudgeTier without rules: %v, %v", d, err)
 	}
 }
+
+// checkCycles is a brute-force reading of the perpetual check rule,
+// written apart from the pass: among the drawn positions, the largest
+// sets S (a side to move not in check, reached by an answer to a check
+// from T, every move that does not lose checking into T, at least one)
+// and T (a side in check with an answer into S). A position of S without a capture into a drawn smaller
+// endgame is one where its side can hold only by checking for ever: the
+// rule declares it lost.
+func checkCycles(g *Game, tt tiergame.Tier, v []tiergame.Value, vals map[tiergame.Tier][]tiergame.Value) map[uint64]bool {
+	l := g.mustLayout(tt)
+	inS, inT := map[uint64]bool{}, map[uint64]bool{}
+	var st state
+	for h := uint64(0); h < l.size; h++ {
+		if v[h] != tiergame.Draw {
+			continue
+		}
+		l.load(h, &st)
+		if st.b.Attacked(st.pl.side) {
+			inT[h] = true
+			continue
+		}
+		// A capture into a drawn smaller endgame is a move that neither
+		// loses nor checks: such a side is never forced to check.
+		capDraw := false
+		for _, m := range st.b.LegalMoves(st.pl.side, nil) {
+			if st.b.At(m.To) == xq.NoPiece {
+				continue
+			}
+			if c := g.child(&st, h, tt, m); vals[c.Tier][c.Pos] == tiergame.Draw {
+				capDraw = true
+			}
+		}
+		if !capDraw {
+			inS[h] = true
+		}
+	}
+	// drawn quiet children of h
+	kids := func(h uint64) []uint64 {
+		var st state
+		l.load(h, &st)
+		var out []uint64
+		for _, m := range st.b.LegalMoves(st.pl.side, nil) {
+			if st.b.At(m.To) != xq.NoPiece {
+				continue
+			}
+			if c := st.moved(h, m); v[c] == tiergame.Draw {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for changed := true; changed; {
+		changed = false
+		reached := map[uint64]bool{} // S positions some T position answers into: on a cycle's path
+		for h := range inT {
+			for _, c := range kids(h) {
+				reached[c] = true
+			}
+		}
+		for h := range inS {
+			ks := kids(h)
+			ok := len(ks) > 0 && reached[h]
+			for _, c := range ks {
+				if !inT[c] {
+					ok = false
+				}
+			}
+			if !ok {
+				delete(inS, h)
+				changed = true
+			}
+		}
+		for h := range inT {
+			ok := false
+			for _, c := range kids(h) {
+				if inS[c] {
+					ok = true
+				}
+			}
+			if !ok {
+				delete(inT, h)
+				changed = true
+			}
+		}
+	}
+	out := map[uint64]bool{}
+	for h := range inS {
+		out[h] = true
+	}
+	return out
+}
+
+// TestRulesCheckBruteForce checks the pass's first round against the
+// brute-force cycles on endgames where only checks make cycles: the
+// positions it declares lost by perpetual check are the cycles' S.
+func TestRulesCheckBruteForce(t *testing.T) {
+	for _, material := range []string{"KRvKN"} {
+		t.Run(material, func(t *testing.T) {
+			plain := newGame(t, material)
+			pv, _ := wdlTables(t, plain)
+			g := newRulesGame(t, material)
+			_, decs := wdlTables(t, g)
+			tt := g.top.Tier()
+			want := checkCycles(plain, tt, pv[tt], pv)
+			got := map[uint64]bool{}
+			for _, d := range decs[tt] {
+				if d.Round == 1 && d.Plies == 0 {
+					if d.Rule != RuleCheck {
+						t.Fatalf("%s: declared by %v", g.Format(tt, d.Pos), d.Rule)
+					}
+					got[uint64(d.Pos)] = true
+				}
+			}
+			for h := range want {
+				if !got[h] {
+					t.Errorf("%s: a perpetual check cycle, not declared", g.Format(tt, tiergame.Position(h)))
+				}
+			}
+			for h := range got {
+				if !want[h] {
+					t.Errorf("%s: declared, no cycle", g.Format(tt, tiergame.Position(h)))
+				}
+			}
+			t.Logf("%s: %d positions declared lost by perpetual check, %d decided in all", material, len(got), len(decs[tt]))
+			if len(want) == 0 {
+				t.Error("no cycle: the test proves nothing here")
+			}
+		})
+	}
+}

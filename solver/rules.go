@@ -6,6 +6,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -17,11 +18,12 @@ import (
 // not hold are read through their canonical form, so the rules see the
 // whole tier; only the records of held positions are stored.
 func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solved.Tier, kids []*solved.Tier, workers int) (*solved.Tier, error) {
-	j, ok := g.(tiergame.Judge)
+	base := quotient.Base(g) // a symmetric run's game wraps the game's own
+	j, ok := base.(tiergame.Judge)
 	if !ok || !j.Judges(t) {
 		return st, nil
 	}
-	sym, _ := g.(tiergame.Symmetric)
+	sym, _ := base.(tiergame.Symmetric)
 	lookup := func(s *solved.Tier, tt tiergame.Tier, p tiergame.Position) tiergame.Value {
 		if s == nil {
 			return tiergame.Undecided

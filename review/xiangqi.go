@@ -7,7 +7,6 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/egf"
 	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
-	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // Outcome is a value and its distance in plies, from one side's view:
@@ -15,11 +14,21 @@ import (
 type Outcome struct {
 	Value      string `json:"value"` // win, lose or draw
 	Remoteness int    `json:"remoteness"`
+	// Rules is set for an outcome the rules of play decide (a run with
+	// xiangqi's rules=chessdb): "round N", Remoteness then the plies to
+	// the position where the side that broke a rule is declared lost.
+	Rules string `json:"rules,omitempty"`
+	// raw is the stored remoteness, which orders outcomes of either
+	// kind (a rule win is slower than every mate).
+	raw int
 }
 
 func (o Outcome) String() string {
-	if o.Value == "draw" {
+	switch {
+	case o.Value == "draw":
 		return "draw"
+	case o.Rules != "":
+		return fmt.Sprintf("%s by the rules (%s, %d plies)", o.Value, o.Rules, o.Remoteness)
 	}
 	return fmt.Sprintf("%s in %d", o.Value, o.Remoteness)
 }
@@ -30,6 +39,9 @@ const (
 	WinToDraw  = "win thrown to a draw"
 	DrawToLoss = "draw thrown to a loss"
 	SlowerWin  = "plies lost in a won position"
+	// MateToRule: a win by mate thrown to a win the rules of play decide
+	// (the other side must break a rule to hold).
+	MateToRule = "a mate thrown to a win by the rules"
 )
 
 // XiangqiMove is one reviewed move of a xiangqi game.
@@ -59,6 +71,7 @@ type XiangqiTotal struct {
 	DrawToLoss int    `json:"draw_to_loss"`
 	SlowerWins int    `json:"slower_wins"`
 	PliesLost  int    `json:"plies_lost"`
+	MateToRule int    `json:"mate_to_rule,omitempty"`
 }
 
 // XiangqiReport is the review of a xiangqi game.
@@ -82,6 +95,7 @@ func Xiangqi(game *egf.Game, g tiergame.Game, o *oracle.Oracle) (*XiangqiReport,
 	if err != nil {
 		return nil, err
 	}
+	rr, _ := g.(tiergame.RuleReader)
 	rep := &XiangqiReport{Reasons: map[string]int{},
 		Totals: [2]XiangqiTotal{{Side: egf.Red.String()}, {Side: egf.Black.String()}}}
 	for i, m := range game.Moves {
@@ -105,17 +119,15 @@ func Xiangqi(game *egf.Game, g tiergame.Game, o *oracle.Oracle) (*XiangqiReport,
 		if err != nil {
 			return nil, fmt.Errorf("move %d (%s): %w", i+1, move, err)
 		}
-		rm := XiangqiMove{Ply: i + 1, Side: before.ToMove.String(), Position: fen, Move: move, Before: outcome(rec.Value(), rec)}
+		rm := XiangqiMove{Ply: i + 1, Side: before.ToMove.String(), Position: fen, Move: move, Before: outcome(rr, rec.Value(), rec.Remoteness())}
 		found := false
 		for k, mv := range moves {
 			if k == 0 {
 				rm.Best = mv.Name
 			}
 			if mv.Name == move {
-				rm.After, found = outcome(mv.Outcome(), mv.Child), true
-				if rm.After.Value != "draw" {
-					rm.After.Remoteness++ // counted from before the move
-				}
+				// counted from before the move
+				rm.After, found = outcome(rr, mv.Outcome(), mv.Child.Remoteness()+1), true
 			}
 		}
 		if !found {
@@ -138,6 +150,8 @@ func Xiangqi(game *egf.Game, g tiergame.Game, o *oracle.Oracle) (*XiangqiReport,
 		case SlowerWin:
 			tot.SlowerWins++
 			tot.PliesLost += rm.PliesLost
+		case MateToRule:
+			tot.MateToRule++
 		}
 	}
 	return rep, nil
@@ -152,8 +166,10 @@ func (m *XiangqiMove) judge() {
 		m.Error = WinToDraw
 	case b == "draw" && a == "lose":
 		m.Error = DrawToLoss
-	case b == "win" && m.After.Remoteness > m.Before.Remoteness:
-		m.Error, m.PliesLost = SlowerWin, m.After.Remoteness-m.Before.Remoteness
+	case b == "win" && m.Before.Rules == "" && m.After.Rules != "":
+		m.Error = MateToRule
+	case b == "win" && m.After.raw > m.Before.raw:
+		m.Error, m.PliesLost = SlowerWin, m.After.raw-m.Before.raw
 	}
 }
 
@@ -162,13 +178,19 @@ func (rep *XiangqiReport) skip(reason string) {
 	rep.Reasons[reason]++
 }
 
-// outcome is a record's value v (already from the mover's view) with its
-// remoteness.
-func outcome(v tiergame.Value, rec valuedb.Record) Outcome {
+// outcome is value v (already from the mover's view) with its stored
+// remoteness r, read through the game's rules when it has them (rr).
+func outcome(rr tiergame.RuleReader, v tiergame.Value, r int) Outcome {
 	if v == tiergame.Draw {
 		return Outcome{Value: "draw"}
 	}
-	return Outcome{Value: v.String(), Remoteness: rec.Remoteness()}
+	o := Outcome{Value: v.String(), Remoteness: r, raw: r}
+	if rr != nil {
+		if round, plies, ok := rr.RuleRecord(v, r); ok {
+			o.Rules, o.Remoteness = fmt.Sprintf("round %d", round), plies
+		}
+	}
+	return o
 }
 
 // iccs names an EGF square in ICCS (ranks from 0).

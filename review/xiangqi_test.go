@@ -77,7 +77,7 @@ func TestXiangqiReview(t *testing.T) {
 		}
 		switch m.Move {
 		case "e8e7":
-			if m.Error != SlowerWin || m.Before != (Outcome{"win", 1}) || m.PliesLost < 2 {
+			if m.Error != SlowerWin || m.Before.Value != "win" || m.Before.Remoteness != 1 || m.PliesLost < 2 {
 				t.Errorf("ply %d %s: %+v; want a win in 1 made slower", m.Ply, m.Move, m)
 			}
 		case "e7f7":

@@ -376,3 +376,27 @@ func TestRulesCheckBruteForce(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRulesOption: any value of option rules is accepted only as one of
+// the rule sets, whose name reads back to it, or refused with an error.
+func FuzzRulesOption(f *testing.F) {
+	for _, s := range []string{"", "none", "chessdb", "asian", "CHESSDB", "chessdb,", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRules(s)
+		if err != nil {
+			return
+		}
+		if back, err := ParseRules(r.String()); err != nil || back != r {
+			t.Fatalf("%q: %v reads back as %v, %v", s, r, back, err)
+		}
+		g, err := New(tiergame.Options{"material": "KRvKN", "rules": s})
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if g.(*Game).Rules() != r {
+			t.Fatalf("%q: game rules %v, want %v", s, g.(*Game).Rules(), r)
+		}
+	})
+}

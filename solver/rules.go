@@ -37,8 +37,8 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solve
 		}
 		return rec.Value()
 	}
-	last := 0
-	child := func(c tiergame.Child) tiergame.Value {
+	child := func(c tiergame.Child) tiergame.Value { // called from the game's goroutines
+		last := 0
 		return lookup(solved.Children(kids).Find(c.Tier, &last), c.Tier, c.Pos)
 	}
 	value := func(p tiergame.Position) tiergame.Value { return lookup(st, t, p) }

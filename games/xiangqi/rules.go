@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"runtime"
+	"sync"
+	"sync/atomic"
+
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -121,7 +125,7 @@ const (
 // working four are set again from them every round and removed where
 // the cycle they stand for does not hold.
 const (
-	fCapDraw   uint16 = 1 << iota // a capture leads to a drawn smaller endgame
+	fCapDraw   uint32 = 1 << iota // a capture leads to a drawn smaller endgame
 	fInCheck                      // in check, with a move to an undecided position
 	fCheck                        // reached by such a move: the side to move has been checking
 	fInChase                      // answers a chase with a move to an undecided position
@@ -142,11 +146,62 @@ type judge struct {
 	l     *layout
 	t     tiergame.Tier
 	st    []uint8
-	fl    []uint16
+	fl    []uint32 // read and written atomically: the sweeps run in parallel
 	round []uint8 // rule decisions: the round (0: none)
 	rule  []Rule
 	plies []uint16
+	errMu sync.Mutex
 	err   error
+	// workers is how many goroutines the passes over the tier use.
+	workers int
+}
+
+// flag returns position h's flags.
+func (j *judge) flag(h uint64) uint32 { return atomic.LoadUint32(&j.fl[h]) }
+
+// setFlag sets position h's flags.
+func (j *judge) setFlag(h uint64, f uint32) { atomic.StoreUint32(&j.fl[h], f) }
+
+// orFlag adds flags to position h's.
+func (j *judge) orFlag(h uint64, f uint32) { atomic.OrUint32(&j.fl[h], f) }
+
+// each calls f for the hashes side, side+step, ... below the tier's
+// size, on the judge's workers, each taking blocks of hashes in turn.
+// It reports whether any call returned true.
+func (j *judge) each(first, step uint64, f func(h uint64) bool) bool {
+	const block = 1 << 14
+	n := (j.l.size + block - 1) / block
+	var next atomic.Uint64
+	var any atomic.Bool
+	var wg sync.WaitGroup
+	for range max(j.workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found := false
+			for {
+				b := next.Add(1) - 1
+				if b >= n {
+					break
+				}
+				lo, hi := b*block, min((b+1)*block, j.l.size)
+				h := lo - lo%step + first
+				if h < lo {
+					h += step
+				}
+				for ; h < hi; h += step {
+					if f(h) {
+						found = true
+					}
+				}
+			}
+			if found {
+				any.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return any.Load()
 }
 
 // JudgeTier runs the rule pass over tier t, whose values without the
@@ -163,8 +218,9 @@ func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 		return nil, nil
 	}
 	l := g.mustLayout(t)
-	j := &judge{g: g, l: l, t: t, st: make([]uint8, l.size), fl: make([]uint16, l.size),
-		round: make([]uint8, l.size), rule: make([]Rule, l.size), plies: make([]uint16, l.size)}
+	j := &judge{g: g, l: l, t: t, st: make([]uint8, l.size), fl: make([]uint32, l.size),
+		round: make([]uint8, l.size), rule: make([]Rule, l.size), plies: make([]uint16, l.size),
+		workers: runtime.GOMAXPROCS(0)}
 	j.init(value, child)
 	j.initCheckChase()
 	done := [2]bool{}
@@ -209,9 +265,7 @@ func (j *judge) load(h uint64) (state, ruleBoard) {
 
 // init sets the states from the values and the capture draws.
 func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) {
-	var st state
-	var buf [128]xq.Move
-	for h := uint64(0); h < j.l.size; h++ {
+	j.each(0, 1, func(h uint64) bool {
 		switch value(tiergame.Position(h)) {
 		case tiergame.Win:
 			j.st[h] = stWin
@@ -221,24 +275,25 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 			j.st[h] = stDraw
 		case tiergame.Draw:
 			j.st[h] = stUnknown
-		default:
-			continue
 		}
 		if j.st[h] != stUnknown {
-			continue
+			return false
 		}
+		var st state
 		j.l.load(h, &st)
+		var buf [128]xq.Move
 		for _, m := range st.b.LegalMoves(st.pl.side, buf[:0]) {
 			if st.b.At(m.To) == xq.NoPiece {
 				continue
 			}
 			c := j.g.child(&st, h, j.t, m)
-			if child(c) == tiergame.Draw || child(c) == tiergame.Tie {
-				j.fl[h] |= fCapDraw
+			if v := child(c); v == tiergame.Draw || v == tiergame.Tie {
+				j.orFlag(h, fCapDraw)
 				break
 			}
 		}
-	}
+		return false
+	})
 }
 
 // known reports whether position h's value is settled (or h is none).
@@ -263,11 +318,11 @@ func (j *judge) quiets(st *state, h uint64, dst []xq.Move) ([]xq.Move, []uint64)
 // initCheckChase marks, once, every undecided position in check or
 // answering a chase, and the undecided positions its answers reach.
 func (j *judge) initCheckChase() {
-	var buf [128]xq.Move
-	for h := uint64(0); h < j.l.size; h++ {
+	j.each(0, 1, func(h uint64) bool {
 		if j.st[h] != stUnknown {
-			continue
+			return false
 		}
+		var buf [128]xq.Move
 		st, rb := j.load(h)
 		check := rb.inCheck()
 		var ms []xq.Move
@@ -284,30 +339,32 @@ func (j *judge) initCheckChase() {
 			}
 			found = true
 			if check {
-				j.fl[c] |= fCheck
+				j.orFlag(c, fCheck)
 			} else {
-				j.fl[c] |= fChase
+				j.orFlag(c, fChase)
 			}
 		}
 		if found {
 			if check {
-				j.fl[h] |= fInCheck
+				j.orFlag(h, fInCheck)
 			} else {
-				j.fl[h] |= fInChase
+				j.orFlag(h, fInChase)
 			}
 		}
-	}
+		return false
+	})
 }
 
 // labelMay sets the working flags of every undecided position from its
 // lasting ones (a capture to a draw keeps a loss flag only beside the
 // win flag of the same rule).
 func (j *judge) labelMay() {
-	for h := range j.fl {
-		if j.st[h] != stUnknown || j.fl[h]&fSticky == 0 {
-			continue
+	j.each(0, 1, func(h uint64) bool {
+		f := j.flag(h)
+		if j.st[h] != stUnknown || f&fSticky == 0 {
+			return false
 		}
-		f := j.fl[h] &^ (fWorking | fListed)
+		f &^= fWorking | fListed
 		if f&fInCheck != 0 {
 			f |= fCheckWin
 		}
@@ -331,8 +388,9 @@ func (j *judge) labelMay() {
 		if f&fWorking != 0 {
 			f |= fListed
 		}
-		j.fl[h] = f
-	}
+		j.setFlag(h, f)
+		return false
+	})
 }
 
 // removeFake removes the working flags whose cycles do not hold, in
@@ -365,24 +423,27 @@ func (j *judge) sweep(n, step int) bool {
 	}
 	found := false
 	for side := uint64(0); side < 2; side++ {
-		for h := side; h < j.l.size; h += 2 {
-			f := j.fl[h]
+		if j.each(side, 2, func(h uint64) bool {
+			f := j.flag(h)
 			if f&fListed == 0 || j.st[h] != stUnknown || f&mask == 0 {
-				continue
+				return false
 			}
-			var nf uint16
+			var nf uint32
 			if n%2 == 1 {
 				nf = j.removeLose(h, f, step)
 			} else {
 				nf = j.removeWin(h, f, step)
 			}
-			if nf != f {
-				found = true
-				if nf&fWorking == 0 {
-					nf &^= fListed
-				}
-				j.fl[h] = nf
+			if nf == f {
+				return false
 			}
+			if nf&fWorking == 0 {
+				nf &^= fListed
+			}
+			j.setFlag(h, nf)
+			return true
+		}) {
+			found = true
 		}
 	}
 	return found
@@ -392,10 +453,10 @@ func (j *judge) sweep(n, step int) bool {
 // by the same rule (xiangqitb's fourth step), and reports whether it
 // cleared any.
 func (j *judge) mutual() bool {
-	found := false
-	for h, f := range j.fl {
+	return j.each(0, 1, func(h uint64) bool {
+		f := j.flag(h)
 		if f&fListed == 0 || j.st[h] != stUnknown {
-			continue
+			return false
 		}
 		nf := f
 		if f&fCheckWin != 0 && f&fCheckLose != 0 {
@@ -404,16 +465,18 @@ func (j *judge) mutual() bool {
 		if f&fChaseWin != 0 && f&fChaseLose != 0 {
 			nf &^= fChaseWin | fChaseLose
 		}
-		if nf != f {
-			found = true
-			j.fl[h] = nf
+		if nf == f {
+			return false
 		}
-	}
-	return found
+		j.setFlag(h, nf)
+		return true
+	})
 }
 
 // fail records the first position the pass cannot judge.
 func (j *judge) fail(h uint64, what string) {
+	j.errMu.Lock()
+	defer j.errMu.Unlock()
 	if j.err == nil {
 		j.err = fmt.Errorf("%w: %s %s: %s", ErrRules, j.l.m, j.g.Format(j.t, tiergame.Position(h)), what)
 	}
@@ -424,7 +487,7 @@ func (j *judge) fail(h uint64, what string) {
 // loss only by moves that keep checking (or chasing) into positions
 // where the other side may win by the rule (xiangqitb's
 // check_remove_lose).
-func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
+func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 	longCheck, longChase := tt&fCheckLose != 0, tt&fChaseLose != 0
 	if tt&fCapDraw != 0 {
 		changed := false
@@ -475,7 +538,7 @@ func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
 				if j.known(c2) {
 					continue
 				}
-				if j.fl[c2]&fChaseLose != 0 && !crb.givesCheck(m2) {
+				if j.flag(c2)&fChaseLose != 0 && !crb.givesCheck(m2) {
 					if _, ok := crb.evades(m2); ok {
 						noCheck = true
 						break
@@ -506,7 +569,7 @@ func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
 					findNoCheck = true
 				}
 			} else {
-				e := j.fl[c]
+				e := j.flag(c)
 				if e&fCheckWin == 0 {
 					findNoCheck = true
 					if step == 3 && e&fCheckLose != 0 {
@@ -548,7 +611,7 @@ func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
 				findNoChase = true
 				continue
 			}
-			e := j.fl[c]
+			e := j.flag(c)
 			if longCheck && e&fCheckWin == 0 {
 				longCheck = false
 				tt &^= fCheckLose
@@ -600,7 +663,7 @@ func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
 					tt &^= fChaseLose
 				}
 			} else {
-				e := j.fl[c]
+				e := j.flag(c)
 				if longCheck {
 					if e&fCheckWin == 0 {
 						longCheck = false
@@ -640,13 +703,13 @@ func (j *judge) removeLose(h uint64, tt uint16, step int) uint16 {
 // side may lose by the rule, and for a chase, one after which the other
 // side keeps attacking the piece that fled (xiangqitb's
 // check_remove_win).
-func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
+func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 	st, rb := j.load(h)
 	var buf [128]xq.Move
 	ms, hs := j.quiets(&st, h, buf[:0])
 	if tt&fCheckWin != 0 {
 		for _, c := range hs {
-			if !j.known(c) && j.fl[c]&fCheckLose != 0 {
+			if !j.known(c) && j.flag(c)&fCheckLose != 0 {
 				return tt
 			}
 		}
@@ -676,7 +739,7 @@ func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
 				}
 				continue
 			}
-			e := j.fl[c]
+			e := j.flag(c)
 			if e&fChaseLose != 0 {
 				if evt, ok := rb.evades(m); ok {
 					if step == 1 {
@@ -694,7 +757,7 @@ func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
 		}
 		considerDouble := !(drawMoves && step <= 2)
 		for _, fg := range flights {
-			e := j.fl[fg.c]
+			e := j.flag(fg.c)
 			double := considerDouble && e&fChaseWin != 0
 			if double {
 				_, double = rb.chases(fg.m)
@@ -714,7 +777,7 @@ func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
 					}
 					continue
 				}
-				e2 := j.fl[c2]
+				e2 := j.flag(c2)
 				if e2&fChaseWin == 0 {
 					long = false
 					if !double {
@@ -750,7 +813,7 @@ func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
 	}
 	for i, m := range ms {
 		c := hs[i]
-		if j.known(c) || j.fl[c]&fChaseLose == 0 {
+		if j.known(c) || j.flag(c)&fChaseLose == 0 {
 			continue
 		}
 		evt, ok := rb.evades(m)
@@ -773,7 +836,7 @@ func (j *judge) removeWin(h uint64, tt uint16, step int) uint16 {
 				}
 				continue
 			}
-			if j.fl[c2]&fChaseWin == 0 {
+			if j.flag(c2)&fChaseWin == 0 {
 				long = false
 				break
 			}
@@ -798,7 +861,7 @@ func (j *judge) build(root xq.Side, round int) bool {
 		if j.st[h] != stUnknown {
 			continue
 		}
-		f := j.fl[h]
+		f := j.flag(h)
 		var r Rule
 		switch {
 		case f&(fCheckLose|fCheckWin) != 0:
@@ -835,7 +898,7 @@ func (j *judge) build(root xq.Side, round int) bool {
 					next = append(next, u)
 					continue
 				}
-				if j.fl[u]&fCapDraw != 0 {
+				if j.flag(u)&fCapDraw != 0 {
 					continue
 				}
 				st, _ := j.load(u)

@@ -147,7 +147,7 @@ type judge struct {
 	t     tiergame.Tier
 	st    []uint8
 	fl    []uint32 // read and written atomically: the sweeps run in parallel
-	round []uint8 // rule decisions: the round (0: none)
+	round []uint8  // rule decisions: the round (0: none)
 	rule  []Rule
 	plies []uint16
 	errMu sync.Mutex

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -142,16 +143,16 @@ const (
 
 // judge is the rule pass over one tier.
 type judge struct {
-	g     *Game
-	l     *layout
-	t     tiergame.Tier
-	st    []uint8
-	fl    []uint32 // read and written atomically: the sweeps run in parallel
-	round []uint8  // rule decisions: the round (0: none)
-	rule  []Rule
-	plies []uint16
-	errMu sync.Mutex
-	err   error
+	g  *Game
+	l  *layout
+	t  tiergame.Tier
+	st []uint8
+	fl []uint32 // read and written atomically: the sweeps run in parallel
+	// decided holds the rule decisions, by position: few beside the
+	// tier, so kept apart from the arrays of every position.
+	decided map[uint64]decision
+	errMu   sync.Mutex
+	err     error
 	// workers is how many goroutines the passes over the tier use.
 	workers int
 }
@@ -219,7 +220,7 @@ func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 	}
 	l := g.mustLayout(t)
 	j := &judge{g: g, l: l, t: t, st: make([]uint8, l.size), fl: make([]uint32, l.size),
-		round: make([]uint8, l.size), rule: make([]Rule, l.size), plies: make([]uint16, l.size),
+		decided: map[uint64]decision{},
 		workers: runtime.GOMAXPROCS(0)}
 	j.init(value, child)
 	j.initCheckChase()
@@ -243,15 +244,18 @@ func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 		}
 	}
 	var out []RuleDecision
-	for h, r := range j.round {
-		if r == 0 {
-			continue
-		}
+	hs := make([]uint64, 0, len(j.decided))
+	for h := range j.decided {
+		hs = append(hs, h)
+	}
+	slices.Sort(hs)
+	for _, h := range hs {
+		d := j.decided[h]
 		v := tiergame.Win
 		if j.st[h] == stLose {
 			v = tiergame.Lose
 		}
-		out = append(out, RuleDecision{Pos: tiergame.Position(h), Value: v, Round: int(r), Rule: j.rule[h], Plies: int(j.plies[h])})
+		out = append(out, RuleDecision{Pos: tiergame.Position(h), Value: v, Round: int(d.round), Rule: d.rule, Plies: int(d.plies)})
 	}
 	return out, nil
 }
@@ -894,7 +898,7 @@ func (j *judge) build(root xq.Side, round int) bool {
 					continue
 				}
 				if mover == root {
-					j.decide(u, stWin, round, j.rule[h], n)
+					j.decide(u, stWin, round, j.decided[h].rule, n)
 					next = append(next, u)
 					continue
 				}
@@ -911,8 +915,8 @@ func (j *judge) build(root xq.Side, round int) bool {
 						lost = false
 						break
 					}
-					if j.round[c] == uint8(round) && (r == RuleNone || j.rule[c] < r) {
-						r = j.rule[c]
+					if d, ok := j.decided[c]; ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
+						r = d.rule
 					}
 				}
 				if lost {
@@ -929,12 +933,17 @@ func (j *judge) build(root xq.Side, round int) bool {
 	}
 }
 
+// decision is a rule decision: the round, the rule, the plies.
+type decision struct {
+	round uint8
+	rule  Rule
+	plies uint16
+}
+
 // decide records a rule decision.
 func (j *judge) decide(h uint64, s uint8, round int, r Rule, plies int) {
 	j.st[h] = s
-	j.round[h] = uint8(round)
-	j.rule[h] = r
-	j.plies[h] = uint16(min(plies, 1<<16-1))
+	j.decided[h] = decision{round: uint8(round), rule: r, plies: uint16(min(plies, 1<<16-1))}
 }
 
 // Rule-decided records keep the game's value and remoteness form: the

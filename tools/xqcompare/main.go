@@ -72,7 +72,7 @@ func run(material, rulesDir, plainDir, dump string) error {
 	defer f.Close()
 	letters := map[string]tiergame.Value{"W": tiergame.Win, "L": tiergame.Lose, "D": tiergame.Draw}
 	var n, differ, oursRule, theirsRule, foreign int
-	seen := map[string]bool{}
+	seen := map[tiergame.Tier][]uint64{} // bit sets of the positions compared, by tier
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -89,10 +89,6 @@ func run(material, rulesDir, plainDir, dump string) error {
 		}
 		for _, bb := range []xq.Board{b, b.Mirror()} {
 			fen := bb.FEN(side)
-			if seen[fen] {
-				continue
-			}
-			seen[fen] = true
 			t, p, err := g.Parse(fen)
 			if err != nil {
 				var tm *xiangqi.TooManyPieces
@@ -102,6 +98,15 @@ func run(material, rulesDir, plainDir, dump string) error {
 				foreign++ // the dump's colours the other way round: not this endgame
 				continue
 			}
+			set := seen[t]
+			if set == nil {
+				set = make([]uint64, (g.TierSize(t)+63)/64)
+				seen[t] = set
+			}
+			if set[p/64]>>(p%64)&1 != 0 {
+				continue // a symmetric position, or the dump's mirror of an earlier line
+			}
+			set[p/64] |= 1 << (p % 64)
 			rec, err := o.Lookup(t, p)
 			if err != nil {
 				return fmt.Errorf("%s: %w", fen, err)

@@ -11,8 +11,8 @@
 
 int main(int argc, char** argv)
 {
-	if (argc != 3) {
-		std::fprintf(stderr, "usage: dump WDLDIR NAME (e.g. KRKN)\n");
+	if (argc != 3 && argc != 4) {
+		std::fprintf(stderr, "usage: dump WDLDIR NAME [gen] (e.g. KRKN; gen for a table of the same pieces on both sides, read from its .gen file)\n");
 		return 2;
 	}
 	init_possible();
@@ -23,7 +23,7 @@ int main(int argc, char** argv)
 	paths.init_directories();
 	const Piece_Config ps{std::string(argv[2])};
 	const Piece_Config_For_Gen epsi(ps);
-	WDL_File_For_Probe wdl(paths, ps, false);
+	WDL_File_For_Probe wdl(paths, ps, argc == 4);
 	const char* names[] = { "D", "L", "W", "X" };
 	char fen[MAX_FEN_LENGTH];
 	for (size_t i = 0; i < epsi.num_positions(); ++i) {

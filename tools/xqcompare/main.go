@@ -20,6 +20,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 func main() {
@@ -47,7 +48,9 @@ func open(material, rules, dir string) (tiergame.Game, *oracle.Oracle, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := oracle.Open(dir, g)
+	// One cache holds the decompressed blocks: the dump's order is not the
+	// databases', so without it a block would be decompressed again and again.
+	o, err := oracle.OpenWith(dir, g, oracle.Options{Cache: valuedb.NewBlockCache(2 << 30)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -75,6 +75,8 @@ func run(material, rulesDir, plainDir, dump string) error {
 	defer f.Close()
 	letters := map[string]tiergame.Value{"W": tiergame.Win, "L": tiergame.Lose, "D": tiergame.Draw}
 	var n, differ, oursRule, theirsRule, foreign int
+	declared := map[string]int{} // positions the rules declared lost, by the rule broken
+	rr := g.(tiergame.RuleReader)
 	seen := map[tiergame.Tier][]uint64{} // bit sets of the positions compared, by tier
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -115,6 +117,9 @@ func run(material, rulesDir, plainDir, dump string) error {
 				return fmt.Errorf("%s: %w", fen, err)
 			}
 			n++
+			if _, plies, ok := rr.RuleRecord(rec.Value(), rec.Remoteness()); ok && plies == 0 {
+				declared[rr.RuleBroken(t, p)]++
+			}
 			if rec.Value() != want {
 				differ++
 				if differ <= 10 {
@@ -145,6 +150,7 @@ func run(material, rulesDir, plainDir, dump string) error {
 	if po != nil {
 		fmt.Printf("; values changed by the rules: ours %d, xiangqitb %d", oursRule, theirsRule)
 	}
+	fmt.Printf("; declared lost by the rules (ours): %v", declared)
 	fmt.Println()
 	if differ > 0 {
 		return fmt.Errorf("%d positions differ", differ)

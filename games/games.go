@@ -95,6 +95,8 @@ var bundled = []Spec{
 			{"material", "", "the endgame, red's pieces v black's: KRvK, KRNvKAABB (K A B N R C P; E for B, H for N); " +
 				"unset: every endgame of at most maxpieces pieces, solved from seeds only (levelctl import, then tierd solve --from DIR)"},
 			{"maxpieces", "6", "without material: the most pieces, generals included, of the endgames the variant holds"},
+			{"rules", "none", "chessdb: perpetual check and perpetual chase lose, as ChessDB's tables (its generator xiangqitb) decide them, " +
+				"where both sides have a chariot, horse, cannon or soldier (docs/xiangqi-rules.md); none: play that never ends is a draw"},
 		},
 		New: xiangqi.New,
 	},

@@ -22,10 +22,13 @@
 //
 // The rules are internal/xq's: a side with no legal move, checkmated or
 // stalemated, loses (remoteness 0); remoteness is the distance to mate in
-// plies, the fastest for the winner and the slowest for the loser. The
-// repetition rules of xiangqi (perpetual check and chase) are not
-// modelled: play that goes on for ever is a draw, as in the common
-// rule-tolerant tablebases.
+// plies, the fastest for the winner and the slowest for the loser. By
+// default the repetition rules of xiangqi (perpetual check and chase) are
+// not modelled: play that goes on for ever is a draw, as in the common
+// rule-tolerant tablebases. Option rules=chessdb applies them as ChessDB's
+// tables do (rules.go, chase.go, docs/xiangqi-rules.md): after each tier's
+// retrograde analysis a rule pass (JudgeTier) declares lost the side that
+// can hold only by perpetual check or chase, and spreads the new results.
 //
 // Positions are written as xiangqi FEN, ranks from black's side, with the
 // side to move ("3k5/9/9/9/9/9/9/9/9/R3K4 w"), moves in ICCS ("a0a9").

@@ -27,17 +27,6 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-func (p *Program) registerRun() {
-	p.cli.Register(&cli.Command{Name: "games", Usage: "games [--json]", Run: p.runGames,
-		Summary: "list the bundled games and their options"})
-	p.cli.Register(&cli.Command{Name: "reach", Run: p.runReach,
-		Usage:   "reach --game NAME [--option K=V,...] [--symmetry] [--workers N] --out DIR [--json]",
-		Summary: "find every tier's reachable positions and write the level files"})
-	p.cli.Register(&cli.Command{Name: "solve", Run: p.runSolve,
-		Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--from DIR] [--workers N] [--out DIR] [--json]",
-		Summary: "reachability then solving: level files and value databases (resumes a stopped run)"})
-}
-
 // jobFlags are the flags of reach and solve.
 type jobFlags struct {
 	prog              string // the program\'s name, in messages

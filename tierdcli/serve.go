@@ -13,12 +13,6 @@ import (
 	"github.com/tiersolve/tiersolve/serve"
 )
 
-func (p *Program) registerServe() {
-	p.cli.Register(&cli.Command{Name: "serve", Run: p.runServe,
-		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE] [--scratch DIR] [--drain-delay DURATION]",
-		Summary: "serve solved runs over HTTP, read-only: a page at /, the answers of query at /api/v1/, the GamesCrafters universal API at /universal/v1/; SIGTERM drains and stops"})
-}
-
 func (p *Program) runServe(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "serve")
 	dbs := fs.String("db", "", "solved run folders, comma-separated")

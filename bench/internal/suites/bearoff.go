@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -98,7 +97,7 @@ func Bearoff() harness.Suite {
 			}
 			return append(gs, matchGroup(cfg))
 		},
-		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff, "bearoff-match": runBearoffMatch},
+		Jobs: map[string]harness.JobFunc{"bearoff": harness.JobOf(runBearoff), "bearoff-match": harness.JobOf(runBearoffMatch)},
 		Columns: []harness.Column{
 			{Key: "positions", Header: "positions", Format: "%.0f"},
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
@@ -117,25 +116,12 @@ type bearoffArgs struct {
 	Cube     string `json:"cube,omitempty"` // "money": also the cubeful planes
 }
 
-func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a bearoffArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runBearoff(ctx context.Context, env harness.JobEnv, a bearoffArgs) (harness.Sample, error) {
 	option := fmt.Sprintf("checkers=%d,points=6", a.Checkers)
 	if a.Cube != "" {
 		option += ",cube=" + a.Cube
 	}
-	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: option, Workers: a.Workers}))
-}
-
-// mustArgs encodes a job's arguments, for a job that runs another.
-func mustArgs(v any) json.RawMessage {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // a struct of numbers and strings always encodes
-	}
-	return raw
+	return runSolve(ctx, env, solveArgs{Game: "bearoff", Option: option, Workers: a.Workers})
 }
 
 // matchGroup is bearoff/match/6x6: a match-play query at a new score, the
@@ -164,11 +150,7 @@ type bearoffMatchArgs struct {
 	Away     [2]int `json:"away"`
 }
 
-func runBearoffMatch(ctx context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a bearoffMatchArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runBearoffMatch(ctx context.Context, _ harness.JobEnv, a bearoffMatchArgs) (harness.Sample, error) {
 	table, err := met.ReadFile(met.DefaultFile)
 	if err != nil {
 		return harness.Sample{}, err

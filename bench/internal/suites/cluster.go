@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -57,8 +56,8 @@ func Cluster() harness.Suite {
 			}
 			return append(gs, partsGroups(cfg)...)
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster, "processes": runClusterProcesses,
-			"tierd-solve": runTierdSolve, "parts": runParts},
+		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "cluster": harness.JobOf(runCluster), "processes": harness.JobOf(runClusterProcesses),
+			"tierd-solve": harness.JobOf(runTierdSolve), "parts": harness.JobOf(runParts)},
 		Columns: clusterColumns(),
 	}
 }
@@ -113,11 +112,7 @@ func clusterColumns() []harness.Column {
 
 // runCluster starts 3 coordinators and Workers one-thread workers, runs
 // the game from submit to done (the time compared), then fetches it.
-func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a solveArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runCluster(ctx context.Context, env harness.JobEnv, a solveArgs) (harness.Sample, error) {
 	c, err := clustertest.Start(filepath.Join(env.Dir, "cluster"), 3, clustertest.Config{NewGame: games.New})
 	if err != nil {
 		return harness.Sample{}, err

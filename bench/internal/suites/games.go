@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"runtime"
 	"strings"
 	"time"
@@ -106,7 +105,7 @@ func Games() harness.Suite {
 			}
 			return gs
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "memo": runMemo},
+		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "memo": harness.JobOf(runMemo)},
 		Columns: []harness.Column{
 			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
 			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
@@ -138,11 +137,7 @@ type memoArgs struct {
 	Height int `json:"height"`
 }
 
-func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a solveArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runSolve(ctx context.Context, env harness.JobEnv, a solveArgs) (harness.Sample, error) {
 	if a.Cores > 0 {
 		runtime.GOMAXPROCS(a.Cores) // the job runs in a child process of its own
 	}
@@ -160,11 +155,7 @@ func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 		Facts: map[string]string{"start": st.Start}}, nil
 }
 
-func runMemo(_ context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a memoArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runMemo(_ context.Context, _ harness.JobEnv, a memoArgs) (harness.Sample, error) {
 	t0 := time.Now()
 	r, err := connect4memo.Solve(a.Width, a.Height)
 	if err != nil {

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -106,7 +105,7 @@ func Interfaces() harness.Suite {
 			}
 			return gs
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runIface},
+		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runIface)},
 		Columns: []harness.Column{
 			{Key: "reach_cpu_s", Header: "reach CPU s", Format: "%.3g"},
 			{Key: "solve_cpu_s", Header: "solve CPU s", Format: "%.3g"},
@@ -135,11 +134,7 @@ type ifaceArgs struct {
 // ifaceGames are the bundled games and the guide's example.
 var ifaceGames = games.Default().With(dodgem.Spec)
 
-func runIface(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a ifaceArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runIface(ctx context.Context, env harness.JobEnv, a ifaceArgs) (harness.Sample, error) {
 	g, err := ifaceGames.New(a.Game, a.Option)
 	if err != nil {
 		return harness.Sample{}, err

@@ -62,7 +62,7 @@ func Scaling() harness.Suite {
 			}
 			return gs
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "merge": runMerge, "prepare-merge": prepareMerge},
+		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "merge": harness.JobOf(runMerge), "prepare-merge": harness.JobOf(prepareMerge)},
 		Columns: []harness.Column{
 			{Key: "speedup", Header: "speed-up", Format: "%.2fx"},
 			{Key: "positions_per_s", Header: "positions/s", Format: "si"},

@@ -123,7 +123,7 @@ func Serve() harness.Suite {
 				Estimate: serveDuration + serveWarmup + 5*time.Second + gamesmanQueries*100*time.Millisecond})
 			return append(gs, uniGroup(cfg))
 		},
-		Jobs: map[string]harness.JobFunc{"setup": runServeSetup, "load": runServeLoad, "gamesman": runGamesmanQuery,
+		Jobs: map[string]harness.JobFunc{"setup": harness.JobOf(runServeSetup), "load": harness.JobOf(runServeLoad), "gamesman": harness.JobOf(runGamesmanQuery),
 			"gamesmanuni": runGamesmanUni},
 		Columns: []harness.Column{
 			{Key: "answers_per_s", Header: "answers/s", Format: "si"},
@@ -210,11 +210,7 @@ func findRun(dir, game, option string) (string, error) {
 // of it: a tier with the weight of its reachable count, a uniform rank
 // in its level file, the game's Format of that member. The seed is
 // fixed, so every group of a run asks the same positions.
-func runServeSetup(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a serveSetupArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runServeSetup(ctx context.Context, env harness.JobEnv, a serveSetupArgs) (harness.Sample, error) {
 	r, err := serveRunByName(a.Run)
 	if err != nil {
 		return harness.Sample{}, err
@@ -303,12 +299,9 @@ func drawPositions(ctx context.Context, dir string, n int, rng *rand.Rand) ([]st
 	return out, nil
 }
 
-// serveJobStart decodes a serve group's job arguments and finds what the
-// job works on: the group's run and what the group's Setup wrote.
-func serveJobStart(env harness.JobEnv, raw json.RawMessage) (a serveLoadArgs, r serveRun, dir string, ps []string, err error) {
-	if err = harness.DecodeArgs(raw, &a); err != nil {
-		return
-	}
+// serveJobStart finds what a serve group's job works on: the group's run
+// and what the group's Setup wrote.
+func serveJobStart(env harness.JobEnv, a serveLoadArgs) (r serveRun, dir string, ps []string, err error) {
 	if r, err = serveRunByName(a.Run); err != nil {
 		return
 	}
@@ -506,8 +499,8 @@ func universalPosition(game, p string) (string, error) {
 // answers) and reports the answers a second, latency percentiles,
 // errors, and the server's CPU seconds over the load and its peak RSS.
 // The time compared is the wall time per answer.
-func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	a, r, dir, ps, err := serveJobStart(env, raw)
+func runServeLoad(ctx context.Context, env harness.JobEnv, a serveLoadArgs) (harness.Sample, error) {
+	r, dir, ps, err := serveJobStart(env, a)
 	if err != nil {
 		return harness.Sample{}, err
 	}

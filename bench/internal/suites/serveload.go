@@ -264,8 +264,8 @@ type gamesmanValue struct {
 // `gamesman solve quixo 1` wrote its data (--gamesman-data). It checks
 // every answer's value against the run's (oracle.Oracle); the time is
 // the wall time per query.
-func runGamesmanQuery(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	_, r, dir, ps, err := serveJobStart(env, raw)
+func runGamesmanQuery(ctx context.Context, env harness.JobEnv, a serveLoadArgs) (harness.Sample, error) {
+	r, dir, ps, err := serveJobStart(env, a)
 	if err != nil {
 		return harness.Sample{}, err
 	}

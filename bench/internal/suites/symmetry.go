@@ -42,7 +42,7 @@ func Symmetry() harness.Suite {
 			}
 			return gs
 		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve},
+		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve)},
 		Columns: []harness.Column{
 			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
 			{Key: "solve_s", Header: "solve s", Format: "%.3g"},

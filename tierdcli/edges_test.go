@@ -17,10 +17,7 @@ import (
 // The rough edges a newcomer hit (issue 11), one check each.
 
 func TestVerifySaysWhatItChecked(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	code, stdout, _ := tierd(t, "verify", "--db", dir)
 	if code != 0 || stdout != dir+": ok: 20 files match the manifest (size and SHA-256); 5478 positions in 10 tiers re-derived from their children\n" {
 		t.Errorf("verify: exit %d, %q", code, stdout)
@@ -57,18 +54,12 @@ func TestHelpOnStdout(t *testing.T) {
 // query takes the game and options from the run, and positions that start
 // with '-' need no "--".
 func TestQueryDefaultsToTheRun(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", "moves:")
 	if code != 0 || !strings.Contains(stdout, `"value":"tie","remoteness":12`) {
 		t.Errorf("query without --game: exit %d, %q %q", code, stdout, stderr)
 	}
-	ttt := filepath.Join(t.TempDir(), "ttt")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", ttt); code != 0 {
-		t.Fatal(stderr)
-	}
+	ttt := solved(t, "ttt", "tictactoe", "")
 	for _, args := range [][]string{
 		{"query", "--db", ttt, "---/---/---"},
 		{"query", "--db", ttt, "--json", "---/---/---"},
@@ -90,10 +81,7 @@ func TestQueryDefaultsToTheRun(t *testing.T) {
 }
 
 func TestAlreadySolvedSaysSo(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	code, stdout, _ := tierd(t, "solve", "--game", "tictactoe", "--out", dir)
 	if code != 0 || !strings.Contains(stdout, "tictactoe (default): 5478 positions, already solved, in ") || !strings.Contains(stdout, "s when it ran;") {
 		t.Errorf("solve of a solved run: exit %d, %q", code, stdout)
@@ -141,10 +129,7 @@ func TestDefaultFolderIsNamed(t *testing.T) {
 // written with the old names (the option as given, "width=4,height=3")
 // is still read: resumed, verified, queried and repaired in place.
 func TestPortableNamesAndOldFolders(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if strings.ContainsAny(filepath.Base(path), "=,") || strings.Contains(path, "_-") {
 			t.Errorf("name is not portable: %s", path)
@@ -193,10 +178,7 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 			t.Errorf("tierd %s of a missing folder: exit %d, %q", args[0], code, stderr)
 		}
 	}
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	m, _ := runfolder.LoadManifest(dir)
 	for _, path := range []string{m.Tiers[1].Level.Path, m.Tiers[1].DB.Path} {
 		flipByte(t, filepath.Join(dir, path))
@@ -244,10 +226,7 @@ func TestProgramName(t *testing.T) {
 // position after the move, for the player to move there); the old value
 // (the mover's) and remoteness (the child's) stay for one release.
 func TestQueryJSONViews(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	flip := map[string]string{"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
 	for _, pos := range []string{"---/---/---", "x-o/-x-/--o", "xx-/oo-/---", "xo-/-x-/--o"} {
 		code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", pos)

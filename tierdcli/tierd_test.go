@@ -28,6 +28,22 @@ func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log st
 	return code, out.String(), errb.String(), logb.String()
 }
 
+// solved solves game (with option, unless it is "") in-process into a
+// new folder named folder, with solve's other flags, fails the test if
+// the solve fails, and returns the folder.
+func solved(t *testing.T, folder, game, option string, flags ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), folder)
+	args := []string{"solve", "--game", game, "--out", dir}
+	if option != "" {
+		args = append(args, "--option", option)
+	}
+	if code, _, stderr := tierd(t, append(args, flags...)...); code != 0 {
+		t.Fatalf("solve %s %s: exit %d: %s", game, option, code, stderr)
+	}
+	return dir
+}
+
 func TestSolveQueryVerify(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := tierd(t, "reach", "--game", "tictactoe", "--out", dir, "--json")

@@ -98,14 +98,8 @@ func Bearoff() harness.Suite {
 			return append(gs, matchGroup(cfg))
 		},
 		Jobs: map[string]harness.JobFunc{"bearoff": harness.JobOf(runBearoff), "bearoff-match": harness.JobOf(runBearoffMatch)},
-		Columns: []harness.Column{
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "db_bytes", Header: "databases", Format: "bytes"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "cube_states", Header: "cube states", Format: "%.0f"},
-			{Key: "fact:start", Header: "start"},
-		},
+		Columns: []harness.Column{colPositions, colPositionsPerS, colDBBytes, colPeakRSS,
+			{Key: "cube_states", Header: "cube states", Format: "%.0f"}, colStart},
 	}
 }
 

@@ -67,8 +67,8 @@ func Cluster() harness.Suite {
 // and every worker's peak resident set.
 func clusterColumns() []harness.Column {
 	cols := []harness.Column{
-		{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-		{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
+		colPositionsPerS,
+		colCPUS,
 		{Key: "cpu_s_ratio", Header: "CPU ratio", Format: "%.3g"},
 		{Key: "cpu_coordinators_s", Header: "CPU s coordinators", Format: "%.3g"},
 		{Key: "cpu_workers_s", Header: "CPU s workers", Format: "%.3g"},
@@ -106,7 +106,7 @@ func clusterColumns() []harness.Column {
 		harness.Column{Key: "store_bytes", Header: "store", Format: "bytes"},
 		harness.Column{Key: "fetch_s", Header: "fetch s", Format: "%.3g"},
 		harness.Column{Key: "fact:same_bytes", Header: "= tierd solve"},
-		harness.Column{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+		colPeakRSS,
 	)
 }
 

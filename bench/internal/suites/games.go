@@ -105,17 +105,9 @@ func Games() harness.Suite {
 			}
 			return gs
 		},
-		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "memo": harness.JobOf(runMemo)},
-		Columns: []harness.Column{
-			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
-			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "fact:start", Header: "start"},
-		},
-		Charts: gamesCharts,
+		Jobs:    map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "memo": harness.JobOf(runMemo)},
+		Columns: []harness.Column{colReachS, colSolveS, colPositions, colPositionsPerS, colCPUS, colPeakRSS, colStart},
+		Charts:  gamesCharts,
 	}
 }
 

@@ -110,9 +110,7 @@ func Interfaces() harness.Suite {
 			{Key: "reach_cpu_s", Header: "reach CPU s", Format: "%.3g"},
 			{Key: "solve_cpu_s", Header: "solve CPU s", Format: "%.3g"},
 			{Key: "wall_s", Header: "wall s", Format: "%.3g"},
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "fact:start", Header: "start"},
+			colPositions, colPeakRSS, colStart,
 		},
 	}
 }

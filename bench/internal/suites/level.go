@@ -74,7 +74,7 @@ func Level() harness.Suite {
 			"merge":         harness.JobOf(runMerge),
 		},
 		Columns: []harness.Column{
-			{Key: "mpos_per_s", Header: "Mpos/s", Format: "%.3g"},
+			colMposPerS,
 			{Key: "mb_per_s", Header: "MB/s", Format: "%.0f"},
 			{Key: "bytes", Header: "file", Format: "bytes"},
 			{Key: "fact:type", Header: "type"},

@@ -65,9 +65,7 @@ func Scaling() harness.Suite {
 		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "merge": harness.JobOf(runMerge), "prepare-merge": harness.JobOf(prepareMerge)},
 		Columns: []harness.Column{
 			{Key: "speedup", Header: "speed-up", Format: "%.2fx"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "mpos_per_s", Header: "Mpos/s", Format: "%.3g"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+			colPositionsPerS, colMposPerS, colPeakRSS,
 		},
 		Charts: scalingCharts,
 	}

@@ -135,7 +135,7 @@ func Serve() harness.Suite {
 			{Key: "server_cpu_s", Header: "server CPU s", Format: "%.3g"},
 			{Key: "client_cpu_s", Header: "client CPU s", Format: "%.3g"},
 			{Key: "cache_bytes", Header: "--cache", Format: "bytes"},
-			{Key: "db_bytes", Header: "databases", Format: "bytes"},
+			colDBBytes,
 			{Key: "server_peak_rss_bytes", Header: "server peak RSS", Format: "bytes"},
 			{Key: "server_rss_anon_bytes", Header: "RSS anon at end", Format: "bytes"},
 			{Key: "server_rss_file_bytes", Header: "RSS file at end", Format: "bytes"},

@@ -16,6 +16,20 @@ func All() []harness.Suite {
 	return []harness.Suite{Level(), Games(), Symmetry(), Scaling(), Codecs(), Bearoff(), Cluster(), Interfaces(), Serve()}
 }
 
+// Columns that several suites show, named once so that a metric has the
+// same header and format in every table.
+var (
+	colPositions     = harness.Column{Key: "positions", Header: "positions", Format: "%.0f"}
+	colPositionsPerS = harness.Column{Key: "positions_per_s", Header: "positions/s", Format: "si"}
+	colMposPerS      = harness.Column{Key: "mpos_per_s", Header: "Mpos/s", Format: "%.3g"}
+	colReachS        = harness.Column{Key: "reach_s", Header: "reach s", Format: "%.3g"}
+	colSolveS        = harness.Column{Key: "solve_s", Header: "solve s", Format: "%.3g"}
+	colCPUS          = harness.Column{Key: "cpu_s", Header: "CPU s", Format: "%.3g"}
+	colDBBytes       = harness.Column{Key: "db_bytes", Header: "databases", Format: "bytes"}
+	colPeakRSS       = harness.Column{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"}
+	colStart         = harness.Column{Key: "fact:start", Header: "start"}
+)
+
 // childStart is the cost of starting a child process, for estimates.
 const childStart = 60 * time.Millisecond
 

@@ -43,15 +43,7 @@ func Symmetry() harness.Suite {
 			return gs
 		},
 		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve)},
-		Columns: []harness.Column{
-			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
-			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "level_bytes", Header: "level files", Format: "bytes"},
-			{Key: "db_bytes", Header: "databases", Format: "bytes"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "fact:start", Header: "start"},
-		},
+		Columns: []harness.Column{colReachS, colSolveS, colPositions, colPositionsPerS,
+			{Key: "level_bytes", Header: "level files", Format: "bytes"}, colDBBytes, colPeakRSS, colStart},
 	}
 }

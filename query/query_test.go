@@ -29,12 +29,7 @@ func solve(t *testing.T, game, option string, edit func(m *runfolder.Manifest)) 
 			t.Fatal(err)
 		}
 	}
-	o, err := oracle.Open(dir, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { o.Close() })
-	return o
+	return testrun.Oracle(t, dir, g)
 }
 
 func TestErrors(t *testing.T) {

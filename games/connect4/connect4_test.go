@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -36,21 +35,12 @@ func upTo(n int) func(tiergame.Tier) bool {
 	return func(t tiergame.Tier) bool { return int(t) <= n }
 }
 
-// maxTier returns how deep the vector tests explore: less under -short
-// and the race detector.
-func maxTier(full, short int) int {
-	if testing.Short() || race.Enabled {
-		return short
-	}
-	return full
-}
-
 // TestConformance checks Connect Four with the kit: every position of
 // small boards (4x4 but under -short and the race detector) and random
 // ones of larger boards.
 func TestConformance(t *testing.T) {
 	whole := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20}
-	some := tiergametest.Options{MaxPositions: samples(3000, 1000), Samples: samples(1000, 300), Hashes: samples(1000, 300)}
+	some := tiergametest.Options{MaxPositions: race.Samples(3000, 1000), Samples: race.Samples(1000, 300), Hashes: race.Samples(1000, 300)}
 	mid := whole // 4x4: 161,029 reachable positions
 	if testing.Short() || race.Enabled {
 		mid = some
@@ -99,7 +89,7 @@ func TestReachable6x5(t *testing.T) {
 		t.Fatalf("unexpected vector file: %dx%d, %d tiers", v.Width, v.Height, len(v.Reachable))
 	}
 	g := mustNew(t, 6, 5)
-	last := maxTier(11, 8)
+	last := race.Samples(11, 8)
 	got := tiergametest.Reach(t, g, upTo(last), nil)
 	for n := 0; n <= last; n++ {
 		if got[tiergame.Tier(n)] != v.Reachable[n] {
@@ -134,7 +124,7 @@ func TestReachable5x5(t *testing.T) {
 		want[int(n[0])] = n[1] + n[2] + n[3]
 	}
 	g := mustNew(t, 5, 5)
-	last := maxTier(12, 9)
+	last := race.Samples(12, 9)
 	got := tiergametest.Reach(t, g, upTo(last), nil)
 	for n := 0; n <= last; n++ {
 		if got[tiergame.Tier(n)] != want[n] {
@@ -283,25 +273,14 @@ func TestDecode(t *testing.T) {
 		k := (n + 1) / 2
 		for r := uint64(0); r < comb.Binom(n, k); r++ {
 			want := comb.Unrank(r, n, k)
-			var ps []int
-			for m := want; m != 0; m &= m - 1 {
-				ps = append(ps, bits.TrailingZeros64(m))
-			}
+			ps := places(want)
 			for delta := 0; delta < 2; delta++ {
 				var acc [32]uint64
 				if got := decode(n, k, delta, r, &acc); got != want {
 					t.Fatalf("decode(%d, %d, %d) = %b, want %b", n, k, r, got, want)
 				}
 				for a := 0; a <= k; a++ {
-					var v uint64
-					for i, p := range ps {
-						if i < a {
-							v += comb.Binom(p, i+1)
-						} else {
-							v += comb.Binom(p+1, i+1+delta)
-						}
-					}
-					if acc[a] != v {
+					if v := childTerms(ps, a, delta); acc[a] != v {
 						t.Fatalf("decode(%d, %d, %d), delta %d: acc[%d] = %d, want %d", n, k, r, delta, a, acc[a], v)
 					}
 				}

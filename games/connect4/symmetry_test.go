@@ -17,7 +17,7 @@ import (
 // of the symmetry).
 func TestSymmetry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	count := samples(200, 30)
+	count := race.Samples(200, 30)
 	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}} {
 		g := mustNew(t, size[0], size[1])
 		for n := 0; n <= g.cells; n++ {
@@ -64,12 +64,4 @@ func TestSymmetryOrbits(t *testing.T) {
 			}
 		}
 	}
-}
-
-// samples returns full, or short under -short and the race detector.
-func samples(full, short int) int {
-	if testing.Short() || race.Enabled {
-		return short
-	}
-	return full
 }

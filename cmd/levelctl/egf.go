@@ -10,6 +10,15 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/egf"
 )
 
+func init() {
+	program.Register(&cli.Command{
+		Name:    "egf",
+		Usage:   "egf [--json] FILE",
+		Summary: "print the header, moves and positions of a Xie Xie EGF xiangqi game",
+		Run:     runEGF,
+	})
+}
+
 // egfJSON is the --json output. Header strings are raw bytes of unknown
 // encoding; JSON shows invalid UTF-8 as U+FFFD.
 type egfJSON struct {

@@ -22,6 +22,24 @@ import (
 	"github.com/tiersolve/tiersolve/levelfile"
 )
 
+func init() {
+	program.Register(&cli.Command{Name: "info", Usage: "info [--json] FILE...", Run: runInfo,
+		Summary: "print type, dialect, min, max, bits per position, count and size of level files"})
+	program.Register(&cli.Command{Name: "validate", Usage: "validate FILE...", Run: runValidate,
+		Summary: "check level files completely; exit 1 if any is invalid"})
+	program.Register(&cli.Command{Name: "cat", Usage: "cat FILE", Run: runCat,
+		Summary: "print the reachable positions of a level file, ascending, one per line"})
+	program.Register(&cli.Command{Name: "write", Run: runWrite,
+		Usage:   "write [--type auto|0|1|2|3] [--dialect spec|classic] [--game NAME] [--symmetric] [--start S --end E] [--level N] -o OUT [INPUT]",
+		Summary: "write positions (whitespace-separated decimals from INPUT or stdin) as a level file"})
+	program.Register(&cli.Command{Name: "convert", Run: runConvert,
+		Usage:   "convert [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT IN",
+		Summary: "rewrite a level file with another type or dialect (the input's dialect by default)"})
+	program.Register(&cli.Command{Name: "merge", Run: runMerge,
+		Usage:   "merge [--type auto|0|1|2|3] [--dialect spec|classic] [--level N] -o OUT PARTIAL...",
+		Summary: "write the union of partial level files as one full level file"})
+}
+
 // fileInfo is the JSON form of `levelctl info --json`.
 type fileInfo struct {
 	File            string      `json:"file"`

@@ -13,6 +13,15 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/gnubgid"
 )
 
+func init() {
+	program.Register(&cli.Command{
+		Name:    "gnubg",
+		Usage:   "gnubg decode [--json] ID... | gnubg encode < JSON-lines",
+		Summary: "decode and encode GNU Backgammon position and match IDs",
+		Run:     runGnubg,
+	})
+}
+
 // runGnubg dispatches to decode or encode. Bad IDs or input lines are
 // reported one line each on stderr; the others are still processed, and
 // the command exits 1.

@@ -19,6 +19,15 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
+func init() {
+	program.Register(&cli.Command{
+		Name:    "import",
+		Usage:   "import --game NAME [--option K=V,...] --out DIR [--json] SOURCE...",
+		Summary: "turn the positions of .xg matches, gnubg Position ID lists and EGF xiangqi games into level files a run can start from (tierd solve --from)",
+		Run:     runImport,
+	})
+}
+
 // importSummary is what import reports (--json prints it).
 type importSummary struct {
 	Game       string         `json:"game"`

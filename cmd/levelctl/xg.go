@@ -12,6 +12,15 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
 )
 
+func init() {
+	program.Register(&cli.Command{
+		Name:    "xg",
+		Usage:   "xg [--json | --positions] FILE",
+		Summary: "print an eXtreme Gammon .xg/.xgp match: summary, records or positions",
+		Run:     runXG,
+	})
+}
+
 func runXG(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("xg"))
 	asJSON := fs.Bool("json", false, "print one JSON object per record (JSON lines)")

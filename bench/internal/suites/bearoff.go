@@ -70,11 +70,10 @@ func Bearoff() harness.Suite {
 				job := func(cube string) *harness.Job {
 					return harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores, Cube: cube})
 				}
-				params := map[string]float64{"workers": float64(cfg.Cores)}
 				g := harness.Group{ID: fmt.Sprintf("bearoff/6x%d", s.checkers), Table: "bearoff",
 					Title: fmt.Sprintf("bearoff, %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve",
 					Params:   map[string]float64{"checkers": float64(s.checkers)},
-					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject, Params: params, Job: job("")}},
+					Variants: []harness.Variant{workersVariant("tiersolve", results.KindSubject, cfg.Cores, job(""))},
 					Estimate: childStart + s.tier}
 				if !s.peer {
 					gs = append(gs, g)
@@ -83,7 +82,7 @@ func Bearoff() harness.Suite {
 				cube := harness.Group{ID: fmt.Sprintf("bearoff/cube/6x%d", s.checkers), Table: "bearoff-cube",
 					Title: fmt.Sprintf("bearoff with the cube (money), %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve-cube",
 					Params:   map[string]float64{"checkers": float64(s.checkers)},
-					Variants: []harness.Variant{{Name: "tiersolve-cube", Kind: results.KindSubject, Params: params, Job: job("money")}},
+					Variants: []harness.Variant{workersVariant("tiersolve-cube", results.KindSubject, cfg.Cores, job("money"))},
 					Estimate: 2*childStart + 3*s.tier + s.gnubg}
 				if bin == "" {
 					g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
@@ -127,8 +126,8 @@ func matchGroup(cfg harness.Config) harness.Group {
 	g := harness.Group{ID: "bearoff/match/6x6", Table: "bearoff-match", Title: "bearoff, match play at a new score, 6 checkers on 6 points",
 		Level: harness.Full, Reference: "5-3-of-7", Estimate: 2 * (childStart + 2*time.Second)}
 	for _, v := range []bearoffMatchArgs{{Checkers: 6, Length: 7, Away: [2]int{5, 3}}, {Checkers: 6, Length: 25, Away: [2]int{25, 25}}} {
-		g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("%d-%d-of-%d", v.Away[0], v.Away[1], v.Length), Kind: results.KindSubject,
-			Params: map[string]float64{"workers": float64(cfg.Cores)}, Job: harness.NewJob("bearoff-match", v)})
+		g.Variants = append(g.Variants, workersVariant(fmt.Sprintf("%d-%d-of-%d", v.Away[0], v.Away[1], v.Length), results.KindSubject,
+			cfg.Cores, harness.NewJob("bearoff-match", v)))
 	}
 	if _, err := os.Stat(met.DefaultFile); err != nil {
 		g.Skip = "gnubg's match equity tables are not installed (Debian package gnubg)"

@@ -43,12 +43,9 @@ func Cluster() harness.Suite {
 						Level:  level,
 						Params: map[string]float64{"workers": float64(w)}, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
 						Variants: []harness.Variant{
-							{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(w)},
-								Job: harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w})},
-							{Name: "cluster", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
-								Job: harness.NewJob("cluster", solveArgs{Game: s.game, Option: s.option, Workers: w})},
-							{Name: "processes", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
-								Job: harness.NewJob("processes", solveArgs{Game: s.game, Option: s.option, Workers: w})},
+							solveVariant("embedded", results.KindBaseline, s.solve(w, false)),
+							workersVariant("cluster", results.KindSubject, w, harness.NewJob("cluster", s.solve(w, false))),
+							workersVariant("processes", results.KindSubject, w, harness.NewJob("processes", s.solve(w, false))),
 						},
 						Estimate: 3*childStart + 3*s.tier*2/time.Duration(w) + 4*time.Second}
 					gs = append(gs, g)

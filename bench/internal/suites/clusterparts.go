@@ -103,8 +103,7 @@ func partsGroups(cfg harness.Config) []harness.Group {
 			Level: f.level, Params: params, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
 			Setup: harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve, Reference: true}),
 			Variants: []harness.Variant{
-				{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(solve.Workers)},
-					Job: harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve})},
+				workersVariant("embedded", results.KindBaseline, solve.Workers, harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve})),
 				{Name: "processes", Kind: results.KindSubject, Params: params,
 					Job: harness.NewJob("parts", partsArgs{Game: f.game, Option: f.option, Workers: f.workers, Ranges: f.ranges, Memory: f.memory})},
 			},

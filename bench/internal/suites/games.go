@@ -69,6 +69,11 @@ var gameSizes = []gameSize{
 	{game: "dshogi", name: "dshogi", level: harness.Explicit, onlySymmetry: true, tier: 2 * time.Hour},
 }
 
+// solve is the solve job of the game size with w workers.
+func (s gameSize) solve(w int, symmetry bool) solveArgs {
+	return solveArgs{Game: s.game, Option: s.option, Workers: w, Symmetry: symmetry}
+}
+
 // Games is the reach-and-solve suite: every bundled game and size, solved
 // by tiersolve with all cores, against the memoized baseline where there
 // is one, and against the peers given with --peer NAME@games/SIZE=COMMAND.
@@ -85,20 +90,14 @@ func Games() harness.Suite {
 				}
 				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
 					Level: s.level, Reference: "tiersolve",
-					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: s.onlySymmetry})}},
+					Variants: []harness.Variant{solveVariant("tiersolve", results.KindSubject, s.solve(cfg.Cores, s.onlySymmetry))},
 					Estimate: childStart + s.tier}
 				if s.symmetry {
-					g.Variants = append(g.Variants, harness.Variant{Name: "tiersolve-symmetry", Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: true})})
+					g.Variants = append(g.Variants, solveVariant("tiersolve-symmetry", results.KindSubject, s.solve(cfg.Cores, true)))
 					g.Estimate += childStart + s.tier/2
 				}
 				if s.memo {
-					g.Variants = append(g.Variants, harness.Variant{Name: "memo", Kind: results.KindBaseline,
-						Params: map[string]float64{"workers": 1},
-						Job:    harness.NewJob("memo", memoArgs{s.width, s.height})})
+					g.Variants = append(g.Variants, workersVariant("memo", results.KindBaseline, 1, harness.NewJob("memo", memoArgs{s.width, s.height})))
 					g.Estimate += childStart + s.memoTime
 				}
 				gs = append(gs, g)

@@ -97,8 +97,7 @@ func Interfaces() harness.Suite {
 				for _, v := range s.variants {
 					a := v.args
 					a.Game, a.Option, a.Workers = s.game, s.option, cfg.Cores
-					g.Variants = append(g.Variants, harness.Variant{Name: v.name, Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)}, Job: harness.NewJob("solve", a)})
+					g.Variants = append(g.Variants, workersVariant(v.name, results.KindSubject, cfg.Cores, harness.NewJob("solve", a)))
 					g.Estimate += childStart
 				}
 				gs = append(gs, g)

@@ -172,8 +172,7 @@ func levelMerge(bits int, d float64, cores int, lv harness.Level) harness.Group 
 	return harness.Group{ID: fmt.Sprintf("level/merge/%s/%s", pow2(bits), pct(d)), Table: "merge",
 		Title: fmt.Sprintf("merge %d partial files of %s positions, %s", mergeParts, pow2(bits), pct(d)), Level: lv,
 		Params: t.params(), Reference: "merge", Setup: harness.NewJob("prepare-merge", t),
-		Variants: []harness.Variant{{Name: "merge", Kind: results.KindSubject,
-			Params: map[string]float64{"workers": float64(cores)}, Job: harness.NewJob("merge", mergeArgs{t, cores})}},
+		Variants: []harness.Variant{workersVariant("merge", results.KindSubject, cores, harness.NewJob("merge", mergeArgs{t, cores}))},
 		Estimate: sampleCost(scale(bits, 0.1), 0, 200*time.Millisecond) + scale(bits, 0.1)}
 }
 

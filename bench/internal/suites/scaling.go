@@ -37,9 +37,8 @@ func Scaling() harness.Suite {
 				g := harness.Group{ID: "scaling/" + s.name, Table: "scaling", Title: strings.TrimSpace(s.game + " " + s.option + " reach+solve"),
 					Level: sg.level, Reference: "workers=1", Amdahl: true}
 				for _, w := range workerCounts(cfg.Cores) {
-					g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("workers=%d", w), Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(w)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w, Cores: w})})
+					g.Variants = append(g.Variants, solveVariant(fmt.Sprintf("workers=%d", w), results.KindSubject,
+						solveArgs{Game: s.game, Option: s.option, Workers: w, Cores: w}))
 					g.Estimate += childStart + s.tier*2/time.Duration(w)
 				}
 				gs = append(gs, g)
@@ -54,8 +53,7 @@ func Scaling() harness.Suite {
 					Level: m.level, Params: t.params(), Reference: "workers=1", Amdahl: true,
 					Setup: harness.NewJob("prepare-merge", t)}
 				for _, w := range workerCounts(cfg.Cores) {
-					g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("workers=%d", w), Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(w)}, Job: harness.NewJob("merge", mergeArgs{t, w})})
+					g.Variants = append(g.Variants, workersVariant(fmt.Sprintf("workers=%d", w), results.KindSubject, w, harness.NewJob("merge", mergeArgs{t, w})))
 					g.Estimate += sampleCost(scale(m.bits, 0.2)/time.Duration(w), 0, 200*time.Millisecond)
 				}
 				gs = append(gs, g)

@@ -33,6 +33,17 @@ var (
 // childStart is the cost of starting a child process, for estimates.
 const childStart = 60 * time.Millisecond
 
+// workersVariant is a variant that runs job with w workers; its
+// "workers" param, which the tables and the charts read, says so.
+func workersVariant(name, kind string, w int, job *harness.Job) harness.Variant {
+	return harness.Variant{Name: name, Kind: kind, Params: map[string]float64{"workers": float64(w)}, Job: job}
+}
+
+// solveVariant is a variant of the solve job (runSolve) with a.
+func solveVariant(name, kind string, a solveArgs) harness.Variant {
+	return workersVariant(name, kind, a.Workers, harness.NewJob("solve", a))
+}
+
 // sampleCost estimates one run of a job whose operation takes op, with
 // min the least time a sample takes (harness.Repeat) and setup the
 // untimed preparation in the child.

@@ -34,9 +34,7 @@ func Symmetry() harness.Suite {
 					if sym {
 						name = "symmetry"
 					}
-					g.Variants = append(g.Variants, harness.Variant{Name: name, Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: sym})})
+					g.Variants = append(g.Variants, solveVariant(name, results.KindSubject, s.solve(cfg.Cores, sym)))
 				}
 				gs = append(gs, g)
 			}

@@ -33,15 +33,34 @@ func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log st
 // the solve fails, and returns the folder.
 func solved(t *testing.T, folder, game, option string, flags ...string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), folder)
+	dir, _ := solvedPrinting(t, folder, game, option, flags...)
+	return dir
+}
+
+// solvedJSON is solved with --json: it decodes the summary solve prints
+// into sum.
+func solvedJSON(t *testing.T, sum any, folder, game, option string, flags ...string) string {
+	t.Helper()
+	dir, stdout := solvedPrinting(t, folder, game, option, append(flags, "--json")...)
+	if err := json.Unmarshal([]byte(stdout), sum); err != nil {
+		t.Fatalf("solve --json: %v: %s", err, stdout)
+	}
+	return dir
+}
+
+// solvedPrinting is solved, and returns what solve printed as well.
+func solvedPrinting(t *testing.T, folder, game, option string, flags ...string) (dir, stdout string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), folder)
 	args := []string{"solve", "--game", game, "--out", dir}
 	if option != "" {
 		args = append(args, "--option", option)
 	}
-	if code, _, stderr := tierd(t, append(args, flags...)...); code != 0 {
-		t.Fatalf("solve %s %s: exit %d: %s", game, option, code, stderr)
+	code, stdout, stderr := tierd(t, append(args, flags...)...)
+	if code != 0 {
+		t.Fatalf("solve %s %s %q: exit %d: %s", game, option, flags, code, stderr)
 	}
-	return dir
+	return dir, stdout
 }
 
 func TestSolveQueryVerify(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -56,6 +57,21 @@ func TestConformance(t *testing.T) {
 	} {
 		tc.opts.New = New
 		tiergametest.Check(t, mustNew(t, tc.w, tc.h), tc.opts)
+	}
+}
+
+// tiers yields every tier of a board of each of sizes (width, height),
+// with the board's game.
+func tiers(t testing.TB, sizes [][2]int) iter.Seq2[*Game, int] {
+	return func(yield func(*Game, int) bool) {
+		for _, size := range sizes {
+			g := mustNew(t, size[0], size[1])
+			for n := 0; n <= g.cells; n++ {
+				if !yield(g, n) {
+					return
+				}
+			}
+		}
 	}
 }
 
@@ -210,21 +226,18 @@ func TestReachableSmall(t *testing.T) {
 // (reachable or not) on several board sizes.
 func TestMovesAgainstHash(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			tier := tiergame.Tier(n)
-			for range 200 {
-				p := tiergame.Position(rng.Uint64N(g.TierSize(tier)))
-				x, o := g.unhash(n, p)
-				if ht, hp := g.hash(x, o); ht != tier || hp != p {
-					t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, tier, p, ht, hp)
-				}
-				v, children := g.Moves(tier, p, nil)
-				want := refMoves(g, x, o)
-				if v == tiergame.Undecided && !slices.Equal(children, want) {
-					t.Fatalf("%dx%d %s: children %v, want %v", g.w, g.h, g.Format(tier, p), children, want)
-				}
+	for g, n := range tiers(t, [][2]int{{7, 6}, {6, 5}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}}) {
+		tier := tiergame.Tier(n)
+		for range 200 {
+			p := tiergame.Position(rng.Uint64N(g.TierSize(tier)))
+			x, o := g.unhash(n, p)
+			if ht, hp := g.hash(x, o); ht != tier || hp != p {
+				t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, tier, p, ht, hp)
+			}
+			v, children := g.Moves(tier, p, nil)
+			want := refMoves(g, x, o)
+			if v == tiergame.Undecided && !slices.Equal(children, want) {
+				t.Fatalf("%dx%d %s: children %v, want %v", g.w, g.h, g.Format(tier, p), children, want)
 			}
 		}
 	}
@@ -326,17 +339,14 @@ func TestWalk(t *testing.T) {
 
 // TestHashBijectionSmall checks every hash of every tier of small boards.
 func TestHashBijectionSmall(t *testing.T) {
-	for _, size := range [][2]int{{3, 3}, {4, 3}, {2, 6}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			for p := tiergame.Position(0); uint64(p) < g.TierSize(tiergame.Tier(n)); p++ {
-				x, o := g.unhash(n, p)
-				if popcount(x) != (n+1)/2 || popcount(o) != n/2 || x&o != 0 {
-					t.Fatalf("%dx%d tier %d hash %d: bad board", g.w, g.h, n, p)
-				}
-				if ht, hp := g.hash(x, o); int(ht) != n || hp != p {
-					t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, n, p, ht, hp)
-				}
+	for g, n := range tiers(t, [][2]int{{3, 3}, {4, 3}, {2, 6}}) {
+		for p := tiergame.Position(0); uint64(p) < g.TierSize(tiergame.Tier(n)); p++ {
+			x, o := g.unhash(n, p)
+			if popcount(x) != (n+1)/2 || popcount(o) != n/2 || x&o != 0 {
+				t.Fatalf("%dx%d tier %d hash %d: bad board", g.w, g.h, n, p)
+			}
+			if ht, hp := g.hash(x, o); int(ht) != n || hp != p {
+				t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, n, p, ht, hp)
 			}
 		}
 	}

@@ -19,28 +19,22 @@ import (
 func TestCursorAgainstOld(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	count := race.Samples(400, 60)
-	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 5}, {6, 4}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}, {2, 2}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			tier := tiergame.Tier(n)
-			movescheck.Against(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
-		}
+	for g, n := range tiers(t, [][2]int{{7, 6}, {6, 5}, {5, 5}, {6, 4}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}, {2, 2}}) {
+		tier := tiergame.Tier(n)
+		movescheck.Against(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
 	}
 }
 
 // TestCursorEveryPosition runs one cursor through every hash of every
 // tier of small boards, in order.
 func TestCursorEveryPosition(t *testing.T) {
-	for _, size := range [][2]int{{4, 4}, {5, 3}, {3, 5}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			tier := tiergame.Tier(n)
-			ps := make([]tiergame.Position, g.TierSize(tier))
-			for i := range ps {
-				ps[i] = tiergame.Position(i)
-			}
-			movescheck.Against(t, g, tier, ps, g.oldMoves)
+	for g, n := range tiers(t, [][2]int{{4, 4}, {5, 3}, {3, 5}}) {
+		tier := tiergame.Tier(n)
+		ps := make([]tiergame.Position, g.TierSize(tier))
+		for i := range ps {
+			ps[i] = tiergame.Position(i)
 		}
+		movescheck.Against(t, g, tier, ps, g.oldMoves)
 	}
 }
 

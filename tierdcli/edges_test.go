@@ -1,16 +1,13 @@
 package tierdcli
 
 import (
-	"bytes"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -194,10 +191,8 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 // usage, its errors and the commands it suggests, never tierd's.
 func TestProgramName(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
-		code := New(games.Default()).Named("strip").Run(e, args)
-		return code, out.String(), errb.String()
+		code, stdout, stderr, _ := runProgram(New(games.Default()).Named("strip"), args...)
+		return code, stdout, stderr
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	for _, tc := range []struct {

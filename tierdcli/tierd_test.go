@@ -22,9 +22,15 @@ func tierd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // tierdLogged is tierd with its log records kept.
 func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log string) {
 	t.Helper()
+	return runProgram(New(games.Default()), args...)
+}
+
+// runProgram runs p in-process on args with an empty stdin, and returns
+// its exit code, its outputs and its log records.
+func runProgram(p *Program, args ...string) (code int, stdout, stderr, log string) {
 	var out, errb, logb bytes.Buffer
 	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.NewTextHandler(&logb, nil))}
-	code = New(games.Default()).Run(e, args)
+	code = p.Run(e, args)
 	return code, out.String(), errb.String(), logb.String()
 }
 

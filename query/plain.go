@@ -95,20 +95,15 @@ func Describe(value string, remoteness int) string {
 // encoding/json's Encoder writes for it (its newline included): a server
 // answers it without reflection.
 func (r *Result) AppendJSON(b []byte) []byte {
-	b = append(b, `{"position":`...)
-	b = appendJSONString(b, r.Position)
+	b = appendStringField(b, `{"position":`, r.Position)
 	if r.Canonical != "" {
-		b = append(b, `,"canonical":`...)
-		b = appendJSONString(b, r.Canonical)
+		b = appendStringField(b, `,"canonical":`, r.Canonical)
 	}
 	b = append(b, `,"tier":`...)
 	b = strconv.AppendUint(b, r.Tier, 10)
-	b = append(b, `,"tier_name":`...)
-	b = appendJSONString(b, r.TierName)
-	b = append(b, `,"value":`...)
-	b = appendJSONString(b, r.Value)
-	b = append(b, `,"remoteness":`...)
-	b = strconv.AppendInt(b, int64(r.Remoteness), 10)
+	b = appendStringField(b, `,"tier_name":`, r.TierName)
+	b = appendStringField(b, `,"value":`, r.Value)
+	b = appendIntField(b, `,"remoteness":`, int64(r.Remoteness))
 	b = append(b, `,"moves":`...)
 	if r.Moves == nil {
 		b = append(b, "null"...)
@@ -119,27 +114,31 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"move":`...)
-			b = appendJSONString(b, m.Move)
-			b = append(b, `,"position":`...)
-			b = appendJSONString(b, m.Position)
-			b = append(b, `,"mover_value":`...)
-			b = appendJSONString(b, m.MoverValue)
-			b = append(b, `,"mover_remoteness":`...)
-			b = strconv.AppendInt(b, int64(m.MoverRemoteness), 10)
-			b = append(b, `,"child_value":`...)
-			b = appendJSONString(b, m.ChildValue)
-			b = append(b, `,"child_remoteness":`...)
-			b = strconv.AppendInt(b, int64(m.ChildRemoteness), 10)
-			b = append(b, `,"value":`...)
-			b = appendJSONString(b, m.Value)
-			b = append(b, `,"remoteness":`...)
-			b = strconv.AppendInt(b, int64(m.Remoteness), 10)
+			b = appendStringField(b, `{"move":`, m.Move)
+			b = appendStringField(b, `,"position":`, m.Position)
+			b = appendStringField(b, `,"mover_value":`, m.MoverValue)
+			b = appendIntField(b, `,"mover_remoteness":`, int64(m.MoverRemoteness))
+			b = appendStringField(b, `,"child_value":`, m.ChildValue)
+			b = appendIntField(b, `,"child_remoteness":`, int64(m.ChildRemoteness))
+			b = appendStringField(b, `,"value":`, m.Value)
+			b = appendIntField(b, `,"remoteness":`, int64(m.Remoteness))
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	return append(b, "}\n"...)
+}
+
+// appendStringField appends a member of a JSON object: its key with the
+// punctuation before it (`,"value":`), and s as a JSON string.
+func appendStringField(b []byte, key, s string) []byte {
+	return appendJSONString(append(b, key...), s)
+}
+
+// appendIntField appends a member of a JSON object: its key with the
+// punctuation before it, and n.
+func appendIntField(b []byte, key string, n int64) []byte {
+	return strconv.AppendInt(append(b, key...), n, 10)
 }
 
 // appendJSONString appends s as encoding/json writes a string with its

@@ -49,8 +49,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 	err := eachChildrenFirst(r, "verify", cache, nil, func(_ int, t tiergame.Tier) error {
 		ct, err := r.loadChance(t, cache)
 		if err != nil {
-			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return errStop
+			return rep.stop(err)
 		}
 		if err := r.checkDB(rep, t, true); err != nil {
 			return err

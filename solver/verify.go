@@ -99,6 +99,13 @@ func orbitSize(s tiergame.Symmetric, t tiergame.Tier, p tiergame.Position, buf [
 	return n, buf
 }
 
+// stop records err among the file errors and returns errStop, which ends
+// the walk over the tiers.
+func (v *VerifyReport) stop(err error) error {
+	v.FileErrors = append(v.FileErrors, err.Error())
+	return errStop
+}
+
 // OK reports whether nothing was wrong.
 func (v *VerifyReport) OK() bool { return v.Mismatches == 0 && len(v.FileErrors) == 0 }
 
@@ -128,8 +135,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	err := eachChildrenFirst(r, "verify", cache, (*solved.Tier).Free, func(_ int, t tiergame.Tier) error {
 		st, err := r.loadSolved(t, cache)
 		if err != nil {
-			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return errStop
+			return rep.stop(err)
 		}
 		if err := r.checkDB(rep, t, false); err != nil {
 			return err
@@ -219,13 +225,11 @@ func (r *Run) checkDB(rep *VerifyReport, t tiergame.Tier, chance bool) error {
 	path := r.dbPath(t)
 	db, err := valuedb.Open(path)
 	if err != nil {
-		rep.FileErrors = append(rep.FileErrors, err.Error())
-		return errStop
+		return rep.stop(err)
 	}
 	defer db.Close()
 	if err := db.Verify(); err != nil {
-		rep.FileErrors = append(rep.FileErrors, err.Error())
-		return errStop
+		return rep.stop(err)
 	}
 	h, rec := db.Header(), r.Manifest.Tier(uint64(t))
 	switch {

@@ -79,35 +79,35 @@ func (s gameSize) solve(w int, symmetry bool) solveArgs {
 // is one, and against the peers given with --peer NAME@games/SIZE=COMMAND.
 func Games() harness.Suite {
 	return harness.Suite{
-		Name: "games",
-		Doc:  "reach and solve every bundled game and size, against the memoized Connect Four baseline and --peer programs",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, s := range gameSizes {
-				title := strings.TrimSpace(s.game + " " + s.option)
-				if s.onlySymmetry {
-					title += " --symmetry"
-				}
-				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
-					Level: s.level, Reference: "tiersolve",
-					Variants: []harness.Variant{solveVariant("tiersolve", results.KindSubject, s.solve(cfg.Cores, s.onlySymmetry))},
-					Estimate: childStart + s.tier}
-				if s.symmetry {
-					g.Variants = append(g.Variants, solveVariant("tiersolve-symmetry", results.KindSubject, s.solve(cfg.Cores, true)))
-					g.Estimate += childStart + s.tier/2
-				}
-				if s.memo {
-					g.Variants = append(g.Variants, workersVariant("memo", results.KindBaseline, 1, harness.NewJob("memo", memoArgs{s.width, s.height})))
-					g.Estimate += childStart + s.memoTime
-				}
-				gs = append(gs, g)
-			}
-			return gs
-		},
+		Name:    "games",
+		Doc:     "reach and solve every bundled game and size, against the memoized Connect Four baseline and --peer programs",
+		Groups:  groupEach(gameSizes, gamesGroup),
 		Jobs:    map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "memo": harness.JobOf(runMemo)},
 		Columns: []harness.Column{colReachS, colSolveS, colPositions, colPositionsPerS, colCPUS, colPeakRSS, colStart},
 		Charts:  gamesCharts,
 	}
+}
+
+// gamesGroup is games/SIZE: the game size solved by tiersolve with all
+// cores, against the baselines it has.
+func gamesGroup(s gameSize, cfg harness.Config) harness.Group {
+	title := strings.TrimSpace(s.game + " " + s.option)
+	if s.onlySymmetry {
+		title += " --symmetry"
+	}
+	g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
+		Level: s.level, Reference: "tiersolve",
+		Variants: []harness.Variant{solveVariant("tiersolve", results.KindSubject, s.solve(cfg.Cores, s.onlySymmetry))},
+		Estimate: childStart + s.tier}
+	if s.symmetry {
+		g.Variants = append(g.Variants, solveVariant("tiersolve-symmetry", results.KindSubject, s.solve(cfg.Cores, true)))
+		g.Estimate += childStart + s.tier/2
+	}
+	if s.memo {
+		g.Variants = append(g.Variants, workersVariant("memo", results.KindBaseline, 1, harness.NewJob("memo", memoArgs{s.width, s.height})))
+		g.Estimate += childStart + s.memoTime
+	}
+	return g
 }
 
 // solveArgs: reach then solve Game with Option in a fresh folder.

@@ -90,24 +90,10 @@ var ifaceGroups = []ifaceGroup{
 // time is the steadier measure of work; the wall time is a column.
 func Interfaces() harness.Suite {
 	return harness.Suite{
-		Name: "interfaces",
-		Doc:  "what each optional tiergame interface buys: a game solved with and without it, in CPU seconds (user+sys), all cores",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, s := range ifaceGroups {
-				g := harness.Group{ID: "interfaces/" + s.name, Table: "interfaces", Title: s.title, Level: s.level,
-					Reference: s.variants[0].name, Estimate: s.estimate}
-				for _, v := range s.variants {
-					a := v.args
-					a.Game, a.Option, a.Workers = s.game, s.option, cfg.Cores
-					g.Variants = append(g.Variants, workersVariant(v.name, results.KindSubject, cfg.Cores, harness.NewJob("solve", a)))
-					g.Estimate += childStart
-				}
-				gs = append(gs, g)
-			}
-			return gs
-		},
-		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runIface)},
+		Name:   "interfaces",
+		Doc:    "what each optional tiergame interface buys: a game solved with and without it, in CPU seconds (user+sys), all cores",
+		Groups: groupEach(ifaceGroups, interfacesGroup),
+		Jobs:   map[string]harness.JobFunc{"solve": harness.JobOf(runIface)},
 		Columns: []harness.Column{
 			{Key: "reach_cpu_s", Header: "reach CPU s", Format: "%.3g"},
 			{Key: "solve_cpu_s", Header: "solve CPU s", Format: "%.3g"},
@@ -115,6 +101,19 @@ func Interfaces() harness.Suite {
 			colPositions, colPeakRSS, colStart,
 		},
 	}
+}
+
+// interfacesGroup is interfaces/NAME: the comparison's variants, all cores.
+func interfacesGroup(s ifaceGroup, cfg harness.Config) harness.Group {
+	g := harness.Group{ID: "interfaces/" + s.name, Table: "interfaces", Title: s.title, Level: s.level,
+		Reference: s.variants[0].name, Estimate: s.estimate}
+	for _, v := range s.variants {
+		a := v.args
+		a.Game, a.Option, a.Workers = s.game, s.option, cfg.Cores
+		g.Variants = append(g.Variants, workersVariant(v.name, results.KindSubject, cfg.Cores, harness.NewJob("solve", a)))
+		g.Estimate += childStart
+	}
+	return g
 }
 
 // ifaceArgs: reach then solve Game with Option in a fresh folder, with

@@ -33,6 +33,18 @@ var (
 // childStart is the cost of starting a child process, for estimates.
 const childStart = 60 * time.Millisecond
 
+// groupEach is the Groups of a suite that makes one group of each item,
+// in the items' order.
+func groupEach[T any](items []T, group func(item T, cfg harness.Config) harness.Group) func(harness.Config) []harness.Group {
+	return func(cfg harness.Config) []harness.Group {
+		var gs []harness.Group
+		for _, it := range items {
+			gs = append(gs, group(it, cfg))
+		}
+		return gs
+	}
+}
+
 // workersVariant is a variant that runs job with w workers; its
 // "workers" param, which the tables and the charts read, says so.
 func workersVariant(name, kind string, w int, job *harness.Job) harness.Variant {

@@ -30,33 +30,40 @@ var clusterGames = []struct {
 // in parts on workers with a --memory budget (partsGroups).
 func Cluster() harness.Suite {
 	return harness.Suite{
-		Name: "cluster",
-		Doc:  "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes; loopy tiers in parts on workers with --memory",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, cg := range clusterGames {
-				s := gameByName(cg.size)
-				for _, w := range workerCounts(cfg.Cores) {
-					level := cg.level
-					g := harness.Group{ID: fmt.Sprintf("cluster/%s/workers=%d", s.name, w), Table: "cluster",
-						Title:  fmt.Sprintf("%s %s, %d worker(s)", s.game, s.option, w),
-						Level:  level,
-						Params: map[string]float64{"workers": float64(w)}, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
-						Variants: []harness.Variant{
-							solveVariant("embedded", results.KindBaseline, s.solve(w, false)),
-							workersVariant("cluster", results.KindSubject, w, harness.NewJob("cluster", s.solve(w, false))),
-							workersVariant("processes", results.KindSubject, w, harness.NewJob("processes", s.solve(w, false))),
-						},
-						Estimate: 3*childStart + 3*s.tier*2/time.Duration(w) + 4*time.Second}
-					gs = append(gs, g)
-				}
-			}
-			return append(gs, partsGroups(cfg)...)
-		},
+		Name:   "cluster",
+		Doc:    "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes; loopy tiers in parts on workers with --memory",
+		Groups: clusterGroups,
 		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "cluster": harness.JobOf(runCluster), "processes": harness.JobOf(runClusterProcesses),
 			"tierd-solve": harness.JobOf(runTierdSolve), "parts": harness.JobOf(runParts)},
 		Columns: clusterColumns(),
 	}
+}
+
+// clusterGroups are cluster/SIZE/workers=W for each game and worker
+// count, then the groups in parts.
+func clusterGroups(cfg harness.Config) []harness.Group {
+	var gs []harness.Group
+	for _, cg := range clusterGames {
+		for _, w := range workerCounts(cfg.Cores) {
+			gs = append(gs, clusterGroup(gameByName(cg.size), cg.level, w))
+		}
+	}
+	return append(gs, partsGroups(cfg)...)
+}
+
+// clusterGroup is the game size solved with w workers embedded, on the
+// cluster in one process and on the cluster as processes.
+func clusterGroup(s gameSize, level harness.Level, w int) harness.Group {
+	return harness.Group{ID: fmt.Sprintf("cluster/%s/workers=%d", s.name, w), Table: "cluster",
+		Title:  fmt.Sprintf("%s %s, %d worker(s)", s.game, s.option, w),
+		Level:  level,
+		Params: map[string]float64{"workers": float64(w)}, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
+		Variants: []harness.Variant{
+			solveVariant("embedded", results.KindBaseline, s.solve(w, false)),
+			workersVariant("cluster", results.KindSubject, w, harness.NewJob("cluster", s.solve(w, false))),
+			workersVariant("processes", results.KindSubject, w, harness.NewJob("processes", s.solve(w, false))),
+		},
+		Estimate: 3*childStart + 3*s.tier*2/time.Duration(w) + 4*time.Second}
 }
 
 // clusterColumns are the cluster suite's columns; a table shows those

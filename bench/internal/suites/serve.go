@@ -81,48 +81,9 @@ const (
 // query` on the same positions, one process a query.
 func Serve() harness.Suite {
 	return harness.Suite{
-		Name: "serve",
-		Doc:  "tierd serve under load: 64 clients on loopback asking random reachable positions of a run (cache smaller than its databases); GamesmanOne's gamesman query on the same positions",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, r := range serveRuns {
-				setup := harness.NewJob("setup", serveSetupArgs{Run: r.name})
-				vs := []harness.Variant{{Name: "api", Kind: results.KindSubject,
-					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api"})}}
-				// The same load with a cache that holds a run of up to about a
-				// billion positions whole (Quixo 4x4, xiangqi; not Connect Four
-				// 6x5): what the server and HTTP cost when no answer reads a file.
-				vs = append(vs, harness.Variant{Name: "api-cached", Kind: results.KindSubject,
-					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api", Cache: "2GiB"})})
-				if r.universalGame != "" {
-					vs = append(vs, harness.Variant{Name: "universal", Kind: results.KindSubject,
-						Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "universal"})})
-				}
-				gs = append(gs, harness.Group{ID: "serve/" + r.name, Table: "load",
-					Title: fmt.Sprintf("%s %s, --cache %s, %d clients", r.game, r.option, r.cache, serveClients),
-					Level: harness.Explicit, Reference: "api", Setup: setup, Variants: vs,
-					Estimate: time.Duration(len(vs)) * (serveDuration + serveWarmup + 5*time.Second)})
-			}
-			skip := ""
-			switch {
-			case cfg.Gamesman == "":
-				skip = "no GamesmanOne binary (give --gamesman PATH)"
-			case cfg.GamesmanData == "":
-				skip = "no GamesmanOne data (give --gamesman-data DIR: where `gamesman solve quixo 1` ran)"
-			}
-			gs = append(gs, harness.Group{ID: "serve/gamesmanone-quixo-4x4", Table: "peer",
-				Title: fmt.Sprintf("quixo size=4: the same %d positions, tierd serve (%d clients) against gamesman query (a process each)", gamesmanQueries, serveClients),
-				Level: harness.Explicit, Reference: "api", Skip: skip,
-				Setup: harness.NewJob("setup", serveSetupArgs{Run: "quixo-4x4"}),
-				Variants: []harness.Variant{
-					{Name: "api", Kind: results.KindSubject,
-						Job: harness.NewJob("load", serveLoadArgs{Run: "quixo-4x4", API: "api", Positions: gamesmanQueries})},
-					{Name: "gamesmanone", Kind: results.KindPeer,
-						Job: harness.NewJob("gamesman", serveLoadArgs{Run: "quixo-4x4", Positions: gamesmanQueries})},
-				},
-				Estimate: serveDuration + serveWarmup + 5*time.Second + gamesmanQueries*100*time.Millisecond})
-			return append(gs, uniGroup(cfg))
-		},
+		Name:   "serve",
+		Doc:    "tierd serve under load: 64 clients on loopback asking random reachable positions of a run (cache smaller than its databases); GamesmanOne's gamesman query on the same positions",
+		Groups: serveGroups,
 		Jobs: map[string]harness.JobFunc{"setup": harness.JobOf(runServeSetup), "load": harness.JobOf(runServeLoad), "gamesman": harness.JobOf(runGamesmanQuery),
 			"gamesmanuni": runGamesmanUni},
 		Columns: []harness.Column{
@@ -144,6 +105,60 @@ func Serve() harness.Suite {
 			{Key: "fact:agree", Header: "values agree"},
 		},
 	}
+}
+
+// serveGroups are serve/RUN for each run, then the peers' groups.
+func serveGroups(cfg harness.Config) []harness.Group {
+	var gs []harness.Group
+	for _, r := range serveRuns {
+		gs = append(gs, serveLoadGroup(r))
+	}
+	return append(gs, gamesmanGroup(cfg), uniGroup(cfg))
+}
+
+// serveLoadGroup is serve/RUN: the load on our API, on it with a cache
+// that holds the run, and on the universal API where the game has one.
+func serveLoadGroup(r serveRun) harness.Group {
+	setup := harness.NewJob("setup", serveSetupArgs{Run: r.name})
+	vs := []harness.Variant{{Name: "api", Kind: results.KindSubject,
+		Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api"})}}
+	// The same load with a cache that holds a run of up to about a
+	// billion positions whole (Quixo 4x4, xiangqi; not Connect Four
+	// 6x5): what the server and HTTP cost when no answer reads a file.
+	vs = append(vs, harness.Variant{Name: "api-cached", Kind: results.KindSubject,
+		Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api", Cache: "2GiB"})})
+	if r.universalGame != "" {
+		vs = append(vs, harness.Variant{Name: "universal", Kind: results.KindSubject,
+			Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "universal"})})
+	}
+	return harness.Group{ID: "serve/" + r.name, Table: "load",
+		Title: fmt.Sprintf("%s %s, --cache %s, %d clients", r.game, r.option, r.cache, serveClients),
+		Level: harness.Explicit, Reference: "api", Setup: setup, Variants: vs,
+		Estimate: time.Duration(len(vs)) * (serveDuration + serveWarmup + 5*time.Second)}
+}
+
+// gamesmanGroup is serve/gamesmanone-quixo-4x4: the same positions asked
+// of tierd serve and of GamesmanOne's gamesman query; skipped without
+// --gamesman and --gamesman-data.
+func gamesmanGroup(cfg harness.Config) harness.Group {
+	skip := ""
+	switch {
+	case cfg.Gamesman == "":
+		skip = "no GamesmanOne binary (give --gamesman PATH)"
+	case cfg.GamesmanData == "":
+		skip = "no GamesmanOne data (give --gamesman-data DIR: where `gamesman solve quixo 1` ran)"
+	}
+	return harness.Group{ID: "serve/gamesmanone-quixo-4x4", Table: "peer",
+		Title: fmt.Sprintf("quixo size=4: the same %d positions, tierd serve (%d clients) against gamesman query (a process each)", gamesmanQueries, serveClients),
+		Level: harness.Explicit, Reference: "api", Skip: skip,
+		Setup: harness.NewJob("setup", serveSetupArgs{Run: "quixo-4x4"}),
+		Variants: []harness.Variant{
+			{Name: "api", Kind: results.KindSubject,
+				Job: harness.NewJob("load", serveLoadArgs{Run: "quixo-4x4", API: "api", Positions: gamesmanQueries})},
+			{Name: "gamesmanone", Kind: results.KindPeer,
+				Job: harness.NewJob("gamesman", serveLoadArgs{Run: "quixo-4x4", Positions: gamesmanQueries})},
+		},
+		Estimate: serveDuration + serveWarmup + 5*time.Second + gamesmanQueries*100*time.Millisecond}
 }
 
 // serveRunByName is the serveRun of that name.

@@ -309,6 +309,10 @@ func (s *Server) writeQueryError(w http.ResponseWriter, r *http.Request, err err
 	}
 }
 
+// jsonContentType is every JSON answer's Content-Type value; net/http
+// only reads it.
+var jsonContentType = []string{"application/json"}
+
 var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // writeJSON writes v as JSON, as tierd query --json prints it (one line).
@@ -334,8 +338,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		json.NewEncoder(b).Encode(ErrorBody{Error: err.Error(), Code: "internal"})
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	// Set directly, canonical keys and a shared value: Header.Set makes a
+	// slice per call, and this is every answer's path.
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(b.Len())}
 	w.WriteHeader(code)
 	w.Write(b.Bytes())
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -343,9 +344,11 @@ func (o *Oracle) Moves(t tiergame.Tier, p tiergame.Position) ([]Move, error) {
 		if err != nil {
 			return nil, fmt.Errorf("move %d: %w", i, err)
 		}
-		out[i] = Move{Tier: c.Tier, Pos: c.Pos, Child: rec, Name: fmt.Sprint(i + 1)}
+		out[i] = Move{Tier: c.Tier, Pos: c.Pos, Child: rec}
 		if i < len(names) {
 			out[i].Name = names[i]
+		} else {
+			out[i].Name = strconv.Itoa(i + 1)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Move) int { return moveRank(a) - moveRank(b) })

@@ -2,11 +2,13 @@ package query
 
 import (
 	"fmt"
-	"github.com/tiersolve/tiersolve/solver/oracle"
-	"github.com/tiersolve/tiersolve/tiergame"
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // Move is one move of a position, from both views, each named: the
@@ -43,16 +45,33 @@ type Result struct {
 // Plain answers position (t, p) of run o, a game without chance: its
 // value and remoteness and every move's, best first.
 func Plain(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, error) {
+	res := new(Result)
+	if err := PlainInto(res, o, t, p); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// PlainInto is Plain answering into res, whose room for moves it reuses
+// (every other field is set anew): a server that keeps its Results makes
+// less garbage an answer.
+func PlainInto(res *Result, o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) error {
 	g := o.Game
 	rec, err := o.Lookup(t, p)
 	if err != nil {
-		return nil, lookupErr(err, "position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", g.Format(t, p), g.TierName(t), p)
+		return lookupErr(err, "position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", g.Format(t, p), g.TierName(t), p)
 	}
-	moves, err := o.Moves(t, p)
+	mb := moveBufs.Get().(*[]oracle.Move)
+	defer moveBufs.Put(mb)
+	moves, err := o.AppendMoves((*mb)[:0], t, p)
+	*mb = moves
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res := &Result{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: make([]Move, 0, len(moves))}
+	*res = Result{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: res.Moves[:0]}
+	if res.Moves == nil {
+		res.Moves = make([]Move, 0, len(moves)) // "moves": [] for a primitive position, not null
+	}
 	if c := o.Canonical(t, p); c != p {
 		res.Canonical = g.Format(t, c)
 	}
@@ -62,8 +81,11 @@ func Plain(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, err
 			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
 			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
 	}
-	return res, nil
+	return nil
 }
+
+// moveBufs are PlainInto's rooms for the oracle's moves.
+var moveBufs = sync.Pool{New: func() any { return new([]oracle.Move) }}
 
 // WriteText writes the answer as tierd query prints it.
 func (r *Result) WriteText(w io.Writer) error {

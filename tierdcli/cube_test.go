@@ -151,6 +151,10 @@ func TestCubeQuery(t *testing.T) {
 			t.Errorf("tierd %v: exit %d, %q", args, code, stderr)
 		}
 	}
+	// A cube value of 0 is refused by its own name.
+	if code, _, stderr := tierd(t, "query", "--db", dir, "--met", metFile, "--match", "7", "--score", "5-3", "--cube-value", "0", pos); code != 2 || !strings.Contains(stderr, "--cube-value 0:") {
+		t.Errorf("--cube-value 0: exit %d, %q", code, stderr)
+	}
 	if code, _, stderr := tierd(t, "query", "--db", dir, "--cube", "owned", "--game", "tictactoe", "---/---/---"); code == 0 {
 		t.Errorf("--cube on tic-tac-toe: exit 0 %s", stderr)
 	}

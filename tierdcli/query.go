@@ -63,13 +63,19 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 		return err
 	}
 	defer o.Close()
-	opts := cube.options(fs)
+	opts, err := cube.options(fs)
+	if err != nil {
+		return err
+	}
 	opts.Roll = *roll
 	ans, err := query.Position(context.Background(), o, t, pos, opts)
-	if errors.Is(err, query.ErrBadOption) {
+	switch {
+	case errors.Is(err, query.ErrBadOption):
 		return cli.UsageError("%v", err)
-	}
-	if err != nil {
+	case errors.Is(err, query.ErrUnreachable):
+		// Said with the position as typed, as tierd query always has.
+		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), pos)
+	case err != nil:
 		return err
 	}
 	if *asJSON {

@@ -243,3 +243,51 @@ func TestUniStatic(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("p") {
+		case "close":
+			w.Header().Set("Connection", "close")
+		case "chunked":
+			io.WriteString(w, `{"a":`)
+			w.(http.Flusher).Flush()
+		}
+		io.WriteString(w, `{"p":"`+r.URL.Query().Get("p")+`"}`)
+	}))
+	defer srv.Close()
+	host, reqs, err := newLoadRequests([]string{srv.URL + "/?p=1", srv.URL + "/?p=close", srv.URL + "/?p=chunked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := &loadConn{addr: host, timeout: 5 * time.Second}
+	defer lc.close()
+	var buf []byte
+	for _, c := range []struct {
+		req        int
+		want, fail string
+		open       bool
+	}{
+		{req: 0, want: `{"p":"1"}`, open: true},
+		{req: 0, want: `{"p":"1"}`, open: true},
+		{req: 1, want: `{"p":"close"}`, open: false},
+		{req: 0, want: `{"p":"1"}`, open: true},
+		{req: 2, fail: "Transfer-Encoding", open: false},
+		{req: 0, want: `{"p":"1"}`, open: true},
+	} {
+		body, err := lc.get(reqs[c.req], buf)
+		switch {
+		case c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)):
+			t.Errorf("%s: error %v, want one saying %s", reqs[c.req].url, err, c.fail)
+		case c.fail == "" && (err != nil || string(body) != c.want):
+			t.Errorf("%s: %q, %v; want %s", reqs[c.req].url, body, err, c.want)
+		}
+		if (lc.c != nil) != c.open {
+			t.Errorf("%s: connection open %v, want %v", reqs[c.req].url, lc.c != nil, c.open)
+		}
+		buf = body
+	}
+	if _, _, err := newLoadRequests([]string{srv.URL + "/", "http://127.0.0.1:1/"}); err == nil {
+		t.Error("URLs of two hosts were accepted")
+	}
+}

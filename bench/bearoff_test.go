@@ -47,19 +47,8 @@ func BenchmarkBearoffQuery(b *testing.B) {
 			}
 		}
 	}
-	for _, q := range qs {
-		if _, err := o.Win(q.tier, q.pos); err != nil {
-			b.Fatal(err)
-		}
-	}
+	win := func(q query) error { _, err := o.Win(q.tier, q.pos); return err }
+	lookEach(b, qs, win)
 	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
-	i := 0
-	for b.Loop() {
-		q := qs[i%len(qs)]
-		i++
-		if _, err := o.Win(q.tier, q.pos); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+	timeLookups(b, qs, win)
 }

@@ -143,32 +143,26 @@ func crc32Combine(crc1, crc2 uint32, len2 uint64) uint32 {
 	if len2 == 0 {
 		return crc1
 	}
-	var even, odd [32]uint32
-	odd[0] = 0xedb88320 // the reflected polynomial: one zero bit
+	// Operators over GF(2) that append 2^k zero bits to a CRC: next holds
+	// the one for the last k, and squaring it into op gives the one for
+	// k+1; then the two swap.
+	var a, b [32]uint32
+	op, next := a[:], b[:]
+	next[0] = 0xedb88320 // the reflected polynomial: one zero bit
 	row := uint32(1)
 	for n := 1; n < 32; n++ {
-		odd[n] = row
+		next[n] = row
 		row <<= 1
 	}
-	gf2Square(even[:], odd[:]) // two zero bits
-	gf2Square(odd[:], even[:]) // four zero bits
-	for {
-		gf2Square(even[:], odd[:])
+	gf2Square(op, next) // two zero bits
+	gf2Square(next, op) // four zero bits
+	// From one zero byte on, each bit of len2 in turn.
+	for ; len2 != 0; len2 >>= 1 {
+		gf2Square(op, next)
 		if len2&1 != 0 {
-			crc1 = gf2Times(even[:], crc1)
+			crc1 = gf2Times(op, crc1)
 		}
-		len2 >>= 1
-		if len2 == 0 {
-			break
-		}
-		gf2Square(odd[:], even[:])
-		if len2&1 != 0 {
-			crc1 = gf2Times(odd[:], crc1)
-		}
-		len2 >>= 1
-		if len2 == 0 {
-			break
-		}
+		op, next = next, op
 	}
 	return crc1 ^ crc2
 }

@@ -3,6 +3,7 @@ package levelfile
 import (
 	"bytes"
 	stdflate "compress/flate"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -102,6 +103,31 @@ func TestHuffmanOnlyBound(t *testing.T) {
 			}
 			if lb := int64(len(in)) / 8; int64(out.Len()) < lb {
 				t.Errorf("%d bytes compressed to %d, below the bound %d", len(in), out.Len(), lb)
+			}
+		}
+	}
+}
+
+// TestCRC32Combine: the CRC of A and B put together, from theirs and B's
+// length, is the CRC of A||B, for lengths of B around every power of two
+// up to a megabyte.
+func TestCRC32Combine(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 1<<20+1)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	lens := []int{0}
+	for n := 1; n <= 1<<20; n <<= 1 {
+		lens = append(lens, n-1, n, n+1)
+	}
+	for _, alen := range []int{0, 1, 100} {
+		a := data[:alen]
+		for _, blen := range lens {
+			b := data[alen : alen+min(blen, len(data)-alen)]
+			want := crc32.ChecksumIEEE(data[:alen+len(b)])
+			if got := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), uint64(len(b))); got != want {
+				t.Errorf("A of %d bytes, B of %d: %08x, want %08x", len(a), len(b), got, want)
 			}
 		}
 	}

@@ -2,11 +2,13 @@ package query
 
 import (
 	"fmt"
-	"github.com/tiersolve/tiersolve/solver/oracle"
-	"github.com/tiersolve/tiersolve/tiergame"
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // Move is one move of a position, from both views, each named: the
@@ -47,16 +49,33 @@ type Result struct {
 // Plain answers position (t, p) of run o, a game without chance: its
 // value and remoteness and every move's, best first.
 func Plain(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, error) {
+	res := new(Result)
+	if err := PlainInto(res, o, t, p); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// PlainInto is Plain answering into res, whose room for moves it reuses
+// (every other field is set anew): a server that keeps its Results makes
+// less garbage an answer.
+func PlainInto(res *Result, o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) error {
 	g := o.Game
 	rec, err := o.Lookup(t, p)
 	if err != nil {
-		return nil, lookupErr(err, "position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", g.Format(t, p), g.TierName(t), p)
+		return lookupErr(err, "position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", g.Format(t, p), g.TierName(t), p)
 	}
-	moves, err := o.Moves(t, p)
+	mb := moveBufs.Get().(*[]oracle.Move)
+	defer moveBufs.Put(mb)
+	moves, err := o.AppendMoves((*mb)[:0], t, p)
+	*mb = moves
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res := &Result{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: make([]Move, 0, len(moves))}
+	*res = Result{Position: g.Format(t, p), Tier: uint64(t), TierName: g.TierName(t), Value: rec.Value().String(), Remoteness: rec.Remoteness(), Moves: res.Moves[:0]}
+	if res.Moves == nil {
+		res.Moves = make([]Move, 0, len(moves)) // "moves": [] for a primitive position, not null
+	}
 	if c := o.Canonical(t, p); c != p {
 		res.Canonical = g.Format(t, c)
 	}
@@ -67,8 +86,11 @@ func Plain(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position) (*Result, err
 			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
 			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
 	}
-	return res, nil
+	return nil
 }
+
+// moveBufs are PlainInto's rooms for the oracle's moves.
+var moveBufs = sync.Pool{New: func() any { return new([]oracle.Move) }}
 
 // WriteText writes the answer as tierd query prints it.
 func (r *Result) WriteText(w io.Writer) error {
@@ -103,27 +125,19 @@ func Describe(value string, remoteness int) string {
 // encoding/json's Encoder writes for it (its newline included): a server
 // answers it without reflection.
 func (r *Result) AppendJSON(b []byte) []byte {
-	b = append(b, `{"position":`...)
-	b = appendJSONString(b, r.Position)
+	b = appendStringField(b, `{"position":`, r.Position)
 	if r.Canonical != "" {
-		b = append(b, `,"canonical":`...)
-		b = appendJSONString(b, r.Canonical)
+		b = appendStringField(b, `,"canonical":`, r.Canonical)
 	}
 	b = append(b, `,"tier":`...)
 	b = strconv.AppendUint(b, r.Tier, 10)
-	b = append(b, `,"tier_name":`...)
-	b = appendJSONString(b, r.TierName)
-	b = append(b, `,"value":`...)
-	b = appendJSONString(b, r.Value)
-	b = append(b, `,"remoteness":`...)
-	b = strconv.AppendInt(b, int64(r.Remoteness), 10)
+	b = appendStringField(b, `,"tier_name":`, r.TierName)
+	b = appendStringField(b, `,"value":`, r.Value)
+	b = appendIntField(b, `,"remoteness":`, int64(r.Remoteness))
 	if r.Rule != nil {
-		b = append(b, `,"rule":{"rule":`...)
-		b = appendJSONString(b, r.Rule.Rule)
-		b = append(b, `,"round":`...)
-		b = strconv.AppendInt(b, int64(r.Rule.Round), 10)
-		b = append(b, `,"plies":`...)
-		b = strconv.AppendInt(b, int64(r.Rule.Plies), 10)
+		b = appendStringField(b, `,"rule":{"rule":`, r.Rule.Rule)
+		b = appendIntField(b, `,"round":`, int64(r.Rule.Round))
+		b = appendIntField(b, `,"plies":`, int64(r.Rule.Plies))
 		b = append(b, '}')
 	}
 	b = append(b, `,"moves":`...)
@@ -136,27 +150,31 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"move":`...)
-			b = appendJSONString(b, m.Move)
-			b = append(b, `,"position":`...)
-			b = appendJSONString(b, m.Position)
-			b = append(b, `,"mover_value":`...)
-			b = appendJSONString(b, m.MoverValue)
-			b = append(b, `,"mover_remoteness":`...)
-			b = strconv.AppendInt(b, int64(m.MoverRemoteness), 10)
-			b = append(b, `,"child_value":`...)
-			b = appendJSONString(b, m.ChildValue)
-			b = append(b, `,"child_remoteness":`...)
-			b = strconv.AppendInt(b, int64(m.ChildRemoteness), 10)
-			b = append(b, `,"value":`...)
-			b = appendJSONString(b, m.Value)
-			b = append(b, `,"remoteness":`...)
-			b = strconv.AppendInt(b, int64(m.Remoteness), 10)
+			b = appendStringField(b, `{"move":`, m.Move)
+			b = appendStringField(b, `,"position":`, m.Position)
+			b = appendStringField(b, `,"mover_value":`, m.MoverValue)
+			b = appendIntField(b, `,"mover_remoteness":`, int64(m.MoverRemoteness))
+			b = appendStringField(b, `,"child_value":`, m.ChildValue)
+			b = appendIntField(b, `,"child_remoteness":`, int64(m.ChildRemoteness))
+			b = appendStringField(b, `,"value":`, m.Value)
+			b = appendIntField(b, `,"remoteness":`, int64(m.Remoteness))
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	return append(b, "}\n"...)
+}
+
+// appendStringField appends a member of a JSON object: its key with the
+// punctuation before it (`,"value":`), and s as a JSON string.
+func appendStringField(b []byte, key, s string) []byte {
+	return appendJSONString(append(b, key...), s)
+}
+
+// appendIntField appends a member of a JSON object: its key with the
+// punctuation before it, and n.
+func appendIntField(b []byte, key string, n int64) []byte {
+	return strconv.AppendInt(append(b, key...), n, 10)
 }
 
 // appendJSONString appends s as encoding/json writes a string with its

@@ -6,9 +6,11 @@ package query
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/solver/oracle"
@@ -114,6 +116,34 @@ func Position(ctx context.Context, o *oracle.Oracle, t tiergame.Tier, p tiergame
 	}
 	return Plain(o, t, p)
 }
+
+// AppendPositionJSON appends the JSON of Position's answer to b, as
+// encoding/json's Encoder writes it (its newline included). A position
+// without chance and without cube options, a server's most asked, is
+// answered in a pooled Result, encoded without reflection: less garbage
+// an answer than Position and an Encoder make.
+func AppendPositionJSON(b []byte, ctx context.Context, o *oracle.Oracle, t tiergame.Tier, p tiergame.Position, opts Options) ([]byte, error) {
+	if _, chance := o.Game.(tiergame.Chance); !chance && !opts.cubeAsked() && opts.Roll == "" {
+		res := results.Get().(*Result)
+		defer results.Put(res)
+		if err := PlainInto(res, o, t, p); err != nil {
+			return b, err
+		}
+		return res.AppendJSON(b), nil
+	}
+	ans, err := Position(ctx, o, t, p, opts)
+	if err != nil {
+		return b, err
+	}
+	js, err := json.Marshal(ans)
+	if err != nil {
+		return b, err
+	}
+	return append(append(b, js...), '\n'), nil
+}
+
+// results are AppendPositionJSON's Results.
+var results = sync.Pool{New: func() any { return new(Result) }}
 
 // lookupErr tags an oracle's error by what callers test.
 func lookupErr(err error, unreachable string, a ...any) error {

@@ -29,12 +29,7 @@ func solve(t *testing.T, game, option string, edit func(m *runfolder.Manifest)) 
 			t.Fatal(err)
 		}
 	}
-	o, err := oracle.Open(dir, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { o.Close() })
-	return o
+	return testrun.Oracle(t, dir, g)
 }
 
 func TestErrors(t *testing.T) {
@@ -129,6 +124,38 @@ func TestPlain(t *testing.T) {
 	b, _ := json.Marshal(res)
 	if !bytes.Contains(b, []byte(`"mover_value":"tie","mover_remoteness":7,"child_value":"tie","child_remoteness":6`)) {
 		t.Errorf("json %s", b)
+	}
+}
+
+// TestAppendPositionJSON answers positions of many move counts in turn
+// (its Results are pooled and reused) and wants each answer's bytes to be
+// what json.Encoder writes for Position's answer; a primitive position's
+// moves are [], not a reused Result's.
+func TestAppendPositionJSON(t *testing.T) {
+	o := solve(t, "tictactoe", "", nil)
+	for range 2 {
+		for _, text := range []string{"---/---/---", "x--/-o-/---", "xxx/oo-/---", "xo-/-x-/o-x", "xox/xoo/oxx", "---/-x-/---"} {
+			tt, p, err := Parse(o.Game, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ans, err := Position(context.Background(), o, tt, p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := json.NewEncoder(&want).Encode(ans); err != nil {
+				t.Fatal(err)
+			}
+			got, err := AppendPositionJSON([]byte("prefix"), context.Background(), o, tt, p, Options{})
+			if err != nil || string(got) != "prefix"+want.String() {
+				t.Errorf("%s: %s, %v; want prefix%s", text, got, err, want.Bytes())
+			}
+		}
+	}
+	tt, p, _ := Parse(o.Game, "---/---/---")
+	if _, err := AppendPositionJSON(nil, context.Background(), o, tt, p, Options{Roll: "31"}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("a roll in tic-tac-toe: %v", err)
 	}
 }
 

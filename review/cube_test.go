@@ -11,6 +11,7 @@ import (
 	"github.com/tiersolve/tiersolve/gamecodecs/xg"
 	"github.com/tiersolve/tiersolve/games/bearoff"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/internal/testrun"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/oracle"
 )
@@ -19,23 +20,8 @@ import (
 func solved(t *testing.T, g *bearoff.Game) *oracle.Oracle {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	r, err := solver.Open(solver.Config{Game: g, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.Reach(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Solve(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	o, err := oracle.Open(dir, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { o.Close() })
-	return o
+	testrun.SolveConfig(t, solver.Config{Game: g, Dir: dir})
+	return testrun.Oracle(t, dir, g)
 }
 
 // checkCube checks what holds of every reviewed cube decision: the right

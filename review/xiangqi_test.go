@@ -1,13 +1,12 @@
 package review
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
+	"github.com/tiersolve/tiersolve/internal/testrun"
 	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/reach"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -42,26 +41,12 @@ func TestXiangqiReview(t *testing.T) {
 	if _, err := reach.WriteSeeds(filepath.Join(dir, "seeds"), g, seeds); err != nil {
 		t.Fatal(err)
 	}
-	r, err := solver.Open(solver.Config{Game: g, Dir: filepath.Join(dir, "run"), Seeds: filepath.Join(dir, "seeds"), Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Reach(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Solve(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	m := testrun.SolveConfig(t, solver.Config{Game: g, Dir: filepath.Join(dir, "run"), Seeds: filepath.Join(dir, "seeds"), Workers: 2})
 	// Whole endgames: K+R v K and K v K, every legal position.
-	if len(r.Manifest.Tiers) != 2 || r.Manifest.Total != 8748+108 {
-		t.Fatalf("the run holds %d tiers, %d positions; want K+R v K and K v K whole (8856)", len(r.Manifest.Tiers), r.Manifest.Total)
+	if len(m.Tiers) != 2 || m.Total != 8748+108 {
+		t.Fatalf("the run holds %d tiers, %d positions; want K+R v K and K v K whole (8856)", len(m.Tiers), m.Total)
 	}
-	r.Close()
-	o, err := oracle.Open(filepath.Join(dir, "run"), g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
+	o := testrun.Oracle(t, filepath.Join(dir, "run"), g)
 	rep, err := Xiangqi(game, g, o)
 	if err != nil {
 		t.Fatal(err)

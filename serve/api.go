@@ -138,12 +138,15 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.Memory = matchMemory
 	}
-	ans, err := query.Position(r.Context(), o, t, p, opts)
+	b := bufs.Get().(*bytes.Buffer)
+	defer putBuf(b)
+	body, err := query.AppendPositionJSON(b.AvailableBuffer(), r.Context(), o, t, p, opts)
 	if err != nil {
 		s.writeQueryError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ans)
+	b.Write(body)
+	writeBody(w, http.StatusOK, b.Bytes())
 }
 
 // matchMemory bounds the match winning chances one request may compute.
@@ -309,35 +312,41 @@ func (s *Server) writeQueryError(w http.ResponseWriter, r *http.Request, err err
 	}
 }
 
+// jsonContentType is every JSON answer's Content-Type value; net/http
+// only reads it.
+var jsonContentType = []string{"application/json"}
+
 var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBuf gives a buffer back to bufs, emptied, unless it grew large.
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		b.Reset()
+		bufs.Put(b)
+	}
+}
 
 // writeJSON writes v as JSON, as tierd query --json prints it (one line).
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	b := bufs.Get().(*bytes.Buffer)
-	b.Reset()
-	defer func() {
-		if b.Cap() <= 1<<20 {
-			bufs.Put(b)
-		}
-	}()
-	var err error
-	if r, ok := v.(*query.Result); ok {
-		// The answer of every plain position: its own encoder, the same
-		// bytes without reflection.
-		b.Write(r.AppendJSON(b.AvailableBuffer()))
-	} else {
-		err = json.NewEncoder(b).Encode(v)
-	}
-	if err != nil {
+	defer putBuf(b)
+	if err := json.NewEncoder(b).Encode(v); err != nil {
 		code = http.StatusInternalServerError
 		b.Reset()
 		json.NewEncoder(b).Encode(ErrorBody{Error: err.Error(), Code: "internal"})
 	}
+	writeBody(w, code, b.Bytes())
+}
+
+// writeBody writes a JSON answer's bytes.
+func writeBody(w http.ResponseWriter, code int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	// Set directly, canonical keys and a shared value: Header.Set makes a
+	// slice per call, and this is every answer's path.
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(code)
-	w.Write(b.Bytes())
+	w.Write(body)
 }
 
 // writeError answers an error with its body.

@@ -118,18 +118,8 @@ func (g *diceRace) reference(a, b int, memo map[[2]int]float64) float64 {
 func TestChanceAgainstReference(t *testing.T) {
 	g := &diceRace{max: 12, sides: 3}
 	dir := filepath.Join(t.TempDir(), "run")
-	r, err := Open(Config{Game: g, Dir: dir, Workers: 2, Ranges: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := solvedRun(t, reopen(t, g, dir, Config{Workers: 2, Ranges: 3}))
 	ctx := context.Background()
-	if err := r.Reach(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Solve(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if st := r.Manifest.Start; st == nil || st.Win == nil || st.Value != "chance" || !r.Manifest.Done() {
 		t.Fatalf("start record %+v", st)
 	}
@@ -224,16 +214,7 @@ func TestSeedsMustMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	r, err := Open(Config{Game: g, Dir: dir, Seeds: seeds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Reach(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Solve(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	r := solvedRun(t, reopen(t, g, dir, Config{Seeds: seeds}))
 	if r.Manifest.Start != nil || !r.Manifest.Done() || len(r.Manifest.Seeds) != 1 {
 		t.Fatalf("manifest %+v", r.Manifest)
 	}

@@ -47,22 +47,13 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 	cache := map[tiergame.Tier]*chance.Tier{}
 	var mu sync.Mutex
 	err := eachChildrenFirst(r, "verify", cache, nil, func(_ int, t tiergame.Tier) error {
-		rec := r.Manifest.Tier(uint64(t))
 		ct, err := r.loadChance(t, cache)
 		if err != nil {
-			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return errStop
+			return rep.stop(err)
 		}
-		db, err := openDBChecked(r.dbPath(t))
-		if err != nil {
-			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return errStop
+		if err := r.checkDB(rep, t, true); err != nil {
+			return err
 		}
-		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose {
-			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (%d certain wins, %d certain losses), the manifest says %d (%d, %d)",
-				r.dbPath(t), h.Count, h.Win, h.Lose, rec.Reachable, rec.Win, rec.Lose))
-		}
-		db.Close()
 		kids, err := r.chanceChildren(t, nil, cache)
 		if err != nil {
 			return err

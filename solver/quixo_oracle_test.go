@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -96,7 +97,7 @@ func (s qxState) children(n int) []qxState {
 				}
 				b := []byte(s.cells)
 				// Walk from the gap to the end, pulling each cube in.
-				dr, dc := sign(end[0]-r), sign(end[1]-c)
+				dr, dc := cmp.Compare(end[0], r), cmp.Compare(end[1], c)
 				rr, cc := r, c
 				for rr != end[0] || cc != end[1] {
 					b[rr*n+cc] = b[(rr+dr)*n+cc+dc]
@@ -108,16 +109,6 @@ func (s qxState) children(n int) []qxState {
 		}
 	}
 	return out
-}
-
-func sign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }
 
 // qxSolve finds every position reachable from the empty board with X to

@@ -96,13 +96,7 @@ func TestVerifyEveryBundledGame(t *testing.T) {
 		{"quixo", "size=3"},
 	} {
 		t.Run(c.game, func(t *testing.T) {
-			r := newRun(t, c.game, c.option, Config{})
-			if err := r.Reach(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Solve(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			r := solveRun(t, c.game, c.option, Config{})
 			rep, err := r.Verify(context.Background())
 			if err != nil {
 				t.Fatal(err)

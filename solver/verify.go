@@ -104,6 +104,13 @@ func orbitSize(s tiergame.Symmetric, t tiergame.Tier, p tiergame.Position, buf [
 	return n, buf
 }
 
+// stop records err among the file errors and returns errStop, which ends
+// the walk over the tiers.
+func (v *VerifyReport) stop(err error) error {
+	v.FileErrors = append(v.FileErrors, err.Error())
+	return errStop
+}
+
 // OK reports whether nothing was wrong.
 func (v *VerifyReport) OK() bool { return v.Mismatches == 0 && len(v.FileErrors) == 0 }
 
@@ -133,22 +140,13 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		sym = quotient.Base(r.Game).(tiergame.Symmetric)
 	}
 	err := eachChildrenFirst(r, "verify", cache, (*solved.Tier).Free, func(_ int, t tiergame.Tier) error {
-		rec := r.Manifest.Tier(uint64(t))
 		st, err := r.loadSolved(t, cache)
 		if err != nil {
-			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return errStop
+			return rep.stop(err)
 		}
-		db, err := openDBChecked(r.dbPath(t))
-		if err != nil {
-			rep.FileErrors = append(rep.FileErrors, err.Error())
-			return errStop
+		if err := r.checkDB(rep, t, false); err != nil {
+			return err
 		}
-		if h := db.Header(); h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose || h.Tie != rec.Tie || h.Draw != rec.Draw {
-			rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (win %d, lose %d, tie %d, draw %d), the manifest says %d (win %d, lose %d, tie %d, draw %d)",
-				r.dbPath(t), h.Count, h.Win, h.Lose, h.Tie, h.Draw, rec.Reachable, rec.Win, rec.Lose, rec.Tie, rec.Draw))
-		}
-		db.Close()
 		kids, err := r.childTiers(t, solved.Children{st}, cache)
 		if err != nil {
 			return err
@@ -256,14 +254,29 @@ func derive(cur tiergame.Cursor, p tiergame.Position, kids solved.Children, last
 	return c.Record()
 }
 
-func openDBChecked(path string) (*valuedb.DB, error) {
+// checkDB checks tier t's database: its checksum, and its counts against
+// the manifest's (in a game with chance only the certain wins and losses:
+// its other positions have no one value). It records in rep what is
+// wrong, and returns errStop, which ends the walk, if the database cannot
+// be read.
+func (r *Run) checkDB(rep *VerifyReport, t tiergame.Tier, chance bool) error {
+	path := r.dbPath(t)
 	db, err := valuedb.Open(path)
 	if err != nil {
-		return nil, err
+		return rep.stop(err)
 	}
+	defer db.Close()
 	if err := db.Verify(); err != nil {
-		db.Close()
-		return nil, err
+		return rep.stop(err)
 	}
-	return db, nil
+	h, rec := db.Header(), r.Manifest.Tier(uint64(t))
+	switch {
+	case chance && (h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose):
+		rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (%d certain wins, %d certain losses), the manifest says %d (%d, %d)",
+			path, h.Count, h.Win, h.Lose, rec.Reachable, rec.Win, rec.Lose))
+	case !chance && (h.Count != rec.Reachable || h.Win != rec.Win || h.Lose != rec.Lose || h.Tie != rec.Tie || h.Draw != rec.Draw):
+		rep.FileErrors = append(rep.FileErrors, fmt.Sprintf("%s: %d positions (win %d, lose %d, tie %d, draw %d), the manifest says %d (win %d, lose %d, tie %d, draw %d)",
+			path, h.Count, h.Win, h.Lose, h.Tie, h.Draw, rec.Reachable, rec.Win, rec.Lose, rec.Tie, rec.Draw))
+	}
+	return nil
 }

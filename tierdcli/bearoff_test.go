@@ -17,12 +17,7 @@ import (
 // then verifies it, reviews a real match with it, and solves again from
 // seeds.
 func TestBearoff(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
 	opt := "checkers=4,points=6"
-	code, stdout, stderr := tierd(t, "solve", "--game", "bearoff", "--option", opt, "--out", dir, "--json")
-	if code != 0 {
-		t.Fatalf("solve: exit %d: %s", code, stderr)
-	}
 	var sum struct {
 		Total uint64 `json:"total"`
 		Start struct {
@@ -31,15 +26,15 @@ func TestBearoff(t *testing.T) {
 			Win, Equity float64
 		} `json:"start"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Total != 210*210 || sum.Start.Value != "chance" ||
-		math.Abs(2*sum.Start.Win-1-sum.Start.Equity) > 1e-12 || sum.Start.Win <= 0.5 {
-		t.Fatalf("solve --json: %v %s", err, stdout)
+	dir := solvedJSON(t, &sum, "run", "bearoff", opt)
+	if sum.Total != 210*210 || sum.Start.Value != "chance" || math.Abs(2*sum.Start.Win-1-sum.Start.Equity) > 1e-12 || sum.Start.Win <= 0.5 {
+		t.Fatalf("solve --json: %+v", sum)
 	}
 
 	// One checker on the 6 and one on the ace against one on the ace:
 	// the player on roll wins with the 15 rolls of 36 that bear both off;
 	// 21 does not, so every play of 21 loses.
-	code, stdout, stderr = tierd(t, "query", "--db", dir, "--json", "--roll", "12", "AQAABAEAAAAAAA")
+	code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", "--roll", "12", "AQAABAEAAAAAAA")
 	if code != 0 {
 		t.Fatalf("query: exit %d: %s", code, stderr)
 	}

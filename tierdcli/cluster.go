@@ -23,27 +23,6 @@ import (
 	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
-func (p *Program) registerCluster() {
-	p.cli.Register(&cli.Command{Name: "coordinator", Run: p.runCoordinator,
-		Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--worker-token-file F] [--read-token-file F] [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...] [--store s3://BUCKET/PREFIX?endpoint=URL&region=R]",
-		Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"})
-	p.cli.Register(&cli.Command{Name: "worker", Run: p.runWorker,
-		Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
-		Summary: "run a cluster worker: lease units of work, run them, upload the results"})
-	p.cli.Register(&cli.Command{Name: "submit", Run: p.runSubmit,
-		Usage:   "submit --coordinators URLS --token-file F --game NAME [--option K=V,...] [--symmetry]",
-		Summary: "start a solving run on a cluster; prints the run id last"})
-	p.cli.Register(&cli.Command{Name: "status", Run: p.runStatus,
-		Usage:   "status --coordinators URLS --token-file F [--json] [RUN]",
-		Summary: "show a cluster's runs, tiers and workers"})
-	p.cli.Register(&cli.Command{Name: "members", Run: p.runMembers,
-		Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
-		Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"})
-	p.cli.Register(&cli.Command{Name: "fetch", Run: p.runFetch,
-		Usage:   "fetch --coordinators URLS --token-file F --out DIR [--through-coordinators] RUN",
-		Summary: "download a finished cluster run in the layout of a solve"})
-}
-
 // clusterFlags are the flags every cluster client command has.
 type clusterFlags struct {
 	coordinators, tokenFile, tlsCA *string

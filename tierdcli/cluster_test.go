@@ -299,9 +299,21 @@ func (c *procCluster) client(cmd string, args ...string) []string {
 	return append([]string{cmd, "--coordinators", c.urls(), "--token-file", c.token}, args...)
 }
 
-func (c *procCluster) submit(game, option string) string {
+// submit submits a run of game with option, cut into units of up to 8
+// ranges a tier of at least 20000 positions each, and returns its id.
+func (c *procCluster) submit(game, option string, flags ...string) string {
 	c.t.Helper()
-	code, out, errs := c.run(c.client("submit", "--game", game, "--option", option, "--max-ranges", "8", "--min-range", "20000")...)
+	return c.submitCut(game, option, "8", "20000", flags...)
+}
+
+// submitCut submits a run of game with option, cut into units of up to
+// maxRanges ranges a tier of at least minRange positions each, with
+// submit's other flags, and returns the run's id (the last word
+// submit prints).
+func (c *procCluster) submitCut(game, option, maxRanges, minRange string, flags ...string) string {
+	c.t.Helper()
+	args := append([]string{"--game", game, "--option", option, "--max-ranges", maxRanges, "--min-range", minRange}, flags...)
+	code, out, errs := c.run(c.client("submit", args...)...)
 	if code != 0 {
 		c.t.Fatalf("submit: exit %d: %s", code, errs)
 	}

@@ -63,11 +63,8 @@ type cubeJSON struct {
 // TestCubeQuery solves a small bearoff with cube=money, verifies it, and
 // queries the cube in money play and at match scores.
 func TestCubeQuery(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
 	opt := "checkers=4,points=6,cube=money"
-	if code, _, stderr := tierd(t, "solve", "--game", "bearoff", "--option", opt, "--out", dir); code != 0 {
-		t.Fatalf("solve: exit %d: %s", code, stderr)
-	}
+	dir := solved(t, "run", "bearoff", opt)
 	if code, stdout, stderr := tierd(t, "verify", "--db", dir, "--json"); code != 0 || !strings.Contains(stdout, `"ok":true`) ||
 		!strings.Contains(stdout, fmt.Sprintf(`"files_checked":%d`, 3*49)) {
 		t.Fatalf("verify: exit %d: %s %s", code, stdout, stderr)
@@ -134,10 +131,7 @@ func TestCubeQuery(t *testing.T) {
 		t.Errorf("double/pass at 5-3: %v, the table gives %v", *q.DoublePass, dp)
 	}
 	// A cubeless run answers match queries too.
-	plain := filepath.Join(t.TempDir(), "plain")
-	if code, _, stderr := tierd(t, "solve", "--game", "bearoff", "--option", "checkers=3,points=6", "--out", plain); code != 0 {
-		t.Fatalf("solve: %s", stderr)
-	}
+	plain := solved(t, "plain", "bearoff", "checkers=3,points=6")
 	code, stdout, stderr = tierd(t, "query", "--db", plain, "--met", metFile, "--match", "5", "--score", "2-4", "--cube", "owned", "--cube-value", "2", pos)
 	if code != 0 || !strings.Contains(stdout, "cube owned at 2:") || strings.Contains(stdout, "cubeful money") {
 		t.Fatalf("query a cubeless run at a match score: exit %d: %s %s", code, stdout, stderr)
@@ -156,6 +150,10 @@ func TestCubeQuery(t *testing.T) {
 		if code, _, stderr := tierd(t, args...); code == 0 || stderr == "" {
 			t.Errorf("tierd %v: exit %d, %q", args, code, stderr)
 		}
+	}
+	// A cube value of 0 is refused by its own name.
+	if code, _, stderr := tierd(t, "query", "--db", dir, "--met", metFile, "--match", "7", "--score", "5-3", "--cube-value", "0", pos); code != 2 || !strings.Contains(stderr, "--cube-value 0:") {
+		t.Errorf("--cube-value 0: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := tierd(t, "query", "--db", dir, "--cube", "owned", "--game", "tictactoe", "---/---/---"); code == 0 {
 		t.Errorf("--cube on tic-tac-toe: exit 0 %s", stderr)

@@ -1,26 +1,20 @@
 package tierdcli
 
 import (
-	"bytes"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
-	"github.com/tiersolve/tiersolve/internal/cli"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
 // The rough edges a newcomer hit (issue 11), one check each.
 
 func TestVerifySaysWhatItChecked(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	code, stdout, _ := tierd(t, "verify", "--db", dir)
 	if code != 0 || stdout != dir+": ok: 20 files match the manifest (size and SHA-256); 5478 positions in 10 tiers re-derived from their children\n" {
 		t.Errorf("verify: exit %d, %q", code, stdout)
@@ -57,18 +51,12 @@ func TestHelpOnStdout(t *testing.T) {
 // query takes the game and options from the run, and positions that start
 // with '-' need no "--".
 func TestQueryDefaultsToTheRun(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", "moves:")
 	if code != 0 || !strings.Contains(stdout, `"value":"tie","remoteness":12`) {
 		t.Errorf("query without --game: exit %d, %q %q", code, stdout, stderr)
 	}
-	ttt := filepath.Join(t.TempDir(), "ttt")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", ttt); code != 0 {
-		t.Fatal(stderr)
-	}
+	ttt := solved(t, "ttt", "tictactoe", "")
 	for _, args := range [][]string{
 		{"query", "--db", ttt, "---/---/---"},
 		{"query", "--db", ttt, "--json", "---/---/---"},
@@ -90,10 +78,7 @@ func TestQueryDefaultsToTheRun(t *testing.T) {
 }
 
 func TestAlreadySolvedSaysSo(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	code, stdout, _ := tierd(t, "solve", "--game", "tictactoe", "--out", dir)
 	if code != 0 || !strings.Contains(stdout, "tictactoe (default): 5478 positions, already solved, in ") || !strings.Contains(stdout, "s when it ran;") {
 		t.Errorf("solve of a solved run: exit %d, %q", code, stdout)
@@ -109,12 +94,12 @@ func TestMessages(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `unknown option "x": this game takes no options`) {
 		t.Errorf("tictactoe with an option: exit %d, %q", code, stderr)
 	}
-	code, stdout, _ := tierd(t, "solve", "--game", "connect4", "--option", "width=3,height=3", "--out", filepath.Join(t.TempDir(), "run"), "--json")
 	var sum struct {
 		Tiers []struct{ Name string } `json:"tiers"`
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &sum) != nil || sum.Tiers[1].Name != "1 piece" || sum.Tiers[2].Name != "2 pieces" {
-		t.Errorf("tier names: %s", stdout)
+	solvedJSON(t, &sum, "run", "connect4", "width=3,height=3")
+	if len(sum.Tiers) < 3 || sum.Tiers[1].Name != "1 piece" || sum.Tiers[2].Name != "2 pieces" {
+		t.Errorf("tier names: %+v", sum.Tiers)
 	}
 }
 
@@ -141,10 +126,7 @@ func TestDefaultFolderIsNamed(t *testing.T) {
 // written with the old names (the option as given, "width=4,height=3")
 // is still read: resumed, verified, queried and repaired in place.
 func TestPortableNamesAndOldFolders(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if strings.ContainsAny(filepath.Base(path), "=,") || strings.Contains(path, "_-") {
 			t.Errorf("name is not portable: %s", path)
@@ -193,10 +175,7 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 			t.Errorf("tierd %s of a missing folder: exit %d, %q", args[0], code, stderr)
 		}
 	}
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	m, _ := runfolder.LoadManifest(dir)
 	for _, path := range []string{m.Tiers[1].Level.Path, m.Tiers[1].DB.Path} {
 		flipByte(t, filepath.Join(dir, path))
@@ -212,10 +191,8 @@ func TestQueryOnMissingOrDamaged(t *testing.T) {
 // usage, its errors and the commands it suggests, never tierd's.
 func TestProgramName(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
-		code := New(games.Default()).Named("strip").Run(e, args)
-		return code, out.String(), errb.String()
+		code, stdout, stderr, _ := runProgram(New(games.Default()).Named("strip"), args...)
+		return code, stdout, stderr
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	for _, tc := range []struct {
@@ -244,10 +221,7 @@ func TestProgramName(t *testing.T) {
 // position after the move, for the player to move there); the old value
 // (the mover's) and remoteness (the child's) stay for one release.
 func TestQueryJSONViews(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	flip := map[string]string{"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
 	for _, pos := range []string{"---/---/---", "x-o/-x-/--o", "xx-/oo-/---", "xo-/-x-/--o"} {
 		code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", pos)

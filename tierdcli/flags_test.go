@@ -12,10 +12,7 @@ import (
 // between and after its positional arguments, no boolean flag takes an
 // argument for its value, and a flag without its value is exit 2.
 func TestFlagsInAnyOrder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "tictactoe", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "tictactoe", "")
 	token := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(token, []byte("flags-test-token-0123456789abcdef"), 0o600); err != nil {
 		t.Fatal(err)

@@ -19,13 +19,7 @@ import (
 // submitParts submits a run whose loopy tiers are solved in parts.
 func (c *procCluster) submitParts(game, option string, parts int) string {
 	c.t.Helper()
-	code, out, errs := c.run(c.client("submit", "--game", game, "--option", option, "--max-ranges", "8", "--min-range", "20000",
-		"--loopy-ranges", strconv.Itoa(parts))...)
-	if code != 0 {
-		c.t.Fatalf("submit: exit %d: %s", code, errs)
-	}
-	f := strings.Fields(out)
-	return f[len(f)-1]
+	return c.submit(game, option, "--loopy-ranges", strconv.Itoa(parts))
 }
 
 // partHolder waits for a round of levels of a tier solved in parts whose

@@ -100,12 +100,7 @@ func (c *procCluster) submitSmall() string {
 // units (up to 4 a tier, of at least 64 positions).
 func (c *procCluster) submitC4(option string) string {
 	c.t.Helper()
-	code, out, errs := c.run(c.client("submit", "--game", c4Game, "--option", option, "--max-ranges", "4", "--min-range", "64")...)
-	if code != 0 {
-		c.t.Fatalf("submit: exit %d: %s", code, errs)
-	}
-	f := strings.Fields(out)
-	return f[len(f)-1]
+	return c.submitCut(c4Game, option, "4", "64")
 }
 
 // TestPausedLeader: the leader is paused until the others have elected

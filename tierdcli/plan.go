@@ -11,12 +11,6 @@ import (
 	"github.com/tiersolve/tiersolve/solver/plan"
 )
 
-func (p *Program) registerPlan() {
-	p.cli.Register(&cli.Command{Name: "plan", Run: p.runPlan,
-		Usage:   "plan --game NAME [--option K=V,...] [--symmetry] [--workers N] [--memory SIZE] [--cluster [--threads T]] [--json]",
-		Summary: "estimate a run's memory before running it, and the largest tier that fits; with --cluster, on N workers of SIZE each"})
-}
-
 type planJSON struct {
 	Game       string `json:"game"`
 	Option     string `json:"option"`

@@ -138,10 +138,7 @@ func (p *process) stop(t *testing.T, sig syscall.Signal) (int, string) {
 // solvedRun solves game in a new folder in-process: the reference bytes.
 func solvedRun(t *testing.T, game, option string) (string, *runfolder.Manifest) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "ref")
-	if code, _, stderr := tierd(t, "solve", "--game", game, "--option", option, "--out", dir, "--workers", "2"); code != 0 {
-		t.Fatalf("reference run: %s", stderr)
-	}
+	dir := solved(t, "ref", game, option, "--workers", "2")
 	m, err := runfolder.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -17,15 +17,6 @@ import (
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
-func (p *Program) registerQuery() {
-	p.cli.Register(&cli.Command{Name: "query", Run: p.runQuery,
-		Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] [--cube centered|owned|opponent] [--match N --score A-B [--crawford] [--cube-value V] [--met FILE]] POSITION",
-		Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll; in a bearoff, the cube action in money play or at a match score)"})
-	p.cli.Register(&cli.Command{Name: "verify", Run: p.runVerify,
-		Usage:   "verify --db DIR [--workers N]",
-		Summary: "check a solved run: file checksums, and every value re-derived from its children"})
-}
-
 func (p *Program) runQuery(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "query")
 	game := fs.String("game", "", "game (see "+p.Name()+" games)")
@@ -72,13 +63,19 @@ func (p *Program) runQuery(e *cli.Env, args []string) error {
 		return err
 	}
 	defer o.Close()
-	opts := cube.options(fs)
+	opts, err := cube.options(fs)
+	if err != nil {
+		return err
+	}
 	opts.Roll = *roll
 	ans, err := query.Position(context.Background(), o, t, pos, opts)
-	if errors.Is(err, query.ErrBadOption) {
+	switch {
+	case errors.Is(err, query.ErrBadOption):
 		return cli.UsageError("%v", err)
-	}
-	if err != nil {
+	case errors.Is(err, query.ErrUnreachable):
+		// Said with the position as typed, as tierd query always has.
+		return fmt.Errorf("position %q (tier %s, hash %d) is not reachable from the start, so it was not solved", position, g.TierName(t), pos)
+	case err != nil:
 		return err
 	}
 	if *asJSON {

@@ -2,6 +2,7 @@ package tierdcli
 
 import (
 	"flag"
+	"github.com/tiersolve/tiersolve/internal/cli"
 
 	"github.com/tiersolve/tiersolve/gamecodecs/met"
 	"github.com/tiersolve/tiersolve/query"
@@ -34,8 +35,9 @@ func addCubeFlags(fs *flag.FlagSet) *cubeFlags {
 
 // options are the cube flags given on the command line as query.Options:
 // a flag left out is the zero value, so that a run without a cube refuses
-// only the flags given.
-func (c *cubeFlags) options(fs *flag.FlagSet) query.Options {
+// only the flags given. A --cube-value below 1 is refused here, since
+// query.Options reads 0 as a value not given.
+func (c *cubeFlags) options(fs *flag.FlagSet) (query.Options, error) {
 	var o query.Options
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -47,9 +49,6 @@ func (c *cubeFlags) options(fs *flag.FlagSet) query.Options {
 			o.Cube = *c.cube
 		case "cube-value":
 			o.CubeValue = *c.cubeValue
-			if o.CubeValue == 0 {
-				o.CubeValue = -1 // given as 0: refused as the flag was
-			}
 		case "match":
 			o.Match = *c.match
 		case "score":
@@ -62,5 +61,8 @@ func (c *cubeFlags) options(fs *flag.FlagSet) query.Options {
 			o.Memory = *c.memory
 		}
 	})
-	return o
+	if o.CubeAsked && *c.cubeValue < 1 {
+		return o, cli.UsageError("--cube-value %d: want a power of two, and 1 for a centered cube", *c.cubeValue)
+	}
+	return o, nil
 }

@@ -25,10 +25,7 @@ func flipByte(t *testing.T, path string) {
 // the bytes of the undamaged run.
 func TestResumeRedoesDamagedFiles(t *testing.T) {
 	ref, m := solvedRun(t, "connect4", "width=4,height=3")
-	dir := filepath.Join(t.TempDir(), "run")
-	if code, _, stderr := tierd(t, "solve", "--game", "connect4", "--option", "width=4,height=3", "--out", dir); code != 0 {
-		t.Fatal(stderr)
-	}
+	dir := solved(t, "run", "connect4", "width=4,height=3")
 	level, db := m.Tiers[5], m.Tiers[8]
 	flipByte(t, filepath.Join(dir, level.Level.Path))
 	flipByte(t, filepath.Join(dir, db.DB.Path))

@@ -16,12 +16,6 @@ import (
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
-func (p *Program) registerReview() {
-	p.cli.Register(&cli.Command{Name: "review", Run: p.runReview,
-		Usage:   "review --db DIR [--json] FILE",
-		Summary: "review a game against a solved run: a match's bearoff plays (FILE.xg, bearoff run), or a xiangqi game's endgame moves (FILE.egf, xiangqi run)"})
-}
-
 func (p *Program) runReview(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "review")
 	db := fs.String("db", "", "solved run folder (bearoff for .xg matches, xiangqi for .egf games)")

@@ -27,17 +27,6 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
-func (p *Program) registerRun() {
-	p.cli.Register(&cli.Command{Name: "games", Usage: "games [--json]", Run: p.runGames,
-		Summary: "list the bundled games and their options"})
-	p.cli.Register(&cli.Command{Name: "reach", Run: p.runReach,
-		Usage:   "reach --game NAME [--option K=V,...] [--symmetry] [--workers N] --out DIR [--json]",
-		Summary: "find every tier's reachable positions and write the level files"})
-	p.cli.Register(&cli.Command{Name: "solve", Run: p.runSolve,
-		Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--from DIR] [--workers N] [--out DIR] [--json]",
-		Summary: "reachability then solving: level files and value databases (resumes a stopped run)"})
-}
-
 // jobFlags are the flags of reach and solve.
 type jobFlags struct {
 	prog              string // the program\'s name, in messages
@@ -252,18 +241,35 @@ type reachTier struct {
 }
 
 func (p *Program) runReach(e *cli.Env, args []string) error {
-	j, err := p.startJob(e, "reach", args)
+	return p.runJob(e, "reach", args, reportReach)
+}
+
+// runJob runs reach or solve (name): it parses the flags, opens the run,
+// reaches every tier (and solves them, for solve), and hands the run and
+// the seconds it took to report. A run stopped by a signal returns what
+// stopped makes of its error.
+func (p *Program) runJob(e *cli.Env, name string, args []string, report func(e *cli.Env, j *job, secs float64) error) error {
+	j, err := p.startJob(e, name, args)
 	if err != nil {
 		return err
 	}
 	defer j.done()
-	r := j.run
 	start := time.Now()
-	if err := r.Reach(j.ctx); err != nil {
+	if err := j.run.Reach(j.ctx); err != nil {
 		return j.stopped(err)
 	}
-	m := r.Manifest
-	sum := reachSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: r.Dir, Total: m.Total, Seconds: time.Since(start).Seconds()}
+	if name == "solve" {
+		if err := j.run.Solve(j.ctx); err != nil {
+			return j.stopped(err)
+		}
+	}
+	return report(e, j, time.Since(start).Seconds())
+}
+
+// reportReach prints what reach did: the tiers' counts and level files.
+func reportReach(e *cli.Env, j *job, secs float64) error {
+	r, m := j.run, j.run.Manifest
+	sum := reachSummary{Game: m.Game, Option: m.Option, Symmetry: m.Symmetry, Dir: r.Dir, Total: m.Total, Seconds: secs}
 	for _, t := range m.Tiers {
 		sum.Tiers = append(sum.Tiers, reachTier{Tier: t.Tier, Name: t.Name, Reachable: t.Reachable, Type: t.LevelType, Bytes: t.Level.Bytes})
 	}
@@ -339,23 +345,17 @@ func startOf(st *runfolder.StartRecord) *startValue {
 }
 
 func (p *Program) runSolve(e *cli.Env, args []string) error {
-	j, err := p.startJob(e, "solve", args)
-	if err != nil {
-		return err
-	}
-	defer j.done()
+	return p.runJob(e, "solve", args, p.reportSolve)
+}
+
+// reportSolve prints what solve did: the tiers' values and the start
+// position's.
+func (p *Program) reportSolve(e *cli.Env, j *job, secs float64) error {
 	r := j.run
-	start := time.Now()
-	if err := r.Reach(j.ctx); err != nil {
-		return j.stopped(err)
-	}
-	if err := r.Solve(j.ctx); err != nil {
-		return j.stopped(err)
-	}
-	sum := solveSummaryOf(r.Manifest, r.Dir, time.Since(start).Seconds())
+	sum := solveSummaryOf(r.Manifest, r.Dir, secs)
 	if r.Worked() {
-		p := r.Profile()
-		sum.Profile, sum.TierTimes = &p, r.TierTimes()
+		prof := r.Profile()
+		sum.Profile, sum.TierTimes = &prof, r.TierTimes()
 	}
 	if j.asJSON {
 		return json.NewEncoder(e.Stdout).Encode(sum)

@@ -13,12 +13,6 @@ import (
 	"github.com/tiersolve/tiersolve/serve"
 )
 
-func (p *Program) registerServe() {
-	p.cli.Register(&cli.Command{Name: "serve", Run: p.runServe,
-		Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE] [--scratch DIR] [--drain-delay DURATION]",
-		Summary: "serve solved runs over HTTP, read-only: a page at /, the answers of query at /api/v1/, the GamesCrafters universal API at /universal/v1/; SIGTERM drains and stops"})
-}
-
 func (p *Program) runServe(e *cli.Env, args []string) error {
 	fs := p.flagSet(e, "serve")
 	dbs := fs.String("db", "", "solved run folders, comma-separated")
@@ -26,6 +20,7 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	cache := fs.String("cache", "256MiB", "memory for the databases' blocks and the tiers' sets, shared by all runs")
 	scratch := fs.String("scratch", "", "folder for the unnamed scratch files: each database unpacked once, each tier's set in chunks (default: the system's temporary folder)")
 	drain := fs.Duration("drain-delay", 2*time.Second, "after SIGTERM, how long /readyz answers 503 while requests are still taken, before the requests in flight finish and it exits")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file when the server stops")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,6 +31,11 @@ func (p *Program) runServe(e *cli.Env, args []string) error {
 	if err != nil || size == 0 {
 		return cli.UsageError("--cache %q: want a size such as 256MiB", *cache)
 	}
+	stopProfile, err := startProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	ctx, stop := signalContext()
 	defer stop()
 	// The cache is most of the memory: the garbage collector keeps the

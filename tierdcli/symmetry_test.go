@@ -2,7 +2,6 @@ package tierdcli
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,11 +11,6 @@ import (
 // moves of the position asked; verify honours the setting; resuming with
 // the other setting is refused (exit 1, one line).
 func TestSymmetryCommands(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := tierd(t, "solve", "--game", "tictactoe", "--symmetry", "--out", dir, "--json")
-	if code != 0 {
-		t.Fatalf("solve --symmetry: exit %d: %s", code, stderr)
-	}
 	var sum struct {
 		Symmetry bool   `json:"symmetry"`
 		Total    uint64 `json:"total"`
@@ -24,12 +18,13 @@ func TestSymmetryCommands(t *testing.T) {
 			Value string `json:"value"`
 		} `json:"start"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || !sum.Symmetry || sum.Total != 765 || sum.Start.Value != "tie" {
-		t.Fatalf("solve --symmetry --json: %v %s", err, stdout)
+	dir := solvedJSON(t, &sum, "run", "tictactoe", "", "--symmetry")
+	if !sum.Symmetry || sum.Total != 765 || sum.Start.Value != "tie" {
+		t.Fatalf("solve --symmetry --json: %+v", sum)
 	}
 	// The top right corner is the canonical top left corner turned; its
 	// moves are its own.
-	code, stdout, stderr = tierd(t, "query", "--db", dir, "--json", "--", "--x/---/---")
+	code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", "--", "--x/---/---")
 	if code != 0 {
 		t.Fatalf("query: exit %d: %s", code, stderr)
 	}

@@ -22,10 +22,51 @@ func tierd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // tierdLogged is tierd with its log records kept.
 func tierdLogged(t *testing.T, args ...string) (code int, stdout, stderr, log string) {
 	t.Helper()
+	return runProgram(New(games.Default()), args...)
+}
+
+// runProgram runs p in-process on args with an empty stdin, and returns
+// its exit code, its outputs and its log records.
+func runProgram(p *Program, args ...string) (code int, stdout, stderr, log string) {
 	var out, errb, logb bytes.Buffer
 	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.NewTextHandler(&logb, nil))}
-	code = New(games.Default()).Run(e, args)
+	code = p.Run(e, args)
 	return code, out.String(), errb.String(), logb.String()
+}
+
+// solved solves game (with option, unless it is "") in-process into a
+// new folder named folder, with solve's other flags, fails the test if
+// the solve fails, and returns the folder.
+func solved(t *testing.T, folder, game, option string, flags ...string) string {
+	t.Helper()
+	dir, _ := solvedPrinting(t, folder, game, option, flags...)
+	return dir
+}
+
+// solvedJSON is solved with --json: it decodes the summary solve prints
+// into sum.
+func solvedJSON(t *testing.T, sum any, folder, game, option string, flags ...string) string {
+	t.Helper()
+	dir, stdout := solvedPrinting(t, folder, game, option, append(flags, "--json")...)
+	if err := json.Unmarshal([]byte(stdout), sum); err != nil {
+		t.Fatalf("solve --json: %v: %s", err, stdout)
+	}
+	return dir
+}
+
+// solvedPrinting is solved, and returns what solve printed as well.
+func solvedPrinting(t *testing.T, folder, game, option string, flags ...string) (dir, stdout string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), folder)
+	args := []string{"solve", "--game", game, "--out", dir}
+	if option != "" {
+		args = append(args, "--option", option)
+	}
+	code, stdout, stderr := tierd(t, append(args, flags...)...)
+	if code != 0 {
+		t.Fatalf("solve %s %s %q: exit %d: %s", game, option, flags, code, stderr)
+	}
+	return dir, stdout
 }
 
 func TestSolveQueryVerify(t *testing.T) {

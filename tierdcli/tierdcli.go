@@ -49,13 +49,61 @@ func New(reg *games.Registry) *Program {
 		Name:    "tierd",
 		Summary: "solve tier games: reachable positions into level files, values into databases",
 	}}
-	p.registerRun()
-	p.registerPlan()
-	p.registerQuery()
-	p.registerReview()
-	p.registerCluster()
-	p.registerServe()
+	for _, c := range p.commands() {
+		p.cli.Register(c)
+	}
 	return p
+}
+
+// commands are tierd's commands, all in one table: the embedded runs,
+// the readers of solved runs, the cluster's, and serve. Usage is the
+// synopsis after the program's name; the list that -h prints is sorted
+// by name, whatever the order here.
+func (p *Program) commands() []*cli.Command {
+	return []*cli.Command{
+		{Name: "games", Run: p.runGames,
+			Usage:   "games [--json]",
+			Summary: "list the bundled games and their options"},
+		{Name: "reach", Run: p.runReach,
+			Usage:   "reach --game NAME [--option K=V,...] [--symmetry] [--workers N] --out DIR [--json]",
+			Summary: "find every tier's reachable positions and write the level files"},
+		{Name: "solve", Run: p.runSolve,
+			Usage:   "solve --game NAME [--option K=V,...] [--symmetry] [--from DIR] [--workers N] [--out DIR] [--json]",
+			Summary: "reachability then solving: level files and value databases (resumes a stopped run)"},
+		{Name: "plan", Run: p.runPlan,
+			Usage:   "plan --game NAME [--option K=V,...] [--symmetry] [--workers N] [--memory SIZE] [--cluster [--threads T]] [--json]",
+			Summary: "estimate a run's memory before running it, and the largest tier that fits; with --cluster, on N workers of SIZE each"},
+		{Name: "query", Run: p.runQuery,
+			Usage:   "query --db DIR [--game NAME] [--option K=V,...] [--json] [--roll D1D2] [--cube centered|owned|opponent] [--match N --score A-B [--crawford] [--cube-value V] [--met FILE]] POSITION",
+			Summary: "print a position's value and remoteness and every move's, best first (with dice: its chance to win, and every play of a roll; in a bearoff, the cube action in money play or at a match score)"},
+		{Name: "verify", Run: p.runVerify,
+			Usage:   "verify --db DIR [--workers N]",
+			Summary: "check a solved run: file checksums, and every value re-derived from its children"},
+		{Name: "review", Run: p.runReview,
+			Usage:   "review --db DIR [--json] FILE",
+			Summary: "review a game against a solved run: a match's bearoff plays (FILE.xg, bearoff run), or a xiangqi game's endgame moves (FILE.egf, xiangqi run)"},
+		{Name: "coordinator", Run: p.runCoordinator,
+			Usage:   "coordinator --node-id ID --raft-addr HOST:PORT --http-addr HOST:PORT --data DIR --token-file F [--worker-token-file F] [--read-token-file F] [--raft-advertise HOST:PORT] [--http-advertise URL] [--bootstrap ID=RAFTADDR=HTTPADDR,...] [--store s3://BUCKET/PREFIX?endpoint=URL&region=R]",
+			Summary: "run a cluster coordinator: raft-replicated run state, leases, merges, artifact store"},
+		{Name: "worker", Run: p.runWorker,
+			Usage:   "worker --coordinators URL[,URL...] --token-file F --data DIR [--threads N]",
+			Summary: "run a cluster worker: lease units of work, run them, upload the results"},
+		{Name: "submit", Run: p.runSubmit,
+			Usage:   "submit --coordinators URLS --token-file F --game NAME [--option K=V,...] [--symmetry]",
+			Summary: "start a solving run on a cluster; prints the run id last"},
+		{Name: "status", Run: p.runStatus,
+			Usage:   "status --coordinators URLS --token-file F [--json] [RUN]",
+			Summary: "show a cluster's runs, tiers and workers"},
+		{Name: "members", Run: p.runMembers,
+			Usage:   "members --coordinators URLS --token-file F [--add ID=RAFTADDR=HTTPADDR | --remove ID]",
+			Summary: "list the coordinators, or replace one: add a new (empty) one, remove a lost one"},
+		{Name: "fetch", Run: p.runFetch,
+			Usage:   "fetch --coordinators URLS --token-file F --out DIR [--through-coordinators] RUN",
+			Summary: "download a finished cluster run in the layout of a solve"},
+		{Name: "serve", Run: p.runServe,
+			Usage:   "serve --db DIR[,DIR...] [--http-addr HOST:PORT] [--cache SIZE] [--scratch DIR] [--drain-delay DURATION]",
+			Summary: "serve solved runs over HTTP, read-only: a page at /, the answers of query at /api/v1/, the GamesCrafters universal API at /universal/v1/; SIGTERM drains and stops"},
+	}
 }
 
 // Run runs the command line args (without the program name) and returns

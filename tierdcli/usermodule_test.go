@@ -2,7 +2,6 @@ package tierdcli
 
 import (
 	"encoding/json"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -292,15 +291,12 @@ func TestSubmitUnknownToTheCoordinators(t *testing.T) {
 		return renamed{g, "mine"}, err
 	}
 	p := New(games.Default().With(mine))
-	var out, errb strings.Builder
-	e := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}
 	args := []string{"submit", "--coordinators", strings.Join(c.URLs(), ","), "--token-file", token, "--game", "mine"}
 	for _, game := range []string{"mine", "chess"} {
-		errb.Reset()
 		args[len(args)-1] = game
 		want := `coordinator c1: unknown game "` + game + `"`
-		if code := p.Run(e, args); code != 1 || !strings.Contains(errb.String(), want) || strings.Count(errb.String(), "\n") != 1 {
-			t.Errorf("submit of %s, which the coordinators lack: exit %d, %q; want exit 1 and one line with %q", game, code, errb.String(), want)
+		if code, _, stderr, _ := runProgram(p, args...); code != 1 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("submit of %s, which the coordinators lack: exit %d, %q; want exit 1 and one line with %q", game, code, stderr, want)
 		}
 	}
 }

@@ -10,11 +10,6 @@ import (
 // TestXiangqi solves K+R v K, queries it, and reviews the endgame of the
 // fixture game (testdata/egf) against it.
 func TestXiangqi(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "krk")
-	code, stdout, stderr := tierd(t, "solve", "--game", "xiangqi", "--option", "material=KRvK", "--out", dir, "--json")
-	if code != 0 {
-		t.Fatalf("solve: exit %d: %s", code, stderr)
-	}
 	var sum struct {
 		Tiers []struct {
 			Name                 string
@@ -22,13 +17,14 @@ func TestXiangqi(t *testing.T) {
 			Lose                 uint64
 		} `json:"tiers"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || len(sum.Tiers) != 2 {
-		t.Fatalf("solve --json: %v %s", err, stdout)
+	dir := solvedJSON(t, &sum, "krk", "xiangqi", "material=KRvK")
+	if len(sum.Tiers) != 2 {
+		t.Fatalf("solve --json: %+v", sum)
 	}
 
 	// Mate in one: the chariot to the general's file, or along the back
 	// rank; the moves in ICCS, best first.
-	code, stdout, stderr = tierd(t, "query", "--db", dir, "--json", "3k5/9/9/9/9/9/9/9/9/R3K4 w")
+	code, stdout, stderr := tierd(t, "query", "--db", dir, "--json", "3k5/9/9/9/9/9/9/9/9/R3K4 w")
 	var q struct {
 		Value      string `json:"value"`
 		Remoteness int    `json:"remoteness"`

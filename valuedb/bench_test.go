@@ -44,10 +44,7 @@ func BenchmarkReadAll(b *testing.B) {
 	if _, err := Write(path, Header{Game: "g"}, recs, &WriteOptions{Workers: 1, NoSync: true}); err != nil {
 		b.Fatal(err)
 	}
-	db, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := mustOpen(b, path)
 	defer db.Close()
 	b.SetBytes(int64(len(recs)))
 	for b.Loop() {

@@ -13,7 +13,8 @@ import (
 // TestBlockCacheBudget fills a cache with far more than its budget from
 // many goroutines: it never holds more than the budget, keeps what is
 // read often, returns what it holds unchanged, and gives room up to
-// Reserve at once.
+// Reserve at once. Half the owners are dense (NewDenseOwner) where the
+// budget allows their arrays.
 func TestBlockCacheBudget(t *testing.T) {
 	for _, budget := range []uint64{100 << 10, 64 << 20} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
@@ -24,7 +25,12 @@ func TestBlockCacheBudget(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					owner := c.NewOwner()
+					var owner uint64
+					if g%2 == 1 {
+						owner = c.NewDenseOwner(3000)
+					} else {
+						owner = c.NewOwner()
+					}
 					for i := range 20000 {
 						b := uint64(i % 3000)
 						if i%2 == 0 {
@@ -55,6 +61,9 @@ func TestBlockCacheBudget(t *testing.T) {
 			if budget < 1<<20 && st.Hits < st.Misses/2 {
 				t.Errorf("hot blocks evicted: %+v", st)
 			}
+			if dense := budget >= 4*3000*maxDenseShare*4; dense != (st.Reserved == 2*4*3000) {
+				t.Errorf("dense arrays %v: %d bytes reserved", dense, st.Reserved)
+			}
 			c.Reserve(int64(budget) / 2)
 			if st := c.Stats(); st.Bytes > budget/2 {
 				t.Errorf("after reserving half: %d bytes held", st.Bytes)
@@ -63,10 +72,45 @@ func TestBlockCacheBudget(t *testing.T) {
 			c.Drop(2)
 			c.Drop(3)
 			c.Drop(4)
-			if st := c.Stats(); st.Bytes != 0 {
-				t.Errorf("after dropping every owner: %d bytes held", st.Bytes)
+			if st := c.Stats(); st.Bytes != 0 || st.Reserved != budget/2 {
+				t.Errorf("after dropping every owner: %d bytes held, %d reserved", st.Bytes, st.Reserved)
 			}
 		})
+	}
+}
+
+// TestDenseOwner checks a dense owner's blocks: found, replaced by
+// eviction, one beyond its blocks not kept, and its array given back.
+func TestDenseOwner(t *testing.T) {
+	c := NewBlockCache(8 << 20)
+	o := c.NewDenseOwner(100)
+	if st := c.Stats(); st.Reserved != 400 {
+		t.Fatalf("reserved %d, want 400", st.Reserved)
+	}
+	for b := range uint64(101) {
+		c.AddCopy(BlockKey{o, b}, []byte{byte(b)})
+	}
+	for b := range uint64(101) {
+		var got []byte
+		ok := c.Read(BlockKey{o, b}, func(x []byte) { got = bytes.Clone(x) })
+		if want := b < 100; ok != want || ok && !bytes.Equal(got, []byte{byte(b)}) {
+			t.Errorf("block %d: %v %v", b, got, ok)
+		}
+	}
+	other := c.NewOwner()
+	c.AddCopy(BlockKey{other, 5}, []byte{55})
+	if b, ok := c.Get(BlockKey{other, 5}); !ok || b[0] != 55 {
+		t.Errorf("an owner without an array: %v %v", b, ok)
+	}
+	c.Drop(o)
+	if _, ok := c.Get(BlockKey{o, 3}); ok {
+		t.Error("a dropped owner's block found")
+	}
+	if st := c.Stats(); st.Reserved != 0 || st.Bytes != ownedCap+slotBytes {
+		t.Errorf("after Drop: %+v", st)
+	}
+	if big := c.NewDenseOwner(1 << 40); c.Stats().Reserved != 0 {
+		t.Errorf("owner %d of 2^40 blocks got an array", big)
 	}
 }
 

@@ -47,10 +47,7 @@ func TestProbRoundTrip(t *testing.T) {
 		if h.Kind != KindProbability || h.Count != uint64(tc.n) || h.Win != wins || h.Lose != losses || (tc.n > 0 && h.Mean != sum/float64(tc.n)) {
 			t.Fatalf("header %+v", h)
 		}
-		db, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := mustOpen(t, path)
 		if db.Header() != h {
 			t.Fatalf("read header %+v, wrote %+v", db.Header(), h)
 		}
@@ -84,10 +81,7 @@ func TestProbRoundTrip(t *testing.T) {
 	if _, err := Write(path, Header{Game: "g"}, randomRecords(r, 10, 5), nil); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := mustOpen(t, path)
 	defer db.Close()
 	if _, err := db.LookupProb(0); !errors.Is(err, ErrKind) {
 		t.Errorf("LookupProb of a value database: %v", err)
@@ -141,10 +135,7 @@ func TestPlanesRoundTrip(t *testing.T) {
 		if h.Kind != KindPlanes || h.Count != uint64(tc.n) || h.RecordBytes != 12 || h.Planes != "centered,owned,opponent" {
 			t.Fatalf("header %+v", h)
 		}
-		db, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := mustOpen(t, path)
 		if db.Header() != h || !slices.Equal(db.Header().PlaneNames(), names) {
 			t.Fatalf("read header %+v, wrote %+v", db.Header(), h)
 		}
@@ -177,10 +168,7 @@ func TestPlanesRoundTrip(t *testing.T) {
 	if _, err := WriteProbs(path, Header{}, randomProbs(r, 10), nil); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := mustOpen(t, path)
 	defer db.Close()
 	if _, err := db.LookupPlanes(0); !errors.Is(err, ErrKind) {
 		t.Errorf("LookupPlanes on probabilities: %v, want ErrKind", err)

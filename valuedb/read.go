@@ -37,8 +37,11 @@ type DB struct {
 	owner  uint64
 
 	// unpacked, when set (Unpack), is the file of the database's records
-	// decompressed, from which misses of shared are read.
+	// decompressed, from which misses of shared are read; its segments
+	// are cached under segOwner (a dense owner: NewDenseOwner), set before
+	// unpacked is.
 	unpacked    atomic.Pointer[os.File]
+	segOwner    uint64
 	unpackMu    sync.Mutex
 	unpackTried bool
 }

@@ -24,10 +24,9 @@ import (
 // answer instead of 75 KB.
 const unpackSeg = 1024
 
-// unpackKey is the cache's key of segment seg of an unpacked database:
-// the bit keeps segments apart from whole blocks and from other readers'
-// pieces of the same owner.
-func unpackKey(owner, seg uint64) BlockKey { return BlockKey{owner, 1<<62 | seg} }
+// unpackKey is the cache's key of segment seg of an unpacked database,
+// whose segments have an owner of their own (DB.segOwner).
+func unpackKey(segOwner, seg uint64) BlockKey { return BlockKey{segOwner, seg} }
 
 // Unpack writes the database's records, decompressed, to a scratch file
 // in its shared cache's CacheOptions.Unpack folder, from which its
@@ -76,6 +75,7 @@ func (d *DB) Unpack() error {
 		return err
 	}
 	c.unpacked.Add(size)
+	d.segOwner = c.NewDenseOwner(uint64((size + unpackSeg - 1) / unpackSeg))
 	d.unpacked.Store(f)
 	return nil
 }
@@ -123,7 +123,7 @@ func (d *DB) unpackInto(f *os.File) error {
 func (d *DB) lookupUnpacked(u *os.File, rank uint64) (Record, error) {
 	off := rank * uint64(d.h.RecordBytes)
 	seg := off / unpackSeg
-	k := unpackKey(d.owner, seg)
+	k := unpackKey(d.segOwner, seg)
 	at, rb := off-seg*unpackSeg, d.h.RecordBytes
 	var rec Record
 	if d.shared.Read(k, func(raw []byte) { rec = decodeRecord(raw[at:], rb) }) {
@@ -158,7 +158,7 @@ func (d *DB) prefetchUnpacked(u *os.File, more func() bool) error {
 		}
 		d.shared.CountRead(int(n))
 		for s := int64(0); s < n && more(); s += unpackSeg {
-			d.shared.AddCopy(unpackKey(d.owner, uint64(off+s)/unpackSeg), buf[s:min(n, s+unpackSeg)])
+			d.shared.AddCopy(unpackKey(d.segOwner, uint64(off+s)/unpackSeg), buf[s:min(n, s+unpackSeg)])
 		}
 	}
 	return nil
@@ -168,6 +168,7 @@ func (d *DB) prefetchUnpacked(u *os.File, more func() bool) error {
 func (d *DB) closeUnpacked() {
 	if f := d.unpacked.Swap(nil); f != nil {
 		f.Close()
+		d.shared.Drop(d.segOwner)
 		d.shared.unpacked.Add(-int64(d.h.Count) * int64(d.h.RecordBytes))
 	}
 }

@@ -87,10 +87,7 @@ func TestUnpackCorrupt(t *testing.T) {
 	if _, err := Write(name, Header{Game: "g", Tier: 1}, recs, &WriteOptions{BlockRecords: 1000}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpen(t, name)
 	const badBlock = 7
 	at := d.dataStart + int64(d.index[badBlock]+d.index[badBlock+1])/2
 	d.Close()

@@ -11,6 +11,16 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame"
 )
 
+// mustOpen opens the database at path, and ends the test if it cannot.
+func mustOpen(t testing.TB, path string) *DB {
+	t.Helper()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 func randomRecords(r *rand.Rand, n int, maxRem int) []Record {
 	recs := make([]Record, n)
 	for i := range recs {
@@ -42,10 +52,7 @@ func TestRoundTrip(t *testing.T) {
 		if h.RecordBytes != tc.width && tc.n > 0 {
 			t.Errorf("n=%d: record width %d, want %d", tc.n, h.RecordBytes, tc.width)
 		}
-		db, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := mustOpen(t, path)
 		if got := db.Header(); got != h || got.Count != uint64(tc.n) || got.Win+got.Lose+got.Tie+got.Draw != uint64(tc.n) {
 			t.Fatalf("header %+v, wrote %+v", got, h)
 		}
@@ -128,10 +135,7 @@ func TestRemotenessBeyondHeader(t *testing.T) {
 		t.Fatal("no max_remoteness in the header")
 	}
 	os.WriteFile(path, bad, 0o644)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := mustOpen(t, path)
 	defer db.Close()
 	if _, err := db.ReadAll(1); !errors.Is(err, ErrFormat) {
 		t.Errorf("ReadAll: %v, want ErrFormat", err)

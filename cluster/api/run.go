@@ -247,19 +247,30 @@ type Parts struct {
 	Moves int `json:"moves,omitempty"`
 }
 
-// PartProgress is one part's progress: its last checkpoint (after round
-// CheckpointRound), the child tiers' tied notes for it (the KidNotes
-// units' files), the rounds since
-// the checkpoint (the last one in progress), its next level as its last
-// round reported, and the worker that ran that round, under lease Token.
+// PartProgress is one part's progress: its last checkpoint, the child
+// tiers' tied notes for it, the rounds since the checkpoint, its next
+// level, and the worker that ran its last round. The coordinators'
+// replicated state holds it as it is (its raft bytes are these).
 type PartProgress struct {
-	Checkpoint      *Blob      `json:"checkpoint,omitempty"`
-	CheckpointRound int        `json:"checkpoint_round,omitempty"`
-	Tied            []Blob     `json:"tied,omitempty"`
-	Steps           []PartStep `json:"steps"`
-	Next            int        `json:"next"`
-	Worker          string     `json:"worker,omitempty"`
-	Token           uint64     `json:"token,omitempty"`
+	// Checkpoint is the part after round CheckpointRound; nil before its
+	// first pass is done.
+	Checkpoint      *Blob `json:"checkpoint,omitempty"`
+	CheckpointRound int   `json:"checkpoint_round,omitempty"`
+	// Tied are the child tiers' tied notes for the part (files of the
+	// KidNotes units), read when ties start.
+	Tied []Blob `json:"tied,omitempty"`
+	// Steps are the rounds since the checkpoint, the last one the round
+	// in progress; the first pass's (round 0) holds the KidNotes units'
+	// held and won files for the part.
+	Steps []PartStep `json:"steps"`
+	// Next is the part's next level, as its last round reported.
+	Next int `json:"next"`
+	// Worker did its last round: the leader grants it the next one if it
+	// is present (its memory holds the part).
+	Worker string `json:"worker,omitempty"`
+	// Token is the lease token of its last round: a report of that round
+	// sent again (its answer lost) is known as accepted.
+	Token uint64 `json:"token,omitempty"`
 }
 
 // The phases of a loopy tier solved in parts.
@@ -315,7 +326,8 @@ func CountDone(us []*Unit) int {
 // Level is a tier's merged set: how many positions it holds and how the
 // units cut it, known as soon as the leader has merged the partial level
 // files, and the full level file (Blob, Type), set once it is written and
-// durably stored.
+// durably stored. The coordinators' replicated state holds it as it is
+// (its raft bytes are these).
 type Level struct {
 	Blob      Blob         `json:"blob"` // empty until written
 	Reachable uint64       `json:"reachable"`
@@ -324,12 +336,21 @@ type Level struct {
 	// Expand, if set, is how its expand units cut it instead.
 	Expand []plan.Range `json:"expand,omitempty"`
 	// Parts, if set, is where a loopy tier solved in parts is cut
-	// (plan.Cut.Bounds).
+	// (plan.Cut.Bounds), by the leader when it merges the tier.
 	Parts []uint64 `json:"parts,omitempty"`
 }
 
+// ExpandRanges is how the tier's expand units cut it.
+func (lv *Level) ExpandRanges() []plan.Range {
+	if lv.Expand != nil {
+		return lv.Expand
+	}
+	return lv.Ranges
+}
+
 // DB is a tier's merged value database, and for a chance game with planes
-// (tiergame.Planes) its database of planes.
+// (tiergame.Planes) its database of planes. The coordinators' replicated
+// state holds it as it is (its raft bytes are these).
 type DB struct {
 	Blob   Blob   `json:"blob"`
 	Planes *Blob  `json:"planes,omitempty"`
@@ -363,7 +384,8 @@ type Lease struct {
 	Token  uint64 `json:"token"`
 }
 
-// Completion is a unit's accepted result.
+// Completion is a unit's accepted result. The coordinators' replicated
+// state holds it as it is (its raft bytes are these).
 type Completion struct {
 	Worker    string   `json:"worker"`
 	Token     uint64   `json:"token"`

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -61,11 +60,5 @@ func clusterMatchesEmbedded(t *testing.T, game, option string, workers int) *run
 		t.Fatal(err)
 	}
 	waitRun(t, cl, id, 2*time.Minute)
-	out := t.TempDir()
-	m, err := cl.Fetch(ctx, id, out, games.New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, game, option, false), out)
-	return m
+	return checkFetched(t, cl, id, game, option, false)
 }

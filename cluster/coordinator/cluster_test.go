@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,9 +205,16 @@ func (c *testCluster) startWorkerWith(id string, threads int, set func(*worker.C
 	if set != nil {
 		set(&cfg)
 	}
+	return runWorker(c.t, cfg)
+}
+
+// runWorker runs a worker of cfg until the test ends; it returns the
+// worker and a function that stops it (cancels it and waits for it).
+func runWorker(t testing.TB, cfg worker.Config) (*worker.Worker, context.CancelFunc) {
+	t.Helper()
 	w, err := worker.New(cfg)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -217,7 +223,7 @@ func (c *testCluster) startWorkerWith(id string, threads int, set func(*worker.C
 		w.Run(ctx)
 	}()
 	stop := func() { cancel(); <-done }
-	c.t.Cleanup(stop)
+	t.Cleanup(stop)
 	return w, stop
 }
 
@@ -302,6 +308,20 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 	}
 	os.Exit(code)
+}
+
+// checkFetched fetches run id through cl into a new folder and checks it
+// against tierd solve's run of game, option and symmetry
+// (sameRunFolders); it returns the fetched manifest.
+func checkFetched(t testing.TB, cl *api.Client, id, game, option string, symmetry bool) *runfolder.Manifest {
+	t.Helper()
+	out := t.TempDir()
+	m, err := cl.Fetch(context.Background(), id, out, games.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRunFolders(t, embeddedSolve(t, game, option, symmetry), out)
+	return m
 }
 
 // sameRunFolders compares two run folders: every level file decompressed
@@ -397,15 +417,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 			if tc.game == "connect4" {
 				checkPartialKinds(t, c, cl, id)
 			}
-			out := t.TempDir()
-			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-				t.Fatal(err)
-			}
-			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, tc.symmetry), out)
-			if t.Failed() {
-				entries, _ := os.ReadDir(filepath.Join(out, "levels"))
-				t.Log(strings.Repeat("-", 20), len(entries))
-			}
+			checkFetched(t, cl, id, tc.game, tc.option, tc.symmetry)
 		})
 	}
 }
@@ -428,11 +440,7 @@ func TestProvisionalLeases(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitRun(t, cl, id, 2*time.Minute)
-			out := t.TempDir()
-			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-				t.Fatal(err)
-			}
-			sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", symmetry), out)
+			checkFetched(t, cl, id, "connect4", "width=4,height=4", symmetry)
 			if w.Provisional.Load() == 0 {
 				t.Error("no unit leased provisionally")
 			}
@@ -555,11 +563,7 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 				!regexp.MustCompile(`(?m)^tierd_parts_kid_notes [1-9]`).MatchString(metrics) {
 				t.Error("the metrics do not count the notes of the child tiers or those exchanged, or show a level after the run")
 			}
-			out := t.TempDir()
-			if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-				t.Fatal(err)
-			}
-			sameRunFolders(t, embeddedSolve(t, tc.game, tc.option, false), out)
+			checkFetched(t, cl, id, tc.game, tc.option, false)
 		})
 	}
 }
@@ -606,11 +610,7 @@ func TestPartsRestoredEachRound(t *testing.T) {
 	if most > 1 {
 		t.Errorf("a part replayed %d rounds from its checkpoint: a round that replays must write a checkpoint", most)
 	}
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "quixo", "size=3", false), out)
+	checkFetched(t, cl, id, "quixo", "size=3", false)
 }
 
 // leaderGet reads path from the leader's HTTP API, with the admin token.
@@ -620,14 +620,7 @@ func leaderGet(t *testing.T, c *testCluster, path string) string {
 		if n == nil || !n.IsLeader() {
 			continue
 		}
-		req, _ := http.NewRequest("GET", "http://"+n.cfg.HTTPAddr+path, nil)
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		_, b := send(t, "GET", "http://"+n.cfg.HTTPAddr+path, testToken, nil)
 		return string(b)
 	}
 	t.Fatal("no leader")

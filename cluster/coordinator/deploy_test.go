@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
@@ -77,11 +76,7 @@ func TestRestartWithBootstrap(t *testing.T) {
 	}
 	c.waitLeader()
 	waitRun(t, cl, id, time.Minute)
-	out := t.TempDir()
-	if _, err := cl.Fetch(context.Background(), id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+	checkFetched(t, cl, id, "tictactoe", "", false)
 	st, err := cl.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)

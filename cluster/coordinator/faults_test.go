@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,20 +130,8 @@ func (pc *proxiedCluster) clientVia(id string) *api.Client {
 
 // startWorker runs a worker whose connections go through links of its own.
 func (pc *proxiedCluster) startWorker(id string, threads int) (*worker.Worker, context.CancelFunc) {
-	w, err := worker.New(worker.Config{Client: pc.clientVia(id), ID: id, Threads: threads, Dir: filepath.Join(pc.t.TempDir(), id),
+	return runWorker(pc.t, worker.Config{Client: pc.clientVia(id), ID: id, Threads: threads, Dir: filepath.Join(pc.t.TempDir(), id),
 		NewGame: games.New, Log: testLog(pc.t).With("test_worker", id), MemoryBytes: 1 << 30})
-	if err != nil {
-		pc.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		w.Run(ctx)
-	}()
-	stop := func() { cancel(); <-done }
-	pc.t.Cleanup(stop)
-	return w, stop
 }
 
 // TestAdvertise: coordinators that listen on one address and advertise a
@@ -158,30 +145,14 @@ func TestAdvertise(t *testing.T) {
 	l := pc.waitLeader()
 	pc.startWorker("w1", 2)
 	cl := pc.clientVia("client")
-	ctx := context.Background()
-	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "tictactoe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitRun(t, cl, id, time.Minute)
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+	solveThrough(t, cl, "tictactoe", "", nil)
 
 	for i, n := range pc.nodes {
 		if addr, _ := n.raft.LeaderWithID(); string(addr) != pc.members[l].RaftAddr {
 			t.Errorf("node %d names the leader at %q, want its advertised %q", i, addr, pc.members[l].RaftAddr)
 		}
 		// A follower's answer sends the client to the leader's proxy.
-		req, _ := http.NewRequest("GET", "http://"+pc.binds[i].HTTPAddr+"/v1/status", nil)
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := request(t, "GET", "http://"+pc.binds[i].HTTPAddr+"/v1/status", testToken, nil)
 		if got := resp.Header.Get(api.HeaderLeader); got != pc.members[l].HTTPAddr {
 			t.Errorf("node %d sends clients to %q, want the leader's advertised %q", i, got, pc.members[l].HTTPAddr)
 		}
@@ -468,11 +439,7 @@ func TestPartitionedLeader(t *testing.T) {
 			t.Errorf("node %d: the unit leased before the cut was completed with the stale token: %+v", i, u.Done)
 		}
 	}
-	out := t.TempDir()
-	if _, err := admin.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+	checkFetched(t, admin, id, "connect4", "width=4,height=4", false)
 }
 
 // solveThrough submits a run of game through cl, waits for it and checks
@@ -488,11 +455,7 @@ func solveThrough(t *testing.T, cl *api.Client, game, option string, set *api.Se
 	}
 	waitRun(t, cl, id, 3*time.Minute)
 	took := time.Since(t0)
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, game, option, false), out)
+	checkFetched(t, cl, id, game, option, false)
 	return took
 }
 
@@ -623,9 +586,5 @@ func TestWorkerCutMidUpload(t *testing.T) {
 			t.Errorf("blob %s (%d bytes) is whole on %d coordinators", b.SHA256, b.Size, whole)
 		}
 	}
-	out := t.TempDir()
-	if _, err := admin.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+	checkFetched(t, admin, id, "connect4", "width=4,height=4", false)
 }

@@ -45,15 +45,8 @@ func TestWorkerWithoutTheGame(t *testing.T) {
 		t.Errorf("submit of a game the coordinators do not know: %v", err)
 	}
 
-	w1, err := worker.New(worker.Config{Client: c.client(), ID: "w-ttt", Threads: 1, Dir: t.TempDir(),
+	runWorker(t, worker.Config{Client: c.client(), ID: "w-ttt", Threads: 1, Dir: t.TempDir(),
 		NewGame: tictactoeOnly, Games: []string{"tictactoe"}, Log: testLog(t), MemoryBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); w1.Run(wctx) }()
-	t.Cleanup(func() { cancel(); <-done })
 
 	c4, err := cl.Submit(ctx, api.SubmitRequest{Game: "connect4", Option: "width=4,height=3"})
 	if err != nil {

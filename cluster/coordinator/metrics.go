@@ -91,18 +91,17 @@ func newMetrics(n *Node) *metrics {
 		})
 		return float64(total)
 	}
-	gaugeFunc("runs_running", "Runs in progress.", func() float64 {
-		return count(func(r *state.Run) int { return btoi(r.State == api.Running) })
-	})
-	gaugeFunc("tiers_done", "Tiers solved, over all runs.", func() float64 {
-		return count(func(r *state.Run) int { return r.Summary().TiersDone })
-	})
-	gaugeFunc("tiers_total", "Tiers, over all runs.", func() float64 {
-		return count(func(r *state.Run) int { return len(r.Tiers) })
-	})
-	gaugeFunc("units_leased", "Units under lease.", func() float64 {
-		return count(func(r *state.Run) int { return r.Summary().Leased })
-	})
+	for _, g := range []struct {
+		name, help string
+		of         func(*state.Run) int
+	}{
+		{"runs_running", "Runs in progress.", func(r *state.Run) int { return btoi(r.State == api.Running) }},
+		{"tiers_done", "Tiers solved, over all runs.", func(r *state.Run) int { return r.Summary().TiersDone }},
+		{"tiers_total", "Tiers, over all runs.", func(r *state.Run) int { return len(r.Tiers) }},
+		{"units_leased", "Units under lease.", func(r *state.Run) int { return r.Summary().Leased }},
+	} {
+		gaugeFunc(g.name, g.help, func() float64 { return count(g.of) })
+	}
 	parts := func(f func(*state.Parts) uint64) float64 {
 		var total uint64
 		n.fsm.View(func(s *state.State, _ uint64) {
@@ -116,24 +115,19 @@ func newMetrics(n *Node) *metrics {
 		})
 		return float64(total)
 	}
-	gaugeFunc("parts_rounds", "Rounds of loopy tiers solved in parts (a unit per part each), over all runs.", func() float64 {
-		return parts(func(p *state.Parts) uint64 { return uint64(p.Round) })
-	})
-	gaugeFunc("parts_kid_notes", "Notes the child tiers' records of loopy tiers in parts gave the parts (KidNotes units), over all runs.", func() float64 {
-		return parts(func(p *state.Parts) uint64 { return p.KidNotes })
-	})
-	gaugeFunc("parts_kid_notes_bytes", "Bytes of the notes files the KidNotes units of loopy tiers in parts wrote for the parts, over all runs.", func() float64 {
-		return parts(func(p *state.Parts) uint64 { return p.KidNotesBytes })
-	})
-	gaugeFunc("parts_notes", "Notes the parts of loopy tiers sent each other, over all runs.", func() float64 {
-		return parts(func(p *state.Parts) uint64 { return p.Notes })
-	})
-	gaugeFunc("parts_notes_bytes", "Bytes of the notes files the parts of loopy tiers sent each other, over all runs.", func() float64 {
-		return parts(func(p *state.Parts) uint64 { return p.NotesBytes })
-	})
-	gaugeFunc("parts_checkpoint_bytes", "Bytes of the checkpoints of parts of loopy tiers, over all runs.", func() float64 {
-		return parts(func(p *state.Parts) uint64 { return p.Checkpoints })
-	})
+	for _, g := range []struct {
+		name, help string
+		of         func(*state.Parts) uint64
+	}{
+		{"parts_rounds", "Rounds of loopy tiers solved in parts (a unit per part each), over all runs.", func(p *state.Parts) uint64 { return uint64(p.Round) }},
+		{"parts_kid_notes", "Notes the child tiers' records of loopy tiers in parts gave the parts (KidNotes units), over all runs.", func(p *state.Parts) uint64 { return p.KidNotes }},
+		{"parts_kid_notes_bytes", "Bytes of the notes files the KidNotes units of loopy tiers in parts wrote for the parts, over all runs.", func(p *state.Parts) uint64 { return p.KidNotesBytes }},
+		{"parts_notes", "Notes the parts of loopy tiers sent each other, over all runs.", func(p *state.Parts) uint64 { return p.Notes }},
+		{"parts_notes_bytes", "Bytes of the notes files the parts of loopy tiers sent each other, over all runs.", func(p *state.Parts) uint64 { return p.NotesBytes }},
+		{"parts_checkpoint_bytes", "Bytes of the checkpoints of parts of loopy tiers, over all runs.", func(p *state.Parts) uint64 { return p.Checkpoints }},
+	} {
+		gaugeFunc(g.name, g.help, func() float64 { return parts(g.of) })
+	}
 	gaugeFunc("parts_level", "The highest level a loopy tier solved in parts is at, over running runs' tiers in parts (-1: none).", func() float64 {
 		level := -1
 		n.fsm.View(func(s *state.State, _ uint64) {

@@ -96,11 +96,7 @@ func (p *premerger) update(s *state.State) {
 			pm.busy = false
 			continue
 		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.merge(pm, g, w.tier, w.inputs)
-		}()
+		p.start(pm, g, w.tier, w.inputs)
 	}
 }
 
@@ -144,12 +140,18 @@ func (p *premerger) early(s *state.State, ref api.UnitRef, outs []api.Output) {
 		if pm == nil {
 			continue
 		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.merge(pm, g, tiergame.Tier(t.Tier), []api.Blob{o.Blob})
-		}()
+		p.start(pm, g, tiergame.Tier(t.Tier), []api.Blob{o.Blob})
 	}
+}
+
+// start merges inputs into pm on a goroutine that wait waits for; p.mu
+// is held.
+func (p *premerger) start(pm *premerged, g tiergame.Game, t tiergame.Tier, inputs []api.Blob) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.merge(pm, g, t, inputs)
+	}()
 }
 
 // merge merges into pm the inputs it does not hold yet.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
-	"github.com/tiersolve/tiersolve/games"
 )
 
 // snappyRaft takes raft snapshots often and keeps few log entries, so that
@@ -83,11 +82,7 @@ func TestSnapshotsAndRepair(t *testing.T) {
 		c.startWith(i, snappyRaft)
 	}
 	c.waitLeader()
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+	checkFetched(t, cl, id, "connect4", "width=4,height=4", false)
 }
 
 // TestReplaceCoordinator: a coordinator whose disk is lost is replaced by
@@ -142,11 +137,7 @@ func TestReplaceCoordinator(t *testing.T) {
 	}
 	c.stopNode(other)
 	c.waitLeader()
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+	checkFetched(t, cl, id, "tictactoe", "", false)
 }
 
 // TestFollowerDownDuringRun runs a game with one follower stopped: the

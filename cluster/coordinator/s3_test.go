@@ -13,7 +13,6 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/worker"
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/poll"
 	"github.com/tiersolve/tiersolve/internal/s3test"
 )
@@ -84,7 +83,6 @@ func TestClusterS3(t *testing.T) {
 	c.startWorkerWith("w1", 2, func(cfg *worker.Config) { wcl = cfg.Client })
 	cl := c.client()
 	ctx := context.Background()
-	want := embeddedSolve(t, "connect4", "width=4,height=4", false)
 
 	first, err := cl.Submit(ctx, api.SubmitRequest{Game: "connect4", Option: "width=4,height=4"})
 	if err != nil {
@@ -92,11 +90,7 @@ func TestClusterS3(t *testing.T) {
 	}
 	waitRun(t, cl, first, 2*time.Minute)
 	t.Logf("first run done")
-	dir := filepath.Join(t.TempDir(), "fetched")
-	if _, err := cl.Fetch(ctx, first, dir, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, want, dir)
+	checkFetched(t, cl, first, "connect4", "width=4,height=4", false)
 	for _, n := range c.nodes {
 		for _, m := range []string{"tierd_blob_bytes_received_total", "tierd_blob_bytes_sent_total",
 			"tierd_blob_bytes_replicated_total", "tierd_blob_bytes_repaired_total"} {
@@ -134,11 +128,7 @@ func TestClusterS3(t *testing.T) {
 	t.Logf("started the store again")
 	waitRun(t, cl, second, 2*time.Minute)
 	t.Logf("second run done")
-	dir2 := filepath.Join(t.TempDir(), "fetched")
-	if _, err := cl.Fetch(ctx, second, dir2, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, want, dir2)
+	checkFetched(t, cl, second, "connect4", "width=4,height=4", false)
 
 	// Nothing in the bucket that no run needs, once the grace has passed.
 	var live map[string]int64

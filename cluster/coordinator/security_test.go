@@ -173,11 +173,7 @@ func TestSecurity(t *testing.T) {
 	// Nothing is lost: workers finish the run with the embedded bytes.
 	c.startWorker("w1", 2)
 	waitRun(t, cl, id, 2*time.Minute)
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "connect4", "width=4,height=4", false), out)
+	checkFetched(t, cl, id, "connect4", "width=4,height=4", false)
 }
 
 // Tokens of the scoped-token tests.
@@ -279,21 +275,10 @@ func TestScopedTokens(t *testing.T) {
 	if err := reader.Run(ctx); !errors.Is(err, api.ErrForbidden) || reader.Units.Load() != 0 {
 		t.Errorf("a worker with the read token: %v, %d units", err, reader.Units.Load())
 	}
-	w, err := worker.New(worker.Config{Client: client(workerToken), ID: "w", Threads: 2, Dir: t.TempDir(), NewGame: games.New})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); w.Run(wctx) }()
-	defer func() { stop(); <-done }()
+	runWorker(t, worker.Config{Client: client(workerToken), ID: "w", Threads: 2, Dir: t.TempDir(), NewGame: games.New})
 	rd := client(readToken)
 	waitRun(t, rd, id, time.Minute)
-	out := t.TempDir()
-	if _, err := rd.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+	checkFetched(t, rd, id, "tictactoe", "", false)
 
 	// Tokens too short, or one token for two scopes, are refused.
 	for _, cfg := range []struct{ worker, read string }{{"short", ""}, {testToken, ""}, {"", testToken}, {workerToken, workerToken}} {

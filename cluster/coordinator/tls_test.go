@@ -24,7 +24,6 @@ import (
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
-	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/poll"
 )
 
@@ -61,17 +60,7 @@ func TestTLS(t *testing.T) {
 	c := startClusterTLS(t, 3, 5*time.Second, server, client)
 	c.startWorker("w1", 2)
 	cl := c.client()
-	ctx := context.Background()
-	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "tictactoe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitRun(t, cl, id, time.Minute)
-	out := t.TempDir()
-	if _, err := cl.Fetch(ctx, id, out, games.New); err != nil {
-		t.Fatal(err)
-	}
-	sameRunFolders(t, embeddedSolve(t, "tictactoe", "", false), out)
+	solveThrough(t, cl, "tictactoe", "", nil)
 	// Plain HTTP is refused, and so is a client that does not trust the
 	// certificate.
 	resp, err := http.Get("http://" + c.members[0].HTTPAddr + "/healthz")
@@ -83,7 +72,7 @@ func TestTLS(t *testing.T) {
 	}
 	untrusting, _ := api.NewClient(c.urls(), testToken, nil)
 	untrusting.Patience = 0
-	if _, err := untrusting.Status(ctx); err == nil || !strings.Contains(err.Error(), "certificate") {
+	if _, err := untrusting.Status(context.Background()); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("a client that does not trust the certificate: %v", err)
 	}
 }

@@ -69,129 +69,235 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	defer release()
-	cut := plan.Cut{Bounds: pw.Bounds}
-	e := work.Effort{Workers: w.cfg.Threads}
 	key := partKey{u.Ref.Run, u.Ref.Tier, pw.Part}
 	last := pw.Steps[len(pw.Steps)-1]
-	var p *loopy.Part
-	at := -1
-	if h, ok := w.mem.parts.take(key); ok {
-		p, at = h.part, h.round
-		if at+1 < pw.Steps[0].Round || at >= last.Round {
-			p.Free() // not on the way to this round
-			p = nil
-		}
-	}
+	r := &partRound{w: w, u: u, pw: pw, set: set, cut: plan.Cut{Bounds: pw.Bounds}, e: work.Effort{Workers: w.cfg.Threads},
+		res: &api.PartResult{Next: -1}}
+	r.p, r.at = w.heldPart(key, pw)
 	// The round's cells and what it reads beside the shelves: the leader's
 	// estimate, for which the memory makes room (the tier's set is on
 	// its shelf).
 	releaseRound, err := w.reserveUnit(ctx, u, u.Bytes, setBytes(u.g, u.tier))
 	if err != nil {
-		if p != nil {
-			p.Free()
-		}
+		r.free()
 		return 0, err
 	}
 	defer releaseRound()
 	// What a first pass holds past its estimate (partGrowth).
-	growth := &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(u.Hi - u.Lo)}
-	defer growth.release()
+	r.growth = &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(u.Hi - u.Lo)}
+	defer r.growth.release()
 	replayed := 0
-	if p == nil && pw.Checkpoint != nil {
-		if p, err = w.restorePart(ctx, u, set, cut, pw, e); err != nil {
+	if r.p == nil && pw.Checkpoint != nil {
+		if replayed, err = r.restore(ctx, last); err != nil {
 			return 0, err
 		}
-		at = pw.CheckpointRound
-		replayed = last.Round - at - 1
-		w.unitLog(u.Assignment).Info("took a part over from its checkpoint", "part", pw.Part, "checkpoint_round", at,
-			"replayed_rounds", replayed)
 	}
-	keep := false
-	defer func() {
-		if !keep && p != nil {
-			p.Free()
-		}
-	}()
-	res := &api.PartResult{Next: -1}
-	var positions uint64
+	defer r.free() // unless kept
 	for _, step := range pw.Steps {
-		if step.Round <= at {
+		if step.Round <= r.at {
 			continue
 		}
-		mine := step.Round == last.Round // only its outputs are new
 		switch {
 		case step.Round == 0:
-			if p != nil {
-				return 0, fmt.Errorf("part %d: a first pass of a part under way", pw.Part)
-			}
-			if p, err = w.firstPass(ctx, u, set, cut, pw, step, e, growth.update); err != nil {
-				return 0, err
-			}
-		case p == nil:
-			return 0, fmt.Errorf("part %d: round %d without the part's checkpoint", pw.Part, step.Round)
+			err = r.firstPass(ctx, step)
+		case r.p == nil:
+			err = fmt.Errorf("part %d: round %d without the part's checkpoint", pw.Part, step.Round)
 		case step.Records:
-			st := p.Solved()
-			positions = st.Len()
-			u.computed()
-			if err := u.out.add(u.tier, func(path string) error {
-				_, err := solved.WriteTierDB(path, u.g, st, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
-				return err
-			}); err != nil {
-				return 0, err
-			}
-			u.out.outs[len(u.out.outs)-1].Role = api.RoleRecords
-			res.Bytes = p.Bytes()
-			u.out.part = res
-			return positions, nil
+			return r.records()
 		default:
-			// The notes it reads are applied a section at a time, not
-			// held whole.
-			paths, err := w.disk.paths(ctx, step.In)
-			if err != nil {
-				return 0, err
-			}
-			receive := func(ns loopy.Notes) error { return p.Receive(ctx, step.Level, ns) }
-			if step.Ties {
-				err = p.StartTies(ctx, nil)
-				receive = func(ns loopy.Notes) error { return p.Apply(ctx, ns) }
-			}
-			for _, path := range paths {
-				if err == nil {
-					err = eachNotes(path, receive)
-				}
-			}
-			if err == nil && !step.Ties {
-				// The notes for the other parts go to their files as
-				// they are made; a replayed round's were sent already.
-				sent := &sentNotes{out: u.out, t: u.tier, role: api.RoleNotes, from: pw.Part, mine: mine}
-				err = p.StepTo(ctx, step.Level, nil, sent.add)
-				if cerr := sent.close(err == nil); err == nil {
-					err = cerr
-				}
-				res.Notes += sent.count
-			}
-			if err != nil {
-				return 0, err
-			}
+			err = r.level(ctx, step, step.Round == last.Round) // only the last round's outputs are new
 		}
-		at = step.Round
-	}
-	res.Next, res.Bytes = p.Next(last.Level), p.Bytes()
-	u.out.part = res
-	u.computed()
-	if last.Round == 0 || len(pw.Steps) >= checkpointEvery || replayed > 0 {
-		if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {
+		if err != nil {
 			return 0, err
 		}
-		u.out.outs[len(u.out.outs)-1].Role = api.RoleCheckpoint
+		r.at = step.Round
+	}
+	if err := r.end(last, replayed); err != nil {
+		return 0, err
 	}
 	// The part is counted on its shelf from now on, not in the round's
 	// room too: counted twice, it would drop the other parts held.
-	growth.release()
+	r.growth.release()
 	releaseRound()
-	w.mem.parts.put(key, u.own, &heldPart{p, last.Round}, int64(p.Bytes()))
-	keep = true
+	w.mem.parts.put(key, u.own, &heldPart{r.p, last.Round}, int64(r.p.Bytes()))
+	r.p = nil // kept
+	return 0, nil
+}
+
+// heldPart takes the part out of the memory, with the round it is after,
+// if it is held there and on the way to the unit's rounds; else nil and
+// -1.
+func (w *Worker) heldPart(key partKey, pw *api.PartWork) (*loopy.Part, int) {
+	h, ok := w.mem.parts.take(key)
+	if !ok {
+		return nil, -1
+	}
+	if h.round+1 < pw.Steps[0].Round || h.round >= pw.Steps[len(pw.Steps)-1].Round {
+		h.part.Free() // not on the way to this round
+		return nil, -1
+	}
+	return h.part, h.round
+}
+
+// partRound is a part unit under way: what its rounds read, the part as
+// far as they have taken it, and what it reports.
+type partRound struct {
+	w      *Worker
+	u      *unit
+	pw     *api.PartWork
+	set    *bitarray.Ranked
+	cut    plan.Cut
+	e      work.Effort
+	growth *partGrowth
+	// p is the part after round at (-1: none yet); nil before its first
+	// pass, or once it is kept in memory.
+	p   *loopy.Part
+	at  int
+	res *api.PartResult
+}
+
+// free frees the part, unless there is none or it is kept.
+func (r *partRound) free() {
+	if r.p != nil {
+		r.p.Free()
+		r.p = nil
+	}
+}
+
+// restore reads the part from its checkpoint (loopy.RestorePart); it
+// returns how many rounds before last it replays.
+func (r *partRound) restore(ctx context.Context, last api.PartStep) (int, error) {
+	paths, err := r.w.disk.paths(ctx, []api.Blob{*r.pw.Checkpoint})
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Open(paths[0])
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	p, err := loopy.RestorePart(ctx, f, r.u.g, r.u.tier, r.set, r.cut, r.pw.Part, r.e)
+	if err != nil {
+		return 0, err
+	}
+	r.p, r.at = p, r.pw.CheckpointRound
+	replayed := last.Round - r.at - 1
+	r.w.unitLog(r.u.Assignment).Info("took a part over from its checkpoint", "part", r.pw.Part, "checkpoint_round", r.at,
+		"replayed_rounds", replayed)
+	return replayed, nil
+}
+
+// firstPass makes the part (loopy.NewPart: its own moves) and applies
+// its child tiers' notes, which the tier's KidNotes units made (the
+// round's step): every held file, then every won file, each a section
+// at a time. The memory makes room for the part as it grows (its side
+// tables: partGrowth).
+func (r *partRound) firstPass(ctx context.Context, step api.PartStep) error {
+	if r.p != nil {
+		return fmt.Errorf("part %d: a first pass of a part under way", r.pw.Part)
+	}
+	p, err := loopy.NewPart(ctx, r.u.g, r.u.tier, r.set, r.cut, r.pw.Part, r.pw.KidRem, r.pw.KidTie, r.e)
+	if err != nil {
+		return err
+	}
+	r.growth.update(p)
+	ok := false
+	defer func() {
+		if !ok {
+			p.Free()
+		}
+	}()
+	for _, files := range [][]api.Blob{step.In, step.Won} {
+		paths, err := r.w.disk.paths(ctx, files)
+		if err != nil {
+			return err
+		}
+		for _, path := range paths {
+			if err := eachNotes(path, func(ns loopy.Notes) error { return p.Apply(ctx, ns) }); err != nil {
+				return err
+			}
+			r.growth.update(p)
+		}
+	}
+	if err := p.EndFirstPass(); err != nil {
+		return err
+	}
+	ok = true
+	r.p = p
+	return nil
+}
+
+// level runs a level of remoteness of the part, or the start of its
+// ties: it applies the notes the round reads (the other parts' at the
+// level before, or the child tiers' tied notes), a section at a time,
+// not held whole; at a level it sends the notes for the other parts to
+// their files as they are made, unless mine is false (a replayed
+// round's were sent already).
+func (r *partRound) level(ctx context.Context, step api.PartStep, mine bool) error {
+	paths, err := r.w.disk.paths(ctx, step.In)
+	if err != nil {
+		return err
+	}
+	p := r.p
+	receive := func(ns loopy.Notes) error { return p.Receive(ctx, step.Level, ns) }
+	if step.Ties {
+		if err := p.StartTies(ctx, nil); err != nil {
+			return err
+		}
+		receive = func(ns loopy.Notes) error { return p.Apply(ctx, ns) }
+	}
+	for _, path := range paths {
+		if err := eachNotes(path, receive); err != nil {
+			return err
+		}
+	}
+	if step.Ties {
+		return nil
+	}
+	sent := &sentNotes{out: r.u.out, t: r.u.tier, role: api.RoleNotes, from: r.pw.Part, mine: mine}
+	err = p.StepTo(ctx, step.Level, nil, sent.add)
+	if cerr := sent.close(err == nil); err == nil {
+		err = cerr
+	}
+	r.res.Notes += sent.count
+	return err
+}
+
+// records writes the part's records, the unit's output of role
+// RoleRecords, and returns how many it holds.
+func (r *partRound) records() (uint64, error) {
+	u, p := r.u, r.p
+	st := p.Solved()
+	positions := st.Len()
+	u.computed()
+	if err := u.out.add(u.tier, func(path string) error {
+		_, err := solved.WriteTierDB(path, u.g, st, &valuedb.WriteOptions{Workers: outputWorkers, NoSync: true})
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	u.out.outs[len(u.out.outs)-1].Role = api.RoleRecords
+	r.res.Bytes = p.Bytes()
+	u.out.part = r.res
 	return positions, nil
+}
+
+// end reports the part after its last round, and writes its checkpoint
+// (an output of role RoleCheckpoint) after its first pass, every
+// checkpointEvery rounds, and after rounds replayed.
+func (r *partRound) end(last api.PartStep, replayed int) error {
+	u, p := r.u, r.p
+	r.res.Next, r.res.Bytes = p.Next(last.Level), p.Bytes()
+	u.out.part = r.res
+	u.computed()
+	if last.Round != 0 && len(r.pw.Steps) < checkpointEvery && replayed == 0 {
+		return nil
+	}
+	if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {
+		return err
+	}
+	u.out.outs[len(u.out.outs)-1].Role = api.RoleCheckpoint
+	return nil
 }
 
 // partGrowth makes room in the memory, beside a first pass's
@@ -226,20 +332,6 @@ func (g *partGrowth) release() {
 	g.releases = nil
 }
 
-// restorePart reads a part from its checkpoint.
-func (w *Worker) restorePart(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, e work.Effort) (*loopy.Part, error) {
-	paths, err := w.disk.paths(ctx, []api.Blob{*pw.Checkpoint})
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(paths[0])
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return loopy.RestorePart(ctx, f, u.g, u.tier, set, cut, pw.Part, e)
-}
-
 // eachNotes reads a notes file a section at a time (loopy.EachNotes).
 func eachNotes(path string, f func(loopy.Notes) error) error {
 	file, err := os.Open(path)
@@ -251,41 +343,6 @@ func eachNotes(path string, f func(loopy.Notes) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// firstPass makes the part (loopy.NewPart: its own moves) and applies
-// its child tiers' notes, which the tier's KidNotes units made (the
-// round's step): every held file, then every won file, each a section
-// at a time. It calls grown with the part as it grows (its side tables).
-func (w *Worker) firstPass(ctx context.Context, u *unit, set *bitarray.Ranked, cut plan.Cut, pw *api.PartWork, step api.PartStep, e work.Effort, grown func(*loopy.Part)) (*loopy.Part, error) {
-	p, err := loopy.NewPart(ctx, u.g, u.tier, set, cut, pw.Part, pw.KidRem, pw.KidTie, e)
-	if err != nil {
-		return nil, err
-	}
-	grown(p)
-	ok := false
-	defer func() {
-		if !ok {
-			p.Free()
-		}
-	}()
-	for _, files := range [][]api.Blob{step.In, step.Won} {
-		paths, err := w.disk.paths(ctx, files)
-		if err != nil {
-			return nil, err
-		}
-		for _, path := range paths {
-			if err := eachNotes(path, func(ns loopy.Notes) error { return p.Apply(ctx, ns) }); err != nil {
-				return nil, err
-			}
-			grown(p)
-		}
-	}
-	if err := p.EndFirstPass(); err != nil {
-		return nil, err
-	}
-	ok = true
-	return p, nil
 }
 
 // kidNotes turns the unit's range of a child tier's records (ranks

@@ -181,104 +181,154 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		}
 		a, held, err := w.lease(ctx)
-		if errors.Is(err, api.ErrUnauthorized) || errors.Is(err, api.ErrForbidden) {
-			w.sem.Release(held)
-			<-pending
-			return err
-		}
-		if err != nil || a == nil {
-			w.sem.Release(held)
-			<-pending
-			if ctx.Err() != nil {
-				return nil
-			}
-			if err != nil {
-				w.log.Warn("no lease", "error", err)
-				wire.Sleep(ctx, time.Second)
-			}
-			continue
-		}
-		if len(w.cfg.Games) > 0 && !slices.Contains(w.cfg.Games, a.Game) {
-			// A coordinator that ignores LeaseRequest.Games: give the unit
-			// back at once (not as a failure of the unit: another worker
-			// may have the game) rather than fail it later.
-			w.log.Error("refused a unit of a game this worker does not have", "run", a.Ref.Run, "game", a.Game,
-				"worker_games", strings.Join(w.cfg.Games, ","))
+		if err == nil && a != nil && !w.hasGame(a) {
 			w.giveBack(a, "")
 			w.sem.Release(held)
 			<-pending
 			wire.Sleep(ctx, time.Second)
 			continue
 		}
-		ex := executors[a.Kind]
-		weight := int64(1)
-		if ex.wholeTier {
-			weight = int64(w.cfg.Threads) // a whole-tier unit uses every thread
-		}
-		if held < weight {
-			// It takes all its threads at once, when they are free: a unit
-			// holding some while it waits for others could wait forever
-			// for another unit that does the same.
+		if err != nil || a == nil {
 			w.sem.Release(held)
-			held = 0
-		}
-		uctx, cancel := context.WithCancel(ctx)
-		l := &leased{Assignment: a, cancel: cancel}
-		prog := &unitProgress{done: make(chan struct{}), reported: make(chan struct{})}
-		w.mu.Lock()
-		w.active[a.Token] = l
-		if ex.keepsResults {
-			w.progress[a.Token] = prog
-		}
-		if a.LeaseTTL > 0 && time.Duration(a.LeaseTTL*float64(time.Second)) != w.ttl {
-			// A coordinator that cannot answer within a lease's time to
-			// live has lost the lease anyway: try the others.
-			w.ttl = time.Duration(a.LeaseTTL * float64(time.Second))
-			w.client.SetAttemptTimeout(w.ttl)
-		}
-		w.mu.Unlock()
-		running.Add(1)
-		started := make(chan struct{})
-		go func() {
-			defer running.Done()
-			defer func() { <-pending }()
-			defer func() {
-				// Reported (or dropped): the state now names its records,
-				// or another lease will compute them.
-				w.mu.Lock()
-				delete(w.progress, a.Token)
-				w.mu.Unlock()
-				close(prog.reported)
-			}()
-			defer prog.finish(false) // unless computed
-			defer func() {
-				w.mu.Lock()
-				delete(w.active, a.Token)
-				w.mu.Unlock()
-				cancel()
-			}()
-			// A spare or a whole-tier unit waits for its threads (its
-			// lease is renewed meanwhile).
-			if held == 0 {
-				err := w.sem.Acquire(uctx, weight)
-				close(started)
-				if err != nil {
-					if l.lost.Load() {
-						w.unitLog(a).Warn("lease lost before its unit started: unit dropped")
-					} else {
-						w.giveBack(a, "")
-					}
-					return
-				}
+			<-pending
+			if stop, err := w.noUnit(ctx, err); stop {
+				return err
 			}
-			w.runUnit(uctx, ctx, l, prog, func() { w.sem.Release(weight) })
-		}()
+			continue
+		}
+		held, weight := w.threads(a, held)
+		started := w.start(ctx, &running, pending, a, held, weight)
 		if held == 0 {
 			// Lease again once it runs: a lease asked for meanwhile
 			// could hold a thread it waits for.
 			<-started
 		}
 	}
+}
+
+// hasGame reports whether the worker has the game of unit a. A
+// coordinator that ignores LeaseRequest.Games may lease it one it has
+// not: the worker gives it back at once (not as a failure of the unit:
+// another worker may have the game) rather than fail it later.
+func (w *Worker) hasGame(a *api.Assignment) bool {
+	if len(w.cfg.Games) == 0 || slices.Contains(w.cfg.Games, a.Game) {
+		return true
+	}
+	w.log.Error("refused a unit of a game this worker does not have", "run", a.Ref.Run, "game", a.Game,
+		"worker_games", strings.Join(w.cfg.Games, ","))
+	return false
+}
+
+// noUnit is Run's step when a lease request brought no unit, with err:
+// it says whether to stop, and with what error (a token refused), and
+// waits a second after an error it goes on from.
+func (w *Worker) noUnit(ctx context.Context, err error) (stop bool, _ error) {
+	switch {
+	case errors.Is(err, api.ErrUnauthorized) || errors.Is(err, api.ErrForbidden):
+		return true, err
+	case ctx.Err() != nil:
+		return true, nil
+	case err != nil:
+		w.log.Warn("no lease", "error", err)
+		wire.Sleep(ctx, time.Second)
+	}
+	return false, nil
+}
+
+// threads is how many threads unit a takes (weight: one, or every one
+// for a whole-tier unit) and how many of them the worker holds for it
+// (held, or none: a unit that takes more threads than it holds gives
+// them back and takes them all at once, when they are free, since a
+// unit holding some while it waits for others could wait forever for
+// another unit that does the same).
+func (w *Worker) threads(a *api.Assignment, held int64) (_, weight int64) {
+	weight = 1
+	if executors[a.Kind].wholeTier {
+		weight = int64(w.cfg.Threads)
+	}
+	if held < weight {
+		w.sem.Release(held)
+		held = 0
+	}
+	return held, weight
+}
+
+// start runs leased unit a on a goroutine of running (runLeased), which
+// takes its place in pending until the unit is reported. The channel it
+// returns is closed once the unit has its threads, if it waits for them
+// (held is 0).
+func (w *Worker) start(ctx context.Context, running *sync.WaitGroup, pending <-chan struct{}, a *api.Assignment, held, weight int64) <-chan struct{} {
+	uctx, cancel := context.WithCancel(ctx)
+	l := &leased{Assignment: a, cancel: cancel}
+	prog := w.track(l)
+	started := make(chan struct{})
+	running.Add(1)
+	go func() {
+		defer running.Done()
+		defer func() { <-pending }()
+		defer w.forget(l, prog)
+		w.runLeased(uctx, ctx, l, prog, held, weight, started)
+	}()
+	return started
+}
+
+// runLeased runs leased unit l under ctx (parent is the worker's
+// context): it waits for its threads unless it holds them (held),
+// closing started once it has them, then runs and reports it (runUnit).
+func (w *Worker) runLeased(ctx, parent context.Context, l *leased, prog *unitProgress, held, weight int64, started chan<- struct{}) {
+	// A spare or a whole-tier unit waits for its threads (its lease is
+	// renewed meanwhile).
+	if held == 0 {
+		err := w.sem.Acquire(ctx, weight)
+		close(started)
+		if err != nil {
+			if l.lost.Load() {
+				w.unitLog(l.Assignment).Warn("lease lost before its unit started: unit dropped")
+			} else {
+				w.giveBack(l.Assignment, "")
+			}
+			return
+		}
+	}
+	w.runUnit(ctx, parent, l, prog, func() { w.sem.Release(weight) })
+}
+
+// track registers a leased unit: the heartbeat renews its lease, and, if
+// its results stay in memory, the units leased provisionally learn from
+// the unitProgress it returns when they are computed. It takes up the
+// lease TTL the leader announced with the unit.
+func (w *Worker) track(l *leased) *unitProgress {
+	prog := &unitProgress{done: make(chan struct{}), reported: make(chan struct{})}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.active[l.Token] = l
+	if executors[l.Kind].keepsResults {
+		w.progress[l.Token] = prog
+	}
+	if ttl := time.Duration(l.LeaseTTL * float64(time.Second)); l.LeaseTTL > 0 && ttl != w.ttl {
+		// A coordinator that cannot answer within a lease's time to
+		// live has lost the lease anyway: try the others.
+		w.ttl = ttl
+		w.client.SetAttemptTimeout(w.ttl)
+	}
+	return prog
+}
+
+// forget undoes track once the unit is over: the heartbeat no longer
+// renews its lease, and its results count as not computed unless they
+// were; then, the report over (accepted, or dropped), the units leased
+// provisionally no longer wait for it: the state now names its records,
+// or another lease will compute them.
+func (w *Worker) forget(l *leased, prog *unitProgress) {
+	w.mu.Lock()
+	delete(w.active, l.Token)
+	w.mu.Unlock()
+	l.cancel()
+	prog.finish(false) // unless computed
+	w.mu.Lock()
+	delete(w.progress, l.Token)
+	w.mu.Unlock()
+	close(prog.reported)
 }
 
 // lease asks the leader for a unit. With a thread free it holds one

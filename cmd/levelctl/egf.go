@@ -50,14 +50,8 @@ type egfMoveJSON struct {
 func runEGF(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("egf"))
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return cli.UsageError("need exactly one FILE")
-	}
-	file := fs.Arg(0)
-	if err := needFile(file); err != nil {
+	file, err := oneFile(fs, args, "FILE")
+	if err != nil {
 		return err
 	}
 	f, err := os.Open(file)

@@ -46,7 +46,7 @@ func writeEGFGame(t *testing.T) string {
 
 func TestEGFJSON(t *testing.T) {
 	path := writeEGFGame(t)
-	code, out, errs := runGnubgCmd("", "egf", "--json", path)
+	code, out, errs := levelctl(t, "", "egf", "--json", path)
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -83,16 +83,12 @@ func TestEGFJSON(t *testing.T) {
 }
 
 func TestEGFText(t *testing.T) {
-	code, out, errs := runGnubgCmd("", "egf", writeEGFGame(t))
+	code, out, errs := levelctl(t, "", "egf", writeEGFGame(t))
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	for _, want := range []string{`Event        "Club game"`, "Result       0-1", "  3. red   C e3-e7 xp", "  4. black n c8-e7 xC",
-		"r1bakabnr/9/1c5c1/p1p1n1p1p/9/9/P1P1P1P1P/1C7/9/RNBAKABNR w - - 0 3", "Final position:", `"hello"`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	hasAll(t, out, `Event        "Club game"`, "Result       0-1", "  3. red   C e3-e7 xp", "  4. black n c8-e7 xC",
+		"r1bakabnr/9/1c5c1/p1p1n1p1p/9/9/P1P1P1P1P/1C7/9/RNBAKABNR w - - 0 3", "Final position:", `"hello"`)
 }
 
 func TestEGFErrors(t *testing.T) {
@@ -102,13 +98,13 @@ func TestEGFErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{bad, filepath.Join(dir, "missing.egf")} {
-		code, _, errs := runGnubgCmd("", "egf", path)
+		code, _, errs := levelctl(t, "", "egf", path)
 		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, path) {
 			t.Errorf("%s: exit %d, stderr %q; want one line naming the file", path, code, errs)
 		}
 	}
 	for _, args := range [][]string{{"egf"}, {"egf", "a", "b"}, {"egf", "--bogus", "a"}} {
-		if code, _, _ := runGnubgCmd("", args...); code != 2 {
+		if code, _, _ := levelctl(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}

@@ -160,14 +160,8 @@ func fileError(name string, err error) error {
 
 func runCat(e *cli.Env, args []string) error {
 	fs := program.FlagSet(e, program.Command("cat"))
-	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return cli.UsageError("need exactly one FILE")
-	}
-	name := fs.Arg(0)
-	if err := needFile(name); err != nil {
+	name, err := oneFile(fs, args, "FILE")
+	if err != nil {
 		return err
 	}
 	// Check the whole file before printing anything: a listing cut short
@@ -207,6 +201,19 @@ func runCat(e *cli.Env, args []string) error {
 		return fmt.Errorf("%s: %w (the listing above is incomplete)", name, err)
 	}
 	return w.Flush()
+}
+
+// oneFile parses the flags of a command that takes exactly one file (what
+// names it in the usage error) and returns that file, which must be one
+// (needFile).
+func oneFile(fs *flag.FlagSet, args []string, what string) (string, error) {
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return "", err
+	}
+	if fs.NArg() != 1 {
+		return "", cli.UsageError("need exactly one %s", what)
+	}
+	return fs.Arg(0), needFile(fs.Arg(0))
 }
 
 // needFile reports a name that is not a readable file in words a
@@ -427,14 +434,8 @@ func reportWrite(e *cli.Env, out string, res levelfile.Result) {
 
 func runConvert(e *cli.Env, args []string) error {
 	fs, wf := newWriteFlagSet(e, program.Command("convert"), "")
-	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return cli.UsageError("need exactly one input file")
-	}
-	in := fs.Arg(0)
-	if err := needFile(in); err != nil {
+	in, err := oneFile(fs, args, "input file")
+	if err != nil {
 		return err
 	}
 	h, err := levelfile.ReadHeader(in)

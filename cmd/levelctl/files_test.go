@@ -21,6 +21,16 @@ func levelctl(t *testing.T, stdin string, args ...string) (code int, stdout, std
 	return code, out.String(), errb.String()
 }
 
+// hasAll checks that a command's output holds each of want.
+func hasAll(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
 func TestWriteInfoCatValidate(t *testing.T) {
 	dir := t.TempDir()
 	input := "17 3 99 4\n1000 5 3\n"

@@ -1,22 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tiersolve/tiersolve/internal/cli"
 )
-
-func runLevelctl(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := program.Run(&cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}, args)
-	return code, out.String(), errb.String()
-}
 
 func TestImport(t *testing.T) {
 	dir := t.TempDir()
@@ -32,7 +22,7 @@ func TestImport(t *testing.T) {
 		sources = append(sources, match)
 	}
 	out := filepath.Join(dir, "seeds")
-	code, stdout, stderr := runLevelctl(append([]string{"import", "--game", "bearoff", "--option", "checkers=4", "--out", out, "--json"}, sources...)...)
+	code, stdout, stderr := levelctl(t, "", append([]string{"import", "--game", "bearoff", "--option", "checkers=4", "--out", out, "--json"}, sources...)...)
 	if code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)
 	}
@@ -54,10 +44,10 @@ func TestImport(t *testing.T) {
 	if files != uint64(sum.Kept) {
 		t.Fatalf("%d positions in the files, %d kept", files, sum.Kept)
 	}
-	if code, _, stderr := runLevelctl("import", "--game", "bearoff", "--option", "checkers=4", "--out", out, list); code != 1 || !strings.Contains(stderr, "already holds") {
+	if code, _, stderr := levelctl(t, "", "import", "--game", "bearoff", "--option", "checkers=4", "--out", out, list); code != 1 || !strings.Contains(stderr, "already holds") {
 		t.Fatalf("import into a folder with level files: exit %d %s", code, stderr)
 	}
-	if code, _, _ := runLevelctl("import", "--game", "bearoff", "--out", out); code != 2 {
+	if code, _, _ := levelctl(t, "", "import", "--game", "bearoff", "--out", out); code != 2 {
 		t.Fatalf("import without sources: exit %d", code)
 	}
 }
@@ -79,7 +69,7 @@ func fileExistsTest(p string) bool {
 // positions, of which the first three have more pieces than maxpieces=3.
 func TestImportEGF(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "seeds")
-	code, stdout, stderr := runLevelctl("import", "--game", "xiangqi", "--option", "maxpieces=3", "--out", out, "--json", "../../testdata/egf/endgame.egf")
+	code, stdout, stderr := levelctl(t, "", "import", "--game", "xiangqi", "--option", "maxpieces=3", "--out", out, "--json", "../../testdata/egf/endgame.egf")
 	if code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)
 	}

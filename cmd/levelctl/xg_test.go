@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/tiersolve/tiersolve/internal/cli"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,17 +20,19 @@ func xgTestFile(t *testing.T) string {
 	return filepath.Join(xgCorpus, "test.xg")
 }
 
-func runXGCmd(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := program.Run(&cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Log: slog.New(slog.DiscardHandler)}, append([]string{"xg"}, args...))
-	return code, out.String(), errb.String()
+// xgOK runs xg with flags on the test match and returns its output; it
+// must succeed without a word on stderr.
+func xgOK(t *testing.T, flags ...string) string {
+	t.Helper()
+	code, out, errs := levelctl(t, "", append(append([]string{"xg"}, flags...), xgTestFile(t))...)
+	if code != 0 || errs != "" {
+		t.Fatalf("xg %q: exit %d, stderr %q", flags, code, errs)
+	}
+	return out
 }
 
 func TestXGJSON(t *testing.T) {
-	code, out, errs := runXGCmd("--json", xgTestFile(t))
-	if code != 0 || errs != "" {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
+	out := xgOK(t, "--json")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 687 {
 		t.Fatalf("%d lines, want one per record (687)", len(lines))
@@ -118,10 +118,7 @@ func TestXGJSON(t *testing.T) {
 }
 
 func TestXGPositions(t *testing.T) {
-	code, out, errs := runXGCmd("--positions", xgTestFile(t))
-	if code != 0 || errs != "" {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
+	out := xgOK(t, "--positions")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 533 {
 		t.Fatalf("%d lines, want one per decision (533)", len(lines))
@@ -148,11 +145,8 @@ func TestXGPositions(t *testing.T) {
 }
 
 func TestXGSummary(t *testing.T) {
-	code, out, errs := runXGCmd(xgTestFile(t))
-	if code != 0 || errs != "" {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
-	for _, want := range []string{
+	out := xgOK(t)
+	hasAll(t, out,
 		"test.xg: eXtreme Gammon file version 32\n",
 		"players     Kévin Unger vs Maxence Job\n",
 		"match       7 points, Crawford\n",
@@ -160,11 +154,7 @@ func TestXGSummary(t *testing.T) {
 		"records     687: 7 games, 337 cube, 334 moves; 0 rollouts, 0 comments\n",
 		"game 1      0-0: Kévin Unger wins 1 (drop), 1-0\n",
 		"result      Kévin Unger wins 7-4\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 func TestXGErrors(t *testing.T) {
@@ -185,7 +175,7 @@ func TestXGErrors(t *testing.T) {
 		{[]string{"--positions", junk}, 1, junk},
 	}
 	for _, tt := range tests {
-		code, out, errs := runXGCmd(tt.args...)
+		code, out, errs := levelctl(t, "", append([]string{"xg"}, tt.args...)...)
 		if code != tt.code || !strings.Contains(errs, tt.want) || out != "" {
 			t.Errorf("xg %q: exit %d, stdout %q, stderr %q; want exit %d mentioning %q", tt.args, code, out, errs, tt.code, tt.want)
 		}

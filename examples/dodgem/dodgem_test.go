@@ -144,9 +144,9 @@ func TestAgainstBruteForce(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", s, err)
 				}
-				if rec.Value() != w.value || (w.value != tiergame.Draw && rec.Remoteness() != w.remoteness) {
+				if rec.Value() != w.Value || (w.Value != tiergame.Draw && rec.Remoteness() != w.Remoteness) {
 					if bad++; bad <= 5 {
-						t.Errorf("%s: the solver says %v in %d, the naive solver %v in %d", s, rec.Value(), rec.Remoteness(), w.value, w.remoteness)
+						t.Errorf("%s: the solver says %v in %d, the naive solver %v in %d", s, rec.Value(), rec.Remoteness(), w.Value, w.Remoteness)
 					}
 				}
 			}
@@ -159,15 +159,10 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 }
 
-// outcome is the naive solver's value of a position.
-type outcome struct {
-	value      tiergame.Value
-	remoteness int
-}
-
 // bruteForce solves Dodgem on an n x n board from the rules, with no
 // hashing: a position is its text form, its moves come from the board.
-func bruteForce(n int) map[string]outcome {
+// One without moves is decided by naivePrimitive.
+func bruteForce(n int) map[string]tiergametest.Outcome {
 	start := "b:"
 	for row := range n {
 		if row > 0 {
@@ -180,82 +175,13 @@ func bruteForce(n int) map[string]outcome {
 			start += "." + strings.Repeat("r", n-1)
 		}
 	}
-	// Every position reachable from the start, numbered breadth first,
-	// with its children's numbers.
-	id := map[string]int{start: 0}
-	texts := []string{start}
-	var children [][]int
-	for i := 0; i < len(texts); i++ {
-		var kids []int
-		for _, k := range naiveMoves(n, texts[i]) {
-			j, seen := id[k]
-			if !seen {
-				j = len(texts)
-				id[k] = j
-				texts = append(texts, k)
-			}
-			kids = append(kids, j)
-		}
-		children = append(children, kids)
-	}
-	// Level by level: a position undecided so far is a win at level r
-	// when a child is a loss at r-1, a loss at r when every child is a
-	// win and the slowest at r-1.
-	vals := make([]outcome, len(texts)) // Undecided until found
-	var undecided []int
-	for i, kids := range children {
+	return tiergametest.BruteForce(start, func(s string) (tiergame.Value, []string) {
+		kids := naiveMoves(n, s)
 		if len(kids) == 0 {
-			vals[i] = outcome{naivePrimitive(n, texts[i]), 0}
-		} else {
-			undecided = append(undecided, i)
+			return naivePrimitive(n, s), nil
 		}
-	}
-	for r := 1; ; r++ {
-		var found []int
-		var still []int
-		for _, i := range undecided {
-			win, allWins, slowest := false, true, -1
-			for _, k := range children[i] {
-				switch o := vals[k]; {
-				case o.value == tiergame.Lose && o.remoteness == r-1:
-					win = true
-				case o.value == tiergame.Win:
-					slowest = max(slowest, o.remoteness)
-				default:
-					allWins = false
-				}
-			}
-			switch {
-			case win, allWins && slowest == r-1:
-				found = append(found, i)
-			default:
-				still = append(still, i)
-			}
-		}
-		if len(found) == 0 {
-			break
-		}
-		// Assigned after the scan: a level's values rest on the lower
-		// levels only.
-		for _, i := range found {
-			vals[i] = outcome{tiergame.Lose, r}
-			for _, k := range children[i] {
-				if o := vals[k]; o.value == tiergame.Lose && o.remoteness == r-1 {
-					vals[i] = outcome{tiergame.Win, r}
-					break
-				}
-			}
-		}
-		undecided = still
-	}
-	out := make(map[string]outcome, len(texts))
-	for i, s := range texts {
-		if vals[i].value == tiergame.Undecided {
-			vals[i] = outcome{tiergame.Draw, 0}
-		}
-		out[s] = vals[i]
-	}
-	return out
+		return tiergame.Undecided, kids
+	})
 }
 
 // naiveMoves lists the positions a move of position s leads to.

@@ -502,68 +502,52 @@ func FuzzDecodeMatch(f *testing.F) {
 	})
 }
 
-func benchBoards() []Board {
-	r := rand.New(rand.NewPCG(5, 6))
-	bs := make([]Board, 1024)
-	for i := range bs {
-		bs[i] = randomBoard(r)
+// benchValues returns 1024 random values made by random from seed.
+func benchValues[T any](seed uint64, random func(*rand.Rand) T) []T {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	vs := make([]T, 1024)
+	for i := range vs {
+		vs[i] = random(r)
 	}
-	return bs
+	return vs
+}
+
+// benchEncode measures encode over vs in turn.
+func benchEncode[T any](b *testing.B, vs []T, encode func(T) (string, error)) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := encode(vs[i%len(vs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchDecode measures decode over the IDs of vs in turn.
+func benchDecode[T any](b *testing.B, vs []T, encode func(T) (string, error), decode func(string) (T, error)) {
+	ids := make([]string, len(vs))
+	for i, v := range vs {
+		ids[i], _ = encode(v)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := decode(ids[i%len(ids)]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 func BenchmarkEncodePosition(b *testing.B) {
-	bs := benchBoards()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := EncodePosition(bs[i%len(bs)]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEncode(b, benchValues(5, randomBoard), EncodePosition)
 }
 
 func BenchmarkDecodePosition(b *testing.B) {
-	bs := benchBoards()
-	ids := make([]string, len(bs))
-	for i, bd := range bs {
-		ids[i], _ = EncodePosition(bd)
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := DecodePosition(ids[i%len(ids)]); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func benchMatches() []Match {
-	r := rand.New(rand.NewPCG(7, 8))
-	ms := make([]Match, 1024)
-	for i := range ms {
-		ms[i] = randomMatch(r)
-	}
-	return ms
+	benchDecode(b, benchValues(5, randomBoard), EncodePosition, DecodePosition)
 }
 
 func BenchmarkEncodeMatch(b *testing.B) {
-	ms := benchMatches()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := EncodeMatch(ms[i%len(ms)]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEncode(b, benchValues(7, randomMatch), EncodeMatch)
 }
 
 func BenchmarkDecodeMatch(b *testing.B) {
-	ms := benchMatches()
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i], _ = EncodeMatch(m)
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := DecodeMatch(ids[i%len(ids)]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchDecode(b, benchValues(7, randomMatch), EncodeMatch, DecodeMatch)
 }

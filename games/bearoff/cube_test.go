@@ -114,14 +114,7 @@ func (m *moneyReference) noDouble(i, j int, s CubeState) float64 {
 	if v, ok := m.memo[key]; ok {
 		return v
 	}
-	var v float64
-	for k, r := range rolls {
-		best := math.Inf(-1)
-		for _, pl := range plays(m.g.sides.boards[i], m.g.points, r) {
-			best = math.Max(best, -m.value(j, Index(pl.After, m.g.points), s.Flip()))
-		}
-		v += float64(rollWeight(k)) / totalWeight * best
-	}
+	v := bestPlays(m.g, i, func(after int) float64 { return -m.value(j, after, s.Flip()) })
 	m.memo[key] = v
 	return v
 }

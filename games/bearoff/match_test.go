@@ -101,14 +101,7 @@ func (m *matchReference) noDouble(i, j, p int, c MatchCube, s Score) float64 {
 	if v, ok := m.memo[key]; ok {
 		return v
 	}
-	var v float64
-	for k, r := range rolls {
-		best := math.Inf(-1)
-		for _, pl := range plays(m.g.sides.boards[i], m.g.points, r) {
-			best = math.Max(best, 1-m.value(j, Index(pl.After, m.g.points), 1-p, c, s))
-		}
-		v += float64(rollWeight(k)) / totalWeight * best
-	}
+	v := bestPlays(m.g, i, func(after int) float64 { return 1 - m.value(j, after, 1-p, c, s) })
 	m.memo[key] = v
 	return v
 }

@@ -35,13 +35,7 @@ func reference(g *Game) []float64 {
 		case j == 0:
 			v = 0
 		default:
-			for k, r := range rolls {
-				best := 0.0
-				for _, pl := range plays(g.sides.boards[i], g.points, r) {
-					best = max(best, 1-p(j, Index(pl.After, g.points)))
-				}
-				v += float64(rollWeight(k)) / totalWeight * best
-			}
+			v = bestPlays(g, i, func(after int) float64 { return 1 - p(j, after) })
 		}
 		ref[key], done[key] = v, true
 		return v
@@ -52,6 +46,21 @@ func reference(g *Game) []float64 {
 		}
 	}
 	return ref
+}
+
+// bestPlays is the mean over the rolls, by their weights, of the value
+// of the best play of board i, in the plain recursive play generator: f
+// values a play for the mover by the index of the board it leaves.
+func bestPlays(g *Game, i int, f func(after int) float64) float64 {
+	var v float64
+	for k, r := range rolls {
+		best := math.Inf(-1)
+		for _, pl := range plays(g.sides.boards[i], g.points, r) {
+			best = math.Max(best, f(Index(pl.After, g.points)))
+		}
+		v += float64(rollWeight(k)) / totalWeight * best
+	}
+	return v
 }
 
 // solveRun solves g with the embedded solver into a temporary folder and

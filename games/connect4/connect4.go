@@ -243,17 +243,47 @@ func (g *Game) unhash(n int, p tiergame.Position) (x, o uint64) {
 	k := (n + 1) / 2
 	nb := comb.Binom(n, k)
 	heights := uint32(g.shapes[n][uint64(p)/nb] >> 32)
-	xp := comb.Unrank(uint64(p)%nb, n, k)
+	occ, x, _ := g.layout(heights, comb.Unrank(uint64(p)%nb, n, k))
+	return x, occ ^ x
+}
+
+// layout lays out the pieces of a shape as bitboards, column c at bits
+// [c*stride, c*stride+h_c): heights holds the columns' heights (3 bits
+// each, from the left) and xp the X among the pieces in piece order
+// (column by column from the left, bottom to top). It returns the
+// occupied cells, the X, and each column's end: the number of pieces in
+// it and the columns to its left, where a piece dropped into it enters
+// the piece order.
+func (g *Game) layout(heights uint32, xp uint64) (occ, xb uint64, ends [MaxWidth]uint) {
 	base := uint(0)
 	for c := 0; c < g.w; c++ {
 		hc := uint(heights>>(3*c)) & 7
 		col := uint64(1)<<hc - 1
 		shift := uint(c) * g.stride
-		x |= (xp >> base & col) << shift
-		o |= (^xp >> base & col) << shift
+		occ |= col << shift
+		xb |= (xp >> base & col) << shift
 		base += hc
+		ends[c] = base
 	}
-	return x, o
+	return occ, xb, ends
+}
+
+// primitive returns the value of a position of n pieces, occupied cells
+// occ and X xb, for the player to move (X when n is even): Lose when the
+// last move made four in a row, Tie when the board is full and Undecided
+// otherwise.
+func (g *Game) primitive(n int, occ, xb uint64) tiergame.Value {
+	last := xb // the side that made the last move
+	if n&1 == 0 {
+		last = occ ^ xb
+	}
+	if four(last, g.stride) {
+		return tiergame.Lose
+	}
+	if n == g.cells {
+		return tiergame.Tie
+	}
+	return tiergame.Undecided
 }
 
 // Format returns the rows from the top separated by '/'.

@@ -1,10 +1,11 @@
 package connect4
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"math/bits"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -36,21 +37,12 @@ func upTo(n int) func(tiergame.Tier) bool {
 	return func(t tiergame.Tier) bool { return int(t) <= n }
 }
 
-// maxTier returns how deep the vector tests explore: less under -short
-// and the race detector.
-func maxTier(full, short int) int {
-	if testing.Short() || race.Enabled {
-		return short
-	}
-	return full
-}
-
 // TestConformance checks Connect Four with the kit: every position of
 // small boards (4x4 but under -short and the race detector) and random
 // ones of larger boards.
 func TestConformance(t *testing.T) {
 	whole := tiergametest.Options{MaxPositions: 1 << 20, Hashes: 1 << 20}
-	some := tiergametest.Options{MaxPositions: samples(3000, 1000), Samples: samples(1000, 300), Hashes: samples(1000, 300)}
+	some := tiergametest.Options{MaxPositions: race.Samples(3000, 1000), Samples: race.Samples(1000, 300), Hashes: race.Samples(1000, 300)}
 	mid := whole // 4x4: 161,029 reachable positions
 	if testing.Short() || race.Enabled {
 		mid = some
@@ -68,10 +60,25 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func TestReachable7x6(t *testing.T) {
-	// OEIS A212693.
-	want := []uint64{1, 7, 49, 238, 1120, 4263, 16422, 54859}
-	g := mustNew(t, 7, 6)
+// tiers yields every tier of a board of each of sizes (width, height),
+// with the board's game.
+func tiers(t testing.TB, sizes [][2]int) iter.Seq2[*Game, int] {
+	return func(yield func(*Game, int) bool) {
+		for _, size := range sizes {
+			g := mustNew(t, size[0], size[1])
+			for n := 0; n <= g.cells; n++ {
+				if !yield(g, n) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// checkReach checks how many positions of tiers 0 to len(want)-1 of g
+// are reachable against want.
+func checkReach(t *testing.T, g *Game, want []uint64) {
+	t.Helper()
 	got := tiergametest.Reach(t, g, upTo(len(want)-1), nil)
 	for n, w := range want {
 		if got[tiergame.Tier(n)] != w {
@@ -80,14 +87,27 @@ func TestReachable7x6(t *testing.T) {
 	}
 }
 
-func TestReachable6x5(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(vectors, "connect4_6x5_EXTERNAL_unverified.json"))
+// readVector returns the shared test vector file name, and skips the test
+// where the shared vectors are not present.
+func readVector(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(vectors, name))
 	if err != nil {
 		if _, serr := os.Stat(vectors); os.IsNotExist(serr) {
 			t.Skip("shared test vectors not present")
 		}
 		t.Fatal(err)
 	}
+	return data
+}
+
+func TestReachable7x6(t *testing.T) {
+	// OEIS A212693.
+	checkReach(t, mustNew(t, 7, 6), []uint64{1, 7, 49, 238, 1120, 4263, 16422, 54859})
+}
+
+func TestReachable6x5(t *testing.T) {
+	data := readVector(t, "connect4_6x5_EXTERNAL_unverified.json")
 	var v struct {
 		Width, Height int
 		Reachable     []uint64 `json:"reachable_by_pieces"`
@@ -98,32 +118,17 @@ func TestReachable6x5(t *testing.T) {
 	if v.Width != 6 || v.Height != 5 || len(v.Reachable) != 31 {
 		t.Fatalf("unexpected vector file: %dx%d, %d tiers", v.Width, v.Height, len(v.Reachable))
 	}
-	g := mustNew(t, 6, 5)
-	last := maxTier(11, 8)
-	got := tiergametest.Reach(t, g, upTo(last), nil)
-	for n := 0; n <= last; n++ {
-		if got[tiergame.Tier(n)] != v.Reachable[n] {
-			t.Errorf("tier %d: %d positions, want %d", n, got[tiergame.Tier(n)], v.Reachable[n])
-		}
-	}
+	checkReach(t, mustNew(t, 6, 5), v.Reachable[:race.Samples(11, 8)+1])
 }
 
 func TestReachable5x5(t *testing.T) {
-	f, err := os.Open(filepath.Join(vectors, "markus7800_results_solve_w5_h5.csv"))
-	if err != nil {
-		if _, serr := os.Stat(vectors); os.IsNotExist(serr) {
-			t.Skip("shared test vectors not present")
-		}
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(bytes.NewReader(readVector(t, "markus7800_results_solve_w5_h5.csv")))
 	r.TrimLeadingSpace = true
 	recs, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]uint64{} // ply -> win + draw + loss
+	want := make([]uint64, race.Samples(12, 9)+1) // by ply: win + draw + loss
 	for _, rec := range recs[1:] {
 		var n [4]uint64
 		for i, s := range []string{rec[2], rec[3], rec[4], rec[5]} {
@@ -131,16 +136,11 @@ func TestReachable5x5(t *testing.T) {
 				t.Fatalf("record %q: %v", rec, err)
 			}
 		}
-		want[int(n[0])] = n[1] + n[2] + n[3]
-	}
-	g := mustNew(t, 5, 5)
-	last := maxTier(12, 9)
-	got := tiergametest.Reach(t, g, upTo(last), nil)
-	for n := 0; n <= last; n++ {
-		if got[tiergame.Tier(n)] != want[n] {
-			t.Errorf("tier %d: %d positions, want %d", n, got[tiergame.Tier(n)], want[n])
+		if n[0] < uint64(len(want)) {
+			want[n[0]] = n[1] + n[2] + n[3]
 		}
 	}
+	checkReach(t, mustNew(t, 5, 5), want)
 }
 
 // refReach counts the positions reachable on a w x h board by pieces with a
@@ -226,21 +226,18 @@ func TestReachableSmall(t *testing.T) {
 // (reachable or not) on several board sizes.
 func TestMovesAgainstHash(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			tier := tiergame.Tier(n)
-			for range 200 {
-				p := tiergame.Position(rng.Uint64N(g.TierSize(tier)))
-				x, o := g.unhash(n, p)
-				if ht, hp := g.hash(x, o); ht != tier || hp != p {
-					t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, tier, p, ht, hp)
-				}
-				v, children := g.Moves(tier, p, nil)
-				want := refMoves(g, x, o)
-				if v == tiergame.Undecided && !slices.Equal(children, want) {
-					t.Fatalf("%dx%d %s: children %v, want %v", g.w, g.h, g.Format(tier, p), children, want)
-				}
+	for g, n := range tiers(t, [][2]int{{7, 6}, {6, 5}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}}) {
+		tier := tiergame.Tier(n)
+		for range 200 {
+			p := tiergame.Position(rng.Uint64N(g.TierSize(tier)))
+			x, o := g.unhash(n, p)
+			if ht, hp := g.hash(x, o); ht != tier || hp != p {
+				t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, tier, p, ht, hp)
+			}
+			v, children := g.Moves(tier, p, nil)
+			want := refMoves(g, x, o)
+			if v == tiergame.Undecided && !slices.Equal(children, want) {
+				t.Fatalf("%dx%d %s: children %v, want %v", g.w, g.h, g.Format(tier, p), children, want)
 			}
 		}
 	}
@@ -283,25 +280,14 @@ func TestDecode(t *testing.T) {
 		k := (n + 1) / 2
 		for r := uint64(0); r < comb.Binom(n, k); r++ {
 			want := comb.Unrank(r, n, k)
-			var ps []int
-			for m := want; m != 0; m &= m - 1 {
-				ps = append(ps, bits.TrailingZeros64(m))
-			}
+			ps := places(want)
 			for delta := 0; delta < 2; delta++ {
 				var acc [32]uint64
 				if got := decode(n, k, delta, r, &acc); got != want {
 					t.Fatalf("decode(%d, %d, %d) = %b, want %b", n, k, r, got, want)
 				}
 				for a := 0; a <= k; a++ {
-					var v uint64
-					for i, p := range ps {
-						if i < a {
-							v += comb.Binom(p, i+1)
-						} else {
-							v += comb.Binom(p+1, i+1+delta)
-						}
-					}
-					if acc[a] != v {
+					if v := childTerms(ps, a, delta); acc[a] != v {
 						t.Fatalf("decode(%d, %d, %d), delta %d: acc[%d] = %d, want %d", n, k, r, delta, a, acc[a], v)
 					}
 				}
@@ -353,17 +339,14 @@ func TestWalk(t *testing.T) {
 
 // TestHashBijectionSmall checks every hash of every tier of small boards.
 func TestHashBijectionSmall(t *testing.T) {
-	for _, size := range [][2]int{{3, 3}, {4, 3}, {2, 6}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			for p := tiergame.Position(0); uint64(p) < g.TierSize(tiergame.Tier(n)); p++ {
-				x, o := g.unhash(n, p)
-				if popcount(x) != (n+1)/2 || popcount(o) != n/2 || x&o != 0 {
-					t.Fatalf("%dx%d tier %d hash %d: bad board", g.w, g.h, n, p)
-				}
-				if ht, hp := g.hash(x, o); int(ht) != n || hp != p {
-					t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, n, p, ht, hp)
-				}
+	for g, n := range tiers(t, [][2]int{{3, 3}, {4, 3}, {2, 6}}) {
+		for p := tiergame.Position(0); uint64(p) < g.TierSize(tiergame.Tier(n)); p++ {
+			x, o := g.unhash(n, p)
+			if popcount(x) != (n+1)/2 || popcount(o) != n/2 || x&o != 0 {
+				t.Fatalf("%dx%d tier %d hash %d: bad board", g.w, g.h, n, p)
+			}
+			if ht, hp := g.hash(x, o); int(ht) != n || hp != p {
+				t.Fatalf("%dx%d: hash(unhash(%d, %d)) = (%d, %d)", g.w, g.h, n, p, ht, hp)
 			}
 		}
 	}

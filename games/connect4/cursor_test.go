@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/games/internal/movescheck"
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
@@ -17,32 +18,23 @@ import (
 // hashing each child board.
 func TestCursorAgainstOld(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	count := 400
-	if testing.Short() || race.Enabled {
-		count = 60
-	}
-	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 5}, {6, 4}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}, {2, 2}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			tier := tiergame.Tier(n)
-			checkAgainstOld(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count))
-		}
+	count := race.Samples(400, 60)
+	for g, n := range tiers(t, [][2]int{{7, 6}, {6, 5}, {5, 5}, {6, 4}, {5, 4}, {4, 4}, {1, 6}, {7, 1}, {3, 2}, {2, 2}}) {
+		tier := tiergame.Tier(n)
+		movescheck.Against(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
 	}
 }
 
 // TestCursorEveryPosition runs one cursor through every hash of every
 // tier of small boards, in order.
 func TestCursorEveryPosition(t *testing.T) {
-	for _, size := range [][2]int{{4, 4}, {5, 3}, {3, 5}} {
-		g := mustNew(t, size[0], size[1])
-		for n := 0; n <= g.cells; n++ {
-			tier := tiergame.Tier(n)
-			ps := make([]tiergame.Position, g.TierSize(tier))
-			for i := range ps {
-				ps[i] = tiergame.Position(i)
-			}
-			checkAgainstOld(t, g, tier, ps)
+	for g, n := range tiers(t, [][2]int{{4, 4}, {5, 3}, {3, 5}}) {
+		tier := tiergame.Tier(n)
+		ps := make([]tiergame.Position, g.TierSize(tier))
+		for i := range ps {
+			ps[i] = tiergame.Position(i)
 		}
+		movescheck.Against(t, g, tier, ps, g.oldMoves)
 	}
 }
 
@@ -110,42 +102,5 @@ func BenchmarkAscending(b *testing.B) {
 			g := mustNew(b, tc.w, tc.h)
 			benchSequence(b, g, tc.n, ascending(g, tc.n, 1<<16))
 		})
-	}
-}
-
-// checkAgainstOld checks that Moves and a cursor visiting ps in turn give
-// what the old Moves gives, in its order, and that the cursor's
-// MovesByTier gives its children by tier.
-func checkAgainstOld(t *testing.T, g *Game, tier tiergame.Tier, ps []tiergame.Position) {
-	t.Helper()
-	cur := g.Cursor(tier).(*Cursor)
-	tiers := g.ChildTiers(tier)
-	lists := make([][]tiergame.Position, len(tiers))
-	for i := range lists {
-		lists[i] = make([]tiergame.Position, 0, MaxWidth) // nil is not wanted
-	}
-	var got, one, want []tiergame.Child
-	for _, p := range ps {
-		var gv, ov, wv tiergame.Value
-		gv, got = cur.Moves(p, got[:0])
-		ov, one = g.Moves(tier, p, one[:0])
-		wv, want = g.oldMoves(tier, p, want[:0])
-		if gv != wv || ov != wv || !slices.Equal(got, want) || !slices.Equal(one, want) {
-			t.Fatalf("%dx%d %s: cursor %v %v, Moves %v %v, old Moves %v %v", g.w, g.h, g.Format(tier, p), gv, got, ov, one, wv, want)
-		}
-		for i := range lists {
-			lists[i] = lists[i][:0]
-		}
-		bv := cur.MovesByTier(p, lists)
-		byTier := make([][]tiergame.Position, len(tiers))
-		for _, c := range want {
-			i := slices.Index(tiers, c.Tier)
-			byTier[i] = append(byTier[i], c.Pos)
-		}
-		for i := range lists {
-			if bv != wv || !slices.Equal(slices.Sorted(slices.Values(lists[i])), slices.Sorted(slices.Values(byTier[i]))) {
-				t.Fatalf("%dx%d %s: MovesByTier %v %v for tier %d, old Moves %v %v", g.w, g.h, g.Format(tier, p), bv, lists[i], tiers[i], wv, byTier[i])
-			}
-		}
 	}
 }

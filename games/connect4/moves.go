@@ -179,31 +179,10 @@ func (g *Game) Moves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Child)
 	i := w.row()
 	xp := w.lo.x | uint64(lowPattern[i])
 
-	// Lay the pieces out as bitboards, column c at bits [c*stride,
-	// c*stride+h_c), and note the insertion index of each column.
 	sh := g.shapes[n][s]
-	heights := uint32(sh >> 32)
-	var occ, xb uint64
-	var ends [MaxWidth]uint
-	base := uint(0)
-	for c := 0; c < g.w; c++ {
-		hc := uint(heights>>(3*c)) & 7
-		col := uint64(1)<<hc - 1
-		shift := uint(c) * g.stride
-		occ |= col << shift
-		xb |= (xp >> base & col) << shift
-		base += hc
-		ends[c] = base
-	}
-	last := xb // the side that made the last move
-	if w.delta == 1 {
-		last = occ ^ xb
-	}
-	if four(last, g.stride) {
-		return tiergame.Lose, dst
-	}
-	if n == g.cells {
-		return tiergame.Tie, dst
+	occ, xb, ends := g.layout(uint32(sh>>32), xp)
+	if v := g.primitive(n, occ, xb); v != tiergame.Undecided {
+		return v, dst
 	}
 
 	code := uint32(sh)
@@ -335,6 +314,8 @@ func (c *Cursor) decode(p tiergame.Position) (int, tiergame.Value) {
 	pat := lowPattern[i]
 	xb := c.xhigh | c.spread[0][pat&63] | c.spread[1][pat>>6&63]
 	c.xb = xb
+	// primitive, written out: a call here costs the solver's walks some
+	// 7% (it does not inline).
 	last := xb // the side that made the last move
 	if c.delta == 1 {
 		last = c.occ ^ xb

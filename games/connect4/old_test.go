@@ -11,7 +11,9 @@ import (
 // This file keeps Moves as it was before the cursor (main at 91986a7),
 // with its decode and lowAcc table, as the reference model of the property
 // tests and the baseline of the benchmarks, so that old and new compare in
-// one process.
+// one process. It lays the board out and finds primitive positions as
+// Moves does (layout, primitive): TestMovesAgainstHash checks those
+// against hashing each child board.
 
 // oldMoves lists the children of p by column from the left.
 //
@@ -34,29 +36,9 @@ func (g *Game) oldMoves(t tiergame.Tier, p tiergame.Position, dst []tiergame.Chi
 	var acc [32]uint64
 	xp := decode(n, k, delta, uint64(p)%nb, &acc)
 
-	// Lay the pieces out as bitboards, column c at bits [c*stride, c*stride+h_c).
-	heights := uint32(sh >> 32)
-	var occ, xb uint64
-	var ends [MaxWidth]uint
-	base := uint(0)
-	for c := 0; c < g.w; c++ {
-		hc := uint(heights>>(3*c)) & 7
-		col := uint64(1)<<hc - 1
-		shift := uint(c) * g.stride
-		occ |= col << shift
-		xb |= (xp >> base & col) << shift
-		base += hc
-		ends[c] = base
-	}
-	last := xb // the side that made the last move
-	if xToMove {
-		last = occ ^ xb
-	}
-	if four(last, g.stride) {
-		return tiergame.Lose, dst
-	}
-	if n == g.cells {
-		return tiergame.Tie, dst
+	occ, xb, ends := g.layout(uint32(sh>>32), xp)
+	if v := g.primitive(n, occ, xb); v != tiergame.Undecided {
+		return v, dst
 	}
 
 	code := uint32(sh)
@@ -87,22 +69,11 @@ var lowAcc [2][][lowBits]uint16
 func init() {
 	for j := 0; j <= lowBits; j++ {
 		for r := uint64(0); r < comb.Binom(lowBits, j); r++ {
-			pat := comb.Unrank(r, lowBits, j)
-			var ps []int // the places of the X, bottom up
-			for m := pat; m != 0; m &= m - 1 {
-				ps = append(ps, bits.TrailingZeros64(m))
-			}
+			ps := places(comb.Unrank(r, lowBits, j))
 			for delta := range lowAcc {
 				var acc [lowBits]uint16
 				for a := 0; a < j; a++ {
-					var v uint64
-					for i, p := range ps {
-						if i < a {
-							v += comb.Binom(p, i+1)
-						} else {
-							v += comb.Binom(p+1, i+1+delta)
-						}
-					}
+					v := childTerms(ps, a, delta)
 					if v > 0xffff {
 						panic("connect4: lowAcc entry overflows") // lowBits too large
 					}
@@ -112,6 +83,30 @@ func init() {
 			}
 		}
 	}
+}
+
+// places returns the places of the X in pattern pat, bottom up.
+func places(pat uint64) []int {
+	var ps []int
+	for m := pat; m != 0; m &= m - 1 {
+		ps = append(ps, bits.TrailingZeros64(m))
+	}
+	return ps
+}
+
+// childTerms returns the X rank of a child less the term of an inserted
+// X, for X at places ps (bottom up) of which a lie below the insertion
+// point: those above it move up one place, each gaining delta in index.
+func childTerms(ps []int, a, delta int) uint64 {
+	var v uint64
+	for i, p := range ps {
+		if i < a {
+			v += comb.Binom(p, i+1)
+		} else {
+			v += comb.Binom(p+1, i+1+delta)
+		}
+	}
+	return v
 }
 
 // decode returns the set of X, as a mask over the piece order, of colex

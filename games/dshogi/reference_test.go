@@ -11,13 +11,14 @@ import (
 	"github.com/tiersolve/tiersolve/solver/oracle"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
 // The reference: the rules as GamesmanOne's dshogi.c plays and scores
 // them, written again as simply as possible on text boards, and a naive
-// solver (GamesmanOne's value iteration: pass after pass over an explicit
-// map of every reachable position) whose every value and remoteness the
-// tier solver's must equal.
+// solver (value iteration, as GamesmanOne's: level after level over an
+// explicit map of every reachable position, tiergametest.BruteForce)
+// whose every value and remoteness the tier solver's must equal.
 
 // refPos is a position: 12 squares row by row from the top ('.' empty),
 // each side's hand as counts of G, E, C, and the side to move (0 forest,
@@ -173,69 +174,13 @@ func refStart(pieces string) refPos {
 
 // refSolve finds every position reachable from start (primitive ones are
 // not expanded) and solves them by value iteration.
-func refSolve(start refPos) (map[string]int, []refPos, []tiergame.Value, []int) {
-	index := map[string]int{start.text(): 0}
-	all := []refPos{start}
-	var kids [][]int
-	var vals []tiergame.Value
-	for i := 0; i < len(all); i++ {
-		p := all[i]
-		v := p.primitive()
-		vals = append(vals, v)
-		var ks []int
-		if v == tiergame.Undecided {
-			for _, c := range p.children() {
-				s := c.text()
-				j, ok := index[s]
-				if !ok {
-					j = len(all)
-					index[s] = j
-					all = append(all, c)
-				}
-				ks = append(ks, j)
-			}
+func refSolve(start refPos) map[refPos]tiergametest.Outcome {
+	return tiergametest.BruteForce(start, func(p refPos) (tiergame.Value, []refPos) {
+		if v := p.primitive(); v != tiergame.Undecided {
+			return v, nil
 		}
-		kids = append(kids, ks)
-	}
-	rem := make([]int, len(all))
-	maxRem := 0
-	for r := 1; ; r++ {
-		changed := false
-		for i, v := range vals {
-			if v != tiergame.Undecided || len(kids[i]) == 0 {
-				continue
-			}
-			win, allWin, maxWin := false, true, -1
-			for _, k := range kids[i] {
-				switch {
-				case vals[k] == tiergame.Lose && rem[k] == r-1:
-					win = true
-				case vals[k] == tiergame.Win && rem[k] < r:
-					maxWin = max(maxWin, rem[k])
-				default:
-					allWin = false
-				}
-			}
-			switch {
-			case win:
-				vals[i], rem[i], changed = tiergame.Win, r, true
-			case allWin && maxWin == r-1:
-				vals[i], rem[i], changed = tiergame.Lose, r, true
-			}
-		}
-		if changed {
-			maxRem = r
-		}
-		if !changed && r > maxRem+1 {
-			break
-		}
-	}
-	for i, v := range vals {
-		if v == tiergame.Undecided {
-			vals[i] = tiergame.Draw // never decided, no moves included
-		}
-	}
-	return index, all, vals, rem
+		return tiergame.Undecided, p.children()
+	})
 }
 
 // TestAgainstReference solves the small variants, with and without
@@ -256,17 +201,18 @@ func TestAgainstReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, all, vals, rem := refSolve(refStart(pieces))
+			start := refStart(pieces)
+			ref := refSolve(start)
 			var draws, noMoves int
-			for i, p := range all {
-				if vals[i] == tiergame.Draw {
+			for p, o := range ref {
+				if o.Value == tiergame.Draw {
 					draws++
 					if len(p.children()) == 0 {
 						noMoves++
 					}
 				}
 			}
-			t.Logf("reference: %d positions, %d draws (%d without a move); start %v in %d", len(all), draws, noMoves, vals[0], rem[0])
+			t.Logf("reference: %d positions, %d draws (%d without a move); start %v in %d", len(ref), draws, noMoves, ref[start].Value, ref[start].Remoteness)
 			for _, symmetry := range []bool{false, true} {
 				dir := t.TempDir()
 				r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2, Symmetry: symmetry})
@@ -280,7 +226,7 @@ func TestAgainstReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				r.Close()
-				compareRun(t, g, dir, symmetry, all, vals, rem)
+				compareRun(t, g, dir, symmetry, ref)
 			}
 		})
 	}
@@ -289,7 +235,7 @@ func TestAgainstReference(t *testing.T) {
 // compareRun checks a solved run folder against the reference: every
 // reference position has the reference's value and remoteness, and in a
 // full run each tier holds exactly the reference's positions.
-func compareRun(t *testing.T, g *dshogi.Game, dir string, symmetry bool, all []refPos, vals []tiergame.Value, rem []int) {
+func compareRun(t *testing.T, g *dshogi.Game, dir string, symmetry bool, ref map[refPos]tiergametest.Outcome) {
 	t.Helper()
 	o, err := oracle.Open(dir, g)
 	if err != nil {
@@ -299,7 +245,7 @@ func compareRun(t *testing.T, g *dshogi.Game, dir string, symmetry bool, all []r
 	perTier := map[tiergame.Tier]uint64{}
 	orbits := map[tiergame.Tier]map[tiergame.Position]bool{}
 	bad := 0
-	for i, p := range all {
+	for p, w := range ref {
 		tier, h, err := g.Parse(p.text())
 		if err != nil {
 			t.Fatalf("reference position %s: %v", p.text(), err)
@@ -313,13 +259,13 @@ func compareRun(t *testing.T, g *dshogi.Game, dir string, symmetry bool, all []r
 		if err != nil {
 			t.Fatalf("%s: %v", p.text(), err)
 		}
-		want := rem[i]
-		if vals[i] == tiergame.Draw {
+		want := w.Remoteness
+		if w.Value == tiergame.Draw {
 			want = rec.Remoteness()
 		}
-		if rec.Value() != vals[i] || rec.Remoteness() != want {
+		if rec.Value() != w.Value || rec.Remoteness() != want {
 			if bad++; bad <= 10 {
-				t.Errorf("symmetry %v: %s is %v in %d, the reference says %v in %d", symmetry, p.text(), rec.Value(), rec.Remoteness(), vals[i], rem[i])
+				t.Errorf("symmetry %v: %s is %v in %d, the reference says %v in %d", symmetry, p.text(), rec.Value(), rec.Remoteness(), w.Value, w.Remoteness)
 			}
 		}
 	}

@@ -3,9 +3,10 @@ package quixo
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/games/internal/movescheck"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -72,11 +73,11 @@ func BenchmarkAscending(b *testing.B) {
 // (TestMovesAgainstModel checks Moves against the reference model).
 func TestCursorAgainstOld(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	count := samples(300, 40)
+	count := race.Samples(300, 40)
 	for n := MinSize; n <= MaxSize; n++ {
 		g := mustNew(t, n)
 		for _, tier := range allTiers(g) {
-			checkAgainstOld(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count))
+			movescheck.Against(t, g, tier, tiergametest.Walk(rng, g.TierSize(tier), count), g.oldMoves)
 		}
 	}
 }
@@ -90,43 +91,6 @@ func TestCursorEveryPosition(t *testing.T) {
 		for i := range ps {
 			ps[i] = tiergame.Position(i)
 		}
-		checkAgainstOld(t, g, tier, ps)
-	}
-}
-
-// checkAgainstOld checks that Moves and a cursor visiting ps in turn give
-// what the old Moves gives, in its order, and that the cursor's
-// MovesByTier gives its children by tier.
-func checkAgainstOld(t *testing.T, g *Game, tier tiergame.Tier, ps []tiergame.Position) {
-	t.Helper()
-	cur := g.Cursor(tier).(*Cursor)
-	tiers := g.ChildTiers(tier)
-	lists := make([][]tiergame.Position, len(tiers))
-	for i := range lists {
-		lists[i] = make([]tiergame.Position, 0, 64) // nil is not wanted
-	}
-	var got, one, want []tiergame.Child
-	for _, p := range ps {
-		var gv, ov, wv tiergame.Value
-		gv, got = cur.Moves(p, got[:0])
-		ov, one = g.Moves(tier, p, one[:0])
-		wv, want = g.oldMoves(tier, p, want[:0])
-		if gv != wv || ov != wv || !slices.Equal(got, want) || !slices.Equal(one, want) {
-			t.Fatalf("%s: cursor %v %v, Moves %v %v, old Moves %v %v", g.Format(tier, p), gv, got, ov, one, wv, want)
-		}
-		for i := range lists {
-			lists[i] = lists[i][:0]
-		}
-		bv := cur.MovesByTier(p, lists)
-		byTier := make([][]tiergame.Position, len(tiers))
-		for _, c := range want {
-			i := slices.Index(tiers, c.Tier)
-			byTier[i] = append(byTier[i], c.Pos)
-		}
-		for i := range lists {
-			if bv != wv || !slices.Equal(slices.Sorted(slices.Values(lists[i])), slices.Sorted(slices.Values(byTier[i]))) {
-				t.Fatalf("%s: MovesByTier %v %v for tier %d, old Moves %v %v", g.Format(tier, p), bv, lists[i], tiers[i], wv, byTier[i])
-			}
-		}
+		movescheck.Against(t, g, tier, ps, g.oldMoves)
 	}
 }

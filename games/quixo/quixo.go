@@ -66,6 +66,8 @@ type Game struct {
 	// tiers[x*(cells+1)+o] describes tier (x, o); nil where x+o > cells.
 	tiers []*tierInfo
 	moves []move // every move, by source cell then destination
+	// moveNames[i] names moves[i] ("a1-d1"), made once for the queries.
+	moveNames []string
 	// undo[c] undoes the moves that push a cube in at cell c; ends has the
 	// cells where some move does.
 	undo [MaxSize * MaxSize]unmoves
@@ -242,6 +244,10 @@ func build(n int) *Game {
 		g.anti |= 1 << (i*n + n - 1 - i)
 	}
 	g.moves = g.newMoves()
+	g.moveNames = make([]string, len(g.moves))
+	for i, m := range g.moves {
+		g.moveNames[i] = g.cellName(int(m.srcCell)) + "-" + g.cellName(int(m.dstCell))
+	}
 	var nsrc [MaxSize * MaxSize]int
 	g.undo = g.newUnmoves()
 	for _, m := range g.moves {
@@ -678,10 +684,10 @@ func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
 	if g.primitive(own, opp) != tiergame.Undecided {
 		return nil
 	}
-	var names []string
-	for _, m := range g.moves {
+	names := make([]string, 0, len(g.moves))
+	for i, m := range g.moves {
 		if opp&m.src == 0 {
-			names = append(names, g.cellName(int(m.srcCell))+"-"+g.cellName(int(m.dstCell)))
+			names = append(names, g.moveNames[i])
 		}
 	}
 	return names
@@ -692,6 +698,7 @@ func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
 func (g *Game) Format(t tiergame.Tier, p tiergame.Position) string {
 	xs, os, side := g.unhash(g.tierOf(t), uint64(p))
 	var b strings.Builder
+	b.Grow(2 + g.cells + g.n)
 	b.WriteString([]string{"x:", "o:"}[side])
 	grid.Format(&b, uint64(xs), uint64(os), g.n, g.cells, '.')
 	return b.String()

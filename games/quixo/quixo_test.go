@@ -12,15 +12,6 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
-// samples returns how many random positions a test checks: fewer under
-// -short and the race detector.
-func samples(full, short int) int {
-	if testing.Short() || race.Enabled {
-		return short
-	}
-	return full
-}
-
 // TestConformance checks Quixo with the kit: every hash of 3x3 (every
 // board is a position), or under -short and the race detector the first
 // reachable ones and random ones; and random positions of 4x4 and 5x5.
@@ -29,7 +20,7 @@ func TestConformance(t *testing.T) {
 	if testing.Short() || race.Enabled {
 		small = tiergametest.Options{MaxPositions: 3000, Samples: 500, Hashes: 1000}
 	}
-	large := tiergametest.Options{MaxPositions: samples(2000, 300), Samples: samples(1000, 100), Hashes: samples(1000, 100)}
+	large := tiergametest.Options{MaxPositions: race.Samples(2000, 300), Samples: race.Samples(1000, 100), Hashes: race.Samples(1000, 100)}
 	for n, opts := range []tiergametest.Options{3: small, 4: large, 5: large} {
 		if n < MinSize {
 			continue
@@ -212,7 +203,7 @@ func TestMovesAgainstModel(t *testing.T) {
 			size := g.TierSize(tier)
 			count := size
 			if n > 3 {
-				count = min(size, uint64(samples(100, 20)/(n-3)))
+				count = min(size, uint64(race.Samples(100, 20)/(n-3)))
 			}
 			for i := uint64(0); i < count; i++ {
 				p := tiergame.Position(i)

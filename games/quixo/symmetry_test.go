@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games/internal/grid"
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
@@ -28,7 +29,7 @@ func TestCanonicalRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := MinSize; n <= MaxSize; n++ {
 		g := mustNew(t, n)
-		for range samples(20000, 2000) {
+		for range race.Samples(20000, 2000) {
 			var xs, os uint32
 			for c := 0; c < g.cells; c++ {
 				switch rng.IntN(3) {
@@ -79,7 +80,7 @@ func TestCanonicalRandom(t *testing.T) {
 	for _, n := range []int{4, 5} {
 		g := mustNew(t, n)
 		tiers := allTiers(g)
-		for range samples(300, 40) {
+		for range race.Samples(300, 40) {
 			tier := tiers[rng.IntN(len(tiers))]
 			ps := tiergametest.Walk(rng, g.TierSize(tier), 8)
 			for _, p := range ps {
@@ -101,7 +102,7 @@ func TestCanonicalMovesOrder(t *testing.T) {
 	tier := tierID(5, 4)
 	cur := tiergame.NewCanonicalCursor(g, tier)
 	var got, want []tiergame.Child
-	for _, p := range tiergametest.Walk(rng, g.TierSize(tier), samples(20000, 2000)) {
+	for _, p := range tiergametest.Walk(rng, g.TierSize(tier), race.Samples(20000, 2000)) {
 		var v, wv tiergame.Value
 		v, got = cur.Moves(p, got[:0])
 		wv, want = g.Moves(tier, p, want[:0])

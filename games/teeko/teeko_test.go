@@ -13,17 +13,8 @@ import (
 	"github.com/tiersolve/tiersolve/tiergame/tiergametest"
 )
 
-// samples returns how many random positions a test checks: fewer under
-// -short and the race detector.
-func samples(full, short int) int {
-	if testing.Short() || race.Enabled {
-		return short
-	}
-	return full
-}
-
 func TestConformance(t *testing.T) {
-	opts := tiergametest.Options{MaxPositions: samples(50000, 5000), Samples: samples(3000, 300), Hashes: samples(20000, 2000), New: teeko.New}
+	opts := tiergametest.Options{MaxPositions: race.Samples(50000, 5000), Samples: race.Samples(3000, 300), Hashes: race.Samples(20000, 2000), New: teeko.New}
 	tiergametest.Check(t, teeko.Game{}, opts)
 }
 
@@ -141,7 +132,7 @@ func TestAgainstReference(t *testing.T) {
 	g := teeko.Game{}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for pieces := 0; pieces <= 8; pieces++ {
-		for range samples(3000, 300) {
+		for range race.Samples(3000, 300) {
 			r := randomRef(rng, pieces)
 			tier, p, err := g.Parse(r.String())
 			if err != nil {

@@ -510,6 +510,7 @@ func Start() Board {
 // ranks 9 to 0, files a to i, digits for runs of empty points.
 func (b *Board) FEN(toMove Side) string {
 	var sb strings.Builder
+	sb.Grow(48) // an endgame's FEN, grown once: a server formats every child
 	for r := Ranks - 1; r >= 0; r-- {
 		empty := 0
 		for f := 0; f < Files; f++ {

@@ -1,5 +1,7 @@
 package xq
 
+import "cmp"
+
 // Precomputed geometry: where each piece may go from each point, and the
 // squares between two points of a line.
 
@@ -97,7 +99,7 @@ func init() {
 				continue
 			}
 			line[a][b] = true
-			df, dr := sign(b.File()-a.File()), sign(b.Rank()-a.Rank())
+			df, dr := cmp.Compare(b.File(), a.File()), cmp.Compare(b.Rank(), a.Rank())
 			for f, r := a.File()+df, a.Rank()+dr; f != b.File() || r != b.Rank(); f, r = f+df, r+dr {
 				between[a][b].set(At(f, r))
 			}
@@ -177,16 +179,6 @@ func init() {
 			}
 		}
 	}
-}
-
-func sign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }
 
 // Places returns the points where a piece of side and kind can stand in

@@ -101,6 +101,9 @@ func get(t testing.TB, s *httptest.Server, path string) (int, []byte) {
 	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "*" {
 		t.Errorf("GET %s: Access-Control-Allow-Origin %q", path, got)
 	}
+	if resp.ContentLength != int64(len(b)) {
+		t.Errorf("GET %s: Content-Length %d for %d bytes (chunked: %v)", path, resp.ContentLength, len(b), resp.TransferEncoding)
+	}
 	return resp.StatusCode, b
 }
 

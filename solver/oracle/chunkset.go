@@ -79,7 +79,7 @@ func openChunkSet(g tiergame.Game, t tiergame.Tier, path, scratch string, c *val
 	}
 	os.Remove(f.Name()) // the file lives as long as it is open
 	chunks := (n + csBits - 1) / csBits
-	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), sub: make([]uint16, (csPieces-1)*chunks), cache: c, owner: c.NewOwner()}
+	s := &chunkSet{f: f, n: n, before: make([]uint64, chunks+1), sub: make([]uint16, (csPieces-1)*chunks), cache: c, owner: c.NewDenseOwner(chunks * csPieces)}
 	w := chunkWriter{s: s, buf: make([]byte, csBytes)}
 	if bytes := 8 * ((n + 63) / 64); bytes <= c.Budget()/4*3 && !stream {
 		err = w.fromSet(g, t, path, bytes)

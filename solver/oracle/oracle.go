@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -329,28 +330,43 @@ func (m Move) Remoteness() int {
 // then losses (slowest first). The moves and the positions they lead to
 // are p's own, in a symmetric run too.
 func (o *Oracle) Moves(t tiergame.Tier, p tiergame.Position) ([]Move, error) {
-	v, cs := o.Game.Moves(t, p, nil)
+	return o.AppendMoves(nil, t, p)
+}
+
+// AppendMoves is Moves appending to dst: a server answering many
+// positions reuses one slice.
+func (o *Oracle) AppendMoves(dst []Move, t tiergame.Tier, p tiergame.Position) ([]Move, error) {
+	cb := childBufs.Get().(*[]tiergame.Child)
+	defer childBufs.Put(cb)
+	v, cs := o.Game.Moves(t, p, (*cb)[:0])
+	*cb = cs
 	if v != tiergame.Undecided {
-		return nil, nil
+		return dst, nil
 	}
 	var names []string
 	if mn, ok := o.Game.(tiergame.MoveNamer); ok {
 		names = mn.MoveNames(t, p)
 	}
-	out := make([]Move, len(cs))
+	start := len(dst)
 	for i, c := range cs {
 		rec, err := o.Lookup(c.Tier, c.Pos)
 		if err != nil {
-			return nil, fmt.Errorf("move %d: %w", i, err)
+			return dst, fmt.Errorf("move %d: %w", i, err)
 		}
-		out[i] = Move{Tier: c.Tier, Pos: c.Pos, Child: rec, Name: fmt.Sprint(i + 1)}
+		m := Move{Tier: c.Tier, Pos: c.Pos, Child: rec}
 		if i < len(names) {
-			out[i].Name = names[i]
+			m.Name = names[i]
+		} else {
+			m.Name = strconv.Itoa(i + 1)
 		}
+		dst = append(dst, m)
 	}
-	slices.SortStableFunc(out, func(a, b Move) int { return moveRank(a) - moveRank(b) })
-	return out, nil
+	slices.SortStableFunc(dst[start:], func(a, b Move) int { return moveRank(a) - moveRank(b) })
+	return dst, nil
 }
+
+// childBufs are AppendMoves' rooms for a position's children.
+var childBufs = sync.Pool{New: func() any { return new([]tiergame.Child) }}
 
 // moveRank orders moves best first.
 func moveRank(m Move) int {

@@ -52,7 +52,9 @@
 // under the race detector it also finds data races in the game.
 //
 // CheckPosition checks one position, for a fuzz target of Parse. Reach,
-// Walk and Compare help with a game's own tests and benchmarks.
+// Walk and Compare help with a game's own tests and benchmarks, and
+// BruteForce solves a model of a game's rules to check a solved run
+// against.
 package tiergametest
 
 import (

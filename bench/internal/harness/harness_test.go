@@ -27,11 +27,7 @@ var fakeSuites = []Suite{{
 		}
 	},
 	Jobs: map[string]JobFunc{
-		"fixed": func(_ context.Context, env JobEnv, raw json.RawMessage) (Sample, error) {
-			var a fixedArgs
-			if err := DecodeArgs(raw, &a); err != nil {
-				return Sample{}, err
-			}
+		"fixed": JobOf(func(_ context.Context, env JobEnv, a fixedArgs) (Sample, error) {
 			if a.NeedShared {
 				if _, err := os.Stat(filepath.Join(env.Shared, "input")); err != nil {
 					return Sample{}, err
@@ -41,29 +37,21 @@ var fakeSuites = []Suite{{
 				return Sample{}, errors.New("the run's folder is not empty")
 			}
 			return Sample{Seconds: a.Seconds, Metrics: map[string]float64{"m": a.Seconds * 10}, Facts: map[string]string{"f": "x"}}, nil
-		},
+		}),
 		"setup": func(_ context.Context, env JobEnv, _ json.RawMessage) (Sample, error) {
 			return Sample{}, os.WriteFile(filepath.Join(env.Shared, "input"), nil, 0o644)
 		},
-		"alloc": func(_ context.Context, _ JobEnv, raw json.RawMessage) (Sample, error) {
-			var mib int
-			if err := DecodeArgs(raw, &mib); err != nil {
-				return Sample{}, err
-			}
+		"alloc": JobOf(func(_ context.Context, _ JobEnv, mib int) (Sample, error) {
 			touch(mib)
 			return Sample{Seconds: 1}, nil
-		},
-		"wait": func(ctx context.Context, _ JobEnv, raw json.RawMessage) (Sample, error) {
-			var marker string
-			if err := DecodeArgs(raw, &marker); err != nil {
-				return Sample{}, err
-			}
+		}),
+		"wait": JobOf(func(ctx context.Context, _ JobEnv, marker string) (Sample, error) {
 			if err := os.WriteFile(marker+".started", nil, 0o644); err != nil {
 				return Sample{}, err
 			}
 			<-ctx.Done() // as a job that started processes stops them
 			return Sample{}, os.WriteFile(marker, nil, 0o644)
-		},
+		}),
 		"fail": func(context.Context, JobEnv, json.RawMessage) (Sample, error) {
 			return Sample{}, errors.New("this job always fails")
 		},
@@ -366,6 +354,35 @@ func TestRepeat(t *testing.T) {
 	_, runs, err = Repeat(time.Hour, func() error { return errors.New("x") })
 	if err == nil || runs != 0 {
 		t.Errorf("failing op: %d runs, %v", runs, err)
+	}
+}
+
+// TestJobOf: a JobOf job gets its arguments decoded, and arguments that
+// do not decode fail the job, naming them, before it runs.
+func TestJobOf(t *testing.T) {
+	job := JobOf(func(_ context.Context, _ JobEnv, a fixedArgs) (Sample, error) {
+		return Sample{Seconds: a.Seconds}, nil
+	})
+	for _, c := range []struct {
+		raw     string
+		seconds float64
+		err     string
+	}{
+		{raw: `{"seconds": 2.5}`, seconds: 2.5},
+		{raw: `{}`},
+		{raw: `{"seconds": "x"}`, err: `job arguments {"seconds": "x"}: `},
+		{raw: `[1]`, err: "job arguments [1]: "},
+	} {
+		s, err := job(context.Background(), JobEnv{}, json.RawMessage(c.raw))
+		if c.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("%s: %v, want an error starting %q", c.raw, err, c.err)
+			}
+			continue
+		}
+		if err != nil || s.Seconds != c.seconds {
+			t.Errorf("%s: %v s, %v; want %v s", c.raw, s.Seconds, err, c.seconds)
+		}
 	}
 }
 

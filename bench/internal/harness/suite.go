@@ -223,3 +223,16 @@ func DecodeArgs(args json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// JobOf is the JobFunc of f, a job that takes its arguments as an A: it
+// decodes them (DecodeArgs) before calling f, so that a job, and a job
+// that runs another, deals in its own argument type only.
+func JobOf[A any](f func(ctx context.Context, env JobEnv, args A) (Sample, error)) JobFunc {
+	return func(ctx context.Context, env JobEnv, raw json.RawMessage) (Sample, error) {
+		var a A
+		if err := DecodeArgs(raw, &a); err != nil {
+			return Sample{}, err
+		}
+		return f(ctx, env, a)
+	}
+}

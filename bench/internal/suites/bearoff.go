@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -71,11 +70,10 @@ func Bearoff() harness.Suite {
 				job := func(cube string) *harness.Job {
 					return harness.NewJob("bearoff", bearoffArgs{Checkers: s.checkers, Workers: cfg.Cores, Cube: cube})
 				}
-				params := map[string]float64{"workers": float64(cfg.Cores)}
 				g := harness.Group{ID: fmt.Sprintf("bearoff/6x%d", s.checkers), Table: "bearoff",
 					Title: fmt.Sprintf("bearoff, %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve",
 					Params:   map[string]float64{"checkers": float64(s.checkers)},
-					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject, Params: params, Job: job("")}},
+					Variants: []harness.Variant{workersVariant("tiersolve", results.KindSubject, cfg.Cores, job(""))},
 					Estimate: childStart + s.tier}
 				if !s.peer {
 					gs = append(gs, g)
@@ -84,7 +82,7 @@ func Bearoff() harness.Suite {
 				cube := harness.Group{ID: fmt.Sprintf("bearoff/cube/6x%d", s.checkers), Table: "bearoff-cube",
 					Title: fmt.Sprintf("bearoff with the cube (money), %d checkers on 6 points", s.checkers), Level: s.level, Reference: "tiersolve-cube",
 					Params:   map[string]float64{"checkers": float64(s.checkers)},
-					Variants: []harness.Variant{{Name: "tiersolve-cube", Kind: results.KindSubject, Params: params, Job: job("money")}},
+					Variants: []harness.Variant{workersVariant("tiersolve-cube", results.KindSubject, cfg.Cores, job("money"))},
 					Estimate: 2*childStart + 3*s.tier + s.gnubg}
 				if bin == "" {
 					g.Skip = "gnubg's makebearoff is not installed (Debian package gnubg)"
@@ -98,15 +96,9 @@ func Bearoff() harness.Suite {
 			}
 			return append(gs, matchGroup(cfg))
 		},
-		Jobs: map[string]harness.JobFunc{"bearoff": runBearoff, "bearoff-match": runBearoffMatch},
-		Columns: []harness.Column{
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "db_bytes", Header: "databases", Format: "bytes"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "cube_states", Header: "cube states", Format: "%.0f"},
-			{Key: "fact:start", Header: "start"},
-		},
+		Jobs: map[string]harness.JobFunc{"bearoff": harness.JobOf(runBearoff), "bearoff-match": harness.JobOf(runBearoffMatch)},
+		Columns: []harness.Column{colPositions, colPositionsPerS, colDBBytes, colPeakRSS,
+			{Key: "cube_states", Header: "cube states", Format: "%.0f"}, colStart},
 	}
 }
 
@@ -117,25 +109,12 @@ type bearoffArgs struct {
 	Cube     string `json:"cube,omitempty"` // "money": also the cubeful planes
 }
 
-func runBearoff(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a bearoffArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runBearoff(ctx context.Context, env harness.JobEnv, a bearoffArgs) (harness.Sample, error) {
 	option := fmt.Sprintf("checkers=%d,points=6", a.Checkers)
 	if a.Cube != "" {
 		option += ",cube=" + a.Cube
 	}
-	return runSolve(ctx, env, mustArgs(solveArgs{Game: "bearoff", Option: option, Workers: a.Workers}))
-}
-
-// mustArgs encodes a job's arguments, for a job that runs another.
-func mustArgs(v any) json.RawMessage {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // a struct of numbers and strings always encodes
-	}
-	return raw
+	return runSolve(ctx, env, solveArgs{Game: "bearoff", Option: option, Workers: a.Workers})
 }
 
 // matchGroup is bearoff/match/6x6: a match-play query at a new score, the
@@ -147,8 +126,8 @@ func matchGroup(cfg harness.Config) harness.Group {
 	g := harness.Group{ID: "bearoff/match/6x6", Table: "bearoff-match", Title: "bearoff, match play at a new score, 6 checkers on 6 points",
 		Level: harness.Full, Reference: "5-3-of-7", Estimate: 2 * (childStart + 2*time.Second)}
 	for _, v := range []bearoffMatchArgs{{Checkers: 6, Length: 7, Away: [2]int{5, 3}}, {Checkers: 6, Length: 25, Away: [2]int{25, 25}}} {
-		g.Variants = append(g.Variants, harness.Variant{Name: fmt.Sprintf("%d-%d-of-%d", v.Away[0], v.Away[1], v.Length), Kind: results.KindSubject,
-			Params: map[string]float64{"workers": float64(cfg.Cores)}, Job: harness.NewJob("bearoff-match", v)})
+		g.Variants = append(g.Variants, workersVariant(fmt.Sprintf("%d-%d-of-%d", v.Away[0], v.Away[1], v.Length), results.KindSubject,
+			cfg.Cores, harness.NewJob("bearoff-match", v)))
 	}
 	if _, err := os.Stat(met.DefaultFile); err != nil {
 		g.Skip = "gnubg's match equity tables are not installed (Debian package gnubg)"
@@ -164,11 +143,7 @@ type bearoffMatchArgs struct {
 	Away     [2]int `json:"away"`
 }
 
-func runBearoffMatch(ctx context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a bearoffMatchArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runBearoffMatch(ctx context.Context, _ harness.JobEnv, a bearoffMatchArgs) (harness.Sample, error) {
 	table, err := met.ReadFile(met.DefaultFile)
 	if err != nil {
 		return harness.Sample{}, err

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -31,36 +30,40 @@ var clusterGames = []struct {
 // in parts on workers with a --memory budget (partsGroups).
 func Cluster() harness.Suite {
 	return harness.Suite{
-		Name: "cluster",
-		Doc:  "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes; loopy tiers in parts on workers with --memory",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, cg := range clusterGames {
-				s := gameByName(cg.size)
-				for _, w := range workerCounts(cfg.Cores) {
-					level := cg.level
-					g := harness.Group{ID: fmt.Sprintf("cluster/%s/workers=%d", s.name, w), Table: "cluster",
-						Title:  fmt.Sprintf("%s %s, %d worker(s)", s.game, s.option, w),
-						Level:  level,
-						Params: map[string]float64{"workers": float64(w)}, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
-						Variants: []harness.Variant{
-							{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(w)},
-								Job: harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: w})},
-							{Name: "cluster", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
-								Job: harness.NewJob("cluster", solveArgs{Game: s.game, Option: s.option, Workers: w})},
-							{Name: "processes", Kind: results.KindSubject, Params: map[string]float64{"workers": float64(w)},
-								Job: harness.NewJob("processes", solveArgs{Game: s.game, Option: s.option, Workers: w})},
-						},
-						Estimate: 3*childStart + 3*s.tier*2/time.Duration(w) + 4*time.Second}
-					gs = append(gs, g)
-				}
-			}
-			return append(gs, partsGroups(cfg)...)
-		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "cluster": runCluster, "processes": runClusterProcesses,
-			"tierd-solve": runTierdSolve, "parts": runParts},
+		Name:   "cluster",
+		Doc:    "3 coordinators + W one-thread workers on loopback, in one process and as processes, against tierd solve --workers W; CPU, raft log and artifact bytes; loopy tiers in parts on workers with --memory",
+		Groups: clusterGroups,
+		Jobs: map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "cluster": harness.JobOf(runCluster), "processes": harness.JobOf(runClusterProcesses),
+			"tierd-solve": harness.JobOf(runTierdSolve), "parts": harness.JobOf(runParts)},
 		Columns: clusterColumns(),
 	}
+}
+
+// clusterGroups are cluster/SIZE/workers=W for each game and worker
+// count, then the groups in parts.
+func clusterGroups(cfg harness.Config) []harness.Group {
+	var gs []harness.Group
+	for _, cg := range clusterGames {
+		for _, w := range workerCounts(cfg.Cores) {
+			gs = append(gs, clusterGroup(gameByName(cg.size), cg.level, w))
+		}
+	}
+	return append(gs, partsGroups(cfg)...)
+}
+
+// clusterGroup is the game size solved with w workers embedded, on the
+// cluster in one process and on the cluster as processes.
+func clusterGroup(s gameSize, level harness.Level, w int) harness.Group {
+	return harness.Group{ID: fmt.Sprintf("cluster/%s/workers=%d", s.name, w), Table: "cluster",
+		Title:  fmt.Sprintf("%s %s, %d worker(s)", s.game, s.option, w),
+		Level:  level,
+		Params: map[string]float64{"workers": float64(w)}, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
+		Variants: []harness.Variant{
+			solveVariant("embedded", results.KindBaseline, s.solve(w, false)),
+			workersVariant("cluster", results.KindSubject, w, harness.NewJob("cluster", s.solve(w, false))),
+			workersVariant("processes", results.KindSubject, w, harness.NewJob("processes", s.solve(w, false))),
+		},
+		Estimate: 3*childStart + 3*s.tier*2/time.Duration(w) + 4*time.Second}
 }
 
 // clusterColumns are the cluster suite's columns; a table shows those
@@ -68,8 +71,8 @@ func Cluster() harness.Suite {
 // and every worker's peak resident set.
 func clusterColumns() []harness.Column {
 	cols := []harness.Column{
-		{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-		{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
+		colPositionsPerS,
+		colCPUS,
 		{Key: "cpu_s_ratio", Header: "CPU ratio", Format: "%.3g"},
 		{Key: "cpu_coordinators_s", Header: "CPU s coordinators", Format: "%.3g"},
 		{Key: "cpu_workers_s", Header: "CPU s workers", Format: "%.3g"},
@@ -107,17 +110,13 @@ func clusterColumns() []harness.Column {
 		harness.Column{Key: "store_bytes", Header: "store", Format: "bytes"},
 		harness.Column{Key: "fetch_s", Header: "fetch s", Format: "%.3g"},
 		harness.Column{Key: "fact:same_bytes", Header: "= tierd solve"},
-		harness.Column{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
+		colPeakRSS,
 	)
 }
 
 // runCluster starts 3 coordinators and Workers one-thread workers, runs
 // the game from submit to done (the time compared), then fetches it.
-func runCluster(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a solveArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runCluster(ctx context.Context, env harness.JobEnv, a solveArgs) (harness.Sample, error) {
 	c, err := clustertest.Start(filepath.Join(env.Dir, "cluster"), 3, clustertest.Config{NewGame: games.New})
 	if err != nil {
 		return harness.Sample{}, err

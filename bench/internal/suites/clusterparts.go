@@ -103,8 +103,7 @@ func partsGroups(cfg harness.Config) []harness.Group {
 			Level: f.level, Params: params, Reference: "embedded", RatioMetrics: []string{"cpu_s"},
 			Setup: harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve, Reference: true}),
 			Variants: []harness.Variant{
-				{Name: "embedded", Kind: results.KindBaseline, Params: map[string]float64{"workers": float64(solve.Workers)},
-					Job: harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve})},
+				workersVariant("embedded", results.KindBaseline, solve.Workers, harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve})),
 				{Name: "processes", Kind: results.KindSubject, Params: params,
 					Job: harness.NewJob("parts", partsArgs{Game: f.game, Option: f.option, Workers: f.workers, Ranges: f.ranges, Memory: f.memory})},
 			},
@@ -138,11 +137,7 @@ const referenceDir, referenceFile = "reference", "reference.json"
 
 // runTierdSolve runs tierd solve in this process (a child of the harness
 // of its own) and measures its time, CPU and peak resident set.
-func runTierdSolve(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a tierdSolveArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runTierdSolve(_ context.Context, env harness.JobEnv, a tierdSolveArgs) (harness.Sample, error) {
 	dir := filepath.Join(env.Dir, "run")
 	if a.Reference {
 		dir = filepath.Join(env.Shared, referenceDir)
@@ -200,11 +195,7 @@ type partsArgs struct {
 // against its budget, the bytes the parts exchanged and the store holds,
 // and the fetched run compared with tierd solve's byte for byte (a
 // difference fails the job).
-func runParts(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a partsArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runParts(ctx context.Context, env harness.JobEnv, a partsArgs) (harness.Sample, error) {
 	ref, err := loadReference(env.Shared)
 	if err != nil {
 		return harness.Sample{}, err

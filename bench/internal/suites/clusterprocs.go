@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -47,11 +46,7 @@ const procToken = "bench-cluster-token-0123456789abcdef"
 // processes on loopback (the harness's executable as tierd, TierdFlag).
 // The time is the leader's, submit to done; cpu_s is the user and
 // system time of every process over the same span (procCluster.solve).
-func runClusterProcesses(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a solveArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runClusterProcesses(ctx context.Context, env harness.JobEnv, a solveArgs) (harness.Sample, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return harness.Sample{}, err

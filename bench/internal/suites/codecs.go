@@ -3,7 +3,6 @@ package suites
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -56,7 +55,7 @@ func Codecs() harness.Suite {
 					}},
 			}
 		},
-		Jobs: map[string]harness.JobFunc{"xg": runXG, "gnubgid": runGnubgID, "egf": runEGF},
+		Jobs: map[string]harness.JobFunc{"xg": harness.JobOf(runXG), "gnubgid": harness.JobOf(runGnubgID), "egf": harness.JobOf(runEGF)},
 		Columns: []harness.Column{
 			{Key: "mb_per_s", Header: "MB/s", Format: "%.1f"},
 			{Key: "items_per_s", Header: "items/s", Format: "si"},
@@ -80,11 +79,7 @@ func codecSample(sec float64, size, n int, items string) harness.Sample {
 	return harness.Sample{Seconds: sec, Metrics: m, Facts: map[string]string{"items": items}}
 }
 
-func runXG(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a codecArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runXG(_ context.Context, env harness.JobEnv, a codecArgs) (harness.Sample, error) {
 	names, err := filepath.Glob(filepath.Join(env.Config.XGCorpus, "*.xg"))
 	if err != nil || len(names) == 0 {
 		return harness.Sample{}, fmt.Errorf("no .xg files in %q: %v", env.Config.XGCorpus, err)
@@ -170,11 +165,7 @@ func randomMatch(r *rand.Rand) gnubgid.Match {
 	return m
 }
 
-func runGnubgID(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a codecArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runGnubgID(_ context.Context, env harness.JobEnv, a codecArgs) (harness.Sample, error) {
 	r := rand.New(rand.NewPCG(1, 2))
 	boards := make([]gnubgid.Board, gnubgItems)
 	matches := make([]gnubgid.Match, gnubgItems)
@@ -237,11 +228,7 @@ func egfGame() (*egf.Game, error) {
 	return g, nil
 }
 
-func runEGF(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a codecArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runEGF(_ context.Context, env harness.JobEnv, a codecArgs) (harness.Sample, error) {
 	g, err := egfGame()
 	if err != nil {
 		return harness.Sample{}, err

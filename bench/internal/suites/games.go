@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"runtime"
 	"strings"
 	"time"
@@ -70,54 +69,45 @@ var gameSizes = []gameSize{
 	{game: "dshogi", name: "dshogi", level: harness.Explicit, onlySymmetry: true, tier: 2 * time.Hour},
 }
 
+// solve is the solve job of the game size with w workers.
+func (s gameSize) solve(w int, symmetry bool) solveArgs {
+	return solveArgs{Game: s.game, Option: s.option, Workers: w, Symmetry: symmetry}
+}
+
 // Games is the reach-and-solve suite: every bundled game and size, solved
 // by tiersolve with all cores, against the memoized baseline where there
 // is one, and against the peers given with --peer NAME@games/SIZE=COMMAND.
 func Games() harness.Suite {
 	return harness.Suite{
-		Name: "games",
-		Doc:  "reach and solve every bundled game and size, against the memoized Connect Four baseline and --peer programs",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, s := range gameSizes {
-				title := strings.TrimSpace(s.game + " " + s.option)
-				if s.onlySymmetry {
-					title += " --symmetry"
-				}
-				g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
-					Level: s.level, Reference: "tiersolve",
-					Variants: []harness.Variant{{Name: "tiersolve", Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: s.onlySymmetry})}},
-					Estimate: childStart + s.tier}
-				if s.symmetry {
-					g.Variants = append(g.Variants, harness.Variant{Name: "tiersolve-symmetry", Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: true})})
-					g.Estimate += childStart + s.tier/2
-				}
-				if s.memo {
-					g.Variants = append(g.Variants, harness.Variant{Name: "memo", Kind: results.KindBaseline,
-						Params: map[string]float64{"workers": 1},
-						Job:    harness.NewJob("memo", memoArgs{s.width, s.height})})
-					g.Estimate += childStart + s.memoTime
-				}
-				gs = append(gs, g)
-			}
-			return gs
-		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve, "memo": runMemo},
-		Columns: []harness.Column{
-			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
-			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "cpu_s", Header: "CPU s", Format: "%.3g"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "fact:start", Header: "start"},
-		},
-		Charts: gamesCharts,
+		Name:    "games",
+		Doc:     "reach and solve every bundled game and size, against the memoized Connect Four baseline and --peer programs",
+		Groups:  groupEach(gameSizes, gamesGroup),
+		Jobs:    map[string]harness.JobFunc{"solve": harness.JobOf(runSolve), "memo": harness.JobOf(runMemo)},
+		Columns: []harness.Column{colReachS, colSolveS, colPositions, colPositionsPerS, colCPUS, colPeakRSS, colStart},
+		Charts:  gamesCharts,
 	}
+}
+
+// gamesGroup is games/SIZE: the game size solved by tiersolve with all
+// cores, against the baselines it has.
+func gamesGroup(s gameSize, cfg harness.Config) harness.Group {
+	title := strings.TrimSpace(s.game + " " + s.option)
+	if s.onlySymmetry {
+		title += " --symmetry"
+	}
+	g := harness.Group{ID: "games/" + s.name, Table: "solve", Title: title,
+		Level: s.level, Reference: "tiersolve",
+		Variants: []harness.Variant{solveVariant("tiersolve", results.KindSubject, s.solve(cfg.Cores, s.onlySymmetry))},
+		Estimate: childStart + s.tier}
+	if s.symmetry {
+		g.Variants = append(g.Variants, solveVariant("tiersolve-symmetry", results.KindSubject, s.solve(cfg.Cores, true)))
+		g.Estimate += childStart + s.tier/2
+	}
+	if s.memo {
+		g.Variants = append(g.Variants, workersVariant("memo", results.KindBaseline, 1, harness.NewJob("memo", memoArgs{s.width, s.height})))
+		g.Estimate += childStart + s.memoTime
+	}
+	return g
 }
 
 // solveArgs: reach then solve Game with Option in a fresh folder.
@@ -138,11 +128,7 @@ type memoArgs struct {
 	Height int `json:"height"`
 }
 
-func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a solveArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runSolve(ctx context.Context, env harness.JobEnv, a solveArgs) (harness.Sample, error) {
 	if a.Cores > 0 {
 		runtime.GOMAXPROCS(a.Cores) // the job runs in a child process of its own
 	}
@@ -160,11 +146,7 @@ func runSolve(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (har
 		Facts: map[string]string{"start": st.Start}}, nil
 }
 
-func runMemo(_ context.Context, _ harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a memoArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runMemo(_ context.Context, _ harness.JobEnv, a memoArgs) (harness.Sample, error) {
 	t0 := time.Now()
 	r, err := connect4memo.Solve(a.Width, a.Height)
 	if err != nil {

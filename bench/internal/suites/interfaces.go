@@ -2,8 +2,8 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tiersolve/tiersolve/bench/internal/harness"
@@ -41,26 +41,31 @@ const (
 	cursorNoCanon = "nocanon" // the cursor without its canonical methods (and no CanonicalUnmover)
 )
 
+// The comparisons the groups make, each the interface (the reference)
+// against the game without it.
+var (
+	unmoverVariants  = []ifaceVariant{{"parents", ifaceArgs{}}, {"reverse-index", ifaceArgs{ReverseIndex: true}}}
+	symmetryVariants = []ifaceVariant{{"full", ifaceArgs{}}, {"symmetry", ifaceArgs{Symmetry: true}}}
+	// cursorVariants: a game whose cursor moves by tier, against a
+	// cursor with Moves only and against no cursor.
+	cursorVariants = []ifaceVariant{{"bytier", ifaceArgs{}}, {"cursor", ifaceArgs{Cursor: cursorMoves}}, {"moves", ifaceArgs{Cursor: cursorNone}}}
+)
+
 var ifaceGroups = []ifaceGroup{
 	{name: "dodgem-4x4/unmover", game: "dodgem", option: "size=4", title: "Dodgem 4x4: Parents against the reverse index",
-		level: harness.Full, estimate: 3 * time.Second, variants: []ifaceVariant{
-			{"parents", ifaceArgs{}}, {"reverse-index", ifaceArgs{ReverseIndex: true}}}},
+		level: harness.Full, estimate: 3 * time.Second, variants: unmoverVariants},
 	{name: "connect4-5x5/cursor", game: "connect4", option: "width=5,height=5", title: "Connect Four 5x5: cursors",
-		level: harness.Full, estimate: 20 * time.Second, variants: []ifaceVariant{
-			{"bytier", ifaceArgs{}}, {"cursor", ifaceArgs{Cursor: cursorMoves}}, {"moves", ifaceArgs{Cursor: cursorNone}}}},
+		level: harness.Full, estimate: 20 * time.Second, variants: cursorVariants},
 	{name: "connect4-5x5/symmetry", game: "connect4", option: "width=5,height=5", title: "Connect Four 5x5: --symmetry",
-		level: harness.Full, estimate: 8 * time.Second, variants: []ifaceVariant{
-			{"full", ifaceArgs{}}, {"symmetry", ifaceArgs{Symmetry: true}}}},
+		level: harness.Full, estimate: 8 * time.Second, variants: symmetryVariants},
 	{name: "xiangqi-KRNvKA/cursor", game: "xiangqi", option: "material=KRNvKA", title: "xiangqi KRNvKA: cursors",
 		level: harness.Full, estimate: 60 * time.Second, variants: []ifaceVariant{
 			{"counting", ifaceArgs{}}, {"bytier", ifaceArgs{Cursor: cursorByTier}}, {"cursor", ifaceArgs{Cursor: cursorMoves}},
 			{"moves", ifaceArgs{Cursor: cursorNone}}}},
 	{name: "xiangqi-KRNvKA/unmover", game: "xiangqi", option: "material=KRNvKA", title: "xiangqi KRNvKA: Parents against the reverse index",
-		level: harness.Full, estimate: 20 * time.Second, variants: []ifaceVariant{
-			{"parents", ifaceArgs{}}, {"reverse-index", ifaceArgs{ReverseIndex: true}}}},
+		level: harness.Full, estimate: 20 * time.Second, variants: unmoverVariants},
 	{name: "xiangqi-KRNvKA/symmetry", game: "xiangqi", option: "material=KRNvKA", title: "xiangqi KRNvKA: --symmetry",
-		level: harness.Full, estimate: 15 * time.Second, variants: []ifaceVariant{
-			{"full", ifaceArgs{}}, {"symmetry", ifaceArgs{Symmetry: true}}}},
+		level: harness.Full, estimate: 15 * time.Second, variants: symmetryVariants},
 	{name: "bearoff-6x8/kernel", game: "bearoff", option: "checkers=8,points=6", title: "bearoff 6x8: the chance kernel",
 		level: harness.Full, estimate: 30 * time.Second, variants: []ifaceVariant{
 			{"kernel", ifaceArgs{}}, {"no-kernel", ifaceArgs{NoKernel: true}}}},
@@ -68,15 +73,12 @@ var ifaceGroups = []ifaceGroup{
 		level: harness.Full, estimate: 20 * time.Second, variants: []ifaceVariant{
 			{"exhaustive", ifaceArgs{}}, {"explored", ifaceArgs{NotExhaustive: true}}}},
 	{name: "quixo-4x4/cursor", game: "quixo", option: "size=4", title: "Quixo 4x4: cursors",
-		level: harness.Explicit, estimate: 3 * time.Minute, variants: []ifaceVariant{
-			{"bytier", ifaceArgs{}}, {"cursor", ifaceArgs{Cursor: cursorMoves}}, {"moves", ifaceArgs{Cursor: cursorNone}}}},
+		level: harness.Explicit, estimate: 3 * time.Minute, variants: cursorVariants},
 	{name: "quixo-4x4/unmover", game: "quixo", option: "size=4", title: "Quixo 4x4: Parents against the reverse index",
-		level: harness.Explicit, estimate: 90 * time.Second, variants: []ifaceVariant{
-			{"parents", ifaceArgs{}}, {"reverse-index", ifaceArgs{ReverseIndex: true}}}},
+		level: harness.Explicit, estimate: 90 * time.Second, variants: unmoverVariants},
 	{name: "quixo-4x4/symmetry", game: "quixo", option: "size=4", title: "Quixo 4x4: --symmetry, with and without the canonical cursor and un-moves",
-		level: harness.Explicit, estimate: 90 * time.Second, variants: []ifaceVariant{
-			{"full", ifaceArgs{}}, {"symmetry", ifaceArgs{Symmetry: true}},
-			{"symmetry-nocanon", ifaceArgs{Symmetry: true, Cursor: cursorNoCanon}}}},
+		level: harness.Explicit, estimate: 90 * time.Second, variants: append(slices.Clone(symmetryVariants),
+			ifaceVariant{"symmetry-nocanon", ifaceArgs{Symmetry: true, Cursor: cursorNoCanon}})},
 }
 
 // Interfaces is the suite of the optional interfaces of package
@@ -88,34 +90,30 @@ var ifaceGroups = []ifaceGroup{
 // time is the steadier measure of work; the wall time is a column.
 func Interfaces() harness.Suite {
 	return harness.Suite{
-		Name: "interfaces",
-		Doc:  "what each optional tiergame interface buys: a game solved with and without it, in CPU seconds (user+sys), all cores",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, s := range ifaceGroups {
-				g := harness.Group{ID: "interfaces/" + s.name, Table: "interfaces", Title: s.title, Level: s.level,
-					Reference: s.variants[0].name, Estimate: s.estimate}
-				for _, v := range s.variants {
-					a := v.args
-					a.Game, a.Option, a.Workers = s.game, s.option, cfg.Cores
-					g.Variants = append(g.Variants, harness.Variant{Name: v.name, Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)}, Job: harness.NewJob("solve", a)})
-					g.Estimate += childStart
-				}
-				gs = append(gs, g)
-			}
-			return gs
-		},
-		Jobs: map[string]harness.JobFunc{"solve": runIface},
+		Name:   "interfaces",
+		Doc:    "what each optional tiergame interface buys: a game solved with and without it, in CPU seconds (user+sys), all cores",
+		Groups: groupEach(ifaceGroups, interfacesGroup),
+		Jobs:   map[string]harness.JobFunc{"solve": harness.JobOf(runIface)},
 		Columns: []harness.Column{
 			{Key: "reach_cpu_s", Header: "reach CPU s", Format: "%.3g"},
 			{Key: "solve_cpu_s", Header: "solve CPU s", Format: "%.3g"},
 			{Key: "wall_s", Header: "wall s", Format: "%.3g"},
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "fact:start", Header: "start"},
+			colPositions, colPeakRSS, colStart,
 		},
 	}
+}
+
+// interfacesGroup is interfaces/NAME: the comparison's variants, all cores.
+func interfacesGroup(s ifaceGroup, cfg harness.Config) harness.Group {
+	g := harness.Group{ID: "interfaces/" + s.name, Table: "interfaces", Title: s.title, Level: s.level,
+		Reference: s.variants[0].name, Estimate: s.estimate}
+	for _, v := range s.variants {
+		a := v.args
+		a.Game, a.Option, a.Workers = s.game, s.option, cfg.Cores
+		g.Variants = append(g.Variants, workersVariant(v.name, results.KindSubject, cfg.Cores, harness.NewJob("solve", a)))
+		g.Estimate += childStart
+	}
+	return g
 }
 
 // ifaceArgs: reach then solve Game with Option in a fresh folder, with
@@ -135,11 +133,7 @@ type ifaceArgs struct {
 // ifaceGames are the bundled games and the guide's example.
 var ifaceGames = games.Default().With(dodgem.Spec)
 
-func runIface(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a ifaceArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runIface(ctx context.Context, env harness.JobEnv, a ifaceArgs) (harness.Sample, error) {
 	g, err := ifaceGames.New(a.Game, a.Option)
 	if err != nil {
 		return harness.Sample{}, err

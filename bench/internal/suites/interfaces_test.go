@@ -46,63 +46,50 @@ func TestInterfaceJobs(t *testing.T) {
 // TestHide checks that each setting hides what it says and keeps what
 // the solver needs to solve the same positions.
 func TestHide(t *testing.T) {
-	wrap := func(game, option string, a ifaceArgs) tiergame.Game {
-		t.Helper()
-		g, err := ifaceGames.New(game, option)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := hide(g, a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
-	is := func(name string, ok, want bool) {
-		t.Helper()
-		if ok != want {
-			t.Errorf("%s: %v, want %v", name, ok, want)
-		}
-	}
 	first := func(g tiergame.Game) tiergame.Cursor {
 		st, _ := g.Start()
 		return tiergame.NewCursor(g, st)
 	}
-
-	x := wrap("xiangqi", "material=KRvK", ifaceArgs{Cursor: cursorByTier})
-	_, counting := first(x).(tiergame.CountingCursor)
-	_, byTier := first(x).(tiergame.ByTierCursor)
-	_, unmoves := x.(tiergame.Unmover)
-	_, legal := x.(tiergame.Legality)
-	is("xiangqi bytier: counting", counting, false)
-	is("xiangqi bytier: by tier", byTier, true)
-	is("xiangqi bytier: un-moves", unmoves, true)
-	is("xiangqi bytier: legality", legal, true)
-	is("xiangqi bytier: whole tiers", tiergame.HasWholeTiers(x), true)
-
-	for _, c := range []string{cursorMoves, cursorNone} {
-		q := wrap("quixo", "size=4", ifaceArgs{Cursor: c})
-		_, byTier = first(q).(tiergame.ByTierCursor)
-		_, unmoves = q.(tiergame.Unmover)
-		_, symmetric := q.(tiergame.Symmetric)
-		is("quixo "+c+": by tier", byTier, false)
-		is("quixo "+c+": un-moves", unmoves, true)
-		is("quixo "+c+": symmetric", symmetric, false)
+	// has tells whether a wrapped game still offers an interface.
+	has := map[string]func(g tiergame.Game) bool{
+		"counting cursor":   func(g tiergame.Game) bool { _, ok := first(g).(tiergame.CountingCursor); return ok },
+		"by-tier cursor":    func(g tiergame.Game) bool { _, ok := first(g).(tiergame.ByTierCursor); return ok },
+		"canonical cursor":  func(g tiergame.Game) bool { _, ok := first(g).(tiergame.CanonicalCursor); return ok },
+		"un-moves":          func(g tiergame.Game) bool { _, ok := g.(tiergame.Unmover); return ok },
+		"canonical parents": func(g tiergame.Game) bool { _, ok := g.(tiergame.CanonicalUnmover); return ok },
+		"legality":          func(g tiergame.Game) bool { _, ok := g.(tiergame.Legality); return ok },
+		"symmetric":         func(g tiergame.Game) bool { _, ok := g.(tiergame.Symmetric); return ok },
+		"kernel":            func(g tiergame.Game) bool { _, ok := g.(tiergame.ChanceKernel); return ok },
+		"whole tiers":       tiergame.HasWholeTiers,
+		"exhaustive":        tiergame.IsExhaustive,
 	}
-	q := wrap("quixo", "size=4", ifaceArgs{Cursor: cursorNoCanon, Symmetry: true})
-	_, canonCursor := first(q).(tiergame.CanonicalCursor)
-	_, canonParents := q.(tiergame.CanonicalUnmover)
-	_, symmetric := q.(tiergame.Symmetric)
-	is("quixo nocanon: canonical cursor", canonCursor, false)
-	is("quixo nocanon: canonical parents", canonParents, false)
-	is("quixo nocanon: symmetric", symmetric, true)
-
-	b := wrap("bearoff", "checkers=3,points=6", ifaceArgs{NoKernel: true})
-	_, kernel := b.(tiergame.ChanceKernel)
-	is("bearoff no-kernel: kernel", kernel, false)
-	is("bearoff no-kernel: exhaustive", tiergame.IsExhaustive(b), true)
-	b = wrap("bearoff", "checkers=3,points=6", ifaceArgs{NotExhaustive: true})
-	_, kernel = b.(tiergame.ChanceKernel)
-	is("bearoff explored: kernel", kernel, true)
-	is("bearoff explored: exhaustive", tiergame.IsExhaustive(b), false)
+	quixoCursor := map[string]bool{"by-tier cursor": false, "un-moves": true, "symmetric": false}
+	for _, c := range []struct {
+		game, option string
+		args         ifaceArgs
+		want         map[string]bool
+	}{
+		{"xiangqi", "material=KRvK", ifaceArgs{Cursor: cursorByTier},
+			map[string]bool{"counting cursor": false, "by-tier cursor": true, "un-moves": true, "legality": true, "whole tiers": true}},
+		{"quixo", "size=4", ifaceArgs{Cursor: cursorMoves}, quixoCursor},
+		{"quixo", "size=4", ifaceArgs{Cursor: cursorNone}, quixoCursor},
+		{"quixo", "size=4", ifaceArgs{Cursor: cursorNoCanon, Symmetry: true},
+			map[string]bool{"canonical cursor": false, "canonical parents": false, "symmetric": true}},
+		{"bearoff", "checkers=3,points=6", ifaceArgs{NoKernel: true}, map[string]bool{"kernel": false, "exhaustive": true}},
+		{"bearoff", "checkers=3,points=6", ifaceArgs{NotExhaustive: true}, map[string]bool{"kernel": true, "exhaustive": false}},
+	} {
+		g, err := ifaceGames.New(c.game, c.option)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := hide(g, c.args)
+		if err != nil {
+			t.Fatalf("%s %+v: %v", c.game, c.args, err)
+		}
+		for name, want := range c.want {
+			if got := has[name](w); got != want {
+				t.Errorf("%s %+v: %s %v, want %v", c.game, c.args, name, got, want)
+			}
+		}
+	}
 }

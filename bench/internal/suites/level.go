@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -68,14 +67,14 @@ func Level() harness.Suite {
 			return gs
 		},
 		Jobs: map[string]harness.JobFunc{
-			"write":         runWrite,
-			"prepare-read":  prepareRead,
-			"read":          runRead,
-			"prepare-merge": prepareMerge,
-			"merge":         runMerge,
+			"write":         harness.JobOf(runWrite),
+			"prepare-read":  harness.JobOf(prepareRead),
+			"read":          harness.JobOf(runRead),
+			"prepare-merge": harness.JobOf(prepareMerge),
+			"merge":         harness.JobOf(runMerge),
 		},
 		Columns: []harness.Column{
-			{Key: "mpos_per_s", Header: "Mpos/s", Format: "%.3g"},
+			colMposPerS,
 			{Key: "mb_per_s", Header: "MB/s", Format: "%.0f"},
 			{Key: "bytes", Header: "file", Format: "bytes"},
 			{Key: "fact:type", Header: "type"},
@@ -173,16 +172,11 @@ func levelMerge(bits int, d float64, cores int, lv harness.Level) harness.Group 
 	return harness.Group{ID: fmt.Sprintf("level/merge/%s/%s", pow2(bits), pct(d)), Table: "merge",
 		Title: fmt.Sprintf("merge %d partial files of %s positions, %s", mergeParts, pow2(bits), pct(d)), Level: lv,
 		Params: t.params(), Reference: "merge", Setup: harness.NewJob("prepare-merge", t),
-		Variants: []harness.Variant{{Name: "merge", Kind: results.KindSubject,
-			Params: map[string]float64{"workers": float64(cores)}, Job: harness.NewJob("merge", mergeArgs{t, cores})}},
+		Variants: []harness.Variant{workersVariant("merge", results.KindSubject, cores, harness.NewJob("merge", mergeArgs{t, cores}))},
 		Estimate: sampleCost(scale(bits, 0.1), 0, 200*time.Millisecond) + scale(bits, 0.1)}
 }
 
-func runWrite(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a writeArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runWrite(_ context.Context, env harness.JobEnv, a writeArgs) (harness.Sample, error) {
 	s := a.set()
 	name := filepath.Join(env.Dir, levelfile.FullName("bench", "random", 0))
 	var types levelfile.TypeSet // zero: all four
@@ -217,11 +211,7 @@ func runWrite(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harne
 
 func typeFile(dir string, t int) string { return filepath.Join(dir, fmt.Sprintf("type%d.dat.gz", t)) }
 
-func prepareRead(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a tierArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func prepareRead(_ context.Context, env harness.JobEnv, a tierArgs) (harness.Sample, error) {
 	s := a.set()
 	for t := levelfile.Type0; t <= levelfile.Type3; t++ {
 		opts := &levelfile.WriteOptions{Types: levelfile.Types(t), NoSync: true}
@@ -232,11 +222,7 @@ func prepareRead(_ context.Context, env harness.JobEnv, raw json.RawMessage) (ha
 	return harness.Sample{}, nil
 }
 
-func runRead(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a readArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runRead(_ context.Context, env harness.JobEnv, a readArgs) (harness.Sample, error) {
 	name := typeFile(env.Shared, a.Type)
 	st, err := os.Stat(name)
 	if err != nil {
@@ -262,11 +248,7 @@ func runRead(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harnes
 
 func partials(dir string) string { return filepath.Join(dir, "partials") }
 
-func prepareMerge(_ context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a tierArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func prepareMerge(_ context.Context, env harness.JobEnv, a tierArgs) (harness.Sample, error) {
 	if err := os.MkdirAll(partials(env.Shared), 0o755); err != nil {
 		return harness.Sample{}, err
 	}
@@ -274,11 +256,7 @@ func prepareMerge(_ context.Context, env harness.JobEnv, raw json.RawMessage) (h
 	return harness.Sample{}, err
 }
 
-func runMerge(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a mergeArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runMerge(ctx context.Context, env harness.JobEnv, a mergeArgs) (harness.Sample, error) {
 	names, err := filepath.Glob(filepath.Join(partials(env.Shared), "*.dat.gz"))
 	if err != nil {
 		return harness.Sample{}, err

@@ -81,49 +81,10 @@ const (
 // query` on the same positions, one process a query.
 func Serve() harness.Suite {
 	return harness.Suite{
-		Name: "serve",
-		Doc:  "tierd serve under load: 64 clients on loopback asking random reachable positions of a run (cache smaller than its databases); GamesmanOne's gamesman query on the same positions",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, r := range serveRuns {
-				setup := harness.NewJob("setup", serveSetupArgs{Run: r.name})
-				vs := []harness.Variant{{Name: "api", Kind: results.KindSubject,
-					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api"})}}
-				// The same load with a cache that holds a run of up to about a
-				// billion positions whole (Quixo 4x4, xiangqi; not Connect Four
-				// 6x5): what the server and HTTP cost when no answer reads a file.
-				vs = append(vs, harness.Variant{Name: "api-cached", Kind: results.KindSubject,
-					Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api", Cache: "2GiB"})})
-				if r.universalGame != "" {
-					vs = append(vs, harness.Variant{Name: "universal", Kind: results.KindSubject,
-						Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "universal"})})
-				}
-				gs = append(gs, harness.Group{ID: "serve/" + r.name, Table: "load",
-					Title: fmt.Sprintf("%s %s, --cache %s, %d clients", r.game, r.option, r.cache, serveClients),
-					Level: harness.Explicit, Reference: "api", Setup: setup, Variants: vs,
-					Estimate: time.Duration(len(vs)) * (serveDuration + serveWarmup + 5*time.Second)})
-			}
-			skip := ""
-			switch {
-			case cfg.Gamesman == "":
-				skip = "no GamesmanOne binary (give --gamesman PATH)"
-			case cfg.GamesmanData == "":
-				skip = "no GamesmanOne data (give --gamesman-data DIR: where `gamesman solve quixo 1` ran)"
-			}
-			gs = append(gs, harness.Group{ID: "serve/gamesmanone-quixo-4x4", Table: "peer",
-				Title: fmt.Sprintf("quixo size=4: the same %d positions, tierd serve (%d clients) against gamesman query (a process each)", gamesmanQueries, serveClients),
-				Level: harness.Explicit, Reference: "api", Skip: skip,
-				Setup: harness.NewJob("setup", serveSetupArgs{Run: "quixo-4x4"}),
-				Variants: []harness.Variant{
-					{Name: "api", Kind: results.KindSubject,
-						Job: harness.NewJob("load", serveLoadArgs{Run: "quixo-4x4", API: "api", Positions: gamesmanQueries})},
-					{Name: "gamesmanone", Kind: results.KindPeer,
-						Job: harness.NewJob("gamesman", serveLoadArgs{Run: "quixo-4x4", Positions: gamesmanQueries})},
-				},
-				Estimate: serveDuration + serveWarmup + 5*time.Second + gamesmanQueries*100*time.Millisecond})
-			return append(gs, uniGroup(cfg))
-		},
-		Jobs: map[string]harness.JobFunc{"setup": runServeSetup, "load": runServeLoad, "gamesman": runGamesmanQuery,
+		Name:   "serve",
+		Doc:    "tierd serve under load: 64 clients on loopback asking random reachable positions of a run (cache smaller than its databases); GamesmanOne's gamesman query on the same positions",
+		Groups: serveGroups,
+		Jobs: map[string]harness.JobFunc{"setup": harness.JobOf(runServeSetup), "load": harness.JobOf(runServeLoad), "gamesman": harness.JobOf(runGamesmanQuery),
 			"gamesmanuni": runGamesmanUni},
 		Columns: []harness.Column{
 			{Key: "answers_per_s", Header: "answers/s", Format: "si"},
@@ -135,7 +96,7 @@ func Serve() harness.Suite {
 			{Key: "server_cpu_s", Header: "server CPU s", Format: "%.3g"},
 			{Key: "client_cpu_s", Header: "client CPU s", Format: "%.3g"},
 			{Key: "cache_bytes", Header: "--cache", Format: "bytes"},
-			{Key: "db_bytes", Header: "databases", Format: "bytes"},
+			colDBBytes,
 			{Key: "server_peak_rss_bytes", Header: "server peak RSS", Format: "bytes"},
 			{Key: "server_rss_anon_bytes", Header: "RSS anon at end", Format: "bytes"},
 			{Key: "server_rss_file_bytes", Header: "RSS file at end", Format: "bytes"},
@@ -144,6 +105,60 @@ func Serve() harness.Suite {
 			{Key: "fact:agree", Header: "values agree"},
 		},
 	}
+}
+
+// serveGroups are serve/RUN for each run, then the peers' groups.
+func serveGroups(cfg harness.Config) []harness.Group {
+	var gs []harness.Group
+	for _, r := range serveRuns {
+		gs = append(gs, serveLoadGroup(r))
+	}
+	return append(gs, gamesmanGroup(cfg), uniGroup(cfg))
+}
+
+// serveLoadGroup is serve/RUN: the load on our API, on it with a cache
+// that holds the run, and on the universal API where the game has one.
+func serveLoadGroup(r serveRun) harness.Group {
+	setup := harness.NewJob("setup", serveSetupArgs{Run: r.name})
+	vs := []harness.Variant{{Name: "api", Kind: results.KindSubject,
+		Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api"})}}
+	// The same load with a cache that holds a run of up to about a
+	// billion positions whole (Quixo 4x4, xiangqi; not Connect Four
+	// 6x5): what the server and HTTP cost when no answer reads a file.
+	vs = append(vs, harness.Variant{Name: "api-cached", Kind: results.KindSubject,
+		Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "api", Cache: "2GiB"})})
+	if r.universalGame != "" {
+		vs = append(vs, harness.Variant{Name: "universal", Kind: results.KindSubject,
+			Job: harness.NewJob("load", serveLoadArgs{Run: r.name, API: "universal"})})
+	}
+	return harness.Group{ID: "serve/" + r.name, Table: "load",
+		Title: fmt.Sprintf("%s %s, --cache %s, %d clients", r.game, r.option, r.cache, serveClients),
+		Level: harness.Explicit, Reference: "api", Setup: setup, Variants: vs,
+		Estimate: time.Duration(len(vs)) * (serveDuration + serveWarmup + 5*time.Second)}
+}
+
+// gamesmanGroup is serve/gamesmanone-quixo-4x4: the same positions asked
+// of tierd serve and of GamesmanOne's gamesman query; skipped without
+// --gamesman and --gamesman-data.
+func gamesmanGroup(cfg harness.Config) harness.Group {
+	skip := ""
+	switch {
+	case cfg.Gamesman == "":
+		skip = "no GamesmanOne binary (give --gamesman PATH)"
+	case cfg.GamesmanData == "":
+		skip = "no GamesmanOne data (give --gamesman-data DIR: where `gamesman solve quixo 1` ran)"
+	}
+	return harness.Group{ID: "serve/gamesmanone-quixo-4x4", Table: "peer",
+		Title: fmt.Sprintf("quixo size=4: the same %d positions, tierd serve (%d clients) against gamesman query (a process each)", gamesmanQueries, serveClients),
+		Level: harness.Explicit, Reference: "api", Skip: skip,
+		Setup: harness.NewJob("setup", serveSetupArgs{Run: "quixo-4x4"}),
+		Variants: []harness.Variant{
+			{Name: "api", Kind: results.KindSubject,
+				Job: harness.NewJob("load", serveLoadArgs{Run: "quixo-4x4", API: "api", Positions: gamesmanQueries})},
+			{Name: "gamesmanone", Kind: results.KindPeer,
+				Job: harness.NewJob("gamesman", serveLoadArgs{Run: "quixo-4x4", Positions: gamesmanQueries})},
+		},
+		Estimate: serveDuration + serveWarmup + 5*time.Second + gamesmanQueries*100*time.Millisecond}
 }
 
 // serveRunByName is the serveRun of that name.
@@ -210,11 +225,7 @@ func findRun(dir, game, option string) (string, error) {
 // of it: a tier with the weight of its reachable count, a uniform rank
 // in its level file, the game's Format of that member. The seed is
 // fixed, so every group of a run asks the same positions.
-func runServeSetup(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	var a serveSetupArgs
-	if err := harness.DecodeArgs(raw, &a); err != nil {
-		return harness.Sample{}, err
-	}
+func runServeSetup(ctx context.Context, env harness.JobEnv, a serveSetupArgs) (harness.Sample, error) {
 	r, err := serveRunByName(a.Run)
 	if err != nil {
 		return harness.Sample{}, err
@@ -303,12 +314,9 @@ func drawPositions(ctx context.Context, dir string, n int, rng *rand.Rand) ([]st
 	return out, nil
 }
 
-// serveJobStart decodes a serve group's job arguments and finds what the
-// job works on: the group's run and what the group's Setup wrote.
-func serveJobStart(env harness.JobEnv, raw json.RawMessage) (a serveLoadArgs, r serveRun, dir string, ps []string, err error) {
-	if err = harness.DecodeArgs(raw, &a); err != nil {
-		return
-	}
+// serveJobStart finds what a serve group's job works on: the group's run
+// and what the group's Setup wrote.
+func serveJobStart(env harness.JobEnv, a serveLoadArgs) (r serveRun, dir string, ps []string, err error) {
 	if r, err = serveRunByName(a.Run); err != nil {
 		return
 	}
@@ -506,8 +514,8 @@ func universalPosition(game, p string) (string, error) {
 // answers) and reports the answers a second, latency percentiles,
 // errors, and the server's CPU seconds over the load and its peak RSS.
 // The time compared is the wall time per answer.
-func runServeLoad(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	a, r, dir, ps, err := serveJobStart(env, raw)
+func runServeLoad(ctx context.Context, env harness.JobEnv, a serveLoadArgs) (harness.Sample, error) {
+	r, dir, ps, err := serveJobStart(env, a)
 	if err != nil {
 		return harness.Sample{}, err
 	}

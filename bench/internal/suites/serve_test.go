@@ -72,19 +72,41 @@ func TestDrawPositions(t *testing.T) {
 	}
 }
 
-func TestUniversalPosition(t *testing.T) {
-	for _, c := range []struct{ game, in, want string }{
-		{"quixo", "x:..../..../..../....", "1_----------------"},
-		{"quixo", "o:x.../.o../..../...x", "2_X----O---------X"},
-		{"quixo", "x:xo./.../...", "1_XO-------"},
-		{"quixo", "z:..../..../..../....", ""},
-		{"quixo", "x:ab../..../..../....", ""},
-		{"quixo", "", ""},
-		{"connect4", "x:", ""},
+// TestPositionForms converts positions between our text and the
+// universal position strings, both ways: universalPosition for the
+// gamesman query peer, uniGame.ourPosition for GamesmanUni. A want of ""
+// is an error.
+func TestPositionForms(t *testing.T) {
+	byID := map[string]uniGame{}
+	for _, u := range uniGames {
+		byID[u.uniID] = u
+	}
+	toUniversal := universalPosition
+	toOurs := func(game, p string) (string, error) { return byID[game].ourPosition(p) }
+	for _, c := range []struct {
+		name           string
+		convert        func(game, p string) (string, error)
+		game, in, want string
+	}{
+		{"universalPosition", toUniversal, "quixo", "x:..../..../..../....", "1_----------------"},
+		{"universalPosition", toUniversal, "quixo", "o:x.../.o../..../...x", "2_X----O---------X"},
+		{"universalPosition", toUniversal, "quixo", "x:xo./.../...", "1_XO-------"},
+		{"universalPosition", toUniversal, "quixo", "z:..../..../..../....", ""},
+		{"universalPosition", toUniversal, "quixo", "x:ab../..../..../....", ""},
+		{"universalPosition", toUniversal, "quixo", "", ""},
+		{"universalPosition", toUniversal, "connect4", "x:", ""},
+		{"ourPosition", toOurs, "tictactoe", "1_---------", "---/---/---"},
+		{"ourPosition", toOurs, "tictactoe", "2_x---o---x", "x--/-o-/--x"},
+		{"ourPosition", toOurs, "quixo", "2_---X--------O---", "o:...x/..../..../o..."},
+		{"ourPosition", toOurs, "teeko", "1_XO----", ""},
+		{"ourPosition", toOurs, "teeko", "1_XO-----------------------", "x:xo.../...../...../...../....."},
+		{"ourPosition", toOurs, "tictactoe", "3_---------", ""},
+		{"ourPosition", toOurs, "tictactoe", "1_--------", ""},
+		{"ourPosition", toOurs, "tictactoe", "1_-----q---", ""},
 	} {
-		got, err := universalPosition(c.game, c.in)
+		got, err := c.convert(c.game, c.in)
 		if got != c.want || (err != nil) != (c.want == "") {
-			t.Errorf("universalPosition(%q, %q) = %q, %v; want %q", c.game, c.in, got, err, c.want)
+			t.Errorf("%s %s(%q) = %q, %v; want %q", c.game, c.name, c.in, got, err, c.want)
 		}
 	}
 }
@@ -187,28 +209,6 @@ func BenchmarkServeHandler(b *testing.B) {
 	})
 }
 
-func TestUniOurPosition(t *testing.T) {
-	byID := map[string]uniGame{}
-	for _, u := range uniGames {
-		byID[u.uniID] = u
-	}
-	for _, c := range []struct{ game, in, want string }{
-		{"tictactoe", "1_---------", "---/---/---"},
-		{"tictactoe", "2_x---o---x", "x--/-o-/--x"},
-		{"quixo", "2_---X--------O---", "o:...x/..../..../o..."},
-		{"teeko", "1_XO----", ""},
-		{"teeko", "1_XO-----------------------", "x:xo.../...../...../...../....."},
-		{"tictactoe", "3_---------", ""},
-		{"tictactoe", "1_--------", ""},
-		{"tictactoe", "1_-----q---", ""},
-	} {
-		got, err := byID[c.game].ourPosition(c.in)
-		if got != c.want || (err != nil) != (c.want == "") {
-			t.Errorf("%s ourPosition(%q) = %q, %v; want %q", c.game, c.in, got, err, c.want)
-		}
-	}
-}
-
 // TestUniStatic serves a dist folder under /uni/: its files as they are,
 // any other path under /uni/ as index.html (the page routes itself).
 func TestUniStatic(t *testing.T) {
@@ -241,5 +241,53 @@ func TestUniStatic(t *testing.T) {
 		if resp.StatusCode != c.code || string(b) != c.want {
 			t.Errorf("GET %s: %d %q; want %d %q", c.path, resp.StatusCode, b, c.code, c.want)
 		}
+	}
+}
+
+func TestLoadConn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("p") {
+		case "close":
+			w.Header().Set("Connection", "close")
+		case "chunked":
+			io.WriteString(w, `{"a":`)
+			w.(http.Flusher).Flush()
+		}
+		io.WriteString(w, `{"p":"`+r.URL.Query().Get("p")+`"}`)
+	}))
+	defer srv.Close()
+	host, reqs, err := newLoadRequests([]string{srv.URL + "/?p=1", srv.URL + "/?p=close", srv.URL + "/?p=chunked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := &loadConn{addr: host, timeout: 5 * time.Second}
+	defer lc.close()
+	var buf []byte
+	for _, c := range []struct {
+		req        int
+		want, fail string
+		open       bool
+	}{
+		{req: 0, want: `{"p":"1"}`, open: true},
+		{req: 0, want: `{"p":"1"}`, open: true},
+		{req: 1, want: `{"p":"close"}`, open: false},
+		{req: 0, want: `{"p":"1"}`, open: true},
+		{req: 2, fail: "Transfer-Encoding", open: false},
+		{req: 0, want: `{"p":"1"}`, open: true},
+	} {
+		body, err := lc.get(reqs[c.req], buf)
+		switch {
+		case c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)):
+			t.Errorf("%s: error %v, want one saying %s", reqs[c.req].url, err, c.fail)
+		case c.fail == "" && (err != nil || string(body) != c.want):
+			t.Errorf("%s: %q, %v; want %s", reqs[c.req].url, body, err, c.want)
+		}
+		if (lc.c != nil) != c.open {
+			t.Errorf("%s: connection open %v, want %v", reqs[c.req].url, lc.c != nil, c.open)
+		}
+		buf = body
+	}
+	if _, _, err := newLoadRequests([]string{srv.URL + "/", "http://127.0.0.1:1/"}); err == nil {
+		t.Error("URLs of two hosts were accepted")
 	}
 }

@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
-	"net/http"
-	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -64,27 +60,17 @@ func (r loadResult) metrics() map[string]float64 {
 const loadDecodeEvery = 64
 
 // loadTest runs clients goroutines, each asking the urls in turn (from a
-// random offset) on keep-alive connections to loopback, for warmup (not
+// random offset) on its own keep-alive connection to loopback (a
+// loadConn), for warmup (not
 // counted) and then for d or until maxAnswers answers. An answer is a
 // 200 with a JSON object body; anything else is an error. serverCPU
 // reads the server's CPU seconds so far.
 func loadTest(ctx context.Context, urls []string, clients int, warmup, d time.Duration, maxAnswers int,
 	serverCPU func() (float64, error)) (loadResult, error) {
-	for _, u := range urls {
-		if pu, err := url.Parse(u); err != nil || !strings.HasPrefix(pu.Host, "127.0.0.1:") {
-			return loadResult{}, fmt.Errorf("load URL %q: only loopback is asked", u)
-		}
+	host, reqs, err := newLoadRequests(urls)
+	if err != nil {
+		return loadResult{}, err
 	}
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		MaxIdleConns:        clients,
-		MaxIdleConnsPerHost: clients,
-		MaxConnsPerHost:     clients,
-		IdleConnTimeout:     time.Minute,
-	}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
-
 	var (
 		measuring atomic.Bool
 		stop      atomic.Bool
@@ -100,17 +86,19 @@ func loadTest(ctx context.Context, urls []string, clients int, warmup, d time.Du
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			i := rng.IntN(len(urls))
+			i := rng.IntN(len(reqs))
+			lc := &loadConn{addr: host, timeout: 10 * time.Second}
+			defer lc.close()
 			lat := make([]time.Duration, 0, 1<<14)
 			var n, errs, moves, decoded int
 			var firstErr string
 			buf := make([]byte, 0, 64<<10)
 			for !stop.Load() && ctx.Err() == nil {
-				u := urls[i]
-				i = (i + 1) % len(urls)
+				u := reqs[i].url
 				counted := measuring.Load()
 				t0 := time.Now()
-				body, err := fetch(ctx, c, u, buf[:0])
+				body, err := lc.get(reqs[i], buf)
+				i = (i + 1) % len(reqs)
 				el := time.Since(t0)
 				if cap(body) > cap(buf) {
 					buf = body
@@ -207,40 +195,6 @@ loop:
 	return res, nil
 }
 
-// fetch GETs u and returns its body, appended to buf, or an error for a
-// status other than 200.
-func fetch(ctx context.Context, c *http.Client, u string, buf []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return buf, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return buf, err
-	}
-	defer resp.Body.Close()
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := resp.Body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) > 16<<20 {
-			return buf, fmt.Errorf("GET %s: answer over 16 MiB", u)
-		}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return buf, fmt.Errorf("GET %s: %s: %.300s", u, resp.Status, buf)
-	}
-	return buf, nil
-}
-
 // countMoves decodes an answer of either API and counts its moves.
 func countMoves(body []byte) (int, error) {
 	var a struct {
@@ -264,8 +218,8 @@ type gamesmanValue struct {
 // `gamesman solve quixo 1` wrote its data (--gamesman-data). It checks
 // every answer's value against the run's (oracle.Oracle); the time is
 // the wall time per query.
-func runGamesmanQuery(ctx context.Context, env harness.JobEnv, raw json.RawMessage) (harness.Sample, error) {
-	_, r, dir, ps, err := serveJobStart(env, raw)
+func runGamesmanQuery(ctx context.Context, env harness.JobEnv, a serveLoadArgs) (harness.Sample, error) {
+	r, dir, ps, err := serveJobStart(env, a)
 	if err != nil {
 		return harness.Sample{}, err
 	}

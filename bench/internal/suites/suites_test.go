@@ -105,7 +105,7 @@ func TestLevelJobs(t *testing.T) {
 		t.Errorf("auto %+v naive %+v type0 %+v", auto, naiveS, one)
 	}
 	shared := t.TempDir()
-	if _, err := prepareRead(context.Background(), harness.JobEnv{Shared: shared}, mustJSON(t, tier)); err != nil {
+	if _, err := prepareRead(context.Background(), harness.JobEnv{Shared: shared}, tier); err != nil {
 		t.Fatal(err)
 	}
 	for typ := range 4 {
@@ -114,7 +114,7 @@ func TestLevelJobs(t *testing.T) {
 			t.Errorf("read type %d: %+v", typ, r)
 		}
 	}
-	if _, err := prepareMerge(context.Background(), harness.JobEnv{Shared: shared}, mustJSON(t, tier)); err != nil {
+	if _, err := prepareMerge(context.Background(), harness.JobEnv{Shared: shared}, tier); err != nil {
 		t.Fatal(err)
 	}
 	m := runJob(t, lv, "merge", mergeArgs{tier, 2}, shared)
@@ -174,14 +174,6 @@ func TestXGWithoutCorpus(t *testing.T) {
 			}
 		}
 	}
-}
-
-func mustJSON(t *testing.T, v any) json.RawMessage {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
 }
 
 // TestCharts draws every suite's charts from made-up results of all its
@@ -254,7 +246,7 @@ func TestClusterPartsJob(t *testing.T) {
 	shared := t.TempDir()
 	solve := solveArgs{Game: game, Option: option, Workers: 2}
 	if _, err := runTierdSolve(context.Background(), harness.JobEnv{Dir: t.TempDir(), Shared: shared},
-		mustJSON(t, tierdSolveArgs{solveArgs: solve, Reference: true})); err != nil {
+		tierdSolveArgs{solveArgs: solve, Reference: true}); err != nil {
 		t.Fatal(err)
 	}
 	ref, err := loadReference(shared)

@@ -18,40 +18,30 @@ var symmetryGames = []string{"tictactoe", "connect4-5x4", "quixo-3x3", "connect4
 // what each run stores.
 func Symmetry() harness.Suite {
 	return harness.Suite{
-		Name: "symmetry",
-		Doc:  "reach and solve each game with symmetries in full and with --symmetry (canonical positions only), all cores",
-		Groups: func(cfg harness.Config) []harness.Group {
-			var gs []harness.Group
-			for _, name := range symmetryGames {
-				s := gameByName(name)
-				g := harness.Group{ID: "symmetry/" + s.name, Table: "symmetry", Title: strings.TrimSpace(s.game + " " + s.option),
-					Level: s.level, Reference: "full",
-					// The symmetric run stores about a half (Connect Four)
-					// or an eighth (the square boards) of the positions.
-					Estimate: 2*childStart + s.tier + s.tier/2}
-				for _, sym := range []bool{false, true} {
-					name := "full"
-					if sym {
-						name = "symmetry"
-					}
-					g.Variants = append(g.Variants, harness.Variant{Name: name, Kind: results.KindSubject,
-						Params: map[string]float64{"workers": float64(cfg.Cores)},
-						Job:    harness.NewJob("solve", solveArgs{Game: s.game, Option: s.option, Workers: cfg.Cores, Symmetry: sym})})
-				}
-				gs = append(gs, g)
-			}
-			return gs
-		},
-		Jobs: map[string]harness.JobFunc{"solve": runSolve},
-		Columns: []harness.Column{
-			{Key: "reach_s", Header: "reach s", Format: "%.3g"},
-			{Key: "solve_s", Header: "solve s", Format: "%.3g"},
-			{Key: "positions", Header: "positions", Format: "%.0f"},
-			{Key: "positions_per_s", Header: "positions/s", Format: "si"},
-			{Key: "level_bytes", Header: "level files", Format: "bytes"},
-			{Key: "db_bytes", Header: "databases", Format: "bytes"},
-			{Key: "peak_rss_bytes", Header: "peak RSS", Format: "bytes"},
-			{Key: "fact:start", Header: "start"},
-		},
+		Name:   "symmetry",
+		Doc:    "reach and solve each game with symmetries in full and with --symmetry (canonical positions only), all cores",
+		Groups: groupEach(symmetryGames, symmetryGroup),
+		Jobs:   map[string]harness.JobFunc{"solve": harness.JobOf(runSolve)},
+		Columns: []harness.Column{colReachS, colSolveS, colPositions, colPositionsPerS,
+			{Key: "level_bytes", Header: "level files", Format: "bytes"}, colDBBytes, colPeakRSS, colStart},
 	}
+}
+
+// symmetryGroup is symmetry/SIZE: the game size in full against it with
+// --symmetry, all cores.
+func symmetryGroup(size string, cfg harness.Config) harness.Group {
+	s := gameByName(size)
+	g := harness.Group{ID: "symmetry/" + s.name, Table: "symmetry", Title: strings.TrimSpace(s.game + " " + s.option),
+		Level: s.level, Reference: "full",
+		// The symmetric run stores about a half (Connect Four) or an
+		// eighth (the square boards) of the positions.
+		Estimate: 2*childStart + s.tier + s.tier/2}
+	for _, sym := range []bool{false, true} {
+		name := "full"
+		if sym {
+			name = "symmetry"
+		}
+		g.Variants = append(g.Variants, solveVariant(name, results.KindSubject, s.solve(cfg.Cores, sym)))
+	}
+	return g
 }

@@ -11,6 +11,7 @@ import (
 
 // Format appends the rows of a width x (cells/width) board to b.
 func Format(b *strings.Builder, x, o uint64, width, cells int, empty byte) {
+	b.Grow(cells + cells/width)
 	for i := 0; i < cells; i++ {
 		if i > 0 && i%width == 0 {
 			b.WriteByte('/')

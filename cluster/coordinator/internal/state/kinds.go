@@ -78,7 +78,7 @@ func (r *Run) reachUnits(t *Tier) []*Unit {
 			us = append(us, &Unit{Kind: api.Close, Lo: 0, Hi: t.Size})
 		}
 	case len(t.Children) > 0 && !r.Exhaustive:
-		for _, rg := range t.Level.expandRanges() {
+		for _, rg := range t.Level.ExpandRanges() {
 			us = append(us, &Unit{Kind: api.Expand, Lo: rg.Lo, Hi: rg.Hi})
 		}
 	}

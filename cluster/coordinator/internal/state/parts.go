@@ -55,28 +55,9 @@ type Parts struct {
 	Moves int `json:"moves,omitempty"`
 }
 
-// Part is one part's progress.
-type Part struct {
-	// Checkpoint is the part after round CheckpointRound; nil before its
-	// first pass is done.
-	Checkpoint      *api.Blob `json:"checkpoint,omitempty"`
-	CheckpointRound int       `json:"checkpoint_round,omitempty"`
-	// Tied are the child tiers' tied notes for the part (files of the
-	// KidNotes units), read when ties start.
-	Tied []api.Blob `json:"tied,omitempty"`
-	// Steps are the rounds since the checkpoint, the last one the round
-	// in progress; the first pass's (round 0) holds the KidNotes units'
-	// held and won files for the part.
-	Steps []api.PartStep `json:"steps"`
-	// Next is the part's next level, as its last round reported.
-	Next int `json:"next"`
-	// Worker did its last round: the leader grants it the next one if it
-	// is present (its memory holds the part).
-	Worker string `json:"worker,omitempty"`
-	// Token is the lease token of its last round: a report of that round
-	// sent again (its answer lost) is known as accepted (State.Accepted).
-	Token uint64 `json:"token,omitempty"`
-}
+// Part is one part's progress, as the API shows it (its raft bytes are
+// the API's).
+type Part = api.PartProgress
 
 // partitioned reports whether tier t is solved in parts.
 func (t *Tier) partitioned() bool { return t.Level != nil && len(t.Level.Parts) > 2 }
@@ -364,8 +345,8 @@ func (p *Parts) view() *api.Parts {
 	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Parts: make([]*api.PartProgress, len(p.Parts)),
 		KidRem: p.KidRem, KidTie: p.KidTie, KidNotes: p.KidNotes, KidNotesBytes: p.KidNotesBytes, Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
 	for k, part := range p.Parts {
-		v.Parts[k] = &api.PartProgress{Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound, Tied: part.Tied,
-			Steps: part.Steps, Next: part.Next, Worker: part.Worker, Token: part.Token}
+		pp := *part
+		v.Parts[k] = &pp
 	}
 	return v
 }

@@ -8,7 +8,9 @@
 //
 // Only the coordinator sees it: it answers clients with the views of
 // cluster/api (Run.View, Run.Summary, State.Assignment), so that the
-// state's shape can change without changing the API.
+// state's shape can change without changing the API. The types the rules
+// hang no methods on and read as the API shows them (a tier's Level and
+// DB, a unit's Completion, a Part's progress) are the API's own.
 package state
 
 import (
@@ -16,7 +18,6 @@ import (
 	"time"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
-	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 )
 
@@ -102,40 +103,15 @@ type Tier struct {
 	DB *DB `json:"db,omitempty"`
 }
 
-// Level is a tier's merged set: how many positions it holds and how the
-// units cut it, known as soon as the leader has merged the partial level
-// files, and the full level file (Blob, Type), set once it is written and
-// durably stored.
-type Level struct {
-	Blob      api.Blob     `json:"blob"` // empty until written
-	Reachable uint64       `json:"reachable"`
-	Type      int          `json:"type"`
-	Ranges    []plan.Range `json:"ranges"` // how the tier's units cut it
-	// Expand, if set, is how its expand units cut it instead.
-	Expand []plan.Range `json:"expand,omitempty"`
-	// Parts, if set, is where a loopy tier solved in parts is cut
-	// (plan.Cut.Bounds), by the leader when it merges the tier.
-	Parts []uint64 `json:"parts,omitempty"`
-}
-
-// expandRanges is how the tier's expand units cut it.
-func (lv *Level) expandRanges() []plan.Range {
-	if lv.Expand != nil {
-		return lv.Expand
-	}
-	return lv.Ranges
-}
-
-// DB is a tier's merged value database, and for a chance game with planes
-// (tiergame.Planes) its database of planes.
-type DB struct {
-	Blob   api.Blob  `json:"blob"`
-	Planes *api.Blob `json:"planes,omitempty"`
-	Win    uint64    `json:"win"`
-	Lose   uint64    `json:"lose"`
-	Tie    uint64    `json:"tie"`
-	Draw   uint64    `json:"draw"`
-}
+// Level, DB and Completion are the API's own: the state holds a tier's
+// merged set, its database and a unit's accepted result as the API shows
+// them, and its raft bytes are theirs (TestRaftGolden holds both to the
+// golden files).
+type (
+	Level      = api.Level
+	DB         = api.DB
+	Completion = api.Completion
+)
 
 // Unit is a unit of work: a kind and a range of a tier.
 type Unit struct {
@@ -163,17 +139,6 @@ type Lease struct {
 	// Request is the worker's name for the lease request the lease was
 	// granted for (api.LeaseRequest.Request), if it named one.
 	Request string `json:"request,omitempty"`
-}
-
-// Completion is a unit's accepted result.
-type Completion struct {
-	Worker    string       `json:"worker"`
-	Token     uint64       `json:"token"`
-	Outputs   []api.Output `json:"outputs"`
-	Positions uint64       `json:"positions"`
-	Seconds   float64      `json:"seconds"`
-	// Part is a Part or KidNotes unit's report.
-	Part *api.PartResult `json:"part,omitempty"`
 }
 
 // Run returns the run with the given id, or nil.
@@ -369,14 +334,15 @@ func (r *Run) View() *api.Run {
 		vt := &api.Tier{Tier: t.Tier, Name: t.Name, Size: t.Size, Loopy: t.Loopy, Parents: t.Parents, Children: t.Children,
 			Reach: viewUnits(t.Reach), Expanded: t.Expanded, Solve: viewUnits(t.Solve)}
 		if t.Level != nil {
-			vt.Level = &api.Level{Blob: t.Level.Blob, Reachable: t.Level.Reachable, Type: t.Level.Type, Ranges: t.Level.Ranges, Expand: t.Level.Expand,
-				Parts: t.Level.Parts}
+			lv := *t.Level
+			vt.Level = &lv
 		}
 		if t.Parts != nil {
 			vt.Parts = t.Parts.view()
 		}
 		if t.DB != nil {
-			vt.DB = &api.DB{Blob: t.DB.Blob, Planes: t.DB.Planes, Win: t.DB.Win, Lose: t.DB.Lose, Tie: t.DB.Tie, Draw: t.DB.Draw}
+			db := *t.DB
+			vt.DB = &db
 		}
 		v.Tiers[i] = vt
 	}
@@ -395,8 +361,8 @@ func viewUnits(us []*Unit) []*api.Unit {
 			vu.Lease = &api.Lease{Worker: u.Lease.Worker, Token: u.Lease.Token}
 		}
 		if u.Done != nil {
-			vu.Done = &api.Completion{Worker: u.Done.Worker, Token: u.Done.Token, Outputs: u.Done.Outputs,
-				Positions: u.Done.Positions, Seconds: u.Done.Seconds, Part: u.Done.Part}
+			done := *u.Done
+			vu.Done = &done
 		}
 		out[i] = vu
 	}

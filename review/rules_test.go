@@ -2,15 +2,14 @@ package review
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/internal/testrun"
 	"github.com/tiersolve/tiersolve/solver"
-	"github.com/tiersolve/tiersolve/solver/oracle"
 )
 
 // perpetualFixture is testdata/egf/perpetual.egf, a game of our own in
@@ -60,23 +59,8 @@ func TestXiangqiReviewRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(t.TempDir(), "run")
-		r, err := solver.Open(solver.Config{Game: g, Dir: dir, Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Reach(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Solve(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		r.Close()
-		o, err := oracle.Open(dir, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer o.Close()
-		rep, err := Xiangqi(game, g, o)
+		testrun.SolveConfig(t, solver.Config{Game: g, Dir: dir, Workers: 2})
+		rep, err := Xiangqi(game, g, testrun.Oracle(t, dir, g))
 		if err != nil {
 			t.Fatal(err)
 		}

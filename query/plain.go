@@ -27,6 +27,9 @@ type Move struct {
 	// is child_remoteness (two views in one object).
 	Value      string `json:"value"`
 	Remoteness int    `json:"remoteness"`
+	// childRule is the round and plies of a child record the rules of
+	// play decided (its stored remoteness encodes them), for the text.
+	childRule *tiergame.RuleInfo
 }
 
 // Result is the answer to a position of a game without chance.
@@ -80,11 +83,18 @@ func PlainInto(res *Result, o *oracle.Oracle, t tiergame.Tier, p tiergame.Positi
 		res.Canonical = g.Format(t, c)
 	}
 	res.Rule = ruleOf(o, t, p, rec.Value(), rec.Remoteness())
+	rr, _ := g.(tiergame.RuleReader)
 	for _, m := range moves {
-		res.Moves = append(res.Moves, Move{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
+		mv := Move{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
 			MoverValue: m.Outcome().String(), MoverRemoteness: m.Remoteness(),
 			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
-			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()})
+			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()}
+		if rr != nil {
+			if round, plies, ok := rr.RuleRecord(m.Child.Value(), m.Child.Remoteness()); ok {
+				mv.childRule = &tiergame.RuleInfo{Round: round, Plies: plies}
+			}
+		}
+		res.Moves = append(res.Moves, mv)
 	}
 	return nil
 }
@@ -94,7 +104,11 @@ var moveBufs = sync.Pool{New: func() any { return new([]oracle.Move) }}
 
 // WriteText writes the answer as tierd query prints it.
 func (r *Result) WriteText(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "%s (tier %s): %s\n", r.Position, r.TierName, Describe(r.Value, r.Remoteness)); err != nil {
+	desc := Describe(r.Value, r.Remoteness)
+	if r.Rule != nil {
+		desc = DescribeRule(r.Value, r.Rule.Round, r.Rule.Plies)
+	}
+	if _, err := fmt.Fprintf(w, "%s (tier %s): %s\n", r.Position, r.TierName, desc); err != nil {
 		return err
 	}
 	if r.Canonical != "" {
@@ -104,7 +118,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "  decided by the rules: %s (round %d, %d plies to the position where the side that broke the rule is declared lost)\n", r.Rule.Rule, r.Rule.Round, r.Rule.Plies)
 	}
 	for _, m := range r.Moves {
-		fmt.Fprintf(w, "  %-8s %-6s -> %s (%s to move there)\n", m.Move, m.MoverValue, m.Position, Describe(m.ChildValue, m.ChildRemoteness))
+		desc := Describe(m.ChildValue, m.ChildRemoteness)
+		if m.childRule != nil {
+			desc = DescribeRule(m.ChildValue, m.childRule.Round, m.childRule.Plies)
+		}
+		fmt.Fprintf(w, "  %-8s %-6s -> %s (%s to move there)\n", m.Move, m.MoverValue, m.Position, desc)
 	}
 	return nil
 }
@@ -119,6 +137,14 @@ func Describe(value string, remoteness int) string {
 		return value + " (game over)"
 	}
 	return fmt.Sprintf("%s in %d", value, remoteness)
+}
+
+// DescribeRule says a value the rules of play decided as the text
+// answers do: "win by the rules (round 1, 3 plies)", the plies to the
+// position where the side that broke a rule is declared lost (a stored
+// remoteness encodes both, and means nothing as a count of plies).
+func DescribeRule(value string, round, plies int) string {
+	return fmt.Sprintf("%s by the rules (round %d, %d plies)", value, round, plies)
 }
 
 // AppendJSON appends the answer's JSON form to b, byte for byte what

@@ -159,6 +159,40 @@ func TestAppendPositionJSON(t *testing.T) {
 	}
 }
 
+// TestRuleText answers a position of K+R v K+N under rules=chessdb that
+// black, checking for ever, has lost by the rules: the text says so for
+// the position and for the move that keeps checking, never the stored
+// remoteness (4096 and up) as a count of plies.
+func TestRuleText(t *testing.T) {
+	o := solve(t, "xiangqi", "material=KRvKN,rules=chessdb", nil)
+	tt, p, err := Parse(o.Game, "9/9/4k4/9/9/9/9/9/1n1K5/R8 b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := Position(context.Background(), o, tt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ans.(*Result)
+	if res.Rule == nil || res.Rule.Rule != "perpetual check" || res.Value != "lose" {
+		t.Fatalf("%+v, rule %+v", res, res.Rule)
+	}
+	var text bytes.Buffer
+	res.WriteText(&text)
+	for _, want := range []string{
+		"(tier KRvKN): lose by the rules (round 1, 0 plies)\n",
+		"b1c3     lose   -> 9/9/4k4/9/9/9/2n6/9/3K5/R8 w (win by the rules (round 1, 1 plies) to move there)\n",
+		"e7e8     lose   -> 9/4k4/9/9/9/9/9/9/1n1K5/R8 w (win in 7 to move there)\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), " in 409") {
+		t.Errorf("a stored remoteness shown as plies:\n%s", text.String())
+	}
+}
+
 func TestMainline(t *testing.T) {
 	ttt := solve(t, "tictactoe", "", nil)
 	st, sp := ttt.Game.Start()

@@ -102,9 +102,11 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestPlain(t *testing.T) {
-	o := solve(t, "tictactoe", "", nil)
-	tt, p, err := Parse(o.Game, "x--/-o-/---")
+// plainAnswer is Position's answer to text, a position of a game
+// without chance, asked without options.
+func plainAnswer(t *testing.T, o *oracle.Oracle, text string) *Result {
+	t.Helper()
+	tt, p, err := Parse(o.Game, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,12 @@ func TestPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := ans.(*Result)
+	return ans.(*Result)
+}
+
+func TestPlain(t *testing.T) {
+	o := solve(t, "tictactoe", "", nil)
+	res := plainAnswer(t, o, "x--/-o-/---")
 	if res.Value != "tie" || res.Remoteness != 7 || len(res.Moves) != 7 || res.Moves[0].MoverValue != "tie" {
 		t.Errorf("x--/-o-/---: %+v", res)
 	}
@@ -165,15 +172,7 @@ func TestAppendPositionJSON(t *testing.T) {
 // remoteness (4096 and up) as a count of plies.
 func TestRuleText(t *testing.T) {
 	o := solve(t, "xiangqi", "material=KRvKN,rules=chessdb", nil)
-	tt, p, err := Parse(o.Game, "9/9/4k4/9/9/9/9/9/1n1K5/R8 b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ans, err := Position(context.Background(), o, tt, p, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := ans.(*Result)
+	res := plainAnswer(t, o, "9/9/4k4/9/9/9/9/9/1n1K5/R8 b")
 	if res.Rule == nil || res.Rule.Rule != "perpetual check" || res.Value != "lose" {
 		t.Fatalf("%+v, rule %+v", res, res.Rule)
 	}

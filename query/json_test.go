@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // encodeStd is what encoding/json's Encoder writes for v.
@@ -39,13 +41,18 @@ func TestResultAppendJSON(t *testing.T) {
 }
 
 // FuzzResultAppendJSON compares Result.AppendJSON with encoding/json on
-// any strings and numbers.
+// any strings and numbers; an odd n adds rules (the position's and a
+// move's child's).
 func FuzzResultAppendJSON(f *testing.F) {
 	f.Add("x:..../....", "", "win", "a1", -1, uint64(3))
 	f.Add("<&>\u2028", "\xff", "\"\\", "\x00\t", 1<<40, uint64(1<<63))
 	f.Fuzz(func(t *testing.T, pos, canon, value, move string, n int, tier uint64) {
 		r := &Result{Position: pos, Canonical: canon, Tier: tier, TierName: move, Value: value, Remoteness: n,
 			Moves: []Move{{Move: move, Position: canon, MoverValue: value, MoverRemoteness: n, ChildValue: pos, ChildRemoteness: -n, Value: value, Remoteness: n}}}
+		if n&1 != 0 {
+			r.Rule = &tiergame.RuleInfo{Rule: value, Round: n, Plies: -n}
+			r.Moves[0].ChildRule = &tiergame.RuleInfo{Rule: move, Round: -n, Plies: n >> 1}
+		}
 		if got, want := r.AppendJSON(nil), encodeStd(t, r); !bytes.Equal(got, want) {
 			t.Errorf("AppendJSON:\n%q\nencoding/json:\n%q", got, want)
 		}

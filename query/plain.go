@@ -16,6 +16,12 @@ import (
 // remoteness read: the best move's are the position's) and the child's
 // (the position it leads to, for the player to move there, as the text
 // form's "(win in 3 to move there)").
+//
+// When the rules of play decided the child (ChildRule set), the
+// remoteness fields count plies within that decision, as the position's
+// own Remoteness does with Rule: child_remoteness is ChildRule.Plies,
+// mover_remoteness one more. The stored remoteness (4096 and up in
+// xiangqi) encodes round and plies and is never shown as a count.
 type Move struct {
 	Move            string `json:"move"`
 	Position        string `json:"position"`
@@ -23,13 +29,14 @@ type Move struct {
 	MoverRemoteness int    `json:"mover_remoteness"` // counted from the position before the move, the move included
 	ChildValue      string `json:"child_value"`
 	ChildRemoteness int    `json:"child_remoteness"`
+	// ChildRule says which rule of play decided the child's value, as
+	// Result.Rule does for the position; nil (and left out of the JSON)
+	// for a child the rules did not decide.
+	ChildRule *tiergame.RuleInfo `json:"child_rule,omitempty"`
 	// Deprecated, kept for one release: value is mover_value, remoteness
 	// is child_remoteness (two views in one object).
 	Value      string `json:"value"`
 	Remoteness int    `json:"remoteness"`
-	// childRule is the round and plies of a child record the rules of
-	// play decided (its stored remoteness encodes them), for the text.
-	childRule *tiergame.RuleInfo
 }
 
 // Result is the answer to a position of a game without chance.
@@ -37,11 +44,14 @@ type Result struct {
 	Position string `json:"position"`
 	// Canonical is the form a symmetric run looked the position up by,
 	// when it differs.
-	Canonical  string `json:"canonical,omitempty"`
-	Tier       uint64 `json:"tier"`
-	TierName   string `json:"tier_name"`
-	Value      string `json:"value"`
-	Remoteness int    `json:"remoteness"`
+	Canonical string `json:"canonical,omitempty"`
+	Tier      uint64 `json:"tier"`
+	TierName  string `json:"tier_name"`
+	Value     string `json:"value"`
+	// Remoteness is the plies to the end of the game; for a value the
+	// rules decided (Rule set), the plies to the position where the side
+	// that broke the rule is declared lost (Rule.Plies).
+	Remoteness int `json:"remoteness"`
 	// Rule says which rule of play decided the value (xiangqi's perpetual
 	// check or chase), for a game whose rules decide some (a run with
 	// them on); nil otherwise.
@@ -82,17 +92,19 @@ func PlainInto(res *Result, o *oracle.Oracle, t tiergame.Tier, p tiergame.Positi
 	if c := o.Canonical(t, p); c != p {
 		res.Canonical = g.Format(t, c)
 	}
-	res.Rule = ruleOf(o, t, p, rec.Value(), rec.Remoteness())
-	rr, _ := g.(tiergame.RuleReader)
+	if res.Rule = RuleOf(o, t, p, rec.Value(), rec.Remoteness()); res.Rule != nil {
+		res.Remoteness = res.Rule.Plies
+	}
 	for _, m := range moves {
 		mv := Move{Move: m.Name, Position: g.Format(m.Tier, m.Pos),
 			MoverValue: m.Outcome().String(), MoverRemoteness: m.Remoteness(),
 			ChildValue: m.Child.Value().String(), ChildRemoteness: m.Child.Remoteness(),
 			Value: m.Outcome().String(), Remoteness: m.Child.Remoteness()}
-		if rr != nil {
-			if round, plies, ok := rr.RuleRecord(m.Child.Value(), m.Child.Remoteness()); ok {
-				mv.childRule = &tiergame.RuleInfo{Round: round, Plies: plies}
-			}
+		if mv.ChildRule = RuleOf(o, m.Tier, m.Pos, m.Child.Value(), m.Child.Remoteness()); mv.ChildRule != nil {
+			// A rule decision is a win or a loss, so the mover's view is
+			// one ply more, as for any decided child.
+			mv.ChildRemoteness, mv.Remoteness = mv.ChildRule.Plies, mv.ChildRule.Plies
+			mv.MoverRemoteness = mv.ChildRule.Plies + 1
 		}
 		res.Moves = append(res.Moves, mv)
 	}
@@ -119,8 +131,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	for _, m := range r.Moves {
 		desc := Describe(m.ChildValue, m.ChildRemoteness)
-		if m.childRule != nil {
-			desc = DescribeRule(m.ChildValue, m.childRule.Round, m.childRule.Plies)
+		if m.ChildRule != nil {
+			desc = DescribeRule(m.ChildValue, m.ChildRule.Round, m.ChildRule.Plies)
 		}
 		fmt.Fprintf(w, "  %-8s %-6s -> %s (%s to move there)\n", m.Move, m.MoverValue, m.Position, desc)
 	}
@@ -161,10 +173,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = appendStringField(b, `,"value":`, r.Value)
 	b = appendIntField(b, `,"remoteness":`, int64(r.Remoteness))
 	if r.Rule != nil {
-		b = appendStringField(b, `,"rule":{"rule":`, r.Rule.Rule)
-		b = appendIntField(b, `,"round":`, int64(r.Rule.Round))
-		b = appendIntField(b, `,"plies":`, int64(r.Rule.Plies))
-		b = append(b, '}')
+		b = appendRuleField(b, `,"rule":`, r.Rule)
 	}
 	b = append(b, `,"moves":`...)
 	if r.Moves == nil {
@@ -182,6 +191,9 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			b = appendIntField(b, `,"mover_remoteness":`, int64(m.MoverRemoteness))
 			b = appendStringField(b, `,"child_value":`, m.ChildValue)
 			b = appendIntField(b, `,"child_remoteness":`, int64(m.ChildRemoteness))
+			if m.ChildRule != nil {
+				b = appendRuleField(b, `,"child_rule":`, m.ChildRule)
+			}
 			b = appendStringField(b, `,"value":`, m.Value)
 			b = appendIntField(b, `,"remoteness":`, int64(m.Remoteness))
 			b = append(b, '}')
@@ -201,6 +213,16 @@ func appendStringField(b []byte, key, s string) []byte {
 // punctuation before it, and n.
 func appendIntField(b []byte, key string, n int64) []byte {
 	return strconv.AppendInt(append(b, key...), n, 10)
+}
+
+// appendRuleField appends a member of a JSON object: its key with the
+// punctuation before it, and the rule as encoding/json writes a
+// tiergame.RuleInfo.
+func appendRuleField(b []byte, key string, r *tiergame.RuleInfo) []byte {
+	b = appendStringField(append(b, key...), `{"rule":`, r.Rule)
+	b = appendIntField(b, `,"round":`, int64(r.Round))
+	b = appendIntField(b, `,"plies":`, int64(r.Plies))
+	return append(b, '}')
 }
 
 // appendJSONString appends s as encoding/json writes a string with its
@@ -258,12 +280,14 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// ruleOf says which rule decided a record, for a game that reads its
-// rule-decided records back (tiergame.RuleReader): it follows the best
-// moves for the record's plies to the position where the rule-breaker
-// was declared lost and asks the game which rule that side broke. Nil
-// for a record the rules did not decide.
-func ruleOf(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position, v tiergame.Value, remoteness int) *tiergame.RuleInfo {
+// RuleOf says which rule of play decided record (v, remoteness) of
+// position (t, p) of run o, with its round and plies, for a game that
+// reads its rule-decided records back (tiergame.RuleReader): it follows
+// the best moves for the record's plies to the position where the
+// rule-breaker was declared lost and asks the game which rule that side
+// broke ("unknown" when the walk cannot get there). Nil for a record the
+// rules did not decide, and for every record of a game without rules.
+func RuleOf(o *oracle.Oracle, t tiergame.Tier, p tiergame.Position, v tiergame.Value, remoteness int) *tiergame.RuleInfo {
 	rr, ok := o.Game.(tiergame.RuleReader)
 	if !ok {
 		return nil

@@ -263,3 +263,76 @@ func findDraw(t *testing.T, o *oracle.Oracle) (tiergame.Tier, tiergame.Position,
 	}
 	return 0, 0, false
 }
+
+// TestRuleJSON answers, under rules=chessdb, positions the rules decided
+// and one they did not, each through Position and encoding/json and
+// through AppendPositionJSON (pooled Results, reused in turn): the two
+// agree byte for byte, a rule decision is said as one (remoteness the
+// plies within it, "rule" for the position, "child_rule" for a move into
+// one, mover_remoteness one more) and no stored remoteness (4096 and up)
+// shows as a count.
+func TestRuleJSON(t *testing.T) {
+	o := solve(t, "xiangqi", "material=KRvKN,rules=chessdb", nil)
+	for _, tc := range []struct {
+		text string
+		want []string
+		rule bool
+	}{
+		{"9/9/4k4/9/9/9/9/9/1n1K5/R8 b", []string{
+			`"value":"lose","remoteness":0,"rule":{"rule":"perpetual check","round":1,"plies":0},"moves":[`,
+			`{"move":"b1c3","position":"9/9/4k4/9/9/9/2n6/9/3K5/R8 w","mover_value":"lose","mover_remoteness":2,"child_value":"win","child_remoteness":1,` +
+				`"child_rule":{"rule":"perpetual check","round":1,"plies":1},"value":"lose","remoteness":1}`,
+			`{"move":"e7e8","position":"9/4k4/9/9/9/9/9/9/1n1K5/R8 w","mover_value":"lose","mover_remoteness":8,"child_value":"win","child_remoteness":7,"value":"lose","remoteness":7}`,
+		}, true},
+		{"9/9/4k4/9/9/9/2n6/9/3K5/R8 w", []string{
+			`"value":"win","remoteness":1,"rule":{"rule":"perpetual check","round":1,"plies":1},"moves":[`,
+			`"mover_value":"win","mover_remoteness":1,"child_value":"lose","child_remoteness":0,"child_rule":{"rule":"perpetual check","round":1,"plies":0}`,
+		}, true},
+		// Not decided by the rules, but some of its moves lead to
+		// positions that are (listed after every mate, as stored).
+		{"9/4k4/9/9/9/9/9/9/1n1K5/R8 w", []string{
+			`"tier_name":"KRvKN","value":"win","remoteness":7,"moves":[{"move":"a0e0",`,
+			`{"move":"a0a5","position":"9/4k4/9/9/R8/9/9/9/1n1K5/9 b","mover_value":"win","mover_remoteness":1,"child_value":"lose","child_remoteness":0,` +
+				`"child_rule":{"rule":"perpetual check","round":1,"plies":0},"value":"win","remoteness":0}`,
+		}, false},
+	} {
+		tt, p, err := Parse(o.Game, tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			ans, err := Position(context.Background(), o, tt, p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var std bytes.Buffer
+			if err := json.NewEncoder(&std).Encode(ans); err != nil {
+				t.Fatal(err)
+			}
+			fast, err := AppendPositionJSON(nil, context.Background(), o, tt, p, Options{})
+			if err != nil || !bytes.Equal(fast, std.Bytes()) {
+				t.Fatalf("%s: AppendPositionJSON %s, %v;\nencoding/json %s", tc.text, fast, err, std.Bytes())
+			}
+			for _, want := range tc.want {
+				if !bytes.Contains(fast, []byte(want)) {
+					t.Errorf("%s: JSON lacks %s:\n%s", tc.text, want, fast)
+				}
+			}
+			var back Result
+			if err := json.Unmarshal(fast, &back); err != nil {
+				t.Fatal(err)
+			}
+			if (back.Rule != nil) != tc.rule {
+				t.Errorf("%s: rule %+v, want one %v", tc.text, back.Rule, tc.rule)
+			}
+			if back.Remoteness >= 4096 {
+				t.Errorf("%s: remoteness %d", tc.text, back.Remoteness)
+			}
+			for _, m := range back.Moves {
+				if m.ChildRemoteness >= 4096 || m.MoverRemoteness >= 4096 || m.Remoteness >= 4096 {
+					t.Errorf("%s: move %+v", tc.text, m)
+				}
+			}
+		}
+	}
+}

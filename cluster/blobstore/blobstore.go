@@ -132,6 +132,10 @@ func (d *Dir) put(ctx context.Context, sum string, size int64, r io.Reader, sync
 		return fmt.Errorf("blobstore: %s: size %d: %w", sum, size, ErrMismatch)
 	}
 	if have, err := d.Stat(sum); err == nil && have == size {
+		// Stored again: its age (Walk) starts over, as an upload's
+		// would, so that a collector's grace covers this copy too.
+		now := time.Now()
+		os.Chtimes(d.Path(sum), now, now)
 		return nil
 	}
 	path := d.Path(sum)

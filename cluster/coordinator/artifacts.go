@@ -190,19 +190,36 @@ func (n *Node) handleSync(w http.ResponseWriter, r *http.Request) {
 
 // collectLocal deletes from the local folder the blobs older than cutoff
 // that drop says may go, and stale temporary files; it returns the bytes
-// kept.
-func (n *Node) collectLocal(cutoff time.Time, drop func(sum string) bool) int64 {
+// kept. A cache (the local folder beside an object store) loses them
+// outright; the artifacts themselves (disks) only as deleteUnneeded
+// allows, by the state at the deletion.
+func (n *Node) collectLocal(cutoff time.Time, cache bool, drop func(sum string) bool) int64 {
 	var kept int64
+	var old []string
+	sizes := map[string]int64{}
 	n.local.Walk(func(sum string, size int64, at time.Time) error {
-		if at.Before(cutoff) && drop(sum) {
-			if err := n.local.Delete(sum); err == nil {
-				n.log.Debug("deleted an unneeded blob", "sha256", sum, "bytes", size)
-				return nil
-			}
-		}
 		kept += size
+		if at.Before(cutoff) && drop(sum) {
+			old = append(old, sum)
+			sizes[sum] = size
+		}
 		return nil
 	})
+	var deleted map[string]bool
+	if cache {
+		deleted = map[string]bool{}
+		for _, sum := range old {
+			if n.local.Delete(sum) == nil {
+				deleted[sum] = true
+			}
+		}
+	} else {
+		deleted = n.deleteUnneeded(old, n.local.Delete)
+	}
+	for sum := range deleted {
+		n.log.Debug("deleted an unneeded blob", "sha256", sum, "bytes", sizes[sum])
+		kept -= sizes[sum]
+	}
 	if dir, err := n.local.TempDir(); err == nil {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {

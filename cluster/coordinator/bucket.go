@@ -174,20 +174,20 @@ func (b *bucket) tend(live map[string]int64) {
 	if n.IsLeader() {
 		b.collect(live, cutoff)
 	}
-	n.collectLocal(cutoff, func(string) bool { return true })
+	n.collectLocal(cutoff, true, func(string) bool { return true })
 }
 
 // collect deletes from the bucket the blobs no run needs that are older
-// than cutoff.
+// than cutoff (deleteUnneeded asks the state again for each).
 func (b *bucket) collect(live map[string]int64, cutoff time.Time) {
 	n := b.n
 	var stored int64
+	var old []string
+	sizes := map[string]int64{}
 	err := b.s3.Walk(func(sum string, size int64, at time.Time) error {
 		if _, ok := live[sum]; !ok && at.Before(cutoff) {
-			if err := b.s3.Delete(sum); err == nil {
-				n.log.Debug("deleted an unneeded blob from the object store", "sha256", sum, "bytes", size)
-				return nil
-			}
+			old = append(old, sum)
+			sizes[sum] = size
 		}
 		stored += size
 		return nil
@@ -195,6 +195,10 @@ func (b *bucket) collect(live map[string]int64, cutoff time.Time) {
 	if err != nil {
 		n.log.Warn("collecting the object store", "error", err)
 		return
+	}
+	for sum := range n.deleteUnneeded(old, b.s3.Delete) {
+		n.log.Debug("deleted an unneeded blob from the object store", "sha256", sum, "bytes", sizes[sum])
+		stored -= sizes[sum]
 	}
 	n.metrics.blobBytesStored.Set(float64(stored))
 }

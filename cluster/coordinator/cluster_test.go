@@ -28,6 +28,7 @@ import (
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver"
 	"github.com/tiersolve/tiersolve/solver/runfolder"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // testToken is the shared secret of the test clusters.
@@ -695,4 +696,45 @@ func TestLoopyPartsBlocked(t *testing.T) {
 			t.Errorf("tier %d: a unit leased to a worker too small for it", tr.Tier)
 		}
 	}
+}
+
+// TestRulesSolvedWhole: xiangqi under its rules of play (rules=chessdb)
+// submitted with every loopy tier in 3 parts: the tiers the rules judge
+// are solved whole (the rules read the whole tier's values), the others
+// in parts, and the fetched folder is the embedded run's bytes, the
+// rules' decisions included.
+func TestRulesSolvedWhole(t *testing.T) {
+	const game, option = "xiangqi", "material=KRvKN,rules=chessdb"
+	c := newTestCluster(t, 1, 5*time.Second)
+	c.startAll()
+	c.startWorker("w1", 2)
+	cl := c.client()
+	ctx := context.Background()
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: game, Option: option, Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, cl, id, 3*time.Minute)
+	run, err := cl.Run(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := games.New(game, option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := g.(tiergame.Judge)
+	judged := 0
+	for _, tr := range run.Tiers {
+		if j.Judges(tiergame.Tier(tr.Tier)) && tr.Level.Reachable > 0 {
+			judged++
+			if tr.Parts != nil || len(tr.Level.Parts) > 0 {
+				t.Errorf("tier %s, judged by the rules, was cut into parts", tr.Name)
+			}
+		}
+	}
+	if judged == 0 {
+		t.Fatal("no tier the rules judge")
+	}
+	checkFetched(t, cl, id, game, option, false)
 }

@@ -406,7 +406,7 @@ func (d *disks) tend(live map[string]int64) {
 	}
 	if time.Since(d.lastGC) > n.cfg.BlobGrace/4 {
 		d.lastGC = time.Now()
-		stored := n.collectLocal(time.Now().Add(-n.cfg.BlobGrace), func(sum string) bool {
+		stored := n.collectLocal(time.Now().Add(-n.cfg.BlobGrace), false, func(sum string) bool {
 			_, needed := live[sum]
 			return !needed
 		})

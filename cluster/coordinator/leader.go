@@ -115,8 +115,9 @@ func (l *leadership) tick() {
 	}
 	var tasks []state.Task
 	var outdated, reasons []string
+	largest := largestBudget(n.workers.list(now, 2*n.cfg.LeaseTTL))
 	n.fsm.View(func(s *state.State, _ uint64) {
-		tasks = s.Tasks()
+		tasks = append(s.Tasks(), s.Oversized(largest)...)
 		outdated, reasons = s.Outdated()
 		l.pre.forget(s)
 		l.pre.update(s)
@@ -153,6 +154,15 @@ func (l *leadership) run(task state.Task) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.running, task)
+	if task.Kind == state.TaskRecut {
+		// Not a merge: the tier waits as before if it fails, and the
+		// state asks for it again (if it still should) after a while.
+		l.retryAt[task] = time.Now().Add(10 * time.Second)
+		if err != nil && l.ctx.Err() == nil {
+			n.log.Warn("cutting a loopy tier into parts", "run", task.Run, "tier", task.Tier, "error", err)
+		}
+		return
+	}
 	if err == nil {
 		n.log.Info("merged", "run", task.Run, "task", task.Kind, "tier", task.Tier, "seconds", time.Since(t0).Seconds())
 		return
@@ -227,6 +237,8 @@ func (n *Node) doTask(ctx context.Context, task state.Task, pre *premerger) erro
 		return n.mergeDB(ctx, g, in)
 	case state.TaskFinish:
 		return n.finishRun(ctx, g, in)
+	case state.TaskRecut:
+		return n.recut(ctx, g, in)
 	}
 	return fmt.Errorf("unknown task %q", task.Kind)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tiersolve/tiersolve/solver/runfolder"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
 )
 
@@ -72,7 +73,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 		if lv.Reachable > 0 {
 			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
 			if in.tier.Loopy && !in.run.Chance {
-				lv.Parts = cutParts(g, set, n.loopyParts(in, lv.Reachable))
+				lv.Parts = cutParts(g, t, set, n.loopyParts(in, lv.Reachable))
 			}
 		}
 		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {
@@ -85,6 +86,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 	if err != nil {
 		return err
 	}
+	defer n.guard.hold(blob)() // until the state names it
 	if err := n.artifacts.keepMerged(ctx, []api.Blob{blob}); err != nil {
 		return err
 	}
@@ -160,6 +162,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 			if err != nil {
 				return err
 			}
+			defer n.guard.hold(blob)()
 			if err := n.artifacts.keepMerged(ctx, []api.Blob{blob}); err != nil {
 				return err
 			}
@@ -191,6 +194,7 @@ func (n *Node) mergeDB(ctx context.Context, g tiergame.Game, in taskInputs) erro
 	if err != nil {
 		return err
 	}
+	defer n.guard.hold(blob)()
 	if err := n.artifacts.keepMerged(ctx, []api.Blob{blob}); err != nil {
 		return err
 	}
@@ -258,13 +262,55 @@ func (n *Node) loopyParts(in taskInputs, reachable uint64) int {
 	return parts
 }
 
-// cutParts is where a loopy tier is cut to be solved in parts
+// recut cuts a loopy tier whose whole-tier unit no worker present can
+// take into the parts the largest of them can (state.Oversized): its
+// level file read again, cut as a merge cuts it (cutParts). A game
+// whose loopy tiers are solved whole (no tiergame.Unmover) is left
+// waiting, as before: its run says why (api.RunSummary.Blocked).
+func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error {
+	if _, ok := g.(tiergame.Unmover); !ok || in.tier.Level == nil {
+		return nil
+	}
+	parts := n.loopyParts(in, in.tier.Level.Reachable)
+	if parts < 2 {
+		return nil // a worker large enough came meanwhile
+	}
+	paths, err := n.localPaths(ctx, []api.Blob{in.tier.Level.Blob})
+	if err != nil {
+		return err
+	}
+	set, err := reach.LoadLevel(paths[0], g, tiergame.Tier(in.tier.Tier))
+	if err != nil {
+		return err
+	}
+	bounds := cutParts(g, tiergame.Tier(in.tier.Tier), set, parts)
+	if bounds == nil {
+		return nil
+	}
+	if _, err := n.propose(state.Recut(in.run.ID, in.tier.Tier, bounds)); err != nil {
+		if errors.Is(err, state.ErrUnavailable) {
+			return nil // leased meanwhile (a worker large enough came), or cut already
+		}
+		return err
+	}
+	n.log.Info("a loopy tier's solve did not fit the workers present: cut into parts", "run", in.run.ID,
+		"tier", in.tier.Name, "parts", len(bounds)-1)
+	return nil
+}
+
+// cutParts is where loopy tier t is cut to be solved in parts
 // (plan.Cut.Bounds), at whole blocks of its value database, so that
 // mergeDB joins the parts' records by copying their blocks; nil for one
-// part, or for a game without Parents (tiergame.Unmover), whose loopy
-// tiers are solved whole.
-func cutParts(g tiergame.Game, set *bitarray.Set, parts int) []uint64 {
+// part, for a game without Parents (tiergame.Unmover), whose loopy tiers
+// are solved whole, and for a tier the game's rules of play judge
+// (tiergame.Judge: xiangqi's perpetual check and chase): the rules read
+// the whole tier's values after its retrograde analysis
+// (solver.SolveTier), which no part holds.
+func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, parts int) []uint64 {
 	if _, ok := g.(tiergame.Unmover); !ok || parts < 2 {
+		return nil
+	}
+	if j, ok := quotient.Base(g).(tiergame.Judge); ok && j.Judges(t) {
 		return nil
 	}
 	ranked := bitarray.NewRanked(set)

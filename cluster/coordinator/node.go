@@ -141,6 +141,7 @@ type Node struct {
 	// artifacts is where they are kept (artifacts.go).
 	local     *blobstore.Dir
 	artifacts artifacts
+	guard     blobGuard // deletions against completions (blobguard.go)
 	leases    *leaseClock
 	workers   *workerTable
 	metrics   *metrics

@@ -113,6 +113,8 @@ func (n *Node) complete(ctx context.Context, req *api.CompleteRequest) error {
 	for i, o := range req.Outputs {
 		blobs[i] = o.Blob
 	}
+	release := n.guard.hold(blobs...)
+	defer release()
 	if err := n.artifacts.received(ctx, blobs); err != nil {
 		return err
 	}
@@ -129,6 +131,7 @@ func (n *Node) complete(ctx context.Context, req *api.CompleteRequest) error {
 		Worker: req.Worker, Token: req.Token, Outputs: req.Outputs, Positions: req.Positions, Seconds: req.Seconds, Part: req.Part}))
 	if errors.Is(err, api.ErrStale) {
 		n.metrics.completionsRefused.Inc()
+		release()
 		n.discard(req.Outputs)
 	}
 	if err != nil {
@@ -186,14 +189,14 @@ func (n *Node) release(req *api.ReleaseRequest) error {
 }
 
 // discard deletes the outputs of a refused completion, unless the state
-// refers to them (a blob is named by its content: the unit's accepted
-// result may be the same bytes).
+// refers to them or a completion or merge holds them (a blob is named by
+// its content: the unit's accepted result may be the same bytes).
 func (n *Node) discard(outs []api.Output) {
-	var live map[string]int64
-	n.fsm.View(func(s *state.State, _ uint64) { live = s.LiveBlobs() })
+	sums := make([]string, 0, len(outs))
 	for _, o := range outs {
-		if _, ok := live[o.Blob.SHA256]; !ok && blobstore.ValidName(o.Blob.SHA256) {
-			n.artifacts.drop(o.Blob.SHA256)
+		if blobstore.ValidName(o.Blob.SHA256) {
+			sums = append(sums, o.Blob.SHA256)
 		}
 	}
+	n.deleteUnneeded(sums, func(sum string) error { n.artifacts.drop(sum); return nil })
 }

@@ -82,6 +82,7 @@ const (
 	opLevel    = "level"    // Level: a tier's merged set (its cut), then its level file
 	opDB       = "db"       // DB: a tier's merged value database
 	opFinish   = "finish"   // Finish: the run is done, or failed
+	opRecut    = "recut"    // Level: a loopy tier solved whole so far cut into parts (recut.go)
 )
 
 type grantCmd struct {
@@ -313,6 +314,8 @@ func (r *Run) apply(s *State, c *Command, index uint64) any {
 		}
 		// Otherwise a redone merge: the same set, the same file.
 		return nil
+	case opRecut:
+		return r.recut(c.Level)
 	case opDB:
 		t := r.Tier(c.DB.Tier)
 		if t == nil {

@@ -318,6 +318,7 @@ const (
 	TaskLevel  TaskKind = "level"  // merge partials into the full level file
 	TaskDB     TaskKind = "db"     // merge range records into the value database
 	TaskFinish TaskKind = "finish" // the start position's value; the run is done
+	TaskRecut  TaskKind = "recut"  // cut a loopy tier too large for the workers present (Oversized)
 )
 
 // Tasks lists the leader's work that the state calls for. It is derived

@@ -1,0 +1,75 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/solver/plan"
+)
+
+// A loopy tier's parts are chosen when its level is merged, before its
+// child tiers are reached (reachability runs parents first), so the
+// leader's estimate then counts no child; once they are solved, the tier's
+// whole-tier unit may need more than any worker present has. Rather than
+// wait for a larger worker for ever, the leader cuts the tier then, with
+// the children counted (Oversized, Recut).
+
+// Oversized lists the loopy tiers whose whole-tier solve unit waits,
+// free, for a worker larger than largest (the largest budget of the
+// workers present; 0, or a worker without one, lets every unit fit) while
+// the tier in parts would fit one (plan.LoopyParts): tasks of kind
+// TaskRecut. Runs whose settings fix the parts (LoopyRanges) or that
+// have chance are left as they are.
+func (s *State) Oversized(largest int64) []Task {
+	if largest <= 0 {
+		return nil
+	}
+	var out []Task
+	for _, r := range s.Runs {
+		if r.State != api.Running || r.Format != Format || r.Chance || r.Settings.LoopyRanges != 0 {
+			continue
+		}
+		for _, t := range r.Tiers {
+			if !t.Loopy || !t.Written() || t.partitioned() || len(t.Solve) != 1 {
+				continue
+			}
+			u := t.Solve[0]
+			if u.Kind != api.SolveTier || u.Lease != nil || u.Done != nil || r.UnitBytes(t, u) <= uint64(largest) {
+				continue
+			}
+			if parts, fits := plan.LoopyParts(t.Size, t.Level.Reachable, r.kids(t), uint64(largest), api.MaxLoopyRanges); parts >= 2 && fits {
+				out = append(out, Task{TaskRecut, r.ID, t.Tier})
+			}
+		}
+	}
+	return out
+}
+
+// Recut cuts a loopy tier, solved whole so far, into parts at bounds
+// (plan.Cut.Bounds) while its whole-tier unit is free: the unit is
+// dropped, and the parts' units follow once the child tiers are written.
+func Recut(run string, tier uint64, bounds []uint64) *Command {
+	return &Command{Op: opRecut, Level: &levelCmd{Run: run, Tier: tier, Level: Level{Parts: bounds}}}
+}
+
+// recut applies Recut.
+func (r *Run) recut(c *levelCmd) error {
+	t := r.Tier(c.Tier)
+	switch {
+	case t == nil:
+		return fmt.Errorf("run %s tier %d: %w", r.ID, c.Tier, ErrNoUnit)
+	case !t.Loopy || !t.Written() || t.partitioned() || t.Parts != nil || len(c.Level.Parts) <= 2:
+		return fmt.Errorf("run %s tier %d: %w: not a loopy tier solved whole, or not a cut in parts", r.ID, c.Tier, ErrUnavailable)
+	}
+	for _, u := range t.Solve {
+		if u.Lease != nil || u.Done != nil {
+			return fmt.Errorf("run %s tier %d: %w: its solve unit is under way", r.ID, c.Tier, ErrUnavailable)
+		}
+	}
+	// A new Level, not a change in place: the leader's merges read the
+	// old one without the lock.
+	lv := *t.Level
+	lv.Parts = c.Level.Parts
+	t.Level, t.Solve = &lv, nil
+	return nil
+}

@@ -1,0 +1,114 @@
+package state
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/solver/plan"
+)
+
+// TestFSMRecut: a loopy tier whose level was cut for workers large
+// enough while its child tier was not reached yet, whose whole-tier unit
+// then needs more than the largest budget present once the child is
+// counted, is named for a recut (Oversized) and cut into parts (Recut)
+// while its unit is free; its parts start once the child is written. A
+// recut is refused while the unit is leased, and no tier is named when
+// the workers have no budget, one can take the tier whole, or its parts
+// would not fit either.
+func TestFSMRecut(t *testing.T) {
+	const size = 1 << 30
+	h := newHarness(t)
+	run := chainRun()
+	run.Tiers[1].Size, run.Tiers[2].Size = size, size/2
+	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
+	grantComplete := func(ref api.UnitRef, outs ...api.Output) uint64 {
+		t.Helper()
+		tok, ok := h.apply(Grant(ref, "w1", "")).(uint64)
+		if !ok {
+			t.Fatalf("grant %v refused", ref)
+		}
+		if err, _ := h.apply(Complete(ref, Completion{Worker: "w1", Token: tok, Outputs: outs})).(error); err != nil {
+			t.Fatalf("complete %v: %v", ref, err)
+		}
+		return tok
+	}
+	whole := []plan.Range{{Lo: 0, Hi: size}}
+	h.apply(SetLevel(id, 0, Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}))
+	grantComplete(unitRef(id, 0, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("p1")})
+	grantComplete(unitRef(id, 1, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
+
+	// Tier 1's level is merged before its child is reached: the leader's
+	// estimate counts no child, and the tier fits a budget of budget.
+	var budget int64
+	h.fsm.View(func(s *State, _ uint64) {
+		r := s.Run(id)
+		budget = int64(r.LoopyBytes(r.Tier(1), size/2))
+		if got := r.PartsFor(r.Tier(1), size/2, budget, api.MaxLoopyRanges); got != 0 {
+			t.Fatalf("cut in %d parts at its level", got)
+		}
+	})
+	h.apply(SetLevel(id, 1, Level{Blob: blobOf("level1"), Reachable: size / 2, Ranges: whole}))
+	h.apply(SetLevel(id, 2, Level{Blob: blobOf("level2"), Reachable: size / 2, Ranges: []plan.Range{{Lo: 0, Hi: size / 2}}}))
+	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), api.Output{Tier: 2, Blob: blobOf("recs2")})
+
+	oversized := func(largest int64) []Task {
+		var out []Task
+		h.fsm.View(func(s *State, _ uint64) { out = s.Oversized(largest) })
+		return out
+	}
+	var need uint64
+	h.fsm.View(func(s *State, _ uint64) {
+		r := s.Run(id)
+		t1 := r.Tier(1)
+		if len(t1.Solve) != 1 || t1.Solve[0].Kind != api.SolveTier {
+			t.Fatalf("tier 1's solve units: %+v", t1.Solve)
+		}
+		need = r.UnitBytes(t1, t1.Solve[0])
+		if msg := s.Blocked(id, budget); msg == "" {
+			t.Fatal("the whole-tier unit fits the budget it was cut for, with its child counted")
+		}
+	})
+	if need <= uint64(budget) {
+		t.Fatalf("the whole tier needs %d bytes with its child, not more than the %d without", need, budget)
+	}
+	want := []Task{{TaskRecut, id, 1}}
+	if got := oversized(budget); len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("oversized at a budget of %d: %v, want %v", budget, got, want)
+	}
+	for _, largest := range []int64{0, int64(need), 40 << 20} {
+		if got := oversized(largest); len(got) != 0 {
+			t.Errorf("oversized at a budget of %d: %v", largest, got)
+		}
+	}
+
+	// Refused while the unit is leased; taken once it is free again.
+	bounds := []uint64{0, size / 2, size}
+	ref := unitRef(id, 1, api.PhaseSolve, 0)
+	tok := h.apply(Grant(ref, "big", "")).(uint64)
+	if err, _ := h.apply(Recut(id, 1, bounds)).(error); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a recut of a tier whose unit is leased: %v", err)
+	}
+	h.apply(Release(ref, tok, ""))
+	if err, _ := h.apply(Recut(id, 1, []uint64{0, size})).(error); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a recut into one part: %v", err)
+	}
+	if err, _ := h.apply(Recut(id, 1, bounds)).(error); err != nil {
+		t.Fatal(err)
+	}
+	s := h.state()
+	t1 := s.Runs[0].Tiers[1]
+	if t1.Solve != nil || !t1.partitioned() || t1.Parts != nil || t1.Level.Blob != blobOf("level1") || len(t1.Level.Ranges) != 1 {
+		t.Fatalf("tier 1 after its recut: solve %+v, level %+v, parts %+v", t1.Solve, t1.Level, t1.Parts)
+	}
+	if got := oversized(budget); len(got) != 0 {
+		t.Errorf("oversized after the recut: %v", got)
+	}
+	if err, _ := h.apply(Recut(id, 1, bounds)).(error); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a second recut: %v", err)
+	}
+	h.apply(SetDB(id, 2, DB{Blob: blobOf("db2")}))
+	if p := h.state().Runs[0].Tiers[1].Parts; p == nil || p.Phase != api.PartsKids || len(p.Parts) != 2 {
+		t.Fatalf("tier 1's parts once its child is written: %+v", p)
+	}
+}

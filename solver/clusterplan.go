@@ -2,9 +2,9 @@ package solver
 
 import (
 	"github.com/tiersolve/tiersolve/solver/plan"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/tiergame/quotient"
 )
-
-import "github.com/tiersolve/tiersolve/tiergame"
 
 // A cluster plan says how a run spreads over workers of one memory
 // budget: each loopy tier whole on one worker when its step fits the
@@ -79,6 +79,12 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				kids = append(kids, [2]uint64{r.Game.TierSize(c), r.count(c)})
 			}
 			ct.Parts, ct.Fits = plan.LoopyParts(size, count, kids, memory, planMostLoopyRanges)
+			if j, ok := quotient.Base(r.Game).(tiergame.Judge); ok && j.Judges(t) {
+				// The game's rules of play read the whole tier (the
+				// cluster never cuts such a tier: coordinator's cutParts).
+				ct.Parts = 0
+				ct.Fits = plan.LoopyTierBytes(size, count, kids) <= memory
+			}
 			ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads))
 			cores = float64(threads)
 			if ct.Parts == 0 {

@@ -199,6 +199,19 @@ func TestPlanCluster(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "does NOT fit") {
 		t.Errorf("a budget no tier fits: exit %d\n%s", code, out)
 	}
+	// A tier xiangqi's rules judge is planned whole: the cluster never
+	// cuts it (the rules read the whole tier).
+	for _, option := range []string{"material=KRNvKN", "material=KRNvKN,rules=chessdb"} {
+		_, out, _ := tierd(t, "plan", "--game", "xiangqi", "--option", option, "--cluster", "--workers", "4", "--memory", "64MiB", "--json")
+		var p clusterPlanJSON
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		top := p.Tiers[len(p.Tiers)-1]
+		if judged := strings.Contains(option, "rules"); top.Name != "KRNvKN" || (top.Parts == 0) != judged {
+			t.Errorf("%s: top tier %+v", option, top)
+		}
+	}
 	if code, _, errs := tierd(t, "plan", "--game", "quixo", "--cluster", "--workers", "4"); code != 2 || !strings.Contains(errs, "--memory") {
 		t.Errorf("--cluster without --memory: exit %d %s", code, errs)
 	}

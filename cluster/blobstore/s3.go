@@ -390,12 +390,20 @@ func (s *S3) Stat(sum string) (int64, error) {
 	return info.Size, nil
 }
 
+// deleteTimeout bounds one deletion of an object.
+const deleteTimeout = 20 * time.Second
+
 // Delete implements Store.
 func (s *S3) Delete(sum string) error {
 	if err := checkName(sum); err != nil {
 		return err
 	}
-	if err := s.client.RemoveObject(context.Background(), s.bucket, s.key(sum), minio.RemoveObjectOptions{}); err != nil {
+	// Bounded: a collector deletes while completions wait for it
+	// (coordinator's blobGuard), so a store that stops answering must
+	// not hold them.
+	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+	defer cancel()
+	if err := s.client.RemoveObject(ctx, s.bucket, s.key(sum), minio.RemoveObjectOptions{}); err != nil {
 		return s.notFound(sum, err)
 	}
 	return nil

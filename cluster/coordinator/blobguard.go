@@ -54,10 +54,13 @@ const guardBatch = 64
 // deleteUnneeded deletes, with del, those of sums that no run needs (by
 // the state as it is at the deletion, not as it was when they were
 // picked) and no completion or merge holds. It returns the sums deleted.
+// It stops at the first deletion that fails (a store away: completions
+// wait for the lock meanwhile; the next collection tries again).
 func (n *Node) deleteUnneeded(sums []string, del func(sum string) error) map[string]bool {
 	deleted := map[string]bool{}
 	g := &n.guard
-	for len(sums) > 0 {
+	failed := false
+	for len(sums) > 0 && !failed {
 		batch := sums[:min(len(sums), guardBatch)]
 		sums = sums[len(batch):]
 		g.mu.Lock()
@@ -67,9 +70,11 @@ func (n *Node) deleteUnneeded(sums []string, del func(sum string) error) map[str
 			if _, needed := live[sum]; needed || g.held[sum] > 0 {
 				continue
 			}
-			if err := del(sum); err == nil {
-				deleted[sum] = true
+			if err := del(sum); err != nil {
+				failed = true
+				break
 			}
+			deleted[sum] = true
 		}
 		g.mu.Unlock()
 	}

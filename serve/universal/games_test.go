@@ -1,7 +1,10 @@
 package universal
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -305,6 +308,106 @@ func TestXiangqiWalk(t *testing.T) {
 	getJSON(t, s, positionPath("chinesechess", "KRvKA", sub), &p)
 	if p.Error != "" || p.PositionValue != "win" {
 		t.Errorf("K+R v K: %+v", p)
+	}
+}
+
+// TestXiangqiRules answers K+R v K+N solved under rules=chessdb: a
+// position the rules decided says so in "rule" with the plies within the
+// decision as its remoteness (not the stored 4096 and up), so does a move
+// into one; an ordinary position's answer has no "rule" and lists its
+// mates before its rule wins. A walk from the start checks every answer
+// against the run.
+func TestXiangqiRules(t *testing.T) {
+	o := solved(t, "xiangqi", "material=KRvKN,rules=chessdb", false)
+	s := server(t, o)
+	uwapi := func(text string) string {
+		t.Helper()
+		p, _, err := xiangqiCodec{}.fromText(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ask := func(text string) ([]byte, *position) {
+		t.Helper()
+		code, b := get(t, s, positionPath("chinesechess", "KRvKN", uwapi(text)))
+		var a position
+		if err := json.Unmarshal(b, &a); code != http.StatusOK || err != nil || a.Error != "" {
+			t.Fatalf("%s: status %d, %v: %s", text, code, err, b)
+		}
+		checkAgainstOracle(t, o, xiangqiCodec{}, &a)
+		return b, &a
+	}
+	check0 := tiergame.RuleInfo{Rule: "perpetual check", Round: 1, Plies: 0}
+	check1 := tiergame.RuleInfo{Rule: "perpetual check", Round: 1, Plies: 1}
+
+	// Black, checking for ever with its knight, has lost by the rules.
+	b, a := ask("9/9/4k4/9/9/9/9/9/1n1K5/R8 b")
+	if !bytes.HasSuffix(b, []byte(`"positionValue":"lose","remoteness":0,"rule":{"rule":"perpetual check","round":1,"plies":0}}`+"\n")) {
+		t.Errorf("declared position: %s", b)
+	}
+	byPos := map[string]int{}
+	for i, m := range a.Moves {
+		byPos[m.Position] = i
+	}
+	knight := a.Moves[byPos[uwapi("9/9/4k4/9/9/9/2n6/9/3K5/R8 w")]]
+	if knight.Rule == nil || *knight.Rule != check1 || knight.Remoteness != 1 || knight.PositionValue != "win" {
+		t.Errorf("the knight's check b1c3: %+v", knight)
+	}
+	if king := a.Moves[byPos[uwapi("9/4k4/9/9/9/9/9/9/1n1K5/R8 w")]]; king.Rule != nil || king.Remoteness != 7 {
+		t.Errorf("the king's e7e8: %+v", king)
+	}
+	if !bytes.Contains(b, []byte(`"positionValue":"win","remoteness":1,"rule":{"rule":"perpetual check","round":1,"plies":1}}`)) {
+		t.Errorf("no move into a rule win in its JSON: %s", b)
+	}
+
+	// Red wins in 7 by mate; some of its moves win by the rules at once,
+	// listed after every mate.
+	b, a = ask("9/4k4/9/9/9/9/9/9/1n1K5/R8 w")
+	if a.Rule != nil || !bytes.HasSuffix(b, []byte(`"positionValue":"win","remoteness":7}`+"\n")) {
+		t.Errorf("ordinary position: %s", b)
+	}
+	mates, ruleWins := 0, 0
+	for _, m := range a.Moves {
+		switch {
+		case m.MoveValue != "win":
+		case m.Rule == nil:
+			mates++
+			if ruleWins > 0 {
+				t.Errorf("mate %s after a rule win", m.Move)
+			}
+		default:
+			ruleWins++
+			if m.Remoteness != 0 || *m.Rule != check0 {
+				t.Errorf("rule win %+v", m)
+			}
+		}
+	}
+	if mates == 0 || ruleWins == 0 || a.Moves[0].Remoteness != 6 || a.Moves[0].DeltaRemoteness != 0 {
+		t.Errorf("%d mates, %d rule wins, first %+v", mates, ruleWins, a.Moves[0])
+	}
+
+	// Every answer near the start and near the declared position agrees
+	// with the run.
+	var v struct{ StartPosition string }
+	getJSON(t, s, "/chinesechess/KRvKN/", &v)
+	rulePositions, ruleMoves := 0, 0
+	defer func() { t.Logf("%d positions and %d moves the rules decided", rulePositions, ruleMoves) }()
+	for _, start := range []string{v.StartPosition, uwapi("9/9/4k4/9/9/9/9/9/1n1K5/R8 b")} {
+		walk(t, s, "chinesechess", "KRvKN", start, 800, func(a *position) {
+			checkAgainstOracle(t, o, xiangqiCodec{}, a)
+			if a.Rule != nil {
+				rulePositions++
+			}
+			for _, m := range a.Moves {
+				if m.Rule != nil {
+					ruleMoves++
+				}
+			}
+		})
+	}
+	if rulePositions == 0 || ruleMoves == 0 {
+		t.Errorf("walk: %d positions and %d moves the rules decided", rulePositions, ruleMoves)
 	}
 }
 

@@ -16,20 +16,32 @@
 // with status 200 and {"error": "Invalid Game"} (Variant, Position); this
 // package adds a "reason" field saying what was wrong, which GamesmanUni
 // ignores.
+//
+// A value the rules of play decided (xiangqi's perpetual check or chase,
+// a run with option rules=chessdb) is answered with the plies within that
+// decision as its remoteness, never the stored 4096 and up, and an extra
+// field, "rule": {"rule", "round", "plies"}, on the position and on each
+// move whose position the rules decided (left out otherwise, so other
+// answers are the UWAPI's shape exactly). A client that knows nothing of
+// rules sees a small remoteness and ignores the field; the moves keep
+// the order the run stores (a mate before a rule win, an earlier round
+// before a later one).
 package universal
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tiersolve/tiersolve/solver/oracle"
-	"github.com/tiersolve/tiersolve/tiergame"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tiersolve/tiersolve/query"
+	"github.com/tiersolve/tiersolve/solver/oracle"
+	"github.com/tiersolve/tiersolve/tiergame"
 )
 
 // Run is one solved run that the universal API may offer.
@@ -198,7 +210,14 @@ type (
 		Position        string `json:"position"`
 		PositionValue   string `json:"positionValue"`
 		Remoteness      int    `json:"remoteness"`
-		order           int    // the back end's move order, before sorting
+		// Rule says which rule of play decided the position the move
+		// leads to (then Remoteness is its Plies); not the UWAPI's.
+		Rule  *tiergame.RuleInfo `json:"rule,omitempty"`
+		order int                // the back end's move order, before sorting
+		// stored is the child's remoteness as the run stores it: what
+		// orders moves of one value (a rule decision's encodes its round
+		// and plies, after every ordinary remoteness).
+		stored int
 	}
 	positionAnswer struct {
 		AutoguiPosition string       `json:"autoguiPosition"`
@@ -206,6 +225,9 @@ type (
 		Position        string       `json:"position"`
 		PositionValue   string       `json:"positionValue"`
 		Remoteness      int          `json:"remoteness"`
+		// Rule says which rule of play decided the position (then
+		// Remoteness is its Plies); not the UWAPI's.
+		Rule *tiergame.RuleInfo `json:"rule,omitempty"`
 	}
 	instructionsAnswer struct {
 		Instructions string `json:"instructions"`
@@ -367,6 +389,9 @@ func answer(v *variant, p string) (*positionAnswer, error) {
 	if rec.Value() == tiergame.Draw {
 		a.Remoteness = remotenessInfinity
 	}
+	if a.Rule = query.RuleOf(v.oracle, t, pos, rec.Value(), rec.Remoteness()); a.Rule != nil {
+		a.Remoteness = a.Rule.Plies
+	}
 	names := make([]string, len(moves))
 	for i, m := range moves {
 		names[i] = m.Name
@@ -381,8 +406,12 @@ func answer(v *variant, p string) (*positionAnswer, error) {
 			return nil, fmt.Errorf("move %s of %s: %w", m.Name, quote(p), err)
 		}
 		ma.PositionValue, ma.Remoteness = m.Child.Value().String(), m.Child.Remoteness()
+		ma.stored = ma.Remoteness
 		if m.Child.Value() == tiergame.Draw {
 			ma.Remoteness = v.drawMoveRemoteness
+		}
+		if ma.Rule = query.RuleOf(v.oracle, m.Tier, m.Pos, m.Child.Value(), m.Child.Remoteness()); ma.Rule != nil {
+			ma.Remoteness = ma.Rule.Plies
 		}
 		a.Moves = append(a.Moves, ma)
 	}
@@ -407,22 +436,25 @@ var valueOrder = map[string]int{"win": 0, "tie": 1, "draw": 2, "lose": 3, "unsol
 // move value is the child's value seen from the mover (the turn always
 // passes in these games), and the delta remoteness is how much slower a
 // win or tie is than the fastest of its kind, or how much faster a loss is
-// than the slowest, 0 for a draw.
+// than the slowest, 0 for a draw. The deltas are of the stored
+// remoteness, which is the remoteness but for a rule decision's: so a
+// rule win stays behind every mate, and its delta from one is large
+// (GamesmanUni only compares deltas, to shade moves).
 func wrangle(a *positionAnswer) {
 	maxWin, minLose, minTie := 0, 1, 1
 	first := map[string]bool{}
 	for _, m := range a.Moves {
 		switch m.PositionValue {
 		case "win":
-			maxWin = max(maxWin, m.Remoteness)
+			maxWin = max(maxWin, m.stored)
 		case "lose":
-			if !first["lose"] || m.Remoteness < minLose {
-				minLose = m.Remoteness
+			if !first["lose"] || m.stored < minLose {
+				minLose = m.stored
 			}
 			first["lose"] = true
 		case "tie":
-			if !first["tie"] || m.Remoteness < minTie {
-				minTie = m.Remoteness
+			if !first["tie"] || m.stored < minTie {
+				minTie = m.stored
 			}
 			first["tie"] = true
 		}
@@ -432,13 +464,13 @@ func wrangle(a *positionAnswer) {
 		switch m.PositionValue {
 		case "win":
 			m.MoveValue = "lose"
-			m.DeltaRemoteness = maxWin - m.Remoteness
+			m.DeltaRemoteness = maxWin - m.stored
 		case "lose":
 			m.MoveValue = "win"
-			m.DeltaRemoteness = m.Remoteness - minLose
+			m.DeltaRemoteness = m.stored - minLose
 		case "tie":
 			m.MoveValue = "tie"
-			m.DeltaRemoteness = m.Remoteness - minTie
+			m.DeltaRemoteness = m.stored - minTie
 		default:
 			m.MoveValue = m.PositionValue
 		}

@@ -123,9 +123,11 @@ func getJSON(t testing.TB, s *httptest.Server, path string, v any) {
 type position struct {
 	Position, AutoguiPosition, PositionValue string
 	Remoteness                               int
+	Rule                                     *tiergame.RuleInfo
 	Moves                                    []struct {
 		Move, AutoguiMove, Position, AutoguiPosition, PositionValue, MoveValue string
 		Remoteness, DeltaRemoteness                                            int
+		Rule                                                                   *tiergame.RuleInfo
 	}
 	Error string
 }
@@ -300,25 +302,56 @@ func walk(t *testing.T, s *httptest.Server, game, variant, start string, limit i
 	return len(seen)
 }
 
+// shown is what the API answers for a record of run o: its remoteness,
+// the plies within the decision for a value the rules decided, and that
+// decision's round (0 for a value they did not).
+func shown(o *oracle.Oracle, v tiergame.Value, remoteness int) (shownRemoteness, round int) {
+	if rr, ok := o.Game.(tiergame.RuleReader); ok {
+		if round, plies, ok := rr.RuleRecord(v, remoteness); ok {
+			return plies, round
+		}
+	}
+	return remoteness, 0
+}
+
+// checkRule checks an answer's rule field against the round and plies
+// the run's record says (round 0: no rule, no field).
+func checkRule(t *testing.T, what string, got *tiergame.RuleInfo, round, plies int) {
+	t.Helper()
+	if round == 0 {
+		if got != nil {
+			t.Fatalf("%s: rule %+v for a value the rules did not decide", what, got)
+		}
+		return
+	}
+	if got == nil || got.Round != round || got.Plies != plies || got.Rule == "" || got.Rule == "unknown" {
+		t.Fatalf("%s: rule %+v, the run says round %d, %d plies", what, got, round, plies)
+	}
+}
+
 // checkAgainstOracle checks an answer against the run: the position's
-// value and remoteness (infinity for a draw), each move's child record,
-// and the UWAPI's move values, delta remotenesses and order.
+// value and remoteness (infinity for a draw; the plies within a rule
+// decision, with its rule), each move's child record, and the UWAPI's
+// move values, delta remotenesses and order.
 func checkAgainstOracle(t *testing.T, o *oracle.Oracle, c codec, a *position) {
 	t.Helper()
 	rec := lookup(t, o, c, a.Position)
-	wantR := rec.Remoteness()
+	wantR, round := shown(o, rec.Value(), rec.Remoteness())
 	if rec.Value() == tiergame.Draw {
 		wantR = remotenessInfinity
 	}
 	if a.PositionValue != rec.Value().String() || a.Remoteness != wantR {
 		t.Fatalf("%s: %s in %d, the run says %s in %d", a.Position, a.PositionValue, a.Remoteness, rec.Value(), wantR)
 	}
+	checkRule(t, a.Position, a.Rule, round, wantR)
 	best := map[string]int{}
 	for i, m := range a.Moves {
 		crec := lookup(t, o, c, m.Position)
-		if m.PositionValue != crec.Value().String() || (crec.Value() != tiergame.Draw && m.Remoteness != crec.Remoteness()) {
-			t.Fatalf("%s move %s: %s in %d, the run says %v", a.Position, m.Move, m.PositionValue, m.Remoteness, crec)
+		cr, cround := shown(o, crec.Value(), crec.Remoteness())
+		if m.PositionValue != crec.Value().String() || (crec.Value() != tiergame.Draw && m.Remoteness != cr) {
+			t.Fatalf("%s move %s: %s in %d, the run says %v (shown in %d)", a.Position, m.Move, m.PositionValue, m.Remoteness, crec, cr)
 		}
+		checkRule(t, a.Position+" move "+m.Move, m.Rule, cround, cr)
 		flip := map[string]string{"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
 		if m.MoveValue != flip[m.PositionValue] {
 			t.Fatalf("%s move %s: moveValue %s for a child %s", a.Position, m.Move, m.MoveValue, m.PositionValue)
@@ -347,7 +380,10 @@ func checkAgainstOracle(t *testing.T, o *oracle.Oracle, c codec, a *position) {
 		if b.MoveValue != a.PositionValue {
 			t.Fatalf("%s is %s, its best move %s", a.Position, a.PositionValue, b.MoveValue)
 		}
-		if b.MoveValue != "draw" && b.Remoteness+1 != a.Remoteness {
+		// A position the rules declared lost (0 plies) is not valued by
+		// its best move.
+		declared := a.Rule != nil && a.Rule.Plies == 0
+		if b.MoveValue != "draw" && !declared && b.Remoteness+1 != a.Remoteness {
 			t.Fatalf("%s in %d, its best move leads to remoteness %d", a.Position, a.Remoteness, b.Remoteness)
 		}
 	}

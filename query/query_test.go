@@ -336,3 +336,50 @@ func TestRuleJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleMainline follows best play under rules=chessdb from positions
+// the rules decided: the line says each decision as one (remoteness the
+// plies within it, with its rule) and ends where the rule-breaker is
+// declared lost, that many plies on; cut short by max, it still names the
+// rule (found past its end). A line of an ordinary win is unchanged.
+func TestRuleMainline(t *testing.T) {
+	o := solve(t, "xiangqi", "material=KRvKN,rules=chessdb", nil)
+	check := func(plies int) *tiergame.RuleInfo {
+		return &tiergame.RuleInfo{Rule: "perpetual check", Round: 1, Plies: plies}
+	}
+	for _, tc := range []struct {
+		text  string
+		max   int
+		rule  *tiergame.RuleInfo
+		plies int
+		end   string
+	}{
+		{"9/9/4k4/9/9/9/2n6/9/3K5/R8 w", MaxMainline, check(1), 1, EndRules},
+		{"9/9/4k4/9/9/9/2n6/9/3K5/R8 w", 0, check(1), 0, EndMax},
+		{"9/9/4k4/9/9/9/9/9/1n1K5/R8 b", MaxMainline, check(0), 0, EndRules},
+		{"9/4k4/9/9/9/9/9/9/1n1K5/R8 w", MaxMainline, nil, 7, EndGameOver},
+	} {
+		tt, p, err := Parse(o.Game, tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, err := Mainline(o, tt, p, tc.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(line)
+		if line.End != tc.end || len(line.Mainline) != tc.plies || (line.Rule == nil) != (tc.rule == nil) ||
+			(tc.rule != nil && *line.Rule != *tc.rule) || (tc.max > 0 && line.Remoteness != tc.plies) {
+			t.Errorf("%s, max %d: %s", tc.text, tc.max, b)
+		}
+		for i, s := range line.Mainline {
+			want := tc.plies - 1 - i
+			if s.Remoteness != want || (s.Rule == nil) != (tc.rule == nil) || (s.Rule != nil && *s.Rule != *check(want)) {
+				t.Errorf("%s: step %d %+v, rule %+v", tc.text, i, s, s.Rule)
+			}
+		}
+		if bytes.Contains(b, []byte(`"remoteness":409`)) || (tc.rule == nil) == bytes.Contains(b, []byte(`"rule":`)) {
+			t.Errorf("%s: %s", tc.text, b)
+		}
+	}
+}

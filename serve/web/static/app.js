@@ -47,8 +47,12 @@
     e.hidden = !msg;
   }
 
-  // valueText words a value and remoteness: "win in 7", "draw", ...
-  function valueText(value, remoteness) {
+  // valueText words a value and remoteness: "win in 7", "draw", ...; with
+  // rule (the API's "rule" or "child_rule": a value the rules of play
+  // decided, the remoteness its plies), "win by the rules (perpetual
+  // check, round 1, 3 plies)".
+  function valueText(value, remoteness, rule) {
+    if (rule) return `${value} by the rules (${rule.rule}, round ${rule.round}, ${remoteness} plies)`;
     switch (value) {
       case "win": return `win in ${remoteness}`;
       case "lose": return remoteness === 0 ? "lose (game over)" : `lose in ${remoteness}`;
@@ -132,7 +136,7 @@
       summary += ". " + eq;
       renderChance(ans);
     } else {
-      summary = valueText(ans.value, ans.remoteness);
+      summary = valueText(ans.value, ans.remoteness, ans.rule);
       $("value").textContent = summary.charAt(0).toUpperCase() + summary.slice(1);
       $("value").className = "value-" + ans.value;
       $("chance").hidden = true;
@@ -149,7 +153,7 @@
     const list = $("moves");
     list.replaceChildren();
     for (const m of moves) {
-      const words = valueText(m.mover_value || m.value, m.mover_remoteness ?? m.remoteness);
+      const words = valueText(m.mover_value || m.value, m.mover_remoteness ?? m.remoteness, m.child_rule);
       const b = moveItem(list, m.value, m.move, m.move, words, `${m.move}: ${words}`, () => go(m.position, true));
       b.dataset.value = m.value;
       lightOnHover(b, m.move);
@@ -265,12 +269,14 @@
     (ans.mainline || []).forEach((step, i) => {
       // Coloured as the move is for the player who made it.
       const mover = flip(step.value);
-      const words = step.value === "draw" ? "draw" : `then ${valueText(step.value, step.remoteness)}`;
+      const words = step.value === "draw" ? "draw" : `then ${valueText(step.value, step.remoteness, step.rule)}`;
       moveItem(list, mover, step.move, `${i + 1}. ${step.move}`, words,
         `ply ${i + 1}, ${step.move}, ${words}; show this position`, () => go(step.position, true));
     });
-    const ends = { "game over": "The game is over.", "draw (loop)": "A draw: the line repeats.", max: "The line goes on (cut here)." };
-    $("mainline-end").textContent = ans.mainline && ans.mainline.length ? ends[ans.end] || ans.end : "No moves: the game is over.";
+    const ends = { "game over": "The game is over.", "draw (loop)": "A draw: the line repeats.", max: "The line goes on (cut here).",
+      "lost by the rules": "The side to move broke a rule of play and is declared lost." };
+    const steps = ans.mainline && ans.mainline.length;
+    $("mainline-end").textContent = steps || ans.end === "lost by the rules" ? ends[ans.end] || ans.end : "No moves: the game is over.";
     $("mainline-box").hidden = false;
   }
 

@@ -6,9 +6,11 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -662,16 +664,18 @@ func onlyResultsStored(t *testing.T, c *testCluster, run *api.Run) {
 
 // TestLoopyPartsBlocked: the units of a loopy tier too large for the
 // only worker's budget (its closing, then its parts) are not leased to
-// it, and the status says why.
+// it, and the status says why. Submitted while that worker is present,
+// the run is refused, with the least budget that would do.
 func TestLoopyPartsBlocked(t *testing.T) {
 	c := startCluster(t, 1, 5*time.Second)
-	c.startWorkerWith("small", 1, func(cfg *worker.Config) { cfg.Budget = 1 << 20 })
 	cl := c.client()
 	ctx := context.Background()
-	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
+	settings := &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}
+	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.startWorkerWith("small", 1, func(cfg *worker.Config) { cfg.Budget = 1 << 20 })
 	var blocked string
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && blocked == ""; time.Sleep(100 * time.Millisecond) {
 		st, err := cl.Status(ctx)
@@ -695,6 +699,11 @@ func TestLoopyPartsBlocked(t *testing.T) {
 			tr.Parts != nil && slices.ContainsFunc(tr.Parts.Units, estimated) {
 			t.Errorf("tier %d: a unit leased to a worker too small for it", tr.Tier)
 		}
+	}
+	_, err = cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: settings})
+	var he *api.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusBadRequest || !strings.Contains(he.Msg, "needs workers of at least 3") || !strings.Contains(he.Msg, "the largest present has 1.0 MiB") {
+		t.Errorf("a run submitted while only a worker too small for it is present: %v", err)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/tiersolve/tiersolve/cluster/blobstore"
 	"github.com/tiersolve/tiersolve/cluster/coordinator/internal/state"
 	"github.com/tiersolve/tiersolve/cluster/internal/wire"
+	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/tiergraph"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
@@ -402,6 +403,16 @@ func (n *Node) submit(req *api.SubmitRequest) (string, error) {
 			tr.Children = append(tr.Children, uint64(c))
 		}
 		run.Tiers = append(run.Tiers, tr)
+	}
+	// Workers present, each with a budget, none of which could ever take
+	// some unit however the leader cuts it: refused now, rather than a
+	// run that waits for ever (a run submitted before its workers start
+	// is not checked: its status says why it waits, if it does).
+	if largest := largestBudget(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL)); largest > 0 {
+		if need, tier := run.LeastBudget(); need > uint64(largest) {
+			return "", fmt.Errorf("%w: %s: tier %s needs workers of at least %s (its closing, or its solving at the finest cut), and the largest present has %s: start workers with more --memory",
+				errBadRequest, g.Name(), tier, plan.BytesString(need), plan.BytesString(uint64(largest)))
+		}
 	}
 	res, err := n.propose(state.Create(run))
 	if err != nil {

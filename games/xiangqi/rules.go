@@ -3,12 +3,13 @@ package xiangqi
 import (
 	"errors"
 	"fmt"
-
+	"math/bits"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -113,13 +114,15 @@ func (g *Game) RulesApply(t tiergame.Tier) bool {
 	return true
 }
 
-// The states of a position in the pass.
+// The states of a position in the pass, two bits a hash. The pass only
+// asks whether a position is undecided, a win, or a loss or draw for its
+// side to move (a move to it is no loss for the mover); a position the
+// rules decide was undecided, so its slot tells which of the two it is.
 const (
-	stAbsent  uint8 = iota // no legal position, or not in the tier
-	stWin                  // a win for the side to move
-	stLose                 // a loss
-	stDraw                 // a draw that is final (a tie, or a draw the rules cannot touch)
-	stUnknown              // a draw of the loopy solve: what the rules may decide
+	stAbsent  uint64 = iota // no legal position, or not in the tier
+	stWin                   // a win for the side to move
+	stHolds                 // a loss or a final draw (a tie, or a draw the rules cannot touch)
+	stUnknown               // a draw of the loopy solve: what the rules may decide
 )
 
 // The flags of a position in the pass. The first five are set once; the
@@ -141,30 +144,119 @@ const (
 	fSticky  = fInCheck | fCheck | fInChase | fChase
 )
 
-// judge is the rule pass over one tier.
+// judge is the rule pass over one tier. Its arrays are outside the Go
+// heap (bigmem), so the collector's goal does not double them, and only
+// the undecided positions (the draws of the loopy solve, a fraction of
+// the tier's hashes) have a slot of flags: a hash has two bits of state
+// and two of the index of the slots (unknown, below).
 type judge struct {
-	g  *Game
-	l  *layout
-	t  tiergame.Tier
-	st []uint8
-	fl []uint32 // read and written atomically: the sweeps run in parallel
-	// decided holds the rule decisions, by position: few beside the
-	// tier, so kept apart from the arrays of every position.
-	decided map[uint64]decision
-	errMu   sync.Mutex
-	err     error
+	g *Game
+	l *layout
+	t tiergame.Tier
+	// st holds each hash's state, 32 to a word.
+	st []uint64
+	// unknown has the bit of each hash undecided after the loopy solve,
+	// fixed once init has run; below[w] counts the bits of the words
+	// before w: the rank of an undecided hash is its slot.
+	unknown []uint64
+	below   []uint64
+	// fl holds an undecided position's flags by slot, read and written
+	// atomically (the sweeps run in parallel), and once the rules decide
+	// it, its decision (see decide).
+	fl   []uint32
+	mems []*bigmem.Array
+
+	errMu sync.Mutex
+	err   error
 	// workers is how many goroutines the passes over the tier use.
 	workers int
 }
 
-// flag returns position h's flags.
-func (j *judge) flag(h uint64) uint32 { return atomic.LoadUint32(&j.fl[h]) }
+// words returns n zero words outside the Go heap, freed by free.
+func (j *judge) words(n uint64) ([]uint64, error) {
+	a, err := bigmem.Words(n)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tier %s: %w", ErrRules, j.l.m, err)
+	}
+	j.mems = append(j.mems, a)
+	return a.Words(), nil
+}
 
-// setFlag sets position h's flags.
-func (j *judge) setFlag(h uint64, f uint32) { atomic.StoreUint32(&j.fl[h], f) }
+// free returns the judge's arrays.
+func (j *judge) free() {
+	for _, a := range j.mems {
+		a.Free()
+	}
+	j.mems, j.st, j.unknown, j.below, j.fl = nil, nil, nil, nil, nil
+}
 
-// orFlag adds flags to position h's.
-func (j *judge) orFlag(h uint64, f uint32) { atomic.OrUint32(&j.fl[h], f) }
+// state returns hash h's state.
+func (j *judge) state(h uint64) uint64 { return j.st[h>>5] >> (h & 31 * 2) & 3 }
+
+// setState changes hash h's state to s; nothing reads or writes the word
+// at the same time (build runs on one goroutine).
+func (j *judge) setState(h uint64, s uint64) {
+	w := &j.st[h>>5]
+	*w = *w&^(3<<(h&31*2)) | s<<(h&31*2)
+}
+
+// slot returns the slot of undecided hash h.
+func (j *judge) slot(h uint64) uint64 {
+	w := h >> 6
+	return j.below[w] + uint64(bits.OnesCount64(j.unknown[w]&(1<<(h&63)-1)))
+}
+
+// isUnknown reports whether hash h was undecided after the loopy solve
+// (it has a slot).
+func (j *judge) isUnknown(h uint64) bool { return j.unknown[h>>6]>>(h&63)&1 != 0 }
+
+// flag returns undecided position h's flags.
+func (j *judge) flag(h uint64) uint32 { return atomic.LoadUint32(&j.fl[j.slot(h)]) }
+
+// setFlag sets undecided position h's flags.
+func (j *judge) setFlag(h uint64, f uint32) { atomic.StoreUint32(&j.fl[j.slot(h)], f) }
+
+// orFlag adds flags to undecided position h's.
+func (j *judge) orFlag(h uint64, f uint32) { atomic.OrUint32(&j.fl[j.slot(h)], f) }
+
+// eachUnknown calls f for the hashes undecided after the loopy solve
+// among side, side+2, ... (every one for step 1), as each does.
+func (j *judge) eachUnknown(first, step uint64, f func(h uint64) bool) bool {
+	mask := ^uint64(0)
+	if step == 2 {
+		mask = 0x5555555555555555 << first
+	}
+	const block = 1 << 8 // words
+	n := (uint64(len(j.unknown)) + block - 1) / block
+	var next atomic.Uint64
+	var any atomic.Bool
+	var wg sync.WaitGroup
+	for range max(j.workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found := false
+			for {
+				b := next.Add(1) - 1
+				if b >= n {
+					break
+				}
+				for w := b * block; w < min((b+1)*block, uint64(len(j.unknown))); w++ {
+					for x := j.unknown[w] & mask; x != 0; x &= x - 1 {
+						if f(w<<6 + uint64(bits.TrailingZeros64(x))) {
+							found = true
+						}
+					}
+				}
+			}
+			if found {
+				any.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return any.Load()
+}
 
 // each calls f for the hashes side, side+step, ... below the tier's
 // size, on the judge's workers, each taking blocks of hashes in turn.
@@ -215,19 +307,34 @@ func (j *judge) each(first, step uint64, f func(h uint64) bool) bool {
 // the new results back by retrograde steps, and repeat until a round
 // decides nothing.
 func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) ([]RuleDecision, error) {
+	var out []RuleDecision
+	err := g.judgeTier(t, value, child, func(d RuleDecision) error {
+		out = append(out, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// judgeTier is JudgeTier giving each decision to yield, in increasing
+// order of hashes, rather than holding them all; it stops at yield's
+// first error.
+func (g *Game) judgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, yield func(RuleDecision) error) error {
 	if !g.RulesApply(t) {
-		return nil, nil
+		return nil
 	}
 	l := g.mustLayout(t)
-	j := &judge{g: g, l: l, t: t, st: make([]uint8, l.size), fl: make([]uint32, l.size),
-		decided: map[uint64]decision{},
-		workers: runtime.GOMAXPROCS(0)}
-	j.init(value, child)
-	j.initCheckChase()
+	j := &judge{g: g, l: l, t: t, workers: runtime.GOMAXPROCS(0)}
+	defer j.free()
+	if err := j.init(value, child); err != nil {
+		return err
+	}
 	done := [2]bool{}
 	for round := 1; ; round++ {
 		if round > 255 {
-			return nil, fmt.Errorf("%w: tier %s: more than 255 rounds", ErrRules, l.m)
+			return fmt.Errorf("%w: tier %s: more than 255 rounds", ErrRules, l.m)
 		}
 		j.labelMay()
 		j.removeFake()
@@ -237,27 +344,30 @@ func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 			}
 		}
 		if j.err != nil {
-			return nil, j.err
+			return j.err
 		}
 		if done[0] && done[1] {
 			break
 		}
 	}
-	var out []RuleDecision
-	hs := make([]uint64, 0, len(j.decided))
-	for h := range j.decided {
-		hs = append(hs, h)
-	}
-	slices.Sort(hs)
-	for _, h := range hs {
-		d := j.decided[h]
-		v := tiergame.Win
-		if j.st[h] == stLose {
-			v = tiergame.Lose
+	for w, x := range j.unknown {
+		for ; x != 0; x &= x - 1 {
+			h := uint64(w)<<6 + uint64(bits.TrailingZeros64(x))
+			s := j.state(h)
+			if s == stUnknown {
+				continue
+			}
+			v := tiergame.Win
+			if s == stHolds {
+				v = tiergame.Lose
+			}
+			d := j.decision(h)
+			if err := yield(RuleDecision{Pos: tiergame.Position(h), Value: v, Round: int(d.round), Rule: d.rule, Plies: int(d.plies)}); err != nil {
+				return err
+			}
 		}
-		out = append(out, RuleDecision{Pos: tiergame.Position(h), Value: v, Round: int(d.round), Rule: d.rule, Plies: int(d.plies)})
 	}
-	return out, nil
+	return nil
 }
 
 // load returns the state of hash h (legal, in the tier).
@@ -267,22 +377,50 @@ func (j *judge) load(h uint64) (state, ruleBoard) {
 	return st, ruleBoard{b: st.b, turn: st.pl.side}
 }
 
-// init sets the states from the values and the capture draws.
-func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) {
+// init sets the states from the values, gives the undecided positions
+// their slots, and marks the capture draws and the checks and chases
+// (initCheckChase).
+func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) error {
+	size := j.l.size
+	var err error
+	if j.st, err = j.words((size + 31) / 32); err != nil {
+		return err
+	}
+	if j.unknown, err = j.words((size + 63) / 64); err != nil {
+		return err
+	}
 	j.each(0, 1, func(h uint64) bool {
+		var s uint64
 		switch value(tiergame.Position(h)) {
 		case tiergame.Win:
-			j.st[h] = stWin
-		case tiergame.Lose:
-			j.st[h] = stLose
-		case tiergame.Tie:
-			j.st[h] = stDraw
+			s = stWin
+		case tiergame.Lose, tiergame.Tie:
+			s = stHolds
 		case tiergame.Draw:
-			j.st[h] = stUnknown
+			s = stUnknown
+			atomic.OrUint64(&j.unknown[h>>6], 1<<(h&63))
 		}
-		if j.st[h] != stUnknown {
-			return false
+		if s != stAbsent {
+			atomic.OrUint64(&j.st[h>>5], s<<(h&31*2))
 		}
+		return false
+	})
+	if j.below, err = j.words(uint64(len(j.unknown))); err != nil {
+		return err
+	}
+	n := uint64(0)
+	for w, x := range j.unknown {
+		j.below[w] = n
+		n += uint64(bits.OnesCount64(x))
+	}
+	fl, err := j.words((n + 1) / 2)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		j.fl = unsafe.Slice((*uint32)(unsafe.Pointer(&fl[0])), n)
+	}
+	j.eachUnknown(0, 1, func(h uint64) bool {
 		var st state
 		j.l.load(h, &st)
 		var buf [128]xq.Move
@@ -298,14 +436,16 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 		}
 		return false
 	})
+	j.initCheckChase()
+	return nil
 }
 
 // known reports whether position h's value is settled (or h is none).
-func (j *judge) known(h uint64) bool { return j.st[h] != stUnknown }
+func (j *judge) known(h uint64) bool { return j.state(h) != stUnknown }
 
 // holds reports whether known position h is a loss or a draw for its
 // side to move: a move to it is no loss for the mover.
-func (j *judge) holds(h uint64) bool { return j.st[h] == stLose || j.st[h] == stDraw }
+func (j *judge) holds(h uint64) bool { return j.state(h) == stHolds }
 
 // quiets returns the legal quiet moves of position st and where they
 // lead.
@@ -322,10 +462,7 @@ func (j *judge) quiets(st *state, h uint64, dst []xq.Move) ([]xq.Move, []uint64)
 // initCheckChase marks, once, every undecided position in check or
 // answering a chase, and the undecided positions its answers reach.
 func (j *judge) initCheckChase() {
-	j.each(0, 1, func(h uint64) bool {
-		if j.st[h] != stUnknown {
-			return false
-		}
+	j.eachUnknown(0, 1, func(h uint64) bool {
 		var buf [128]xq.Move
 		st, rb := j.load(h)
 		check := rb.inCheck()
@@ -338,7 +475,7 @@ func (j *judge) initCheckChase() {
 		found := false
 		for _, m := range ms {
 			c := st.moved(h, m)
-			if j.st[c] != stUnknown {
+			if j.state(c) != stUnknown {
 				continue
 			}
 			found = true
@@ -363,9 +500,9 @@ func (j *judge) initCheckChase() {
 // lasting ones (a capture to a draw keeps a loss flag only beside the
 // win flag of the same rule).
 func (j *judge) labelMay() {
-	j.each(0, 1, func(h uint64) bool {
+	j.eachUnknown(0, 1, func(h uint64) bool {
 		f := j.flag(h)
-		if j.st[h] != stUnknown || f&fSticky == 0 {
+		if j.state(h) != stUnknown || f&fSticky == 0 {
 			return false
 		}
 		f &^= fWorking | fListed
@@ -427,9 +564,9 @@ func (j *judge) sweep(n, step int) bool {
 	}
 	found := false
 	for side := uint64(0); side < 2; side++ {
-		if j.each(side, 2, func(h uint64) bool {
+		if j.eachUnknown(side, 2, func(h uint64) bool {
 			f := j.flag(h)
-			if f&fListed == 0 || j.st[h] != stUnknown || f&mask == 0 {
+			if f&fListed == 0 || j.state(h) != stUnknown || f&mask == 0 {
 				return false
 			}
 			var nf uint32
@@ -457,9 +594,9 @@ func (j *judge) sweep(n, step int) bool {
 // by the same rule (xiangqitb's fourth step), and reports whether it
 // cleared any.
 func (j *judge) mutual() bool {
-	return j.each(0, 1, func(h uint64) bool {
+	return j.eachUnknown(0, 1, func(h uint64) bool {
 		f := j.flag(h)
-		if f&fListed == 0 || j.st[h] != stUnknown {
+		if f&fListed == 0 || j.state(h) != stUnknown {
 			return false
 		}
 		nf := f
@@ -861,25 +998,28 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 func (j *judge) build(root xq.Side, round int) bool {
 	opp := root.Other()
 	var gen []uint64
-	for h := uint64(opp); h < j.l.size; h += 2 {
-		if j.st[h] != stUnknown {
-			continue
-		}
-		f := j.flag(h)
-		var r Rule
-		switch {
-		case f&(fCheckLose|fCheckWin) != 0:
-			if f&fCheckLose != 0 && f&fCheckWin == 0 && f&fCapDraw == 0 {
-				r = RuleCheck
+	for w, x := range j.unknown {
+		for x &= 0x5555555555555555 << opp; x != 0; x &= x - 1 {
+			h := uint64(w)<<6 + uint64(bits.TrailingZeros64(x))
+			if j.state(h) != stUnknown {
+				continue
 			}
-		case f&(fChaseLose|fChaseWin) != 0:
-			if f&fChaseLose != 0 && f&fChaseWin == 0 && f&fCapDraw == 0 {
-				r = RuleChase
+			f := j.flag(h)
+			var r Rule
+			switch {
+			case f&(fCheckLose|fCheckWin) != 0:
+				if f&fCheckLose != 0 && f&fCheckWin == 0 && f&fCapDraw == 0 {
+					r = RuleCheck
+				}
+			case f&(fChaseLose|fChaseWin) != 0:
+				if f&fChaseLose != 0 && f&fChaseWin == 0 && f&fCapDraw == 0 {
+					r = RuleChase
+				}
 			}
-		}
-		if r != RuleNone {
-			j.decide(h, stLose, round, r, 0)
-			gen = append(gen, h)
+			if r != RuleNone {
+				j.decide(h, stHolds, round, r, 0)
+				gen = append(gen, h)
+			}
 		}
 	}
 	if len(gen) == 0 {
@@ -894,11 +1034,11 @@ func (j *judge) build(root xq.Side, round int) bool {
 			parents = j.g.Parents(j.t, tiergame.Position(h), j.t, parents[:0])
 			for _, p := range parents {
 				u := uint64(p)
-				if j.st[u] != stUnknown {
+				if j.state(u) != stUnknown {
 					continue
 				}
 				if mover == root {
-					j.decide(u, stWin, round, j.decided[h].rule, n)
+					j.decide(u, stWin, round, j.decision(h).rule, n)
 					next = append(next, u)
 					continue
 				}
@@ -911,16 +1051,16 @@ func (j *judge) build(root xq.Side, round int) bool {
 				r := RuleNone
 				for i := range ms {
 					c := hs[i]
-					if j.st[c] != stWin {
+					if j.state(c) != stWin {
 						lost = false
 						break
 					}
-					if d, ok := j.decided[c]; ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
+					if d, ok := j.decidedAt(c); ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
 						r = d.rule
 					}
 				}
 				if lost {
-					j.decide(u, stLose, round, r, n)
+					j.decide(u, stHolds, round, r, n)
 					next = append(next, u)
 				}
 			}
@@ -940,10 +1080,27 @@ type decision struct {
 	plies uint16
 }
 
-// decide records a rule decision.
-func (j *judge) decide(h uint64, s uint8, round int, r Rule, plies int) {
-	j.st[h] = s
-	j.decided[h] = decision{round: uint8(round), rule: r, plies: uint16(min(plies, 1<<16-1))}
+// decide records a rule decision of undecided position h: its state
+// (stWin or stHolds, a loss), and in its slot, whose flags the pass no
+// longer reads, the round (8 bits), the rule (2) and the plies (16).
+func (j *judge) decide(h uint64, s uint64, round int, r Rule, plies int) {
+	j.setState(h, s)
+	atomic.StoreUint32(&j.fl[j.slot(h)], uint32(uint8(round))|uint32(r)<<8|uint32(min(plies, 1<<16-1))<<10)
+}
+
+// decision returns the decision of position h, which the rules decided.
+func (j *judge) decision(h uint64) decision {
+	x := atomic.LoadUint32(&j.fl[j.slot(h)])
+	return decision{round: uint8(x), rule: Rule(x >> 8 & 3), plies: uint16(x >> 10)}
+}
+
+// decidedAt returns the decision of position h and true if the rules
+// decided it.
+func (j *judge) decidedAt(h uint64) (decision, bool) {
+	if !j.isUnknown(h) || j.state(h) == stUnknown {
+		return decision{}, false
+	}
+	return j.decision(h), true
 }
 
 // Rule-decided records keep the game's value and remoteness form: the

@@ -55,6 +55,12 @@ type Settings struct {
 	// lockstep by levels of remoteness (Parts); 0 or 1: a loopy tier is
 	// one unit. The results do not depend on it.
 	LoopyRanges int `json:"loopy_ranges,omitempty"`
+	// CloseRanges is how many ranges of its hashes a loopy tier's closing
+	// is cut into, each a unit on its own worker, in rounds (CloseRange;
+	// at most plan.MaxCloseRanges): 1 is one unit (Close); 0 leaves it to
+	// the cluster, one range per plan.CloseRangeHashes (one unit for a
+	// tier below two of them). The results do not depend on it.
+	CloseRanges int `json:"close_ranges,omitempty"`
 }
 
 // MaxLoopyRanges bounds Settings.LoopyRanges: every part may send notes
@@ -82,6 +88,16 @@ const (
 	// then reach.CloseTier; outputs the closed tier as a partial level
 	// file of the tier itself, and partial level files of its children.
 	Close Kind = "close"
+	// CloseRange: a round of a range (Lo, Hi) of a loopy tier's closing
+	// by ranges (Settings.CloseRanges): the range's set so far (Level,
+	// none in the first round) and what comes to it (Partials: its
+	// parents' partial level files in the first round, the notes the
+	// other ranges sent in the last one), closed in the range by
+	// reach.CloseRound; outputs the range's set (RoleCheckpoint), what it
+	// found in other ranges (RoleNotes), both partial level files of the
+	// tier, and partial level files of its children. The rounds go on
+	// until one sends no notes.
+	CloseRange Kind = "close-range"
 	// SolveRange: solved.SolveRange over a range of a loop-free tier;
 	// outputs a value database of the range's records.
 	SolveRange Kind = "solve"

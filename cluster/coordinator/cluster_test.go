@@ -747,3 +747,53 @@ func TestRulesSolvedWhole(t *testing.T) {
 	}
 	checkFetched(t, cl, id, game, option, false)
 }
+
+// TestClosingByRanges: every loopy tier's closing cut into 3 ranges of
+// its hashes (api.Settings.CloseRanges), each a unit on its own worker,
+// in rounds with notes between them, until a round sends none: the
+// fetched folder is the embedded run's bytes, and the tiers' closings
+// took more than one round.
+func TestClosingByRanges(t *testing.T) {
+	for _, tc := range []struct{ game, option string }{{"quixo", "size=3"}, {"xiangqi", "material=KRvKA"}} {
+		t.Run(tc.game, func(t *testing.T) {
+			c := newTestCluster(t, 3, 5*time.Second)
+			c.startAll()
+			for _, w := range []string{"w1", "w2", "w3"} {
+				c.startWorker(w, 1)
+			}
+			cl := c.client()
+			ctx := context.Background()
+			id, err := cl.Submit(ctx, api.SubmitRequest{Game: tc.game, Option: tc.option, Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, CloseRanges: 3}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			run, err := cl.Run(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranged, rounds := 0, 0
+			workers := map[string]bool{}
+			for _, tr := range run.Tiers {
+				if len(tr.Reach) == 0 || tr.Reach[0].Kind != api.CloseRange {
+					continue
+				}
+				ranged++
+				if len(tr.Reach)%3 != 0 {
+					t.Errorf("tier %s: %d closing units, not whole rounds of 3", tr.Name, len(tr.Reach))
+				}
+				rounds = max(rounds, len(tr.Reach)/3)
+				for _, u := range tr.Reach {
+					if u.Done != nil {
+						workers[u.Done.Worker] = true
+					}
+				}
+			}
+			t.Logf("%d tiers closed by ranges, in up to %d rounds, on %d workers", ranged, rounds, len(workers))
+			if ranged == 0 || rounds < 2 || len(workers) < 2 {
+				t.Errorf("%d tiers closed by ranges, in up to %d rounds, on %d workers", ranged, rounds, len(workers))
+			}
+			checkFetched(t, cl, id, tc.game, tc.option, false)
+		})
+	}
+}

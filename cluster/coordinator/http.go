@@ -372,9 +372,9 @@ func (n *Node) submit(req *api.SubmitRequest) (string, error) {
 		set = *req.Settings
 	}
 	if set.RangesPerThread < 1 || set.ExpandRangesPerThread < 0 || set.MaxRanges < 1 || set.MaxRanges > 1<<16 || set.Level < 1 || set.Level > 9 ||
-		set.LoopyRanges < 0 || set.LoopyRanges > api.MaxLoopyRanges {
-		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, expand_ranges_per_thread at least 0, max_ranges 1 to 65536, level 1 to 9, loopy_ranges 0 to %d",
-			errBadRequest, api.MaxLoopyRanges)
+		set.LoopyRanges < 0 || set.LoopyRanges > api.MaxLoopyRanges || set.CloseRanges < 0 || set.CloseRanges > plan.MaxCloseRanges {
+		return "", fmt.Errorf("%w: settings: ranges_per_thread must be at least 1, expand_ranges_per_thread at least 0, max_ranges 1 to 65536, level 1 to 9, loopy_ranges 0 to %d, close_ranges 0 to %d",
+			errBadRequest, api.MaxLoopyRanges, plan.MaxCloseRanges)
 	}
 	if _, err := quotient.Reduce(g, set.Symmetry); err != nil {
 		return "", fmt.Errorf("%w: %v", errBadRequest, err)

@@ -41,6 +41,7 @@ type executor struct {
 var executors = map[api.Kind]executor{
 	api.Expand:     {run: (*Worker).expand},
 	api.Close:      {run: (*Worker).close, wholeTier: true},
+	api.CloseRange: {run: (*Worker).closeRange, wholeTier: true},
 	api.SolveRange: {run: (*Worker).solveRange, keepsResults: true},
 	api.SolveTier:  {run: (*Worker).solveTier, wholeTier: true},
 	api.KidNotes:   {run: (*Worker).kidNotes},
@@ -147,6 +148,76 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 	}
 	u.computed()
 	if err := u.out.partial(u.g, reach.Target{Tier: u.tier, Set: set}); err != nil {
+		return 0, err
+	}
+	for _, targets := range shares {
+		for _, tg := range targets {
+			if err := u.out.partial(u.g, tg); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return done.Load(), nil
+}
+
+// closeRange runs a round of a range of a loopy tier's closing by ranges
+// (reach.CloseRound): the range's set so far (its checkpoint, the Level;
+// none in the first round) gains what comes to it (the Partials: the
+// parents' partial level files, then the other ranges' notes) that it
+// lacks, which is expanded; the outputs are the notes for the other
+// ranges, the range's new checkpoint and the children's partial level
+// files.
+func (w *Worker) closeRange(ctx context.Context, u *unit) (uint64, error) {
+	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
+	for i, c := range u.children {
+		kids[i] = u.g.TierSize(c)
+	}
+	workers := w.cfg.Threads
+	for w.cfg.Budget > 0 && workers > 1 && plan.CloseRangeBytes(size, u.Hi-u.Lo, kids, workers) > uint64(w.cfg.Budget) {
+		workers--
+	}
+	release, err := w.reserveUnit(ctx, u, int64(plan.CloseRangeBytes(size, u.Hi-u.Lo, kids, workers)), 0)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	own := bitarray.New(u.Lo, u.Hi-u.Lo)
+	if u.Level != nil {
+		full, err := w.mergeTier(ctx, u.g, u.tier, []api.Blob{*u.Level})
+		if err != nil {
+			return 0, err
+		}
+		if own, err = reach.RangeOf(full, u.rng); err != nil {
+			return 0, err
+		}
+	}
+	full, err := w.mergeTier(ctx, u.g, u.tier, u.Partials)
+	if err != nil {
+		return 0, err
+	}
+	frontier, err := reach.RangeOf(full, u.rng)
+	if err != nil {
+		return 0, err
+	}
+	full = nil
+	fw, ow := frontier.Words(), own.Words()
+	for i := range fw {
+		fw[i] &^= ow[i]
+		ow[i] |= fw[i]
+	}
+	var done atomic.Uint64
+	notes, shares, err := reach.CloseRound(ctx, u.g, u.tier, own, frontier, u.children, work.Effort{Workers: workers, Done: &done})
+	if err != nil {
+		return 0, err
+	}
+	u.computed()
+	if err := u.out.role(u.g, reach.Target{Tier: u.tier, Set: notes}, api.RoleNotes); err != nil {
+		return 0, err
+	}
+	// The checkpoint over the whole tier, as every partial level file.
+	ckpt := bitarray.New(0, size)
+	copy(ckpt.Words()[u.Lo/plan.CloseRangeAlign:], own.Words())
+	if err := u.out.role(u.g, reach.Target{Tier: u.tier, Set: ckpt}, api.RoleCheckpoint); err != nil {
 		return 0, err
 	}
 	for _, targets := range shares {
@@ -338,6 +409,18 @@ func (o *outputs) partial(g tiergame.Game, tg reach.Target) error {
 		o.w.mem.partials.put(o.last(), owner{o.run, uint64(tg.Tier)}, tg.Set, int64(tg.Set.Len()/8))
 	}
 	return err
+}
+
+// role writes a partial level file of a target's set with a role (a
+// closing's notes or checkpoint), if the set is not empty, as partial
+// does.
+func (o *outputs) role(g tiergame.Game, tg reach.Target, role string) error {
+	n := len(o.outs)
+	if err := o.partial(g, tg); err != nil || len(o.outs) == n {
+		return err
+	}
+	o.outs[n].Role = role
+	return nil
 }
 
 // records writes a range's records as a value database, and keeps them

@@ -19,39 +19,16 @@ import (
 // range sent a note: the union of the ranges' sets is CloseTier's set,
 // and the children's sets, over every round and range, CloseTier's, each
 // position expanded exactly once (the first round it is found in its
-// range).
-
-// CloseRangeAlign is the multiple of hashes the ranges of a closing by
-// ranges are cut at: whole words of a set, so a range's words are a
-// slice of the tier's.
-const CloseRangeAlign = 64
-
-// CloseRanges cuts a tier of size hashes into n ranges of equal size
-// (at multiples of CloseRangeAlign), fewer if the tier is too small.
-func CloseRanges(size uint64, n int) []plan.Range {
-	words := (size + CloseRangeAlign - 1) / CloseRangeAlign
-	n = int(max(min(uint64(n), words), 1))
-	out := make([]plan.Range, 0, n)
-	lo := uint64(0)
-	for i := range n {
-		hi := min(words*uint64(i+1)/uint64(n)*CloseRangeAlign, size)
-		if i == n-1 {
-			hi = size
-		}
-		out = append(out, plan.Range{Lo: lo, Hi: hi})
-		lo = hi
-	}
-	return out
-}
+// range). The ranges are cut by plan.CloseRanges.
 
 // RangeOf returns the positions of full (a set over a tier's whole hash
-// space) in range r (aligned at CloseRangeAlign), as a set over r.
+// space) in range r (aligned at plan.CloseRangeAlign), as a set over r.
 func RangeOf(full *bitarray.Set, r plan.Range) (*bitarray.Set, error) {
-	if full.Base() != 0 || r.Lo%CloseRangeAlign != 0 || r.Hi > full.Len() || r.Lo > r.Hi {
+	if full.Base() != 0 || r.Lo%plan.CloseRangeAlign != 0 || r.Hi > full.Len() || r.Lo > r.Hi {
 		return nil, fmt.Errorf("reach: range [%d, %d) of a set over [%d, %d)", r.Lo, r.Hi, full.Base(), full.End())
 	}
 	s := bitarray.New(r.Lo, r.Hi-r.Lo)
-	copy(s.Words(), full.Words()[r.Lo/CloseRangeAlign:])
+	copy(s.Words(), full.Words()[r.Lo/plan.CloseRangeAlign:])
 	if tail := (r.Hi - r.Lo) % 64; tail != 0 {
 		w := s.Words()
 		w[len(w)-1] &= 1<<tail - 1
@@ -68,7 +45,7 @@ func RangeOf(full *bitarray.Set, r plan.Range) (*bitarray.Set, error) {
 // there already) and the children's sets, one slice of targets per
 // worker that did work, as CloseTier does.
 func CloseRound(ctx context.Context, g tiergame.Game, t tiergame.Tier, own, frontier *bitarray.Set, children []tiergame.Tier, e work.Effort) (notes *bitarray.Set, shares [][]Target, err error) {
-	if own.Base() != frontier.Base() || own.Len() != frontier.Len() || own.Base()%CloseRangeAlign != 0 || own.End() > g.TierSize(t) {
+	if own.Base() != frontier.Base() || own.Len() != frontier.Len() || own.Base()%plan.CloseRangeAlign != 0 || own.End() > g.TierSize(t) {
 		return nil, nil, fmt.Errorf("reach: tier %d: a round over [%d, %d) with a frontier over [%d, %d)", t, own.Base(), own.End(), frontier.Base(), frontier.End())
 	}
 	workers, ranges, done := max(e.Workers, 1), e.Ranges, e.Done

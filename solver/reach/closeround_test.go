@@ -89,7 +89,7 @@ func TestCloseByRanges(t *testing.T) {
 // children's sets.
 func closeByRanges(t *testing.T, g tiergame.Game, tt tiergame.Tier, seed *bitarray.Set, children []tiergame.Tier, n int) (*bitarray.Set, []*bitarray.Set) {
 	ctx := context.Background()
-	rs := reach.CloseRanges(g.TierSize(tt), n)
+	rs := plan.CloseRanges(g.TierSize(tt), n)
 	own := make([]*bitarray.Set, len(rs))
 	frontier := make([]*bitarray.Set, len(rs))
 	for i, r := range rs {

@@ -129,9 +129,11 @@ func (s *State) Blocked(id string, largest int64) string {
 			case ref.Phase == api.PhaseParts:
 				what += fmt.Sprintf(" part %d of %d", ref.Index, len(t.Parts.Units))
 			case u.Kind == api.Close:
-				// Closing is one unit over the whole tier, however it is
+				// Closing in one unit holds the whole tier, however it is
 				// solved.
-				what, fix = "closing "+what, "start a worker with more --memory"
+				what, fix = "closing "+what, "start a worker with more --memory, or submit with more --close-ranges"
+			case u.Kind == api.CloseRange:
+				what, fix = fmt.Sprintf("closing %s range %d", what, ref.Index%r.closeRanges(t)), "start a worker with more --memory, or submit with more --close-ranges"
 			}
 			return fmt.Sprintf("%s needs about %s, more than the largest worker budget (%s): %s",
 				what, plan.BytesString(n), plan.BytesString(uint64(largest)), fix)

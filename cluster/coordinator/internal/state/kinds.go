@@ -50,6 +50,12 @@ var kinds = map[api.Kind]kindRules{
 		outputFor: func(t *Tier, out uint64) bool { return out == t.Tier || slices.Contains(t.Children, out) },
 		inputs:    func(r *Run, t *Tier, a *api.Assignment) { a.Partials = r.CloseInputs(t) },
 	},
+	// CloseRange is a round of a range of a loopy tier's closing by
+	// ranges (closing.go).
+	api.CloseRange: {
+		outputFor: func(t *Tier, out uint64) bool { return out == t.Tier || slices.Contains(t.Children, out) },
+		inputs:    closeRangeInputs,
+	},
 	// SolveRange and SolveTier read the tier's level file and its solved
 	// children, and write the records of their range.
 	api.SolveRange: {outputFor: ownTier, single: true, provisional: true, inputs: solveInputs},
@@ -66,8 +72,9 @@ var kinds = map[api.Kind]kindRules{
 }
 
 // reachUnits are the units that take tier t through reachability: for a
-// loopy tier, one Close unit over the whole tier (none for one that got
-// no partials and holds no start position: it is empty); else an Expand
+// loopy tier, one Close unit over the whole tier, or the first round of
+// its closing by ranges (closing.go; none for one that got no partials
+// and holds no start position: it is empty); else an Expand
 // unit per range of the expansion's cut, unless the game is exhaustive
 // (no expansion) or the tier has no children.
 func (r *Run) reachUnits(t *Tier) []*Unit {
@@ -75,7 +82,7 @@ func (r *Run) reachUnits(t *Tier) []*Unit {
 	switch {
 	case t.Loopy:
 		if t == r.Tiers[0] || len(r.CloseInputs(t)) > 0 {
-			us = append(us, &Unit{Kind: api.Close, Lo: 0, Hi: t.Size})
+			us = r.closingUnits(t)
 		}
 	case len(t.Children) > 0 && !r.Exhaustive:
 		for _, rg := range t.Level.ExpandRanges() {
@@ -145,7 +152,7 @@ func solveInputs(r *Run, t *Tier, a *api.Assignment) {
 // itself), or the records of the unit's own tier.
 func Fits(t *Tier, u *Unit, outs []api.Output) bool {
 	rules, ok := kinds[u.Kind]
-	if !ok || inParts(u) && !partOutputs(t, outs) {
+	if !ok || inParts(u) && !partOutputs(t, outs) || u.Kind == api.CloseRange && !closeRangeOutputs(t, outs) {
 		return false
 	}
 	for _, o := range outs {

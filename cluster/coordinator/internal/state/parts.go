@@ -368,6 +368,12 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 			kids[i] = r.Tier(c).Size
 		}
 		return plan.CloseBytes(t.Size, kids, 1)
+	case api.CloseRange:
+		kids := make([]uint64, len(t.Children))
+		for i, c := range t.Children {
+			kids[i] = r.Tier(c).Size
+		}
+		return plan.CloseRangeBytes(t.Size, u.Hi-u.Lo, kids, 1)
 	case api.Part:
 		p := t.Parts
 		if p == nil || p.Phase == api.PartsFirst {

@@ -21,6 +21,7 @@ func TestFSMRecut(t *testing.T) {
 	h := newHarness(t)
 	run := chainRun()
 	run.Tiers[1].Size, run.Tiers[2].Size = size, size/2
+	run.Settings.CloseRanges = 1 // closed in one unit, which this test stands for
 	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
 	grantComplete := func(ref api.UnitRef, outs ...api.Output) uint64 {
 		t.Helper()

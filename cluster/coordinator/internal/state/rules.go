@@ -62,6 +62,8 @@ func (r *Run) advanceTier(t *Tier) bool {
 	case t.Reach == nil && !t.Loopy && t.Level != nil:
 		t.Reach = r.reachUnits(t)
 		return true
+	case !t.Expanded && r.nextRound(t):
+		return true
 	case !t.Expanded && allDone(t.Reach):
 		t.Expanded = true
 		return true
@@ -210,6 +212,9 @@ func (r *Run) levelInputsReady(t *Tier) bool {
 // file (for a loopy tier: the closed tier); for a loopy tier's Close unit
 // the parents' partials are its inputs instead (CloseInputs).
 func (r *Run) LevelInputs(t *Tier) []api.Blob {
+	if t.Loopy && closingByRanges(t) {
+		return r.closedRanges(t)
+	}
 	if t.Loopy {
 		return outputsFor(t.Reach, t.Tier)
 	}

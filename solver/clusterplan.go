@@ -60,8 +60,11 @@ type ClusterTier struct {
 	Seconds float64
 	// CloseSeconds is the estimated time of a loopy tier's closing in
 	// its reachability, before it is solved: one unit on one worker of
-	// threads threads, however many parts it is solved in.
+	// threads threads, or by CloseRanges ranges (plan.CloseRangeCount,
+	// above 1) on as many workers as there are, however many parts it is
+	// solved in.
 	CloseSeconds float64
+	CloseRanges  int
 }
 
 // ClusterPlan plans the run's solving on workers machines of threads
@@ -85,7 +88,8 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				ct.Parts = 0
 				ct.Fits = plan.LoopyTierBytes(size, count, kids) <= memory
 			}
-			ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads))
+			ct.CloseRanges = len(plan.CloseRanges(size, plan.CloseRangeCount(size, 0)))
+			ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads)) / float64(min(ct.CloseRanges, workers))
 			cores = float64(threads)
 			if ct.Parts == 0 {
 				ct.Bytes = plan.LoopyTierBytes(size, count, kids)

@@ -315,7 +315,7 @@ func (p *Program) runSubmit(e *cli.Env, args []string) error {
 	level := fs.Int("level", api.DefaultSettings.Level, "gzip level of bitmaps (type 3) in full level files, 1 to 9")
 	symmetry := fs.Bool("symmetry", false, "keep one canonical position per symmetry class of the game, as "+p.Name()+" solve --symmetry")
 	loopyRanges := fs.Int("loopy-ranges", 0, "solve each loopy tier in this many parts (ranges of its hashes) on different workers, in lockstep by levels (0 or 1: a loopy tier is one unit)")
-	closeRanges := fs.Int("close-ranges", 0, "close each loopy tier in this many ranges of its hashes on different workers, in rounds (1: one unit; 0: one range per 2^25 hashes, one unit below two)")
+	closeRanges := fs.Int("close-ranges", 0, "close each loopy tier in this many ranges of its hashes on different workers, in rounds (1: one unit; 0: one range per 2^24 hashes, one unit below two)")
 	wait := fs.Bool("wait", false, "wait for the run to finish (exit 1 if it fails)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err

@@ -159,6 +159,9 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 		closes := "-"
 		if t.Loopy {
 			closes = fmt.Sprintf("%.1fs", t.CloseSeconds)
+			if t.CloseRanges > 1 {
+				closes += fmt.Sprintf(" in %d ranges", t.CloseRanges)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%s\t%s\t%s\t%.1fs\t%s\n", t.Name, t.Hashes, t.Loopy, parts, memory, notes, perLevel, t.Seconds, closes)
 	}
@@ -167,6 +170,6 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 	if !fits {
 		verdict = "some tier does NOT fit: more memory a worker"
 	}
-	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md), and before it %.0fs of closing loopy tiers (CLOSING: one unit on one worker each, in reachability); %s\n", secs, closing, verdict)
+	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md), and before it %.0fs of closing loopy tiers (CLOSING: in reachability, one unit on one worker, or by ranges on the workers for tiers of %d hashes or more); %s\n", secs, closing, 2*plan.CloseRangeHashes, verdict)
 	return result
 }

@@ -25,10 +25,10 @@ func CloseRanges(size uint64, n int) []Range {
 
 // CloseRangeHashes is the hashes of a range of a loopy tier's closing
 // by ranges when the run leaves the count to the cluster (CloseRangeCount):
-// about 30 s of one core's closing (xiangqi closes about a million hashes
-// a core-second), long enough that a round's overhead (its grant and
-// completion, the range's set and notes loaded and written) stays small.
-const CloseRangeHashes = 1 << 25
+// a few tens of seconds of one core's closing of a dense tier, long
+// enough that a round's overhead (its grant and completion, the range's
+// set and notes loaded and written) stays small.
+const CloseRangeHashes = 1 << 24
 
 // MaxCloseRanges bounds the ranges of a closing by ranges: each range
 // reads the notes every other sent it at each round.

@@ -8,7 +8,8 @@ import (
 // LeastBudget is a worker budget below which some unit of the run cannot
 // be made to fit, as far as the tiers' hash spaces tell before the run
 // starts: for each loopy tier, its closing (one unit over the whole tier,
-// plan.CloseBytes) and the least its solving can take, whole with no
+// plan.CloseBytes, or its largest range: plan.CloseRangeBytes) and the
+// least its solving can take, whole with no
 // position counted (plan.LoopyTierBytes) or at the finest cut the run
 // allows (plan.PartBytes: its LoopyRanges, else api.MaxLoopyRanges
 // parts). It is a lower bound: a run refused for it could never finish
@@ -32,7 +33,14 @@ func (r *Run) LeastBudget() (bytes uint64, tier string) {
 			kid = max(kid, size)
 		}
 		solve := min(plan.LoopyTierBytes(t.Size, 0, kidSpaces), plan.PartBytes(t.Size, t.Size/uint64(most)+1, kid))
-		if need := max(plan.CloseBytes(t.Size, kids, 1), solve); need > bytes {
+		closing := plan.CloseBytes(t.Size, kids, 1)
+		if n := r.closeRanges(t); n > 1 {
+			closing = 0
+			for _, rg := range plan.CloseRanges(t.Size, n) {
+				closing = max(closing, plan.CloseRangeBytes(t.Size, rg.Hi-rg.Lo, kids, 1))
+			}
+		}
+		if need := max(closing, solve); need > bytes {
 			bytes, tier = need, t.Name
 		}
 	}

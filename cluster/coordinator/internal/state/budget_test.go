@@ -15,6 +15,7 @@ func TestLeastBudget(t *testing.T) {
 	const size = 1 << 30
 	r := chainRun()
 	r.Tiers[1].Size, r.Tiers[2].Size = size, size/2
+	r.Settings.CloseRanges = 1 // closed in one unit (closed by ranges: TestFSMClosingByRanges)
 	closing := plan.CloseBytes(size, []uint64{size / 2}, 1)
 	whole := plan.LoopyTierBytes(size, 0, [][2]uint64{{size / 2, 0}})
 	for _, parts := range []int{0, 2, 16} {

@@ -752,20 +752,46 @@ func TestRulesSolvedWhole(t *testing.T) {
 // its hashes (api.Settings.CloseRanges), each a unit on its own worker,
 // in rounds with notes between them, until a round sends none: the
 // fetched folder is the embedded run's bytes, and the tiers' closings
-// took more than one round.
+// took more than one round. In Quixo's run, a worker stops while it holds
+// a range of a later round, and another runs that round of the range.
 func TestClosingByRanges(t *testing.T) {
-	for _, tc := range []struct{ game, option string }{{"quixo", "size=3"}, {"xiangqi", "material=KRvKA"}} {
+	for _, tc := range []struct {
+		game, option string
+		stop         bool
+	}{{"quixo", "size=3", true}, {"xiangqi", "material=KRvKA", false}} {
 		t.Run(tc.game, func(t *testing.T) {
-			c := newTestCluster(t, 3, 5*time.Second)
+			c := newTestCluster(t, 3, 2*time.Second)
 			c.startAll()
+			stops := map[string]context.CancelFunc{}
 			for _, w := range []string{"w1", "w2", "w3"} {
-				c.startWorker(w, 1)
+				_, stops[w] = c.startWorker(w, 1)
 			}
 			cl := c.client()
 			ctx := context.Background()
 			id, err := cl.Submit(ctx, api.SubmitRequest{Game: tc.game, Option: tc.option, Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, CloseRanges: 3}})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.stop {
+				var holder string
+				poll.Until(t, "a range of a later round leased", time.Minute, func() bool {
+					run, err := cl.Run(ctx, id)
+					if err != nil {
+						return false
+					}
+					for _, tr := range run.Tiers {
+						for i, u := range tr.Reach {
+							if u.Kind == api.CloseRange && i >= 3 && u.Lease != nil {
+								holder = u.Lease.Worker
+								return true
+							}
+						}
+					}
+					return false
+				})
+				stops[holder]()
+				t.Logf("stopped worker %s holding a range of a later round", holder)
+				c.startWorker("w4", 1)
 			}
 			waitRun(t, cl, id, 2*time.Minute)
 			run, err := cl.Run(ctx, id)

@@ -13,10 +13,11 @@ import (
 // judgeTier applies the game's rules of play (tiergame.Judge) to loopy
 // tier t just solved as st: it asks the game for the positions the rules
 // decide and returns the tier with their records in place of the draws
-// the retrograde analysis left (st itself, untouched, when the game has
-// no rules for t; st is freed otherwise). Positions a symmetric run does
-// not hold are read through their canonical form, so the rules see the
-// whole tier; only the records of held positions are stored.
+// the retrograde analysis left: st itself, untouched when the game has
+// no rules for t, its records replaced in place otherwise. Positions a
+// symmetric run does not hold are read through their canonical form, so
+// the rules see the whole tier; only the records of held positions are
+// stored.
 func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solved.Tier, kids []*solved.Tier, workers int) (*solved.Tier, error) {
 	base := quotient.Base(g) // a symmetric run's game wraps the game's own
 	j, ok := base.(tiergame.Judge)
@@ -49,24 +50,26 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solve
 	if len(ds) == 0 {
 		return st, nil
 	}
-	recs := make([]valuedb.Record, st.Len())
-	st.Records(recs, 0)
+	// The decisions' records replace the draws in st's cells, which widen
+	// in place if they must: a copy of the tier's records and a second
+	// tier beside st would double the memory of the tier at this step.
+	ps := make([]tiergame.Position, 0, len(ds))
+	recs := make([]valuedb.Record, 0, len(ds))
 	for _, d := range ds {
 		if d.Remoteness < 0 || d.Remoteness > valuedb.MaxRemoteness {
 			return nil, fmt.Errorf("%s: tier %s: rules: remoteness %d of %s out of range", g.Name(), tierName(g, t), d.Remoteness, g.Format(t, d.Pos))
 		}
-		rank, ok := set.Lookup(uint64(d.Pos))
-		if !ok {
+		if _, ok := set.Lookup(uint64(d.Pos)); !ok {
 			continue // a symmetric run holds the canonical form only
 		}
-		recs[rank] = valuedb.Make(d.Value, d.Remoteness)
+		ps = append(ps, d.Pos)
+		recs = append(recs, valuedb.Make(d.Value, d.Remoteness))
 	}
-	out, err := solved.New(t, set, recs, workers)
-	if err != nil {
-		return nil, err
+	ds = nil
+	if err := st.Replace(ps, recs, workers); err != nil {
+		return nil, fmt.Errorf("%s: tier %s: rules: %w", g.Name(), tierName(g, t), err)
 	}
-	st.Free()
-	return out, nil
+	return st, nil
 }
 
 // tierName is the tier's name when the game gives one.

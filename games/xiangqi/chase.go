@@ -45,8 +45,11 @@ func (rb *ruleBoard) captures(side xq.Side, dst []xq.Move) []xq.Move {
 // legalQuiets appends the legal moves without capture of side.
 func (rb *ruleBoard) legalQuiets(side xq.Side, dst []xq.Move) []xq.Move {
 	var buf [128]xq.Move
-	for _, m := range rb.b.LegalMoves(side, buf[:0]) {
-		if rb.b.At(m.To) == xq.NoPiece {
+	g := rb.b.Guard(side)
+	for _, m := range rb.b.PseudoMoves(side, buf[:0]) {
+		// Board.LegalMoves's moves in its order, less the captures,
+		// which are not tested for legality (the test is most of the cost).
+		if rb.b.At(m.To) == xq.NoPiece && g.Legal(&rb.b, m) {
 			dst = append(dst, m)
 		}
 	}

@@ -311,3 +311,80 @@ func (s *Tier) SetSpan(lo, hi, loRank uint64) { s.lo, s.hi, s.loRank = lo, hi, l
 // Longest is the longest win or loss and the longest tie (-1 without
 // ties) of the records.
 func (s *Tier) Longest() (maxRem, maxTie int) { return s.maxRem, s.maxTie }
+
+// Replace stores recs[i] as the record of position ps[i], one the tier
+// holds, in place of its own: a game's rules of play deciding some of a
+// solved loopy tier's draws (tiergame.Judge). When a record's remoteness
+// outgrows the cells they widen in place, so the tier is never held
+// twice; its records are then those New would make of the same records
+// by rank. It refuses a record without a value or a position the tier
+// does not hold, before changing any.
+func (s *Tier) Replace(ps []tiergame.Position, recs []valuedb.Record, workers int) error {
+	if len(ps) != len(recs) {
+		return fmt.Errorf("tier %d: %d positions and %d records to replace", s.tier, len(ps), len(recs))
+	}
+	maxRem, maxTie := s.maxRem, s.maxTie
+	idx := make([]uint64, len(ps))
+	for k, p := range ps {
+		i, ok := s.cellOf(p)
+		if !ok {
+			return fmt.Errorf("tier %d: replacing the record of position %d, which the tier does not hold", s.tier, p)
+		}
+		idx[k] = i
+		r := recs[k]
+		switch r.Value() {
+		case tiergame.Tie:
+			maxTie = max(maxTie, r.Remoteness())
+		case tiergame.Win, tiergame.Lose, tiergame.Draw:
+			maxRem = max(maxRem, r.Remoteness())
+		default:
+			return fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNoValue)
+		}
+	}
+	from := s.cells.Lay
+	if !holds(from, maxRem, maxTie) { // only byte cells can fail to: Layout16 holds every remoteness
+		n := s.hi - s.lo
+		if !s.dense {
+			n = s.Len()
+		}
+		err := s.cells.Widen(workers, n, cells.Layout16, func(c uint32) uint32 {
+			if r := s.decode[c]; r != 0 {
+				return cells.Layout16.Code(r)
+			}
+			return cells.Absent
+		})
+		if err != nil {
+			return fmt.Errorf("tier %d: %w", s.tier, err)
+		}
+		s.decode = decodeTable(cells.Layout16)
+	}
+	lay := s.cells.Lay
+	for k, i := range idx {
+		old := s.cells.Peek(i)
+		s.cells.Swap(i, old, lay.Code(recs[k]))
+	}
+	s.maxRem, s.maxTie = maxRem, maxTie
+	return nil
+}
+
+// holds reports whether layout l's codes hold remoteness up to maxRem
+// for wins and losses and maxTie for ties.
+func holds(l cells.Layout, maxRem, maxTie int) bool {
+	return maxRem < int(l.Rem) && maxTie < int(l.TieRem)
+}
+
+// cellOf returns the index of position p's cell, and whether p is one of
+// the reachable positions the tier holds.
+func (s *Tier) cellOf(p tiergame.Position) (uint64, bool) {
+	if uint64(p) < s.lo || uint64(p) >= s.hi {
+		return 0, false
+	}
+	rank, ok := s.set.Lookup(uint64(p))
+	if !ok {
+		return 0, false
+	}
+	if s.dense {
+		return uint64(p) - s.lo, true
+	}
+	return rank - s.loRank, true
+}

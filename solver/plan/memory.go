@@ -177,11 +177,14 @@ const storedSpill = 64 << 20
 
 // LoopyTierBytes estimates the peak memory of solving a loopy tier whole
 // (SolveTier) on such a worker: the tier's set (size hashes), cells and
-// longest wins elsewhere, and each child tier solved (kids: their hash
-// spaces and reachable counts), as tierd plan counts a step; and
-// BaseBytes.
+// longest wins elsewhere, each child tier solved (kids: their hash
+// spaces and reachable counts), as tierd plan counts a step, and the
+// tier's records (RecordBytes a position), which the worker makes from
+// the cells before it frees them, and keeps for the tier's parents (they
+// held a worker 30 MiB over its budget when this left them out: K+R+N v
+// K+A+B, 24 million positions); and BaseBytes.
 func LoopyTierBytes(size, count uint64, kids [][2]uint64) uint64 {
-	n := BaseBytes + SolvedCellBytes(size, count) + WinsBytes(CellsOf(size, count))
+	n := BaseBytes + SolvedCellBytes(size, count) + WinsBytes(CellsOf(size, count)) + RecordBytes*count
 	for _, k := range kids {
 		n += SolvedCellBytes(k[0], k[1])
 	}

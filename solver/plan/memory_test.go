@@ -125,7 +125,7 @@ func TestLoopyPartsFor(t *testing.T) {
 		t.Errorf("fits whole: %d parts, %v", p, ok)
 	}
 	p, ok := LoopyParts(size, size/2, kids, whole/2, 256)
-	if !ok || p < 2 || PartBytes(size, size/uint64(p)+1, kid) > whole/2 || PartBytes(size, size/uint64(p-1)+1, kid) <= whole/2 {
+	if !ok || p < 2 || PartBytes(size, size/uint64(p)+1, kid) > whole/2 || p > 2 && PartBytes(size, size/uint64(p-1)+1, kid) <= whole/2 {
 		t.Errorf("half the memory: %d parts, %v", p, ok)
 	}
 	if p, ok := LoopyParts(size, size/2, kids, BaseBytes, 256); ok || p != 256 {

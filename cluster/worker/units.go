@@ -122,17 +122,9 @@ func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 // (reach.CloseTier): a partial level file of the closed tier, and of
 // each child tier it reaches.
 func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
-	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
-	for i, c := range u.children {
-		kids[i] = u.g.TierSize(c)
-	}
-	// Each thread adds a set over the tier and its children: as many as
-	// the budget holds (the leader's estimate is for one).
-	workers := w.cfg.Threads
-	for w.cfg.Budget > 0 && workers > 1 && plan.CloseBytes(size, kids, workers) > uint64(w.cfg.Budget) {
-		workers--
-	}
-	release, err := w.reserveUnit(ctx, u, int64(plan.CloseBytes(size, kids, workers)), 0)
+	workers, release, err := w.closingThreads(ctx, u, func(size uint64, kids []uint64, workers int) uint64 {
+		return plan.CloseBytes(size, kids, workers)
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -150,14 +142,24 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 	if err := u.out.partial(u.g, reach.Target{Tier: u.tier, Set: set}); err != nil {
 		return 0, err
 	}
-	for _, targets := range shares {
-		for _, tg := range targets {
-			if err := u.out.partial(u.g, tg); err != nil {
-				return 0, err
-			}
-		}
+	return done.Load(), u.out.shares(u.g, shares)
+}
+
+// closingThreads reserves the memory of a closing unit (bytes of the
+// tier's and its children's hash spaces on so many threads) on as many of
+// the worker's threads as its budget holds: each adds sets over the tier
+// and its children (the leader's estimate is for one).
+func (w *Worker) closingThreads(ctx context.Context, u *unit, bytes func(size uint64, kids []uint64, workers int) uint64) (int, func(), error) {
+	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
+	for i, c := range u.children {
+		kids[i] = u.g.TierSize(c)
 	}
-	return done.Load(), nil
+	workers := w.cfg.Threads
+	for w.cfg.Budget > 0 && workers > 1 && bytes(size, kids, workers) > uint64(w.cfg.Budget) {
+		workers--
+	}
+	release, err := w.reserveUnit(ctx, u, int64(bytes(size, kids, workers)), 0)
+	return workers, release, err
 }
 
 // closeRange runs a round of a range of a loopy tier's closing by ranges
@@ -168,15 +170,9 @@ func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
 // ranges, the range's new checkpoint and the children's partial level
 // files.
 func (w *Worker) closeRange(ctx context.Context, u *unit) (uint64, error) {
-	size, kids := u.g.TierSize(u.tier), make([]uint64, len(u.children))
-	for i, c := range u.children {
-		kids[i] = u.g.TierSize(c)
-	}
-	workers := w.cfg.Threads
-	for w.cfg.Budget > 0 && workers > 1 && plan.CloseRangeBytes(size, u.Hi-u.Lo, kids, workers) > uint64(w.cfg.Budget) {
-		workers--
-	}
-	release, err := w.reserveUnit(ctx, u, int64(plan.CloseRangeBytes(size, u.Hi-u.Lo, kids, workers)), 0)
+	workers, release, err := w.closingThreads(ctx, u, func(size uint64, kids []uint64, workers int) uint64 {
+		return plan.CloseRangeBytes(size, u.Hi-u.Lo, kids, workers)
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -215,19 +211,12 @@ func (w *Worker) closeRange(ctx context.Context, u *unit) (uint64, error) {
 		return 0, err
 	}
 	// The checkpoint over the whole tier, as every partial level file.
-	ckpt := bitarray.New(0, size)
+	ckpt := bitarray.New(0, u.g.TierSize(u.tier))
 	copy(ckpt.Words()[u.Lo/plan.CloseRangeAlign:], own.Words())
 	if err := u.out.role(u.g, reach.Target{Tier: u.tier, Set: ckpt}, api.RoleCheckpoint); err != nil {
 		return 0, err
 	}
-	for _, targets := range shares {
-		for _, tg := range targets {
-			if err := u.out.partial(u.g, tg); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return done.Load(), nil
+	return done.Load(), u.out.shares(u.g, shares)
 }
 
 // solveRange solves the unit's range of a loop-free tier
@@ -409,6 +398,19 @@ func (o *outputs) partial(g tiergame.Game, tg reach.Target) error {
 		o.w.mem.partials.put(o.last(), owner{o.run, uint64(tg.Tier)}, tg.Set, int64(tg.Set.Len()/8))
 	}
 	return err
+}
+
+// shares writes the partial level files of the children's sets a
+// closing's threads made (reach.CloseTier, reach.CloseRound).
+func (o *outputs) shares(g tiergame.Game, shares [][]reach.Target) error {
+	for _, targets := range shares {
+		for _, tg := range targets {
+			if err := o.partial(g, tg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // role writes a partial level file of a target's set with a role (a

@@ -24,23 +24,17 @@ func (r *Run) LeastBudget() (bytes uint64, tier string) {
 		if !t.Loopy {
 			continue
 		}
-		var kids []uint64
-		var kidSpaces [][2]uint64
+		var kidSpaces [][2]uint64 // no position counted
 		var kid uint64
-		for _, c := range t.Children {
-			size := r.Tier(c).Size
-			kids, kidSpaces = append(kids, size), append(kidSpaces, [2]uint64{size, 0})
+		for _, size := range r.kidSizes(t) {
+			kidSpaces = append(kidSpaces, [2]uint64{size, 0})
 			kid = max(kid, size)
 		}
-		solve := min(plan.LoopyTierBytes(t.Size, 0, kidSpaces), plan.PartBytes(t.Size, t.Size/uint64(most)+1, kid))
-		closing := plan.CloseBytes(t.Size, kids, 1)
-		if n := r.closeRanges(t); n > 1 {
-			closing = 0
-			for _, rg := range plan.CloseRanges(t.Size, n) {
-				closing = max(closing, plan.CloseRangeBytes(t.Size, rg.Hi-rg.Lo, kids, 1))
-			}
+		need := min(plan.LoopyTierBytes(t.Size, 0, kidSpaces), plan.PartBytes(t.Size, t.Size/uint64(most)+1, kid))
+		for _, u := range r.closingUnits(t) {
+			need = max(need, r.UnitBytes(t, u))
 		}
-		if need := max(closing, solve); need > bytes {
+		if need > bytes {
 			bytes, tier = need, t.Name
 		}
 	}

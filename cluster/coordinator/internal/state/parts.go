@@ -363,17 +363,9 @@ func (p *Parts) view() *api.Parts {
 func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	switch u.Kind {
 	case api.Close:
-		kids := make([]uint64, len(t.Children))
-		for i, c := range t.Children {
-			kids[i] = r.Tier(c).Size
-		}
-		return plan.CloseBytes(t.Size, kids, 1)
+		return plan.CloseBytes(t.Size, r.kidSizes(t), 1)
 	case api.CloseRange:
-		kids := make([]uint64, len(t.Children))
-		for i, c := range t.Children {
-			kids[i] = r.Tier(c).Size
-		}
-		return plan.CloseRangeBytes(t.Size, u.Hi-u.Lo, kids, 1)
+		return plan.CloseRangeBytes(t.Size, u.Hi-u.Lo, r.kidSizes(t), 1)
 	case api.Part:
 		p := t.Parts
 		if p == nil || p.Phase == api.PartsFirst {
@@ -400,6 +392,15 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 // reachable positions, whole on a worker (plan.LoopyTierBytes).
 func (r *Run) LoopyBytes(t *Tier, count uint64) uint64 {
 	return plan.LoopyTierBytes(t.Size, count, r.kids(t))
+}
+
+// kidSizes are the hash spaces of t's child tiers.
+func (r *Run) kidSizes(t *Tier) []uint64 {
+	sizes := make([]uint64, len(t.Children))
+	for i, c := range t.Children {
+		sizes[i] = r.Tier(c).Size
+	}
+	return sizes
 }
 
 // kids are the hash spaces and reachable counts of t's child tiers (those

@@ -60,18 +60,12 @@ func CloseRound(ctx context.Context, g tiergame.Game, t tiergame.Tier, own, fron
 	})
 	first, last := own.Base()/64, (own.End()+63)/64 // the range's words in the found sets
 	for {
-		ranked := bitarray.NewRankedWorkers(frontier, workers)
-		if ranked.Total() == 0 {
-			break
-		}
-		err := work.ForRanges(ctx, ranked, workers, ranges, func(ctx context.Context, r plan.Range) error {
-			sl := slots.Get()
-			defer slots.Put(sl)
-			_, err := ExpandRange(ctx, g, t, frontier, r, sl, done)
-			return err
-		})
+		more, err := expandFrontier(ctx, g, t, frontier, slots, workers, ranges, done)
 		if err != nil {
 			return nil, nil, err
+		}
+		if !more {
+			break
 		}
 		var found [][]uint64
 		for _, ts := range slots.Used() {

@@ -105,18 +105,12 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	})
 	frontier := set.Clone()
 	for {
-		ranked := bitarray.NewRankedWorkers(frontier, workers)
-		if ranked.Total() == 0 {
-			break
-		}
-		err := work.ForRanges(ctx, ranked, workers, ranges, func(ctx context.Context, r plan.Range) error {
-			sl := Slots.Get()
-			defer Slots.Put(sl)
-			_, err := ExpandRange(ctx, g, t, frontier, r, sl, done)
-			return err
-		})
+		more, err := expandFrontier(ctx, g, t, frontier, Slots, workers, ranges, done)
 		if err != nil {
 			return nil, err
+		}
+		if !more {
+			break
 		}
 		// The next frontier is what this round found that is new, in
 		// place of this round's (expanded, so no longer read): a third
@@ -146,6 +140,22 @@ func CloseTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		out = append(out, ts[:len(ts)-1])
 	}
 	return out, nil
+}
+
+// expandFrontier expands the members of frontier, a step of a closing
+// (CloseTier, CloseRound), into the targets of slots on workers workers;
+// more is false if the frontier was empty.
+func expandFrontier(ctx context.Context, g tiergame.Game, t tiergame.Tier, frontier *bitarray.Set, slots *Slots, workers, ranges int, done *atomic.Uint64) (more bool, err error) {
+	ranked := bitarray.NewRankedWorkers(frontier, workers)
+	if ranked.Total() == 0 {
+		return false, nil
+	}
+	return true, work.ForRanges(ctx, ranked, workers, ranges, func(ctx context.Context, r plan.Range) error {
+		sl := slots.Get()
+		defer slots.Put(sl)
+		_, err := ExpandRange(ctx, g, t, frontier, r, sl, done)
+		return err
+	})
 }
 
 // Slots hands each range a worker's own targets: as many sets as there

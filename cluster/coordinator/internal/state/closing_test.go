@@ -21,18 +21,8 @@ func TestFSMClosingByRanges(t *testing.T) {
 	run := chainRun()
 	run.Settings.CloseRanges = 2
 	id := h.apply(Create(run)).(string)
-	grantComplete := func(ref api.UnitRef, outs ...api.Output) {
-		t.Helper()
-		tok, ok := h.apply(Grant(ref, "w1", "")).(uint64)
-		if !ok {
-			t.Fatalf("grant %v refused", ref)
-		}
-		if err, _ := h.apply(Complete(ref, Completion{Worker: "w1", Token: tok, Outputs: outs})).(error); err != nil {
-			t.Fatalf("complete %v: %v", ref, err)
-		}
-	}
 	h.apply(SetLevel(id, 0, Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}))
-	grantComplete(unitRef(id, 0, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("p1")})
+	h.grantComplete(unitRef(id, 0, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("p1")})
 	ref := func(i int) api.UnitRef { return unitRef(id, 1, api.PhaseReach, i) }
 	assignment := func(i int) *api.Assignment {
 		t.Helper()
@@ -59,8 +49,8 @@ func TestFSMClosingByRanges(t *testing.T) {
 		}
 		h.apply(Release(ref(0), tok, ""))
 	}
-	grantComplete(ref(0), notes("n0"), ck("c0"), kid("k0"))
-	grantComplete(ref(1), ck("c1"))
+	h.grantComplete(ref(0), notes("n0"), ck("c0"), kid("k0"))
+	h.grantComplete(ref(1), ck("c1"))
 	if n := len(t1().Reach); n != 4 || t1().Expanded {
 		t.Fatalf("after a round with notes: %d units, expanded %v", n, t1().Expanded)
 	}
@@ -70,8 +60,8 @@ func TestFSMClosingByRanges(t *testing.T) {
 	if a := assignment(3); *a.Level != blobOf("c1") || !slices.Equal(a.Partials, []api.Blob{blobOf("n0")}) {
 		t.Errorf("range 1's second round: level %v, partials %v", a.Level, a.Partials)
 	}
-	grantComplete(ref(2), ck("c0"))
-	grantComplete(ref(3), ck("c1 2"), kid("k1"))
+	h.grantComplete(ref(2), ck("c0"))
+	h.grantComplete(ref(3), ck("c1 2"), kid("k1"))
 	if n := len(t1().Reach); n != 4 || !t1().Expanded {
 		t.Fatalf("after a round without notes: %d units, expanded %v", n, t1().Expanded)
 	}

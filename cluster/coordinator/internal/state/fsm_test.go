@@ -49,6 +49,20 @@ func (h *fsmHarness) apply(c *Command) any {
 	return h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: b})
 }
 
+// grantComplete leases ref to worker w1 and completes it with outs; it
+// returns the lease's token.
+func (h *fsmHarness) grantComplete(ref api.UnitRef, outs ...api.Output) uint64 {
+	h.t.Helper()
+	tok, ok := h.apply(Grant(ref, "w1", "")).(uint64)
+	if !ok {
+		h.t.Fatalf("grant %v refused", ref)
+	}
+	if err, _ := h.apply(Complete(ref, Completion{Worker: "w1", Token: tok, Outputs: outs})).(error); err != nil {
+		h.t.Fatalf("complete %v: %v", ref, err)
+	}
+	return tok
+}
+
 func (h *fsmHarness) state() State {
 	var s State
 	h.fsm.View(func(st *State, _ uint64) {

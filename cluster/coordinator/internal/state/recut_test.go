@@ -23,21 +23,10 @@ func TestFSMRecut(t *testing.T) {
 	run.Tiers[1].Size, run.Tiers[2].Size = size, size/2
 	run.Settings.CloseRanges = 1 // closed in one unit, which this test stands for
 	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
-	grantComplete := func(ref api.UnitRef, outs ...api.Output) uint64 {
-		t.Helper()
-		tok, ok := h.apply(Grant(ref, "w1", "")).(uint64)
-		if !ok {
-			t.Fatalf("grant %v refused", ref)
-		}
-		if err, _ := h.apply(Complete(ref, Completion{Worker: "w1", Token: tok, Outputs: outs})).(error); err != nil {
-			t.Fatalf("complete %v: %v", ref, err)
-		}
-		return tok
-	}
 	whole := []plan.Range{{Lo: 0, Hi: size}}
 	h.apply(SetLevel(id, 0, Level{Blob: blobOf("level0"), Reachable: 10, Ranges: []plan.Range{{Lo: 0, Hi: 100}}}))
-	grantComplete(unitRef(id, 0, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("p1")})
-	grantComplete(unitRef(id, 1, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
+	h.grantComplete(unitRef(id, 0, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("p1")})
+	h.grantComplete(unitRef(id, 1, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
 
 	// Tier 1's level is merged before its child is reached: the leader's
 	// estimate counts no child, and the tier fits a budget of budget.
@@ -51,7 +40,7 @@ func TestFSMRecut(t *testing.T) {
 	})
 	h.apply(SetLevel(id, 1, Level{Blob: blobOf("level1"), Reachable: size / 2, Ranges: whole}))
 	h.apply(SetLevel(id, 2, Level{Blob: blobOf("level2"), Reachable: size / 2, Ranges: []plan.Range{{Lo: 0, Hi: size / 2}}}))
-	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), api.Output{Tier: 2, Blob: blobOf("recs2")})
+	h.grantComplete(unitRef(id, 2, api.PhaseSolve, 0), api.Output{Tier: 2, Blob: blobOf("recs2")})
 
 	oversized := func(largest int64) []Task {
 		var out []Task

@@ -450,25 +450,36 @@ func (j *judge) known(h uint64) bool { return j.state(h) != stUnknown }
 // side to move: a move to it is no loss for the mover.
 func (j *judge) holds(h uint64) bool { return j.state(h) == stHolds }
 
-// quiets returns the legal quiet moves of position st, and where they
-// lead.
-func (j *judge) quiets(st *state, h uint64, dst []xq.Move) ([]xq.Move, leads) {
-	rb := ruleBoard{b: st.b, turn: st.pl.side}
-	ms := rb.legalQuiets(st.pl.side, dst)
-	return ms, leads{st: st, h: h, ms: ms}
+// quiets returns the legal quiet moves of position st (hash h), in
+// legalQuiets' order, as an iterator.
+func (j *judge) quiets(st *state, h uint64, buf []xq.Move) quietMoves {
+	return quietMoves{st: st, h: h, g: st.b.Guard(st.pl.side), ps: st.b.PseudoMoves(st.pl.side, buf)}
 }
 
-// leads gives where a position's moves lead, each hash made when asked:
-// the loops over the moves often stop early, and making every hash first
-// was a sixth of the rule pass.
-type leads struct {
+// quietMoves gives a position's legal quiet moves and where they lead,
+// each move tested for legality and its hash made only when reached: the
+// loops over them mostly stop at the first few, and the legality test
+// and the hashes of moves never looked at were most of the pass's cost.
+type quietMoves struct {
 	st *state
 	h  uint64
-	ms []xq.Move
+	g  xq.Guard
+	ps []xq.Move
+	i  int
 }
 
-// at returns the hash move i leads to.
-func (l leads) at(i int) uint64 { return l.st.moved(l.h, l.ms[i]) }
+// next returns the next legal quiet move and the hash it leads to, or
+// false after the last.
+func (q *quietMoves) next() (xq.Move, uint64, bool) {
+	for q.i < len(q.ps) {
+		m := q.ps[q.i]
+		q.i++
+		if q.st.b.At(m.To) == xq.NoPiece && q.g.Legal(&q.st.b, m) {
+			return m, q.st.moved(q.h, m), true
+		}
+	}
+	return xq.Move{}, 0, false
+}
 
 // initCheckChase marks, once, every undecided position in check or
 // answering a chase, and the undecided positions its answers reach.
@@ -659,7 +670,7 @@ func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 	doubleChase := longChase && tt&fChaseWin != 0
 	st, rb := j.load(h)
 	var buf [128]xq.Move
-	ms, hs := j.quiets(&st, h, buf[:0])
+	q := j.quiets(&st, h, buf[:0])
 
 	resolveLongChase := func(list []xq.Move) {
 		if len(list) == 0 {
@@ -683,10 +694,9 @@ func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 		for _, m := range list {
 			c := st.moved(h, m)
 			cst, crb := j.load(c)
-			ms2, hs2 := j.quiets(&cst, c, b2[:0])
+			q2 := j.quiets(&cst, c, b2[:0])
 			noCheck := false
-			for i, m2 := range ms2 {
-				c2 := hs2.at(i)
+			for m2, c2, ok := q2.next(); ok; m2, c2, ok = q2.next() {
 				if j.known(c2) {
 					continue
 				}
@@ -714,8 +724,7 @@ func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 	switch {
 	case doubleCheck:
 		empty, findCheck, findNoCheck, otherCheckWin := true, false, false, false
-		for i := range ms {
-			c := hs.at(i)
+		for _, c, ok := q.next(); ok; _, c, ok = q.next() {
 			if j.known(c) {
 				if j.holds(c) {
 					findNoCheck = true
@@ -750,8 +759,7 @@ func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 	case doubleChase:
 		var list []xq.Move
 		findChase, findNoChase, otherChaseWin := false, false, false
-		for i, m := range ms {
-			c := hs.at(i)
+		for m, c, ok := q.next(); ok; m, c, ok = q.next() {
 			if j.known(c) {
 				if !j.holds(c) {
 					continue
@@ -800,8 +808,7 @@ func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 	default:
 		var list []xq.Move
 		empty := true
-		for i, m := range ms {
-			c := hs.at(i)
+		for m, c, ok := q.next(); ok; m, c, ok = q.next() {
 			if j.known(c) {
 				if !j.holds(c) {
 					continue
@@ -858,10 +865,9 @@ func (j *judge) removeLose(h uint64, tt uint32, step int) uint32 {
 func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 	st, rb := j.load(h)
 	var buf [128]xq.Move
-	ms, hs := j.quiets(&st, h, buf[:0])
+	q := j.quiets(&st, h, buf[:0])
 	if tt&fCheckWin != 0 {
-		for i := range ms {
-			c := hs.at(i)
+		for _, c, ok := q.next(); ok; _, c, ok = q.next() {
 			if !j.known(c) && j.flag(c)&fCheckLose != 0 {
 				return tt
 			}
@@ -884,8 +890,7 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 			m   xq.Move
 		}
 		var flights []flight
-		for i, m := range ms {
-			c := hs.at(i)
+		for m, c, ok := q.next(); ok; m, c, ok = q.next() {
 			if j.known(c) {
 				if !drawMoves && j.holds(c) {
 					drawMoves = true
@@ -916,11 +921,10 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 				_, double = rb.chases(fg.m)
 			}
 			cst, nb := j.load(fg.c)
-			ms2, hs2 := j.quiets(&cst, fg.c, b2[:0])
+			q2 := j.quiets(&cst, fg.c, b2[:0])
 			var list2, list3 []xq.Move
 			long, findChase, otherChase := true, false, false
-			for i, m2 := range ms2 {
-				c2 := hs2.at(i)
+			for m2, c2, ok := q2.next(); ok; m2, c2, ok = q2.next() {
 				if j.known(c2) {
 					if j.holds(c2) {
 						long = false
@@ -964,8 +968,7 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 		}
 		return tt &^ fChaseWin
 	}
-	for i, m := range ms {
-		c := hs.at(i)
+	for m, c, ok := q.next(); ok; m, c, ok = q.next() {
 		if j.known(c) || j.flag(c)&fChaseLose == 0 {
 			continue
 		}
@@ -977,11 +980,10 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 			return tt
 		}
 		cst, nb := j.load(c)
-		ms2, hs2 := j.quiets(&cst, c, b2[:0])
+		q2 := j.quiets(&cst, c, b2[:0])
 		long := true
 		var list2 []xq.Move
-		for i2, m2 := range ms2 {
-			c2 := hs2.at(i2)
+		for m2, c2, ok := q2.next(); ok; m2, c2, ok = q2.next() {
 			if j.known(c2) {
 				if j.holds(c2) {
 					long = false
@@ -1058,11 +1060,10 @@ func (j *judge) build(root xq.Side, round int) bool {
 					continue
 				}
 				st, _ := j.load(u)
-				ms, hs := j.quiets(&st, u, buf[:0])
+				q := j.quiets(&st, u, buf[:0])
 				lost := true
 				r := RuleNone
-				for i := range ms {
-					c := hs.at(i)
+				for _, c, ok := q.next(); ok; _, c, ok = q.next() {
 					if j.state(c) != stWin {
 						lost = false
 						break

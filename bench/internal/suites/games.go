@@ -29,7 +29,11 @@ type gameSize struct {
 	// symmetry: also time tiersolve with --symmetry (one position per
 	// symmetry class) in the group's rounds, as "tiersolve-symmetry", for
 	// peers that solve canonical positions only.
-	symmetry      bool
+	symmetry bool
+	// rules: also time tiersolve with option rules=chessdb (xiangqi's
+	// perpetual check and chase) in the group's rounds, as
+	// "tiersolve-rules", beside the same run without the rules.
+	rules         bool
 	width, height int
 	// estimate of tiersolve's reach+solve with 2 workers, and of the
 	// memo baseline, on the reference machine (measured 2026-11-23, after
@@ -56,6 +60,11 @@ var gameSizes = []gameSize{
 	{game: "xiangqi", option: "material=KRvKAB", name: "xiangqi-KRvKAB", level: harness.Quick, tier: 300 * time.Millisecond},
 	{game: "xiangqi", option: "material=KRNvKA", name: "xiangqi-KRNvKA", level: harness.Full, tier: 5 * time.Second},
 	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", level: harness.Explicit, tier: 4 * time.Minute},
+	// Under the rules and without them; xiangqitb (ChessDB's generator,
+	// its sub-tables included) is the peer:
+	// --peer 'xiangqitb@games/xiangqi-KRNvKRA=sh /path/to/tools/xiangqitb-dump/gen.sh KRNKRA'.
+	{game: "xiangqi", option: "material=KRvKNN", name: "xiangqi-KRvKNN", level: harness.Explicit, rules: true, tier: 40 * time.Second},
+	{game: "xiangqi", option: "material=KRNvKRA", name: "xiangqi-KRNvKRA", level: harness.Explicit, rules: true, tier: 4 * time.Minute},
 	// Teeko, in full and with --symmetry; GamesmanOne 1.3.0 is the peer
 	// (--peer 'gamesmanone@games/teeko=gamesman --force solve teeko 0'),
 	// which always solves canonical positions only.
@@ -102,6 +111,12 @@ func gamesGroup(s gameSize, cfg harness.Config) harness.Group {
 	if s.symmetry {
 		g.Variants = append(g.Variants, solveVariant("tiersolve-symmetry", results.KindSubject, s.solve(cfg.Cores, true)))
 		g.Estimate += childStart + s.tier/2
+	}
+	if s.rules {
+		r := s.solve(cfg.Cores, false)
+		r.Option += ",rules=chessdb"
+		g.Variants = append(g.Variants, solveVariant("tiersolve-rules", results.KindSubject, r))
+		g.Estimate += childStart + 3*s.tier
 	}
 	if s.memo {
 		g.Variants = append(g.Variants, workersVariant("memo", results.KindBaseline, 1, harness.NewJob("memo", memoArgs{s.width, s.height})))

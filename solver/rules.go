@@ -43,30 +43,19 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solve
 		return lookup(solved.Children(kids).Find(c.Tier, &last), c.Tier, c.Pos)
 	}
 	value := func(p tiergame.Position) tiergame.Value { return lookup(st, t, p) }
-	ds, err := j.Judge(t, value, child)
-	if err != nil {
-		return nil, fmt.Errorf("%s: tier %s: rules: %w", g.Name(), tierName(g, t), err)
-	}
-	if len(ds) == 0 {
-		return st, nil
-	}
-	// The decisions' records replace the draws in st's cells, which widen
-	// in place if they must: a copy of the tier's records and a second
-	// tier beside st would double the memory of the tier at this step.
-	ps := make([]tiergame.Position, 0, len(ds))
-	recs := make([]valuedb.Record, 0, len(ds))
-	for _, d := range ds {
+	// Each decision's record replaces its draw in st's cells as the game
+	// gives it (the cells widen in place at the first): neither a list of
+	// the decisions nor a second tier is ever held beside st.
+	err := j.Judge(t, value, child, func(d tiergame.Judged) error {
 		if d.Remoteness < 0 || d.Remoteness > valuedb.MaxRemoteness {
-			return nil, fmt.Errorf("%s: tier %s: rules: remoteness %d of %s out of range", g.Name(), tierName(g, t), d.Remoteness, g.Format(t, d.Pos))
+			return fmt.Errorf("remoteness %d of %s out of range", d.Remoteness, g.Format(t, d.Pos))
 		}
 		if _, ok := set.Lookup(uint64(d.Pos)); !ok {
-			continue // a symmetric run holds the canonical form only
+			return nil // a symmetric run holds the canonical form only
 		}
-		ps = append(ps, d.Pos)
-		recs = append(recs, valuedb.Make(d.Value, d.Remoteness))
-	}
-	ds = nil
-	if err := st.Replace(ps, recs, workers); err != nil {
+		return st.Put(d.Pos, valuedb.Make(d.Value, d.Remoteness), workers)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("%s: tier %s: rules: %w", g.Name(), tierName(g, t), err)
 	}
 	return st, nil

@@ -1,11 +1,14 @@
 package solver
 
 import (
+	"slices"
 	"sync/atomic"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/solver/work"
+	"github.com/tiersolve/tiersolve/tiergame"
+	"github.com/tiersolve/tiersolve/valuedb"
 )
 
 // TestXiangqiRules solves K+R v K+N under the rules of ChessDB's tables
@@ -35,8 +38,26 @@ func TestXiangqiRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK() || rep.RuleDeclared != 630 {
-		t.Errorf("Verify: ok %v, %d declared losses (want 630), %d mismatches %v", rep.OK(), rep.RuleDeclared, rep.Mismatches, rep.Examples)
+	if !rep.OK() || rep.RuleDeclared != 630 || rep.RuleRederived != 3194 {
+		t.Errorf("Verify: ok %v, %d rule records given again (want 3194), %d declared losses (want 630), %d mismatches %v",
+			rep.OK(), rep.RuleRederived, rep.RuleDeclared, rep.Mismatches, rep.Examples)
+	}
+	// A rule record turned back into the draw the rule-tolerant run
+	// stores, its file's checksum fixed: only the rule pass run again
+	// can tell.
+	rr := full.Game.(tiergame.RuleReader)
+	recs, _ := readDB(t, full, tiergame.Tier(tier))
+	i := slices.IndexFunc(recs, func(rec valuedb.Record) bool {
+		_, plies, ok := rr.RuleRecord(rec.Value(), rec.Remoteness())
+		return ok && plies > 0
+	})
+	if i < 0 {
+		t.Fatal("no rule record but declared ones")
+	}
+	dir := copyDir(t, full.Dir)
+	rewriteRecord(t, dir, tiergame.Tier(tier), uint64(i), valuedb.Make(tiergame.Draw, 0))
+	if rep := verifyDir(t, full.Game, dir); rep.Mismatches != 1 || len(rep.Examples) != 1 || !rep.Examples[0].Again {
+		t.Errorf("a rule record made a draw: %d mismatches %v, want 1 found by the tier solved again", rep.Mismatches, rep.Examples)
 	}
 	sym := solveRun(t, "xiangqi", option, Config{Symmetry: true})
 	compareSymmetric(t, full, sym, false)

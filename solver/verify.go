@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
@@ -27,6 +28,9 @@ type Mismatch struct {
 	Chance                bool
 	StoredWin, DerivedWin tiergame.Prob
 	Plane                 string
+	// Again: Derived is the record of the tier solved again (a tier the
+	// rules of play judge), not one its children give.
+	Again bool
 }
 
 func (m Mismatch) String() string {
@@ -39,6 +43,8 @@ func (m Mismatch) String() string {
 	case m.Chance:
 		return fmt.Sprintf("tier %d position %d: stored %v (%#x), children give %v (%#x)", m.Tier, m.Position,
 			m.StoredWin, uint32(m.StoredWin), m.DerivedWin, uint32(m.DerivedWin))
+	case m.Again:
+		return fmt.Sprintf("tier %d position %d: stored %v, the tier solved again gives %v", m.Tier, m.Position, m.Stored, m.Derived)
 	}
 	return fmt.Sprintf("tier %d position %d: stored %v, children give %v", m.Tier, m.Position, m.Stored, m.Derived)
 }
@@ -50,12 +56,16 @@ type VerifyReport struct {
 	Positions  uint64 // positions re-derived
 	Mismatches uint64
 	// RuleDeclared counts the positions a game's rules of play declared
-	// lost (tiergame.RuleReader: plies 0), which no child derives: each
-	// is checked to be a loss by its children with an answer the same
-	// round decided one ply later (the cycle the rule broke).
+	// lost (tiergame.RuleReader: plies 0), which no child derives, among
+	// RuleRederived.
 	RuleDeclared uint64
-	Examples     []Mismatch // the first few
-	FileErrors   []string   // checksums and counts that do not match the manifest
+	// RuleRederived counts the records the rules of play decided, each
+	// given again by its tier solved again (the retrograde analysis and
+	// the rule pass) from the stored records of its child tiers; in a
+	// tier the rules judge, every record is checked that way.
+	RuleRederived uint64
+	Examples      []Mismatch // the first few
+	FileErrors    []string   // checksums and counts that do not match the manifest
 	// Full, for a symmetric run, counts the positions of the full game that
 	// the canonical ones stand for, by tier (in solving order) and value:
 	// each canonical position counts once per distinct member of its orbit.
@@ -134,7 +144,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	defer freeAll(cache)
 	var mu sync.Mutex
 	rr, _ := quotient.Base(r.Game).(tiergame.RuleReader)
-	var declared atomic.Uint64
+	var declared, rederived atomic.Uint64
 	var sym tiergame.Symmetric // a symmetric run's, to count the full game
 	if quotient.Is(r.Game) {
 		sym = quotient.Base(r.Game).(tiergame.Symmetric)
@@ -151,6 +161,11 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 		if err != nil {
 			return err
 		}
+		again, err := r.resolveJudged(ctx, t, st.Set(), kids[1:])
+		if err != nil {
+			return err
+		}
+		defer again.Free()
 		var n atomic.Uint64
 		full := FullCounts{Tier: t, Name: r.Game.TierName(t)}
 		rs := plan.SplitRanges(st.Set(), plan.RangesFor(st.Set().Total(), r.Workers, r.Ranges))
@@ -170,12 +185,28 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 					k, images = orbitSize(sym, t, tiergame.Position(p), images)
 					local.add(stored.Value(), k)
 				}
-				derived, err := derive(cur, tiergame.Position(p), kids, &last, moves[:0])
-				if err == nil && derived == stored {
+				if again != nil {
+					// A tier the rules judge: its record solved again.
+					want, _ := again.Lookup(tiergame.Position(p))
+					if stored == want {
+						if _, plies, ok := ruleOf(rr, stored); ok {
+							rederived.Add(1)
+							if plies == 0 {
+								declared.Add(1)
+							}
+						}
+						continue
+					}
+					mu.Lock()
+					rep.Mismatches++
+					if len(rep.Examples) < 10 {
+						rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: want, Again: true})
+					}
+					mu.Unlock()
 					continue
 				}
-				if err == nil && rr != nil && ruleDeclared(rr, cur, tiergame.Position(p), stored, derived, kids, &last, moves[:0]) {
-					declared.Add(1)
+				derived, err := derive(cur, tiergame.Position(p), kids, &last, moves[:0])
+				if err == nil && derived == stored {
 					continue
 				}
 				mu.Lock()
@@ -203,34 +234,32 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	if err != nil && err != errStop {
 		return nil, err
 	}
-	rep.RuleDeclared = declared.Load()
+	rep.RuleDeclared, rep.RuleRederived = declared.Load(), rederived.Load()
 	return rep, nil
 }
 
-// ruleDeclared reports whether stored is the record of a position the
-// game's rules declared lost, as far as the records show it: a rule
-// loss at plies 0, a loss by its children, with a child that the same
-// round decided one ply later (the opponent's answer inside the cycle).
-func ruleDeclared(rr tiergame.RuleReader, cur tiergame.Cursor, p tiergame.Position, stored, derived valuedb.Record, kids solved.Children, last *int, buf []tiergame.Child) bool {
-	round, plies, ok := rr.RuleRecord(stored.Value(), stored.Remoteness())
-	if !ok || plies != 0 || stored.Value() != tiergame.Lose || derived.Value() != tiergame.Lose {
-		return false
+// resolveJudged solves tier t again, if the game's rules of play judge
+// it (tiergame.Judge), from its children's stored records kids (verified
+// before it): the retrograde analysis and the rule pass, as the solver
+// ran them. It returns nil for a tier the rules do not judge. A rule
+// record is a rule pass's outcome, which no look at a position's
+// children can re-derive; the tier solved again gives every record.
+func (r *Run) resolveJudged(ctx context.Context, t tiergame.Tier, set *bitarray.Ranked, kids []*solved.Tier) (*solved.Tier, error) {
+	j, ok := quotient.Base(r.Game).(tiergame.Judge)
+	if !ok || !j.Judges(t) {
+		return nil, nil
 	}
-	_, cs := cur.Moves(p, buf)
-	for _, ch := range cs {
-		st := kids.Find(ch.Tier, last)
-		if st == nil {
-			return false
-		}
-		rec, ok := st.Lookup(ch.Pos)
-		if !ok {
-			return false
-		}
-		if r, n, ok := rr.RuleRecord(rec.Value(), rec.Remoteness()); ok && r == round && n == 1 {
-			return true
-		}
+	return SolveTier(ctx, r.Game, t, set, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
+		work.Effort{Workers: r.Workers, Ranges: r.Ranges})
+}
+
+// ruleOf returns the round and plies of rec if the rules of play decided
+// it, as rr reads it.
+func ruleOf(rr tiergame.RuleReader, rec valuedb.Record) (round, plies int, ok bool) {
+	if rr == nil {
+		return 0, 0, false
 	}
-	return false
+	return rr.RuleRecord(rec.Value(), rec.Remoteness())
 }
 
 // derive computes a position's record from its children's stored records.

@@ -118,10 +118,12 @@ type verifyJSON struct {
 	Tiers      int      `json:"tiers_rederived"`
 	Positions  uint64   `json:"positions_rederived"`
 	Mismatches uint64   `json:"mismatches"`
-	// RuleDeclared: positions the game's rules declared lost, checked
-	// against their children as a declared loss (solver.VerifyReport).
-	RuleDeclared uint64   `json:"rule_declared,omitempty"`
-	Examples     []string `json:"examples"`
+	// RuleRederived: records the game's rules of play decided, given
+	// again by their tier solved again, rule pass included; RuleDeclared:
+	// those of them declared lost (solver.VerifyReport).
+	RuleRederived uint64   `json:"rule_rederived,omitempty"`
+	RuleDeclared  uint64   `json:"rule_declared,omitempty"`
+	Examples      []string `json:"examples"`
 	// Full, for a symmetric run, is the full game's positions by tier and
 	// value that the canonical ones stand for (solver.VerifyReport.Full).
 	Full []fullTier `json:"full_game,omitempty"`
@@ -167,7 +169,7 @@ func (p *Program) runVerify(e *cli.Env, args []string) error {
 		return err
 	}
 	out := verifyJSON{Dir: *db, OK: rep.OK(), Files: rep.Files, FileErrors: append([]string{}, rep.FileErrors...),
-		Tiers: rep.Tiers, Positions: rep.Positions, Mismatches: rep.Mismatches, RuleDeclared: rep.RuleDeclared, Examples: []string{}}
+		Tiers: rep.Tiers, Positions: rep.Positions, Mismatches: rep.Mismatches, RuleRederived: rep.RuleRederived, RuleDeclared: rep.RuleDeclared, Examples: []string{}}
 	for _, x := range rep.Examples {
 		out.Examples = append(out.Examples, x.String())
 	}
@@ -205,8 +207,9 @@ func printVerify(e *cli.Env, prog string, v verifyJSON) {
 	default:
 		fmt.Fprintf(e.Stdout, "%s: ok: %d files match the manifest (size and SHA-256); %d positions in %d tiers re-derived from their children\n",
 			v.Dir, v.Files, v.Positions, v.Tiers)
-		if v.RuleDeclared > 0 {
-			fmt.Fprintf(e.Stdout, "  %d of them declared lost by the rules of play: a loss by their children, with the answer of the cycle one ply later\n", v.RuleDeclared)
+		if v.RuleRederived > 0 {
+			fmt.Fprintf(e.Stdout, "  %d of them decided by the rules of play (%d declared lost), each given again by its tier solved again, rule pass included\n",
+				v.RuleRederived, v.RuleDeclared)
 		}
 	}
 	if len(v.Full) > 0 {

@@ -19,11 +19,15 @@ type Judged struct {
 type Judge interface {
 	// Judges reports whether the rules may decide positions of tier t.
 	Judges(t Tier) bool
-	// Judge returns the positions of tier t the rules decide, in
+	// Judge gives yield the positions of tier t the rules decide, in
 	// increasing order, given the values of the ordinary solve (value:
 	// Undecided for a position not in the tier) and child, the values
-	// of the tiers t's moves lead to (already judged).
-	Judge(t Tier, value func(Position) Value, child func(Child) Value) ([]Judged, error)
+	// of the tiers t's moves lead to (already judged). It reads every
+	// value before its first yield, so yield may store the records in
+	// place of the values; it stops at yield's first error, and returns
+	// it. One at a time, the decisions (up to one a draw of the tier)
+	// are never held beside the tier.
+	Judge(t Tier, value func(Position) Value, child func(Child) Value, yield func(Judged) error) error
 }
 
 // RuleInfo says which rule of play decided a stored record: the rule's

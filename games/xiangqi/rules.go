@@ -160,9 +160,9 @@ type judge struct {
 	// before w: the rank of an undecided hash is its slot.
 	unknown []uint64
 	below   []uint64
-	// fl holds an undecided position's flags by slot, read and written
-	// atomically (the sweeps run in parallel), and once the rules decide
-	// it, its decision (see decide).
+	// fl holds an undecided position's flags by slot, 16 bits each, two
+	// to a word, read and written atomically (the sweeps run in
+	// parallel), and once the rules decide it, its decision (see decide).
 	fl   []uint32
 	mems []*bigmem.Array
 
@@ -211,13 +211,33 @@ func (j *judge) slot(h uint64) uint64 {
 func (j *judge) isUnknown(h uint64) bool { return j.unknown[h>>6]>>(h&63)&1 != 0 }
 
 // flag returns undecided position h's flags.
-func (j *judge) flag(h uint64) uint32 { return atomic.LoadUint32(&j.fl[j.slot(h)]) }
+func (j *judge) flag(h uint64) uint32 { return j.load16(j.slot(h)) }
 
 // setFlag sets undecided position h's flags.
-func (j *judge) setFlag(h uint64, f uint32) { atomic.StoreUint32(&j.fl[j.slot(h)], f) }
+func (j *judge) setFlag(h uint64, f uint32) { j.store16(j.slot(h), f) }
 
 // orFlag adds flags to undecided position h's.
-func (j *judge) orFlag(h uint64, f uint32) { atomic.OrUint32(&j.fl[j.slot(h)], f) }
+func (j *judge) orFlag(h uint64, f uint32) {
+	s := j.slot(h)
+	atomic.OrUint32(&j.fl[s>>1], f<<(s&1*16))
+}
+
+// load16 returns slot s's 16 bits.
+func (j *judge) load16(s uint64) uint32 {
+	return atomic.LoadUint32(&j.fl[s>>1]) >> (s & 1 * 16) & 0xffff
+}
+
+// store16 sets slot s's 16 bits to v, leaving the other slot of its word
+// as another goroutine may be changing it.
+func (j *judge) store16(s uint64, v uint32) {
+	w, sh := &j.fl[s>>1], s&1*16
+	for {
+		old := atomic.LoadUint32(w)
+		if atomic.CompareAndSwapUint32(w, old, old&^(0xffff<<sh)|v<<sh) {
+			return
+		}
+	}
+}
 
 // eachUnknown calls f for the hashes undecided after the loopy solve
 // among side, side+2, ... (every one for step 1), as each does.
@@ -413,12 +433,12 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 		j.below[w] = n
 		n += uint64(bits.OnesCount64(x))
 	}
-	fl, err := j.words((n + 1) / 2)
+	fl, err := j.words((n + 3) / 4)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		j.fl = unsafe.Slice((*uint32)(unsafe.Pointer(&fl[0])), n)
+		j.fl = unsafe.Slice((*uint32)(unsafe.Pointer(&fl[0])), (n+1)/2)
 	}
 	j.eachUnknown(0, 1, func(h uint64) bool {
 		var st state
@@ -1095,16 +1115,22 @@ type decision struct {
 
 // decide records a rule decision of undecided position h: its state
 // (stWin or stHolds, a loss), and in its slot, whose flags the pass no
-// longer reads, the round (8 bits), the rule (2) and the plies (16).
+// longer reads, the round less one (4 bits), the rule (2) and the plies
+// (8): what a record holds (Judge). A decision beyond it fails the pass.
 func (j *judge) decide(h uint64, s uint64, round int, r Rule, plies int) {
+	if round < 1 || round > maxRuleRounds || plies >= ruleRoundSpan {
+		j.fail(h, fmt.Sprintf("decided in round %d after %d plies, beyond what a record holds (%d rounds, %d plies)",
+			round, plies, maxRuleRounds, ruleRoundSpan-1))
+		round, plies = min(max(round, 1), maxRuleRounds), min(plies, ruleRoundSpan-1)
+	}
 	j.setState(h, s)
-	atomic.StoreUint32(&j.fl[j.slot(h)], uint32(uint8(round))|uint32(r)<<8|uint32(min(plies, 1<<16-1))<<10)
+	j.store16(j.slot(h), uint32(round-1)|uint32(r)<<4|uint32(plies)<<6)
 }
 
 // decision returns the decision of position h, which the rules decided.
 func (j *judge) decision(h uint64) decision {
-	x := atomic.LoadUint32(&j.fl[j.slot(h)])
-	return decision{round: uint8(x), rule: Rule(x >> 8 & 3), plies: uint16(x >> 10)}
+	x := j.load16(j.slot(h))
+	return decision{round: uint8(x&15) + 1, rule: Rule(x >> 4 & 3), plies: uint16(x >> 6)}
 }
 
 // decidedAt returns the decision of position h and true if the rules
@@ -1133,21 +1159,13 @@ const (
 // (RulesApply).
 func (g *Game) Judges(t tiergame.Tier) bool { return g.RulesApply(t) }
 
-// Judge runs JudgeTier and gives each decision its record.
-func (g *Game) Judge(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) ([]tiergame.Judged, error) {
-	ds, err := g.JudgeTier(t, value, child)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tiergame.Judged, len(ds))
-	for i, d := range ds {
-		if d.Round > maxRuleRounds || d.Plies >= ruleRoundSpan {
-			return nil, fmt.Errorf("%w: tier %s: %s decided in round %d after %d plies, beyond what a record holds (%d rounds, %d plies)",
-				ErrRules, g.TierName(t), g.Format(t, d.Pos), d.Round, d.Plies, maxRuleRounds, ruleRoundSpan-1)
-		}
-		out[i] = tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies}
-	}
-	return out, nil
+// Judge runs the rule pass (JudgeTier) and gives yield each decision's
+// record as the pass reads it off its own arrays, after every value has
+// been read (tiergame.Judge).
+func (g *Game) Judge(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, yield func(tiergame.Judged) error) error {
+	return g.judgeTier(t, value, child, func(d RuleDecision) error {
+		return yield(tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies})
+	})
 }
 
 // RuleRecord decodes a record: round and plies of one the rules decided.

@@ -326,44 +326,80 @@ func (s *Tier) Replace(ps []tiergame.Position, recs []valuedb.Record, workers in
 	maxRem, maxTie := s.maxRem, s.maxTie
 	idx := make([]uint64, len(ps))
 	for k, p := range ps {
-		i, ok := s.cellOf(p)
-		if !ok {
-			return fmt.Errorf("tier %d: replacing the record of position %d, which the tier does not hold", s.tier, p)
-		}
-		idx[k] = i
-		r := recs[k]
-		switch r.Value() {
-		case tiergame.Tie:
-			maxTie = max(maxTie, r.Remoteness())
-		case tiergame.Win, tiergame.Lose, tiergame.Draw:
-			maxRem = max(maxRem, r.Remoteness())
-		default:
-			return fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNoValue)
+		var err error
+		if idx[k], maxRem, maxTie, err = s.check(p, recs[k], maxRem, maxTie); err != nil {
+			return err
 		}
 	}
-	from := s.cells.Lay
-	if !holds(from, maxRem, maxTie) { // only byte cells can fail to: Layout16 holds every remoteness
-		n := s.hi - s.lo
-		if !s.dense {
-			n = s.Len()
-		}
-		err := s.cells.Widen(workers, n, cells.Layout16, func(c uint32) uint32 {
-			if r := s.decode[c]; r != 0 {
-				return cells.Layout16.Code(r)
-			}
-			return cells.Absent
-		})
-		if err != nil {
-			return fmt.Errorf("tier %d: %w", s.tier, err)
-		}
-		s.decode = decodeTable(cells.Layout16)
+	if err := s.widenFor(maxRem, maxTie, workers); err != nil {
+		return err
 	}
 	lay := s.cells.Lay
 	for k, i := range idx {
-		old := s.cells.Peek(i)
-		s.cells.Swap(i, old, lay.Code(recs[k]))
+		s.cells.Swap(i, s.cells.Peek(i), lay.Code(recs[k]))
 	}
 	s.maxRem, s.maxTie = maxRem, maxTie
+	return nil
+}
+
+// Put stores rec as the record of position p, one the tier holds, in
+// place of its own, as Replace does for one record: a rule pass gives
+// its decisions one at a time, and none of them is held beside the tier.
+// It does not change the tier when it refuses rec.
+func (s *Tier) Put(p tiergame.Position, rec valuedb.Record, workers int) error {
+	i, maxRem, maxTie, err := s.check(p, rec, s.maxRem, s.maxTie)
+	if err != nil {
+		return err
+	}
+	if err := s.widenFor(maxRem, maxTie, workers); err != nil {
+		return err
+	}
+	s.cells.Swap(i, s.cells.Peek(i), s.cells.Lay.Code(rec))
+	s.maxRem, s.maxTie = maxRem, maxTie
+	return nil
+}
+
+// check returns the cell of position p, which is to hold rec, and the
+// longest remoteness and tie once it does, from maxRem and maxTie; an
+// error for a position the tier does not hold or a record without a
+// value.
+func (s *Tier) check(p tiergame.Position, r valuedb.Record, maxRem, maxTie int) (uint64, int, int, error) {
+	i, ok := s.cellOf(p)
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("tier %d: replacing the record of position %d, which the tier does not hold", s.tier, p)
+	}
+	switch r.Value() {
+	case tiergame.Tie:
+		maxTie = max(maxTie, r.Remoteness())
+	case tiergame.Win, tiergame.Lose, tiergame.Draw:
+		maxRem = max(maxRem, r.Remoteness())
+	default:
+		return 0, 0, 0, fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNoValue)
+	}
+	return i, maxRem, maxTie, nil
+}
+
+// widenFor widens the cells in place to 16 bits if their codes do not
+// hold remoteness up to maxRem and ties up to maxTie (only byte cells can
+// fail to: Layout16 holds every remoteness).
+func (s *Tier) widenFor(maxRem, maxTie int, workers int) error {
+	if holds(s.cells.Lay, maxRem, maxTie) {
+		return nil
+	}
+	n := s.hi - s.lo
+	if !s.dense {
+		n = s.Len()
+	}
+	err := s.cells.Widen(workers, n, cells.Layout16, func(c uint32) uint32 {
+		if r := s.decode[c]; r != 0 {
+			return cells.Layout16.Code(r)
+		}
+		return cells.Absent
+	})
+	if err != nil {
+		return fmt.Errorf("tier %d: %w", s.tier, err)
+	}
+	s.decode = decodeTable(cells.Layout16)
 	return nil
 }
 

@@ -4,7 +4,10 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/metrics"
+	"syscall"
+	"time"
 
+	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/internal/memsize"
 	"github.com/tiersolve/tiersolve/solver/plan"
@@ -171,4 +174,35 @@ func readMetrics(names ...string) []uint64 {
 		}
 	}
 	return n
+}
+
+// processCPU is the CPU seconds the worker's process has used, user and
+// system. Over a unit it counts that unit's computing, the collector's
+// and the worker's own upkeep, and any unit running beside it: a unit's
+// own share on a one-thread worker, which runs one at a time.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// unitRole names what unit a does for the logs, finer than its kind: a
+// part's round says which (first-pass, level, ties or records), so that
+// the CPU of a run in parts can be summed by role (go run ./bench sums
+// it from the workers' "unit done" records).
+func unitRole(a *api.Assignment) string {
+	if a.Kind != api.Part || a.Part == nil || len(a.Part.Steps) == 0 {
+		return string(a.Kind)
+	}
+	switch last := a.Part.Steps[len(a.Part.Steps)-1]; {
+	case last.Records:
+		return "part/records"
+	case last.Ties:
+		return "part/ties"
+	case last.Round == 0:
+		return "part/first-pass"
+	}
+	return "part/level"
 }

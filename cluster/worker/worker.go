@@ -393,13 +393,13 @@ func (w *Worker) unitLog(a *api.Assignment) *slog.Logger {
 // worker's context: a unit stopped with it is given back.
 func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgress, free func()) {
 	a := l.Assignment
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), processCPU()
 	log := w.unitLog(a)
 	var once sync.Once
-	var computeSecs float64
+	var computeSecs, computeCPU float64
 	computed := func() {
 		once.Do(func() {
-			computeSecs = time.Since(t0).Seconds()
+			computeSecs, computeCPU = time.Since(t0).Seconds(), processCPU()-cpu0
 			free()
 		})
 	}
@@ -450,8 +450,8 @@ func (w *Worker) runUnit(ctx, parent context.Context, l *leased, prog *unitProgr
 	}
 	w.Units.Add(1)
 	w.Positions.Add(positions)
-	log.Info("unit done", "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
-		"compute_seconds", computeSecs, "report_seconds", time.Since(t1).Seconds(), w.memoryAttrs(), gcAttrs())
+	log.Info("unit done", "role", unitRole(a), "positions", positions, "seconds", secs, "positions_per_second", float64(positions)/secs,
+		"compute_seconds", computeSecs, "compute_cpu_seconds", computeCPU, "report_seconds", time.Since(t1).Seconds(), w.memoryAttrs(), gcAttrs())
 }
 
 // report uploads a unit's outputs and reports it complete, uploading

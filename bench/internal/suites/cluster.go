@@ -110,6 +110,8 @@ func clusterColumns() []harness.Column {
 		harness.Column{Key: "store_bytes", Header: "store", Format: "bytes"},
 		harness.Column{Key: "fetch_s", Header: "fetch s", Format: "%.3g"},
 		harness.Column{Key: "fact:same_bytes", Header: "= tierd solve"},
+		harness.Column{Key: "fact:cpu_by_role", Header: "workers' CPU by role (units)"},
+		harness.Column{Key: "fact:longest_unit", Header: "longest unit"},
 		colPeakRSS,
 	)
 }

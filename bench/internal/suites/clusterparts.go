@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -245,11 +248,16 @@ func runParts(ctx context.Context, env harness.JobEnv, a partsArgs) (harness.Sam
 	met["fetch_s"] = time.Since(t1).Seconds()
 	pc.stop()
 	within := addPeaks(met, pc, budget)
+	byRole, longest, err := addRoles(met, pc, pr.summary.Seconds)
+	if err != nil {
+		return harness.Sample{}, err
+	}
 	files, err := sameRun(filepath.Join(env.Shared, referenceDir), fetched)
 	if err != nil {
 		return harness.Sample{}, fmt.Errorf("the fetched run is not tierd solve's: %w", err)
 	}
-	facts := map[string]string{"start": startString(pr.summary.Start), "within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files)}
+	facts := map[string]string{"start": startString(pr.summary.Start), "within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files),
+		"cpu_by_role": byRole, "longest_unit": longest}
 	if within != "yes" {
 		// The workers' unit logs say what each held (memory_mib) and
 		// whether the collector's CPU limiter was on (gc).
@@ -306,6 +314,63 @@ func addPeaks(met map[string]float64, pc *procCluster, budget uint64) (within st
 		return "no: " + strings.Join(over, ", ")
 	}
 	return "yes"
+}
+
+// addRoles sums the workers' units by role from their "unit done"
+// records (JSON logs): the CPU seconds of each role (cpu_s_role_ROLE,
+// the process's CPU over each unit's computing: a one-thread worker runs
+// one unit at a time) and its units (units_role_ROLE), and the longest
+// unit's computing time (longest_unit_s) and its share of the run's wall
+// time (longest_unit_of_wall). It returns, for the report, the roles by
+// CPU, largest first, and the longest unit.
+func addRoles(met map[string]float64, pc *procCluster, wall float64) (byRole, longest string, err error) {
+	type unitDone struct {
+		Msg     string  `json:"msg"`
+		Role    string  `json:"role"`
+		Tier    uint64  `json:"tier"`
+		CPU     float64 `json:"compute_cpu_seconds"`
+		Compute float64 `json:"compute_seconds"`
+	}
+	cpu, units := map[string]float64{}, map[string]int{}
+	var top unitDone
+	for _, name := range pc.names[coordinatorCount:] {
+		f, err := os.Open(filepath.Join(pc.dir, name+".log"))
+		if err != nil {
+			return "", "", err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			var u unitDone
+			if json.Unmarshal(sc.Bytes(), &u) != nil || u.Msg != "unit done" {
+				continue
+			}
+			cpu[u.Role] += u.CPU
+			units[u.Role]++
+			if u.Compute > top.Compute {
+				top = u
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return "", "", fmt.Errorf("%s.log: %w", name, err)
+		}
+	}
+	roles := slices.SortedFunc(maps.Keys(cpu), func(a, b string) int { return cmp.Compare(cpu[b], cpu[a]) })
+	var parts []string
+	for _, r := range roles {
+		met["cpu_s_role_"+r], met["units_role_"+r] = cpu[r], float64(units[r])
+		parts = append(parts, fmt.Sprintf("%s %.0f s (%d)", r, cpu[r], units[r]))
+	}
+	met["longest_unit_s"] = top.Compute
+	if wall > 0 {
+		met["longest_unit_of_wall"] = top.Compute / wall
+	}
+	if top.Role != "" {
+		longest = fmt.Sprintf("%s of tier %d: %.1f s, %.0f%% of the run", top.Role, top.Tier, top.Compute, 100*top.Compute/max(wall, 1e-9))
+	}
+	return strings.Join(parts, ", "), longest, nil
 }
 
 // loadReference reads what the group's setup measured.

@@ -182,7 +182,7 @@ func (pc *procCluster) start(ctx context.Context, n, workers int) error {
 	for i := range workers {
 		id := fmt.Sprintf("w%d", i+1)
 		args := []string{"worker", "--coordinators", strings.Join(pc.urls, ","), "--token-file", token,
-			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id}
+			"--data", filepath.Join(pc.dir, id), "--threads", "1", "--id", id, "--log-format", "json"}
 		if err := pc.run(id, append(args, pc.workerArgs...)...); err != nil {
 			return err
 		}

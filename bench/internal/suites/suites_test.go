@@ -261,7 +261,7 @@ func TestClusterPartsJob(t *testing.T) {
 	}
 	for _, k := range []string{"cpu_s", "cpu_s_c1", "cpu_s_w3", "peak_rss_bytes_w1", "peak_rss_bytes_w3", "worker_peak_rss_bytes",
 		"coordinator_peak_rss_bytes", "notes_bytes", "checkpoint_bytes", "part_rounds", "tiers_in_parts", "blob_bytes_up",
-		"blob_bytes_down", "store_bytes", "fetch_s"} {
+		"blob_bytes_down", "store_bytes", "fetch_s", "longest_unit_s", "cpu_s_role_part/first-pass", "cpu_s_role_part/records"} {
 		if p.Metrics[k] <= 0 {
 			t.Errorf("metric %s = %v", k, p.Metrics[k])
 		}
@@ -273,6 +273,16 @@ func TestClusterPartsJob(t *testing.T) {
 	var procs float64
 	for _, n := range []string{"c1", "c2", "c3", "w1", "w2", "w3"} {
 		procs += p.Metrics["cpu_s_"+n]
+	}
+	// The units' CPU is the workers' but for their upkeep between units.
+	var roles float64
+	for k, v := range p.Metrics {
+		if strings.HasPrefix(k, "cpu_s_role_") {
+			roles += v
+		}
+	}
+	if roles > p.Metrics["cpu_workers_s"]+0.5 || !strings.Contains(p.Facts["cpu_by_role"], "part/level") || !strings.Contains(p.Facts["longest_unit"], "% of the run") {
+		t.Errorf("CPU by role %v of the workers' %v: %q; longest unit %q", roles, p.Metrics["cpu_workers_s"], p.Facts["cpu_by_role"], p.Facts["longest_unit"])
 	}
 	if math.Abs(procs-p.Metrics["cpu_s"]) > 1e-9 || math.Abs(p.Metrics["cpu_coordinators_s"]+p.Metrics["cpu_workers_s"]-procs) > 1e-9 {
 		t.Errorf("CPU of the processes %v, in all %+v", procs, p.Metrics)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/solved"
+	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/tiergame/quotient"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -18,7 +19,7 @@ import (
 // symmetric run does not hold are read through their canonical form, so
 // the rules see the whole tier; only the records of held positions are
 // stored.
-func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solved.Tier, kids []*solved.Tier, workers int) (*solved.Tier, error) {
+func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solved.Tier, kids []*solved.Tier, workers int, levels *work.LevelProgress) (*solved.Tier, error) {
 	base := quotient.Base(g) // a symmetric run's game wraps the game's own
 	j, ok := base.(tiergame.Judge)
 	if !ok || !j.Judges(t) {
@@ -46,7 +47,11 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solve
 	// Each decision's record replaces its draw in st's cells as the game
 	// gives it (the cells widen in place at the first): neither a list of
 	// the decisions nor a second tier is ever held beside st.
-	err := j.Judge(t, value, child, func(d tiergame.Judged) error {
+	var progress func(string)
+	if levels != nil {
+		progress = levels.Rules
+	}
+	err := j.Judge(t, tiergame.Judging{Value: value, Child: child, Progress: progress, Yield: func(d tiergame.Judged) error {
 		if d.Remoteness < 0 || d.Remoteness > valuedb.MaxRemoteness {
 			return fmt.Errorf("remoteness %d of %s out of range", d.Remoteness, g.Format(t, d.Pos))
 		}
@@ -54,7 +59,7 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solve
 			return nil // a symmetric run holds the canonical form only
 		}
 		return st.Put(d.Pos, valuedb.Make(d.Value, d.Remoteness), workers)
-	})
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: tier %s: rules: %w", g.Name(), tierName(g, t), err)
 	}

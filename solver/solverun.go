@@ -216,6 +216,9 @@ func (r *Run) watchTier(t tiergame.Tier, total uint64, done *atomic.Uint64, leve
 					phase, level, decided := levels.Load()
 					detail = fmt.Sprintf("tier %s: every position visited; %s at remoteness %d, %d of %d positions decided (%.0f%%)",
 						name, phase, level, decided, total, 100*float64(decided)/float64(max(total, 1)))
+					if rules := levels.RulesDetail(); rules != "" {
+						detail = fmt.Sprintf("tier %s: solved; %s", name, rules)
+					}
 				}
 				r.meter.Detail(detail)
 			}

@@ -19,15 +19,28 @@ type Judged struct {
 type Judge interface {
 	// Judges reports whether the rules may decide positions of tier t.
 	Judges(t Tier) bool
-	// Judge gives yield the positions of tier t the rules decide, in
-	// increasing order, given the values of the ordinary solve (value:
-	// Undecided for a position not in the tier) and child, the values
-	// of the tiers t's moves lead to (already judged). It reads every
-	// value before its first yield, so yield may store the records in
-	// place of the values; it stops at yield's first error, and returns
-	// it. One at a time, the decisions (up to one a draw of the tier)
-	// are never held beside the tier.
-	Judge(t Tier, value func(Position) Value, child func(Child) Value, yield func(Judged) error) error
+	// Judge gives j.Yield the positions of tier t the rules decide, in
+	// increasing order (see Judging); it stops at Yield's first error,
+	// and returns it.
+	Judge(t Tier, j Judging) error
+}
+
+// Judging is what Judge reads and where its decisions go.
+type Judging struct {
+	// Value is the value of a position of the tier by the ordinary
+	// solve (Undecided for a position not in the tier), and Child the
+	// value of a position of a tier the tier's moves lead to (already
+	// judged). Judge reads every Value before its first Yield, so Yield
+	// may store the records in place of the values.
+	Value func(Position) Value
+	Child func(Child) Value
+	// Yield takes each decision in turn: one at a time, the decisions
+	// (up to one a draw of the tier) are never held beside the tier.
+	Yield func(Judged) error
+	// Progress, if not nil, is told from time to time where the pass
+	// is, in a few words ("round 2: removing false cycles, sweep 3"):
+	// on a large tier it runs for minutes.
+	Progress func(detail string)
 }
 
 // RuleInfo says which rule of play decided a stored record: the rule's

@@ -170,6 +170,22 @@ type judge struct {
 	err   error
 	// workers is how many goroutines the passes over the tier use.
 	workers int
+	// progress, if not nil, is told where the pass is (say); round is
+	// the round in progress.
+	progress func(string)
+	round    int
+}
+
+// say tells the pass's progress what it is doing now.
+func (j *judge) say(what string) {
+	if j.progress == nil {
+		return
+	}
+	if j.round == 0 {
+		j.progress("rules of play: " + what)
+		return
+	}
+	j.progress(fmt.Sprintf("rules of play, round %d: %s", j.round, what))
 }
 
 // words returns n zero words outside the Go heap, freed by free.
@@ -328,7 +344,7 @@ func (j *judge) each(first, step uint64, f func(h uint64) bool) bool {
 // decides nothing.
 func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) ([]RuleDecision, error) {
 	var out []RuleDecision
-	err := g.judgeTier(t, value, child, func(d RuleDecision) error {
+	err := g.judgeTier(t, value, child, nil, func(d RuleDecision) error {
 		out = append(out, d)
 		return nil
 	})
@@ -341,13 +357,14 @@ func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 // judgeTier is JudgeTier giving each decision to yield, in increasing
 // order of hashes, rather than holding them all; it stops at yield's
 // first error.
-func (g *Game) judgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, yield func(RuleDecision) error) error {
+func (g *Game) judgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, progress func(string), yield func(RuleDecision) error) error {
 	if !g.RulesApply(t) {
 		return nil
 	}
 	l := g.mustLayout(t)
-	j := &judge{g: g, l: l, t: t, workers: runtime.GOMAXPROCS(0)}
+	j := &judge{g: g, l: l, t: t, workers: runtime.GOMAXPROCS(0), progress: progress}
 	defer j.free()
+	j.say("the draws' checks, chases and captures")
 	if err := j.init(value, child); err != nil {
 		return err
 	}
@@ -356,8 +373,11 @@ func (g *Game) judgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 		if round > 255 {
 			return fmt.Errorf("%w: tier %s: more than 255 rounds", ErrRules, l.m)
 		}
+		j.round = round
+		j.say("labelling")
 		j.labelMay()
 		j.removeFake()
+		j.say("declaring the rule-breakers lost and spreading it")
 		for side := xq.Red; side <= xq.Black; side++ {
 			if !done[side] {
 				done[side] = !j.build(side, round)
@@ -600,6 +620,7 @@ func (j *judge) removeFake() {
 // sweep checks the loss flags (n odd) or the win flags (n even) of every
 // listed position, red's then black's, in place.
 func (j *judge) sweep(n, step int) bool {
+	j.say(fmt.Sprintf("removing the cycles that do not hold (step %d of 3, sweep %d)", step, n))
 	mask := fCheckWin | fChaseWin
 	if n%2 == 1 {
 		mask = fCheckLose | fChaseLose
@@ -1159,12 +1180,12 @@ const (
 // (RulesApply).
 func (g *Game) Judges(t tiergame.Tier) bool { return g.RulesApply(t) }
 
-// Judge runs the rule pass (JudgeTier) and gives yield each decision's
-// record as the pass reads it off its own arrays, after every value has
-// been read (tiergame.Judge).
-func (g *Game) Judge(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, yield func(tiergame.Judged) error) error {
-	return g.judgeTier(t, value, child, func(d RuleDecision) error {
-		return yield(tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies})
+// Judge runs the rule pass and gives j.Yield each decision's record as
+// the pass reads it off its own arrays, after every value has been read
+// (tiergame.Judge).
+func (g *Game) Judge(t tiergame.Tier, j tiergame.Judging) error {
+	return g.judgeTier(t, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
+		return j.Yield(tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies})
 	})
 }
 

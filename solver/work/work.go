@@ -172,6 +172,20 @@ type LevelProgress struct {
 	ties    atomic.Bool
 	level   atomic.Int64
 	decided atomic.Uint64
+	rules   atomic.Pointer[string]
+}
+
+// Rules says where the game's rules of play (tiergame.Judge), which run
+// after the levels, are: a few words the progress shows instead of the
+// levels'.
+func (p *LevelProgress) Rules(detail string) { p.rules.Store(&detail) }
+
+// RulesDetail is what Rules said last, or "".
+func (p *LevelProgress) RulesDetail() string {
+	if d := p.rules.Load(); d != nil {
+		return *d
+	}
+	return ""
 }
 
 // Load returns the phase ("wins and losses" or "ties"), the level and the

@@ -160,6 +160,10 @@ type judge struct {
 	// before w: the rank of an undecided hash is its slot.
 	unknown []uint64
 	below   []uint64
+	// listed has the bit of each undecided hash that may have working
+	// flags (fListed): a superset, as labelMay sets them and the sweeps
+	// clear them.
+	listed []uint64
 	// fl holds an undecided position's flags by slot, 16 bits each, two
 	// to a word, read and written atomically (the sweeps run in
 	// parallel), and once the rules decide it, its decision (see decide).
@@ -203,7 +207,7 @@ func (j *judge) free() {
 	for _, a := range j.mems {
 		a.Free()
 	}
-	j.mems, j.st, j.unknown, j.below, j.fl = nil, nil, nil, nil, nil
+	j.mems, j.st, j.unknown, j.below, j.listed, j.fl = nil, nil, nil, nil, nil, nil
 }
 
 // state returns hash h's state.
@@ -258,12 +262,25 @@ func (j *judge) store16(s uint64, v uint32) {
 // eachUnknown calls f for the hashes undecided after the loopy solve
 // among side, side+2, ... (every one for step 1), as each does.
 func (j *judge) eachUnknown(first, step uint64, f func(h uint64) bool) bool {
+	return j.eachOf(j.unknown, first, step, f)
+}
+
+// eachListed is eachUnknown for the positions that may have working
+// flags (listed): the later sweeps of a step find a few among millions
+// of draws, and skip the rest 64 at a time.
+func (j *judge) eachListed(first, step uint64, f func(h uint64) bool) bool {
+	return j.eachOf(j.listed, first, step, f)
+}
+
+// eachOf calls f for the hashes of set among side, side+2, ... (every
+// one for step 1), as each does.
+func (j *judge) eachOf(set []uint64, first, step uint64, f func(h uint64) bool) bool {
 	mask := ^uint64(0)
 	if step == 2 {
 		mask = 0x5555555555555555 << first
 	}
 	const block = 1 << 8 // words
-	n := (uint64(len(j.unknown)) + block - 1) / block
+	n := (uint64(len(set)) + block - 1) / block
 	var next atomic.Uint64
 	var any atomic.Bool
 	var wg sync.WaitGroup
@@ -277,8 +294,8 @@ func (j *judge) eachUnknown(first, step uint64, f func(h uint64) bool) bool {
 				if b >= n {
 					break
 				}
-				for w := b * block; w < min((b+1)*block, uint64(len(j.unknown))); w++ {
-					for x := j.unknown[w] & mask; x != 0; x &= x - 1 {
+				for w := b * block; w < min((b+1)*block, uint64(len(set))); w++ {
+					for x := atomic.LoadUint64(&set[w]) & mask; x != 0; x &= x - 1 {
 						if f(w<<6 + uint64(bits.TrailingZeros64(x))) {
 							found = true
 						}
@@ -448,6 +465,9 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 	if j.below, err = j.words(uint64(len(j.unknown))); err != nil {
 		return err
 	}
+	if j.listed, err = j.words(uint64(len(j.unknown))); err != nil {
+		return err
+	}
 	n := uint64(0)
 	for w, x := range j.unknown {
 		j.below[w] = n
@@ -563,6 +583,7 @@ func (j *judge) initCheckChase() {
 // win flag of the same rule).
 func (j *judge) labelMay() {
 	j.eachUnknown(0, 1, func(h uint64) bool {
+		j.setListed(h, false)
 		f := j.flag(h)
 		if j.state(h) != stUnknown || f&fSticky == 0 {
 			return false
@@ -590,10 +611,20 @@ func (j *judge) labelMay() {
 		}
 		if f&fWorking != 0 {
 			f |= fListed
+			j.setListed(h, true)
 		}
 		j.setFlag(h, f)
 		return false
 	})
+}
+
+// setListed sets or clears hash h's bit of listed.
+func (j *judge) setListed(h uint64, on bool) {
+	if on {
+		atomic.OrUint64(&j.listed[h>>6], 1<<(h&63))
+	} else {
+		atomic.AndUint64(&j.listed[h>>6], ^(1 << (h & 63)))
+	}
 }
 
 // removeFake removes the working flags whose cycles do not hold, in
@@ -627,9 +658,13 @@ func (j *judge) sweep(n, step int) bool {
 	}
 	found := false
 	for side := uint64(0); side < 2; side++ {
-		if j.eachUnknown(side, 2, func(h uint64) bool {
+		if j.eachListed(side, 2, func(h uint64) bool {
 			f := j.flag(h)
-			if f&fListed == 0 || j.state(h) != stUnknown || f&mask == 0 {
+			if f&fListed == 0 || j.state(h) != stUnknown {
+				j.setListed(h, false)
+				return false
+			}
+			if f&mask == 0 {
 				return false
 			}
 			var nf uint32
@@ -643,6 +678,7 @@ func (j *judge) sweep(n, step int) bool {
 			}
 			if nf&fWorking == 0 {
 				nf &^= fListed
+				j.setListed(h, false)
 			}
 			j.setFlag(h, nf)
 			return true
@@ -657,7 +693,7 @@ func (j *judge) sweep(n, step int) bool {
 // by the same rule (xiangqitb's fourth step), and reports whether it
 // cleared any.
 func (j *judge) mutual() bool {
-	return j.eachUnknown(0, 1, func(h uint64) bool {
+	return j.eachListed(0, 1, func(h uint64) bool {
 		f := j.flag(h)
 		if f&fListed == 0 || j.state(h) != stUnknown {
 			return false
@@ -1053,7 +1089,7 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 func (j *judge) build(root xq.Side, round int) bool {
 	opp := root.Other()
 	var gen []uint64
-	for w, x := range j.unknown {
+	for w, x := range j.listed { // a position with working flags is listed
 		for x &= 0x5555555555555555 << opp; x != 0; x &= x - 1 {
 			h := uint64(w)<<6 + uint64(bits.TrailingZeros64(x))
 			if j.state(h) != stUnknown {

@@ -121,6 +121,16 @@ func (v *VerifyReport) stop(err error) error {
 	return errStop
 }
 
+// mismatch counts m, and keeps it among the first few examples, under mu.
+func (v *VerifyReport) mismatch(mu *sync.Mutex, m Mismatch) {
+	mu.Lock()
+	defer mu.Unlock()
+	v.Mismatches++
+	if len(v.Examples) < 10 {
+		v.Examples = append(v.Examples, m)
+	}
+}
+
 // OK reports whether nothing was wrong.
 func (v *VerifyReport) OK() bool { return v.Mismatches == 0 && len(v.FileErrors) == 0 }
 
@@ -197,24 +207,14 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 						}
 						continue
 					}
-					mu.Lock()
-					rep.Mismatches++
-					if len(rep.Examples) < 10 {
-						rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: want, Again: true})
-					}
-					mu.Unlock()
+					rep.mismatch(&mu, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: want, Again: true})
 					continue
 				}
 				derived, err := derive(cur, tiergame.Position(p), kids, &last, moves[:0])
 				if err == nil && derived == stored {
 					continue
 				}
-				mu.Lock()
-				rep.Mismatches++
-				if len(rep.Examples) < 10 {
-					rep.Examples = append(rep.Examples, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: derived, Err: err})
-				}
-				mu.Unlock()
+				rep.mismatch(&mu, Mismatch{Tier: t, Position: tiergame.Position(p), Stored: stored, Derived: derived, Err: err})
 			}
 			mu.Lock()
 			full.sum(local)

@@ -167,12 +167,8 @@ var ErrNoValue = errors.New("a solved record has no value")
 func longestOf(recs []valuedb.Record) (maxRem, maxTie int, err error) {
 	maxTie = -1
 	for i, r := range recs {
-		switch r.Value() {
-		case tiergame.Tie:
-			maxTie = max(maxTie, r.Remoteness())
-		case tiergame.Win, tiergame.Lose, tiergame.Draw:
-			maxRem = max(maxRem, r.Remoteness())
-		default:
+		var ok bool
+		if maxRem, maxTie, ok = longer(r, maxRem, maxTie); !ok {
 			return 0, 0, fmt.Errorf("%w: rank %d", ErrNoValue, i)
 		}
 	}
@@ -368,15 +364,23 @@ func (s *Tier) check(p tiergame.Position, r valuedb.Record, maxRem, maxTie int) 
 	if !ok {
 		return 0, 0, 0, fmt.Errorf("tier %d: replacing the record of position %d, which the tier does not hold", s.tier, p)
 	}
-	switch r.Value() {
-	case tiergame.Tie:
-		maxTie = max(maxTie, r.Remoteness())
-	case tiergame.Win, tiergame.Lose, tiergame.Draw:
-		maxRem = max(maxRem, r.Remoteness())
-	default:
+	maxRem, maxTie, ok = longer(r, maxRem, maxTie)
+	if !ok {
 		return 0, 0, 0, fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNoValue)
 	}
 	return i, maxRem, maxTie, nil
+}
+
+// longer returns the longest win or loss and the longest tie, maxRem
+// and maxTie with r among them; false for a record without a value.
+func longer(r valuedb.Record, maxRem, maxTie int) (int, int, bool) {
+	switch r.Value() {
+	case tiergame.Tie:
+		return maxRem, max(maxTie, r.Remoteness()), true
+	case tiergame.Win, tiergame.Lose, tiergame.Draw:
+		return max(maxRem, r.Remoteness()), maxTie, true
+	}
+	return maxRem, maxTie, false
 }
 
 // widenFor widens the cells in place to 16 bits if their codes do not

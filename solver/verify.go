@@ -138,7 +138,9 @@ func (v *VerifyReport) OK() bool { return v.Mismatches == 0 && len(v.FileErrors)
 // SHA-256, every database's checksum and counts, and every stored record
 // against the one its children's stored records give (the same rules the
 // solver applies; for loopy tiers too, since a correct solution is a
-// fixed point of them).
+// fixed point of them). A tier the game's rules of play judge is solved
+// again instead, rule pass included, and every record compared with its
+// own: no look at a position's children can re-derive a rule decision.
 func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	if r.isChance() {
 		return r.verifyChance(ctx)

@@ -308,40 +308,14 @@ func (s *Tier) SetSpan(lo, hi, loRank uint64) { s.lo, s.hi, s.loRank = lo, hi, l
 // ties) of the records.
 func (s *Tier) Longest() (maxRem, maxTie int) { return s.maxRem, s.maxTie }
 
-// Replace stores recs[i] as the record of position ps[i], one the tier
-// holds, in place of its own: a game's rules of play deciding some of a
-// solved loopy tier's draws (tiergame.Judge). When a record's remoteness
-// outgrows the cells they widen in place, so the tier is never held
-// twice; its records are then those New would make of the same records
-// by rank. It refuses a record without a value or a position the tier
-// does not hold, before changing any.
-func (s *Tier) Replace(ps []tiergame.Position, recs []valuedb.Record, workers int) error {
-	if len(ps) != len(recs) {
-		return fmt.Errorf("tier %d: %d positions and %d records to replace", s.tier, len(ps), len(recs))
-	}
-	maxRem, maxTie := s.maxRem, s.maxTie
-	idx := make([]uint64, len(ps))
-	for k, p := range ps {
-		var err error
-		if idx[k], maxRem, maxTie, err = s.check(p, recs[k], maxRem, maxTie); err != nil {
-			return err
-		}
-	}
-	if err := s.widenFor(maxRem, maxTie, workers); err != nil {
-		return err
-	}
-	lay := s.cells.Lay
-	for k, i := range idx {
-		s.cells.Swap(i, s.cells.Peek(i), lay.Code(recs[k]))
-	}
-	s.maxRem, s.maxTie = maxRem, maxTie
-	return nil
-}
-
 // Put stores rec as the record of position p, one the tier holds, in
-// place of its own, as Replace does for one record: a rule pass gives
-// its decisions one at a time, and none of them is held beside the tier.
-// It does not change the tier when it refuses rec.
+// place of its own: a game's rules of play deciding one of a solved
+// loopy tier's draws (tiergame.Judge), which gives them one at a time so
+// that none is held beside the tier. When rec's remoteness outgrows the
+// cells they widen in place, so the tier is never held twice; its
+// records are then those New would make of the same records by rank. It
+// refuses a record without a value or a position the tier does not
+// hold, and then changes nothing.
 func (s *Tier) Put(p tiergame.Position, rec valuedb.Record, workers int) error {
 	i, maxRem, maxTie, err := s.check(p, rec, s.maxRem, s.maxTie)
 	if err != nil {

@@ -147,8 +147,9 @@ const (
 // judge is the rule pass over one tier. Its arrays are outside the Go
 // heap (bigmem), so the collector's goal does not double them, and only
 // the undecided positions (the draws of the loopy solve, a fraction of
-// the tier's hashes) have a slot of flags: a hash has two bits of state
-// and two of the index of the slots (unknown, below).
+// the tier's hashes) have a slot of flags (16 bits): a hash has two bits
+// of state, two of the index of the slots (unknown, below) and one of
+// the positions still listed.
 type judge struct {
 	g *Game
 	l *layout

@@ -62,7 +62,8 @@ type ClusterTier struct {
 	// its reachability, before it is solved: one unit on one worker of
 	// threads threads, or by CloseRanges ranges (plan.CloseRangeCount,
 	// above 1) on as many workers as there are, however many parts it is
-	// solved in.
+	// solved in. Both are 0 for a game that is exhaustive
+	// (tiergame.Exhaustive), whose tiers are not closed.
 	CloseSeconds float64
 	CloseRanges  int
 }
@@ -88,8 +89,11 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				ct.Parts = 0
 				ct.Fits = plan.LoopyTierBytes(size, count, kids) <= memory
 			}
-			ct.CloseRanges = len(plan.CloseRanges(size, plan.CloseRangeCount(size, 0)))
-			ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads)) / float64(min(ct.CloseRanges, workers))
+			if e, ok := r.Game.(tiergame.Exhaustive); !ok || !e.Exhaustive() {
+				// An exhaustive game's tiers are every legal hash: not closed.
+				ct.CloseRanges = len(plan.CloseRanges(size, plan.CloseRangeCount(size, 0)))
+				ct.CloseSeconds = float64(count) / (planCloseRate * float64(threads)) / float64(min(ct.CloseRanges, workers))
+			}
 			cores = float64(threads)
 			if ct.Parts == 0 {
 				ct.Bytes = plan.LoopyTierBytes(size, count, kids)

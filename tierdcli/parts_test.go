@@ -184,15 +184,29 @@ func TestPlanCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	top := plan.Tiers[len(plan.Tiers)-1]
-	if top.Name != "KRNvKAABB" || top.Parts < 2 || top.Bytes > 139<<20 || top.NotesBytes == 0 || top.CloseSeconds <= 0 || !plan.Fits {
+	if top.Name != "KRNvKAABB" || top.Parts < 2 || top.Bytes > 139<<20 || top.NotesBytes == 0 || !plan.Fits {
 		t.Errorf("top tier %+v, fits %v", top, plan.Fits)
 	}
 	for _, tr := range plan.Tiers {
 		if tr.Hashes < 1e6 && tr.Parts > 0 {
 			t.Errorf("a small tier in parts: %+v", tr)
 		}
-		if !tr.Loopy && tr.CloseSeconds != 0 {
-			t.Errorf("a closing for a loop-free tier: %+v", tr)
+		if tr.CloseSeconds != 0 || tr.CloseRanges != 0 {
+			t.Errorf("a closing for a tier of an exhaustive game (every legal position): %+v", tr)
+		}
+	}
+	// Quixo's tiers are closed under their moves.
+	code, out, errs = tierd(t, "plan", "--game", "quixo", "--option", "size=4", "--cluster", "--workers", "4", "--memory", "139MiB", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	plan = clusterPlanJSON{}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range plan.Tiers {
+		if !tr.Loopy || tr.CloseSeconds <= 0 || tr.CloseRanges < 1 {
+			t.Errorf("a tier of quixo 4x4 without a closing: %+v", tr)
 		}
 	}
 	code, out, _ = tierd(t, "plan", "--game", "xiangqi", "--option", "material=KRNvKAABB", "--cluster", "--workers", "4", "--memory", "16MiB")

@@ -157,7 +157,7 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 			memory += " (does NOT fit)"
 		}
 		closes := "-"
-		if t.Loopy {
+		if t.Loopy && t.CloseRanges > 0 {
 			closes = fmt.Sprintf("%.1fs", t.CloseSeconds)
 			if t.CloseRanges > 1 {
 				closes += fmt.Sprintf(" in %d ranges", t.CloseRanges)
@@ -170,6 +170,10 @@ func printClusterPlan(e *cli.Env, game, option string, r *solver.Run, workers, t
 	if !fits {
 		verdict = "some tier does NOT fit: more memory a worker"
 	}
-	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md), and before it %.0fs of closing loopy tiers (CLOSING: in reachability, one unit on one worker, or by ranges on the workers for tiers of %d hashes or more); %s\n", secs, closing, 2*plan.CloseRangeHashes, verdict)
+	closes := "no closing of loopy tiers before it (none, or the game's tiers are every legal position)"
+	if closing > 0 {
+		closes = fmt.Sprintf("before it %.0fs of closing loopy tiers (CLOSING: in reachability, one unit on one worker, or by ranges on the workers for tiers of %d hashes or more)", closing, 2*plan.CloseRangeHashes)
+	}
+	fmt.Fprintf(e.Stdout, "about %.0fs of solving in all (tiers one after another; estimates from measured rates, see cluster/README.md), and %s; %s\n", secs, closes, verdict)
 	return result
 }

@@ -665,3 +665,26 @@ func provisionalModelRun(t *testing.T, seed uint64) {
 		}
 	}
 }
+
+// TestFSMExhaustiveRunIsNotClosed: the tiers of an exhaustive game are
+// every legal hash (reach.FullTier), so none is expanded or closed, a
+// loopy start tier included: each is expanded at once, and its level is
+// the leader's to make.
+func TestFSMExhaustiveRunIsNotClosed(t *testing.T) {
+	h := newHarness(t)
+	run := &Run{Format: Format, Game: "test", Option: "default", Settings: api.DefaultSettings, Created: time.Unix(1, 0).UTC(), Exhaustive: true, Tiers: []*Tier{
+		{Tier: 0, Name: "t0", Size: 100, Loopy: true, Children: []uint64{1}},
+		{Tier: 1, Name: "t1", Size: 100, Loopy: true, Parents: []uint64{0}, Children: []uint64{2}},
+		{Tier: 2, Name: "t2", Size: 100, Parents: []uint64{1}},
+	}}
+	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
+	want := []Task{{TaskLevel, id, 0}, {TaskLevel, id, 1}, {TaskLevel, id, 2}}
+	if got := tasksOf(h); !slices.Equal(got, want) {
+		t.Fatalf("tasks at start: %v, want %v", got, want)
+	}
+	for _, tr := range h.state().Runs[0].Tiers[:2] {
+		if len(tr.Reach) != 0 || !tr.Expanded {
+			t.Errorf("tier %d: reach units %+v, expanded %v; want none, expanded", tr.Tier, tr.Reach, tr.Expanded)
+		}
+	}
+}

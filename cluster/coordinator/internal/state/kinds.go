@@ -75,16 +75,18 @@ var kinds = map[api.Kind]kindRules{
 // loopy tier, one Close unit over the whole tier, or the first round of
 // its closing by ranges (closing.go; none for one that got no partials
 // and holds no start position: it is empty); else an Expand
-// unit per range of the expansion's cut, unless the game is exhaustive
-// (no expansion) or the tier has no children.
+// unit per range of the expansion's cut, unless the tier has no
+// children. An exhaustive game has none at all: its level files are
+// every legal hash (reach.FullTier), whatever a closing would find.
 func (r *Run) reachUnits(t *Tier) []*Unit {
 	us := []*Unit{}
 	switch {
+	case r.Exhaustive:
 	case t.Loopy:
 		if t == r.Tiers[0] || len(r.CloseInputs(t)) > 0 {
 			us = r.closingUnits(t)
 		}
-	case len(t.Children) > 0 && !r.Exhaustive:
+	case len(t.Children) > 0:
 		for _, rg := range t.Level.ExpandRanges() {
 			us = append(us, &Unit{Kind: api.Expand, Lo: rg.Lo, Hi: rg.Hi})
 		}

@@ -40,8 +40,9 @@ type State struct {
 // when a change makes the rules treat a run created before differently
 // (a new phase of units, a unit's meaning). 1 is the first so marked,
 // with the children's notes of loopy tiers in parts; runs from before
-// carry none (0).
-const Format = 1
+// carry none (0). 2: the loopy tiers of an exhaustive game are not
+// closed (no reach units).
+const Format = 2
 
 // Run is one solving run: a game variant taken through reachability and
 // solving, tier by tier.

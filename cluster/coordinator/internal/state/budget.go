@@ -7,7 +7,8 @@ import (
 
 // LeastBudget is a worker budget below which some unit of the run cannot
 // be made to fit, as far as the tiers' hash spaces tell before the run
-// starts: for each loopy tier, its closing (one unit over the whole tier,
+// starts: for each loopy tier, its closing unless the game is exhaustive
+// (one unit over the whole tier,
 // plan.CloseBytes, or its largest range: plan.CloseRangeBytes) and the
 // least its solving can take, whole with no
 // position counted (plan.LoopyTierBytes) or at the finest cut the run
@@ -31,8 +32,10 @@ func (r *Run) LeastBudget() (bytes uint64, tier string) {
 			kid = max(kid, size)
 		}
 		need := min(plan.LoopyTierBytes(t.Size, 0, kidSpaces), plan.PartBytes(t.Size, t.Size/uint64(most)+1, kid))
-		for _, u := range r.closingUnits(t) {
-			need = max(need, r.UnitBytes(t, u))
+		if !r.Exhaustive { // an exhaustive game's tiers are not closed (reachUnits)
+			for _, u := range r.closingUnits(t) {
+				need = max(need, r.UnitBytes(t, u))
+			}
 		}
 		if need > bytes {
 			bytes, tier = need, t.Name

@@ -8,7 +8,7 @@ import (
 )
 
 // TestLeastBudget: the least budget of a run is set by its largest loopy
-// tier: at least its closing, and at least the least of its solving
+// tier: at least its closing (none for an exhaustive game), and at least the least of its solving
 // whole and at the finest cut the run allows; a run without loopy tiers
 // needs no budget of its own.
 func TestLeastBudget(t *testing.T) {
@@ -28,6 +28,12 @@ func TestLeastBudget(t *testing.T) {
 		if need, tier := r.LeastBudget(); tier != "t1" || need != want || need < plan.BaseBytes {
 			t.Errorf("loopy ranges %d: least budget %d (tier %q), want %d", parts, need, tier, want)
 		}
+	}
+	// An exhaustive game's tiers are not closed: only the solving counts.
+	r.Exhaustive, r.Settings.LoopyRanges = true, 16
+	want := min(whole, plan.PartBytes(size, size/16+1, size/2))
+	if need, _ := r.LeastBudget(); need != want || need >= closing {
+		t.Errorf("an exhaustive run: least budget %d, want its solving's %d (its closing's %d not counted)", need, want, closing)
 	}
 	r.Tiers[1].Loopy = false
 	if need, tier := r.LeastBudget(); need != 0 || tier != "" {

@@ -175,6 +175,10 @@ type judge struct {
 	err   error
 	// workers is how many goroutines the passes over the tier use.
 	workers int
+	// spreadChunk, if above 0, is how many positions of a retrograde
+	// level a worker of build takes at a time (spreadChunk); tests make
+	// it small to cut small levels into many chunks.
+	spreadChunk int
 	// progress, if not nil, is told where the pass is (say); round is
 	// the round in progress.
 	progress func(string)
@@ -215,7 +219,8 @@ func (j *judge) free() {
 func (j *judge) state(h uint64) uint64 { return j.st[h>>5] >> (h & 31 * 2) & 3 }
 
 // setState changes hash h's state to s; nothing reads or writes the word
-// at the same time (build runs on one goroutine).
+// at the same time (build writes on one goroutine, while its workers
+// wait: spreader).
 func (j *judge) setState(h uint64, s uint64) {
 	w := &j.st[h>>5]
 	*w = *w&^(3<<(h&31*2)) | s<<(h&31*2)
@@ -362,7 +367,7 @@ func (j *judge) each(first, step uint64, f func(h uint64) bool) bool {
 // decides nothing.
 func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) ([]RuleDecision, error) {
 	var out []RuleDecision
-	err := g.judgeTier(t, value, child, nil, func(d RuleDecision) error {
+	err := g.judgeTier(t, judgeConfig{}, value, child, nil, func(d RuleDecision) error {
 		out = append(out, d)
 		return nil
 	})
@@ -372,15 +377,28 @@ func (g *Game) JudgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame
 	return out, nil
 }
 
+// judgeConfig is how a rule pass runs; its zero value is how the game
+// runs it. Its decisions are the same whatever it says.
+type judgeConfig struct {
+	// workers is how many goroutines the pass uses (0: GOMAXPROCS).
+	workers int
+	// spreadChunk is judge.spreadChunk (0: the default).
+	spreadChunk int
+}
+
 // judgeTier is JudgeTier giving each decision to yield, in increasing
 // order of hashes, rather than holding them all; it stops at yield's
 // first error.
-func (g *Game) judgeTier(t tiergame.Tier, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, progress func(string), yield func(RuleDecision) error) error {
+func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value, progress func(string), yield func(RuleDecision) error) error {
 	if !g.RulesApply(t) {
 		return nil
 	}
 	l := g.mustLayout(t)
-	j := &judge{g: g, l: l, t: t, workers: runtime.GOMAXPROCS(0), progress: progress}
+	workers := cfg.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	j := &judge{g: g, l: l, t: t, workers: workers, spreadChunk: cfg.spreadChunk, progress: progress}
 	defer j.free()
 	j.say("the draws' checks, chases and captures")
 	if err := j.init(value, child); err != nil {
@@ -1117,51 +1135,156 @@ func (j *judge) build(root xq.Side, round int) bool {
 	if len(gen) == 0 {
 		return false
 	}
-	var parents []tiergame.Position
-	var buf [128]xq.Move
+	sp := j.newSpreader()
 	mover := root
 	for n := 1; ; n++ {
-		var next []uint64
-		for _, h := range gen {
-			parents = j.g.Parents(j.t, tiergame.Position(h), j.t, parents[:0])
-			for _, p := range parents {
-				u := uint64(p)
-				if j.state(u) != stUnknown {
-					continue
-				}
-				if mover == root {
-					j.decide(u, stWin, round, j.decision(h).rule, n)
-					next = append(next, u)
-					continue
-				}
-				if j.flag(u)&fCapDraw != 0 {
-					continue
-				}
-				st, _ := j.load(u)
-				q := j.quiets(&st, u, buf[:0])
-				lost := true
-				r := RuleNone
-				for _, c, ok := q.next(); ok; _, c, ok = q.next() {
-					if j.state(c) != stWin {
-						lost = false
-						break
-					}
-					if d, ok := j.decidedAt(c); ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
-						r = d.rule
-					}
-				}
-				if lost {
-					j.decide(u, stHolds, round, r, n)
-					next = append(next, u)
-				}
-			}
-		}
+		next := sp.level(gen, mover == root, round, n)
 		if len(next) == 0 {
 			return true
 		}
 		gen = next
 		mover = mover.Other()
 	}
+}
+
+// spreadChunk is how many positions of a retrograde level a worker of
+// build takes at a time.
+const spreadChunk = 1 << 10
+
+// spreader runs build's retrograde levels on the judge's workers. A
+// level's decisions are those of one goroutine taking the level's
+// positions in order, each parent still undecided decided by the first
+// position that reaches it (a win takes that position's rule), and the
+// next level listed in the order they were decided: the level is cut
+// into batches of chunks; the workers find each chunk's candidates
+// (Parents and, for a loss, the look at every quiet move: the cost)
+// while nothing is written, then one goroutine decides them, chunk by
+// chunk in the level's order, skipping the positions already decided.
+// A candidate found twice is found with the same answer: a loss reads
+// only wins, which a loss level does not write, and a win reads nothing
+// but its finder's rule.
+type spreader struct {
+	j       *judge
+	chunk   int
+	workers int
+	// found holds each chunk's candidates of the batch in progress.
+	found [][]candidate
+}
+
+// candidate is a parent that a level may decide, and the rule it takes.
+type candidate struct {
+	h    uint64
+	rule Rule
+}
+
+// newSpreader returns a spreader on the judge's workers.
+func (j *judge) newSpreader() *spreader {
+	chunk := j.spreadChunk
+	if chunk <= 0 {
+		chunk = spreadChunk
+	}
+	w := max(j.workers, 1)
+	return &spreader{j: j, chunk: chunk, workers: w, found: make([][]candidate, 4*w)}
+}
+
+// level decides the undecided parents of gen, the positions decided at
+// the level before, n plies from the declared losses: wins if win, else
+// the parents all of whose quiet moves lead to wins. It returns them in
+// the order one goroutine would have decided them.
+func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
+	j := s.j
+	state := stHolds
+	if win {
+		state = stWin
+	}
+	var next []uint64
+	batch := s.chunk * len(s.found)
+	for lo := 0; lo < len(gen); lo += batch {
+		part := gen[lo:min(lo+batch, len(gen))]
+		chunks := (len(part) + s.chunk - 1) / s.chunk
+		chunkOf := func(c int) []uint64 { return part[c*s.chunk : min((c+1)*s.chunk, len(part))] }
+		if workers := min(s.workers, chunks); workers <= 1 {
+			var parents []tiergame.Position
+			for c := range chunks {
+				s.found[c], parents = j.candidates(chunkOf(c), win, round, s.found[c][:0], parents)
+			}
+		} else {
+			var at atomic.Int64
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var parents []tiergame.Position
+					for {
+						c := int(at.Add(1) - 1)
+						if c >= chunks {
+							return
+						}
+						s.found[c], parents = j.candidates(chunkOf(c), win, round, s.found[c][:0], parents)
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		for c := range chunks {
+			for _, x := range s.found[c] {
+				if j.state(x.h) != stUnknown {
+					continue // decided by an earlier position of the level
+				}
+				j.decide(x.h, state, round, x.rule, n)
+				next = append(next, x.h)
+			}
+		}
+	}
+	return next
+}
+
+// candidates appends to dst, in order, the parents of the positions of
+// part that the level may decide: those undecided, for a win with the
+// rule of the position reaching it, for a loss those without a capture
+// to a draw whose every quiet move leads to a win, with the least rule
+// of this round's among those wins. It reads the judge's arrays and
+// writes none. parents is scratch space, returned for the next call.
+func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate, parents []tiergame.Position) ([]candidate, []tiergame.Position) {
+	var buf [128]xq.Move
+	for _, h := range part {
+		parents = j.g.Parents(j.t, tiergame.Position(h), j.t, parents[:0])
+		var rule Rule
+		if win {
+			rule = j.decision(h).rule
+		}
+		for _, p := range parents {
+			u := uint64(p)
+			if j.state(u) != stUnknown {
+				continue
+			}
+			if win {
+				dst = append(dst, candidate{u, rule})
+				continue
+			}
+			if j.flag(u)&fCapDraw != 0 {
+				continue
+			}
+			st, _ := j.load(u)
+			q := j.quiets(&st, u, buf[:0])
+			lost := true
+			r := RuleNone
+			for _, c, ok := q.next(); ok; _, c, ok = q.next() {
+				if j.state(c) != stWin {
+					lost = false
+					break
+				}
+				if d, ok := j.decidedAt(c); ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
+					r = d.rule
+				}
+			}
+			if lost {
+				dst = append(dst, candidate{u, r})
+			}
+		}
+	}
+	return dst, parents
 }
 
 // decision is a rule decision: the round, the rule, the plies.
@@ -1221,7 +1344,7 @@ func (g *Game) Judges(t tiergame.Tier) bool { return g.RulesApply(t) }
 // the pass reads it off its own arrays, after every value has been read
 // (tiergame.Judge).
 func (g *Game) Judge(t tiergame.Tier, j tiergame.Judging) error {
-	return g.judgeTier(t, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
+	return g.judgeTier(t, judgeConfig{}, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
 		return j.Yield(tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies})
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiersolve/tiersolve/internal/race"
 	"github.com/tiersolve/tiersolve/internal/xq"
 	"github.com/tiersolve/tiersolve/tiergame"
 )
@@ -399,4 +400,65 @@ func FuzzRulesOption(f *testing.F) {
 			t.Fatalf("%q: game rules %v, want %v", s, g.(*Game).Rules(), r)
 		}
 	})
+}
+
+// TestRulesSameOnWorkers: the pass decides the same positions, with the
+// same rounds, rules and plies, on one goroutine and on several, with
+// build's retrograde levels cut into chunks of a few positions so that
+// the workers share out even the small levels (a win's rule is the one
+// of the first position of the level that reaches it, whatever worker
+// finds it first). K+R v K+N's decisions are 2 plies deep at most,
+// K+N v K+C+A's 9 (a minute's test, not under the race detector).
+func TestRulesSameOnWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		material string
+		long     bool
+	}{
+		{"KRvKN", false},
+		{"KNvKCA", true},
+	} {
+		material := tc.material
+		t.Run(material, func(t *testing.T) {
+			if tc.long && (testing.Short() || race.Enabled) {
+				t.Skip("a minute's solve: not with -short or -race")
+			}
+			g := newRulesGame(t, material)
+			vals, _ := wdlTables(t, g)
+			tt := g.top.Tier()
+			v := wdlTier(g, tt, vals) // the top tier before the pass
+			child := func(c tiergame.Child) tiergame.Value { return vals[c.Tier][c.Pos] }
+			run := func(cfg judgeConfig) []RuleDecision {
+				var out []RuleDecision
+				err := g.judgeTier(tt, cfg, func(p tiergame.Position) tiergame.Value { return v[p] }, child, nil, func(d RuleDecision) error {
+					out = append(out, d)
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("%+v: %v", cfg, err)
+				}
+				return out
+			}
+			want := run(judgeConfig{workers: 1})
+			if len(want) == 0 {
+				t.Fatal("no decision: the test proves nothing here")
+			}
+			byRule, deepest := map[Rule]int{}, 0
+			for _, d := range want {
+				byRule[d.Rule]++
+				deepest = max(deepest, d.Plies)
+			}
+			t.Logf("%s: %d decisions (%d by check, %d by chase), up to %d plies", material, len(want), byRule[RuleCheck], byRule[RuleChase], deepest)
+			for _, cfg := range []judgeConfig{{workers: 2}, {workers: 2, spreadChunk: 3}, {workers: 5, spreadChunk: 1}} {
+				got := run(cfg)
+				if len(got) != len(want) {
+					t.Fatalf("%+v: %d decisions, %d on one goroutine", cfg, len(got), len(want))
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%+v: %+v, on one goroutine %+v", cfg, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
 }

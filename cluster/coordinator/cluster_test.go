@@ -758,7 +758,7 @@ func TestClosingByRanges(t *testing.T) {
 	for _, tc := range []struct {
 		game, option string
 		stop         bool
-	}{{"quixo", "size=3", true}, {"xiangqi", "material=KRvKA", false}} {
+	}{{"quixo", "size=3", true}, {"dshogi", "pieces=LC", false}} {
 		t.Run(tc.game, func(t *testing.T) {
 			c := newTestCluster(t, 3, 2*time.Second)
 			c.startAll()

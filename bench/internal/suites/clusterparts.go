@@ -40,10 +40,12 @@ type partsFamily struct {
 	name         string // in the group ID: "xiangqi-KRvKA"
 	workers      int    // worker processes, one thread each
 	ranges       int    // --loopy-ranges; 0: the leader chooses
-	// memory is each worker's --memory in bytes; 0: a third of the peak
+	// memory is each worker's --memory in bytes; 0: a share of the peak
 	// resident set of tierd solve of the family, as the group's setup
-	// measures it (what issue 36 asks for).
+	// measures it: 1/share of it (share 0: a third, what issue 36 asks
+	// for; 4: a quarter, issue 45).
 	memory uint64
+	share  uint64
 	level  harness.Level
 	// solve and parts estimate tierd solve with all cores and the run in
 	// parts on the reference machine (2 cores).
@@ -67,11 +69,20 @@ var partsFamilies = []partsFamily{
 	// outgrew the budget once its children counted (issue 45).
 	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", workers: 4,
 		level: harness.Explicit, solve: 570 * time.Second, parts: 20 * time.Minute},
+	// The same at a quarter (issue 45).
+	{game: "xiangqi", option: "material=KRNvKAABB", name: "xiangqi-KRNvKAABB", workers: 4, share: 4,
+		level: harness.Explicit, solve: 570 * time.Second, parts: 20 * time.Minute},
 	// A larger family at a third: 585 million hashes against 437, and
 	// tierd plan's 945 MiB against 531 (its top tier is 458 million
 	// hashes of the 585).
 	{game: "xiangqi", option: "material=KRNvKRA", name: "xiangqi-KRNvKRA", workers: 4, ranges: 4,
 		level: harness.Explicit, solve: 9 * time.Minute, parts: 26 * time.Minute},
+	// The same with the parts the leader chooses, at a third and a
+	// quarter (issue 45).
+	{game: "xiangqi", option: "material=KRNvKRA", name: "xiangqi-KRNvKRA", workers: 4,
+		level: harness.Explicit, solve: 9 * time.Minute, parts: 20 * time.Minute},
+	{game: "xiangqi", option: "material=KRNvKRA", name: "xiangqi-KRNvKRA", workers: 4, share: 4,
+		level: harness.Explicit, solve: 9 * time.Minute, parts: 20 * time.Minute},
 }
 
 // partsStartStop estimates starting the processes, waiting for the
@@ -82,6 +93,8 @@ const partsStartStop = 2 * time.Second
 // memoryLabel is the budget as the group ID says it.
 func (f partsFamily) memoryLabel() string {
 	switch {
+	case f.memory == 0 && f.share == 4:
+		return "quarter"
 	case f.memory == 0:
 		return "third"
 	case f.memory%(1<<20) == 0:
@@ -101,6 +114,9 @@ func partsGroups(cfg harness.Config) []harness.Group {
 	for _, f := range partsFamilies {
 		solve := solveArgs{Game: f.game, Option: f.option, Workers: max(cfg.Cores, 1)}
 		budget := "a third of tierd solve's peak"
+		if f.share == 4 {
+			budget = "a quarter of tierd solve's peak"
+		}
 		if f.memory > 0 {
 			budget = memsize.Format(f.memory)
 		}
@@ -117,7 +133,7 @@ func partsGroups(cfg harness.Config) []harness.Group {
 			Variants: []harness.Variant{
 				workersVariant("embedded", results.KindBaseline, solve.Workers, harness.NewJob("tierd-solve", tierdSolveArgs{solveArgs: solve})),
 				{Name: "processes", Kind: results.KindSubject, Params: params,
-					Job: harness.NewJob("parts", partsArgs{Game: f.game, Option: f.option, Workers: f.workers, Ranges: f.ranges, Memory: f.memory})},
+					Job: harness.NewJob("parts", partsArgs{Game: f.game, Option: f.option, Workers: f.workers, Ranges: f.ranges, Memory: f.memory, Share: f.share})},
 			},
 			Estimate: 2*childStart + f.solve + f.parts + partsStartStop}
 		if f.level == harness.Explicit {
@@ -199,6 +215,7 @@ type partsArgs struct {
 	Workers int    `json:"workers"`
 	Ranges  int    `json:"ranges"`
 	Memory  uint64 `json:"memory,omitempty"`
+	Share   uint64 `json:"share,omitempty"` // without Memory: 1/Share of tierd solve's peak (0: 3)
 }
 
 // runParts is issue 36's measure: the run from submit to done (the
@@ -214,7 +231,7 @@ func runParts(ctx context.Context, env harness.JobEnv, a partsArgs) (harness.Sam
 	}
 	budget := a.Memory
 	if budget == 0 {
-		budget = ref.PeakRSS / 3
+		budget = ref.PeakRSS / cmp.Or(a.Share, 3)
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -55,10 +56,11 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solve
 		if d.Remoteness < 0 || d.Remoteness > valuedb.MaxRemoteness {
 			return fmt.Errorf("remoteness %d of %s out of range", d.Remoteness, g.Format(t, d.Pos))
 		}
-		if _, ok := set.Lookup(uint64(d.Pos)); !ok {
+		err := st.Put(d.Pos, valuedb.Make(d.Value, d.Remoteness), workers)
+		if errors.Is(err, solved.ErrNotHeld) {
 			return nil // a symmetric run holds the canonical form only
 		}
-		return st.Put(d.Pos, valuedb.Make(d.Value, d.Remoteness), workers)
+		return err
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: tier %s: rules: %w", g.Name(), tierName(g, t), err)

@@ -122,9 +122,7 @@ func (w *Worker) expand(ctx context.Context, u *unit) (uint64, error) {
 // (reach.CloseTier): a partial level file of the closed tier, and of
 // each child tier it reaches.
 func (w *Worker) close(ctx context.Context, u *unit) (uint64, error) {
-	workers, release, err := w.closingThreads(ctx, u, func(size uint64, kids []uint64, workers int) uint64 {
-		return plan.CloseBytes(size, kids, workers)
-	})
+	workers, release, err := w.closingThreads(ctx, u, plan.CloseBytes)
 	if err != nil {
 		return 0, err
 	}

@@ -162,6 +162,9 @@ func newSolvedRange(t tiergame.Tier, set *bitarray.Ranked, rankLo, rankHi uint64
 // draw) given as a solved one.
 var ErrNoValue = errors.New("a solved record has no value")
 
+// ErrNotHeld is Put's error for a position the tier does not hold.
+var ErrNotHeld = errors.New("not a position the tier holds")
+
 // longestOf returns the longest win or loss and the longest tie (-1 if
 // none) of recs, or ErrNoValue.
 func longestOf(recs []valuedb.Record) (maxRem, maxTie int, err error) {
@@ -314,12 +317,17 @@ func (s *Tier) Longest() (maxRem, maxTie int) { return s.maxRem, s.maxTie }
 // that none is held beside the tier. When rec's remoteness outgrows the
 // cells they widen in place, so the tier is never held twice; its
 // records are then those New would make of the same records by rank. It
-// refuses a record without a value or a position the tier does not
-// hold, and then changes nothing.
+// refuses a record without a value (ErrNoValue) or a position the tier
+// does not hold (ErrNotHeld: a symmetric run holds canonical positions
+// only), and then changes nothing.
 func (s *Tier) Put(p tiergame.Position, rec valuedb.Record, workers int) error {
-	i, maxRem, maxTie, err := s.check(p, rec, s.maxRem, s.maxTie)
-	if err != nil {
-		return err
+	i, ok := s.cellOf(p)
+	if !ok {
+		return fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNotHeld)
+	}
+	maxRem, maxTie, ok := longer(rec, s.maxRem, s.maxTie)
+	if !ok {
+		return fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNoValue)
 	}
 	if err := s.widenFor(maxRem, maxTie, workers); err != nil {
 		return err
@@ -327,22 +335,6 @@ func (s *Tier) Put(p tiergame.Position, rec valuedb.Record, workers int) error {
 	s.cells.Swap(i, s.cells.Peek(i), s.cells.Lay.Code(rec))
 	s.maxRem, s.maxTie = maxRem, maxTie
 	return nil
-}
-
-// check returns the cell of position p, which is to hold rec, and the
-// longest remoteness and tie once it does, from maxRem and maxTie; an
-// error for a position the tier does not hold or a record without a
-// value.
-func (s *Tier) check(p tiergame.Position, r valuedb.Record, maxRem, maxTie int) (uint64, int, int, error) {
-	i, ok := s.cellOf(p)
-	if !ok {
-		return 0, 0, 0, fmt.Errorf("tier %d: replacing the record of position %d, which the tier does not hold", s.tier, p)
-	}
-	maxRem, maxTie, ok = longer(r, maxRem, maxTie)
-	if !ok {
-		return 0, 0, 0, fmt.Errorf("tier %d: position %d: %w", s.tier, p, ErrNoValue)
-	}
-	return i, maxRem, maxTie, nil
 }
 
 // longer returns the longest win or loss and the longest tie, maxRem

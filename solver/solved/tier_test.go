@@ -130,8 +130,8 @@ func TestPutRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatal("Put succeeded")
 			}
-			if errors.Is(err, ErrNoValue) != tc.noValue {
-				t.Fatalf("error %v: ErrNoValue %v, want %v", err, !tc.noValue, tc.noValue)
+			if errors.Is(err, ErrNoValue) != tc.noValue || errors.Is(err, ErrNotHeld) == tc.noValue {
+				t.Fatalf("error %v: want ErrNoValue %v, ErrNotHeld %v", err, tc.noValue, !tc.noValue)
 			}
 			got := make([]valuedb.Record, st.Len())
 			st.Records(got, 0)

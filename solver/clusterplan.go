@@ -83,7 +83,6 @@ func (r *Run) ClusterPlan(workers, threads int, memory uint64) []ClusterTier {
 				kids = append(kids, [2]uint64{r.Game.TierSize(c), r.count(c)})
 			}
 			ct.Parts, ct.Fits = plan.LoopyParts(size, count, kids, memory, planMostLoopyRanges)
-			ct.Parts = plan.SpreadParts(ct.Parts, workers*threads, planMostLoopyRanges)
 			if j, ok := quotient.Base(r.Game).(tiergame.Judge); ok && j.Judges(t) {
 				// The game's rules of play read the whole tier (the
 				// cluster never cuts such a tier: coordinator's cutParts).

@@ -241,22 +241,17 @@ func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand [
 // loopyParts is how many parts a loopy tier of reachable positions is
 // solved in: the run's --loopy-ranges, or if it does not say, as many as
 // the largest budget of the workers present needs (none if it fits
-// whole, or a worker does not say), and then at least one a thread of
-// theirs (plan.SpreadParts).
+// whole, or a worker does not say).
 func (n *Node) loopyParts(in taskInputs, reachable uint64) int {
 	if in.run.Settings.LoopyRanges != 0 {
 		return in.run.Settings.LoopyRanges
 	}
-	present := n.workers.list(time.Now(), 2*n.cfg.LeaseTTL)
-	largest, slots := largestBudget(present), 0
-	for _, w := range present {
-		slots += max(w.Threads, 1)
-	}
+	largest := largestBudget(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL))
 	parts := 0
 	n.fsm.View(func(s *state.State, _ uint64) {
 		if r := s.Run(in.run.ID); r != nil {
 			if t := r.Tier(in.tier.Tier); t != nil {
-				parts = plan.SpreadParts(r.PartsFor(t, reachable, largest, api.MaxLoopyRanges), slots, api.MaxLoopyRanges)
+				parts = r.PartsFor(t, reachable, largest, api.MaxLoopyRanges)
 			}
 		}
 	})

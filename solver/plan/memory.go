@@ -228,22 +228,6 @@ func LoopyParts(size, count uint64, kids [][2]uint64, memory uint64, most int) (
 	return most, false
 }
 
-// SpreadParts is how many parts a loopy tier is solved in on slots
-// units at once (the threads of the workers present), when its memory
-// asks for parts (LoopyParts: parts, 2 or more): at least one a slot, at
-// most most. A part's first pass is the longest unit of a run, and a
-// part runs on one worker at a time: cut only as far as the memory
-// needs, a tier in 2 parts on 4 workers left two idle while each first
-// pass took 14% of the run (K+R+N v K+A+A+B+B at a third of tierd
-// solve's memory). A tier that fits whole stays whole (0): its unit
-// spends no CPU on notes.
-func SpreadParts(parts, slots, most int) int {
-	if parts < 2 {
-		return parts
-	}
-	return max(parts, min(slots, most))
-}
-
 // WinsBytes is the memory of the nibbles of n positions.
 func WinsBytes(n uint64) uint64 { return (n + 15) / 16 * 8 }
 

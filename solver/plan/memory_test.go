@@ -132,21 +132,3 @@ func TestLoopyPartsFor(t *testing.T) {
 		t.Errorf("too little memory: %d parts, %v", p, ok)
 	}
 }
-
-// TestSpreadParts: a tier its memory cuts into parts is cut into one a
-// slot at least (never more than most); a tier that fits whole, or a
-// cut finer than the slots, is left as the memory asks.
-func TestSpreadParts(t *testing.T) {
-	for _, c := range []struct{ parts, slots, most, want int }{
-		{0, 4, 256, 0}, // whole: no notes to pay for
-		{2, 4, 256, 4}, // every slot a part
-		{6, 4, 256, 6}, // the memory asks for more
-		{2, 1, 256, 2}, // one slot
-		{2, 300, 256, 256},
-		{2, 0, 256, 2}, // no worker known
-	} {
-		if got := SpreadParts(c.parts, c.slots, c.most); got != c.want {
-			t.Errorf("SpreadParts(%d, %d, %d) = %d, want %d", c.parts, c.slots, c.most, got, c.want)
-		}
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
@@ -20,7 +19,7 @@ import (
 // symmetric run does not hold are read through their canonical form, so
 // the rules see the whole tier; only the records of held positions are
 // stored.
-func judgeTier(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, st *solved.Tier, kids []*solved.Tier, workers int, levels *work.LevelProgress) (*solved.Tier, error) {
+func judgeTier(g tiergame.Game, t tiergame.Tier, st *solved.Tier, kids []*solved.Tier, workers int, levels *work.LevelProgress) (*solved.Tier, error) {
 	base := quotient.Base(g) // a symmetric run's game wraps the game's own
 	j, ok := base.(tiergame.Judge)
 	if !ok || !j.Judges(t) {

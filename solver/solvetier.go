@@ -43,7 +43,7 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		}
 		// The game's rules of play, if it has any for t, after the
 		// retrograde analysis (tiergame.Judge).
-		return judgeTier(g, t, set, st, kids, workers, e.Levels)
+		return judgeTier(g, t, st, kids, workers, e.Levels)
 	}
 	recs := make([]valuedb.Record, set.Total())
 	rs := plan.SplitShrinking(set, ranges)

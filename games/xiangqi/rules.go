@@ -287,34 +287,17 @@ func (j *judge) eachOf(set []uint64, first, step uint64, f func(h uint64) bool) 
 	}
 	const block = 1 << 8 // words
 	n := (uint64(len(set)) + block - 1) / block
-	var next atomic.Uint64
-	var any atomic.Bool
-	var wg sync.WaitGroup
-	for range max(j.workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			found := false
-			for {
-				b := next.Add(1) - 1
-				if b >= n {
-					break
-				}
-				for w := b * block; w < min((b+1)*block, uint64(len(set))); w++ {
-					for x := atomic.LoadUint64(&set[w]) & mask; x != 0; x &= x - 1 {
-						if f(w<<6 + uint64(bits.TrailingZeros64(x))) {
-							found = true
-						}
-					}
+	return j.onWorkers(n, func(b uint64) bool {
+		found := false
+		for w := b * block; w < min((b+1)*block, uint64(len(set))); w++ {
+			for x := atomic.LoadUint64(&set[w]) & mask; x != 0; x &= x - 1 {
+				if f(w<<6 + uint64(bits.TrailingZeros64(x))) {
+					found = true
 				}
 			}
-			if found {
-				any.Store(true)
-			}
-		}()
-	}
-	wg.Wait()
-	return any.Load()
+		}
+		return found
+	})
 }
 
 // each calls f for the hashes side, side+step, ... below the tier's
@@ -323,28 +306,40 @@ func (j *judge) eachOf(set []uint64, first, step uint64, f func(h uint64) bool) 
 func (j *judge) each(first, step uint64, f func(h uint64) bool) bool {
 	const block = 1 << 14
 	n := (j.l.size + block - 1) / block
+	return j.onWorkers(n, func(b uint64) bool {
+		lo, hi := b*block, min((b+1)*block, j.l.size)
+		h := lo - lo%step + first
+		if h < lo {
+			h += step
+		}
+		found := false
+		for ; h < hi; h += step {
+			if f(h) {
+				found = true
+			}
+		}
+		return found
+	})
+}
+
+// onWorkers calls task for 0, 1, ... n-1 on the judge's workers, each
+// taking the next in turn, and reports whether any call returned true.
+func (j *judge) onWorkers(n uint64, task func(i uint64) bool) bool {
 	var next atomic.Uint64
 	var any atomic.Bool
 	var wg sync.WaitGroup
-	for range max(j.workers, 1) {
+	for range min(uint64(max(j.workers, 1)), max(n, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			found := false
 			for {
-				b := next.Add(1) - 1
-				if b >= n {
+				i := next.Add(1) - 1
+				if i >= n {
 					break
 				}
-				lo, hi := b*block, min((b+1)*block, j.l.size)
-				h := lo - lo%step + first
-				if h < lo {
-					h += step
-				}
-				for ; h < hi; h += step {
-					if f(h) {
-						found = true
-					}
+				if task(i) {
+					found = true
 				}
 			}
 			if found {
@@ -1164,9 +1159,8 @@ const spreadChunk = 1 << 10
 // only wins, which a loss level does not write, and a win reads nothing
 // but its finder's rule.
 type spreader struct {
-	j       *judge
-	chunk   int
-	workers int
+	j     *judge
+	chunk int
 	// found holds each chunk's candidates of the batch in progress.
 	found [][]candidate
 }
@@ -1183,8 +1177,7 @@ func (j *judge) newSpreader() *spreader {
 	if chunk <= 0 {
 		chunk = spreadChunk
 	}
-	w := max(j.workers, 1)
-	return &spreader{j: j, chunk: chunk, workers: w, found: make([][]candidate, 4*w)}
+	return &spreader{j: j, chunk: chunk, found: make([][]candidate, 4*max(j.workers, 1))}
 }
 
 // level decides the undecided parents of gen, the positions decided at
@@ -1203,30 +1196,10 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 		part := gen[lo:min(lo+batch, len(gen))]
 		chunks := (len(part) + s.chunk - 1) / s.chunk
 		chunkOf := func(c int) []uint64 { return part[c*s.chunk : min((c+1)*s.chunk, len(part))] }
-		if workers := min(s.workers, chunks); workers <= 1 {
-			var parents []tiergame.Position
-			for c := range chunks {
-				s.found[c], parents = j.candidates(chunkOf(c), win, round, s.found[c][:0], parents)
-			}
-		} else {
-			var at atomic.Int64
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					var parents []tiergame.Position
-					for {
-						c := int(at.Add(1) - 1)
-						if c >= chunks {
-							return
-						}
-						s.found[c], parents = j.candidates(chunkOf(c), win, round, s.found[c][:0], parents)
-					}
-				}()
-			}
-			wg.Wait()
-		}
+		j.onWorkers(uint64(chunks), func(c uint64) bool {
+			s.found[c] = j.candidates(chunkOf(int(c)), win, round, s.found[c][:0])
+			return false
+		})
 		for c := range chunks {
 			for _, x := range s.found[c] {
 				if j.state(x.h) != stUnknown {
@@ -1245,9 +1218,10 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 // rule of the position reaching it, for a loss those without a capture
 // to a draw whose every quiet move leads to a win, with the least rule
 // of this round's among those wins. It reads the judge's arrays and
-// writes none. parents is scratch space, returned for the next call.
-func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate, parents []tiergame.Position) ([]candidate, []tiergame.Position) {
+// writes none.
+func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) []candidate {
 	var buf [128]xq.Move
+	var parents []tiergame.Position
 	for _, h := range part {
 		parents = j.g.Parents(j.t, tiergame.Position(h), j.t, parents[:0])
 		var rule Rule
@@ -1284,7 +1258,7 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate, 
 			}
 		}
 	}
-	return dst, parents
+	return dst
 }
 
 // decision is a rule decision: the round, the rule, the plies.

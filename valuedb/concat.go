@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 )
 
@@ -26,7 +27,7 @@ var ErrUnaligned = errors.New("the databases do not line up in blocks")
 //
 // A cluster's solve units write the records of ranges cut at multiples
 // of the block size; Concat joins them into the tier's database at the
-// cost of reading them once.
+// cost of reading them twice (the second time from the page cache).
 func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, error) {
 	o := opts.normalized()
 	frames := make([]*frame, len(parts))
@@ -69,10 +70,13 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 		h.RecordBytes = 2
 	}
 	h.Kind, h.Mean, h.BlockRecords = "", 0, o.BlockRecords
-	data := make([][]byte, len(parts))
+	// The parts' blocks are read twice, a buffer at a time, where they
+	// were held whole: once for the checksum the header holds, then to be
+	// copied (the second time from the page cache).
 	index := make([]byte, 0, 8*(h.Blocks+1))
+	buf := make([]byte, copyBuffer)
 	var off uint64
-	crc := uint32(0)
+	var sum crcWriter
 	for i, fr := range frames {
 		if fr.h.Count > 0 && fr.h.RecordBytes != h.RecordBytes {
 			return h, fmt.Errorf("valuedb %s: %w: %d-byte records, the joined records need %d", parts[i], ErrUnaligned, fr.h.RecordBytes, h.RecordBytes)
@@ -80,14 +84,30 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 		for _, x := range fr.index[:fr.h.Blocks] {
 			index = binary.LittleEndian.AppendUint64(index, off+x)
 		}
-		data[i] = make([]byte, fr.index[fr.h.Blocks])
-		if _, err := files[i].ReadAt(data[i], fr.dataStart); err != nil {
+		n := int64(fr.index[fr.h.Blocks])
+		if _, err := io.CopyBuffer(&sum, io.NewSectionReader(files[i], fr.dataStart, n), buf); err != nil {
 			return h, fmt.Errorf("valuedb %s: %w", parts[i], err)
 		}
-		off += uint64(len(data[i]))
-		crc = crc32.Update(crc, castagnoli, data[i])
+		off += uint64(n)
 	}
 	index = binary.LittleEndian.AppendUint64(index, off)
-	h.CRC32C = crc32.Update(crc, castagnoli, index)
-	return h, writeFile(path, magic, &h, data, index, o.NoSync)
+	h.CRC32C = crc32.Update(sum.crc, castagnoli, index)
+	copyParts := func(w io.Writer) error {
+		for i, fr := range frames {
+			r := io.NewSectionReader(files[i], fr.dataStart, int64(fr.index[fr.h.Blocks]))
+			if _, err := io.CopyBuffer(w, r, buf); err != nil {
+				return fmt.Errorf("valuedb %s: %w", parts[i], err)
+			}
+		}
+		return nil
+	}
+	return h, writeFile(path, magic, &h, off, copyParts, index, o.NoSync)
+}
+
+// crcWriter keeps the CRC-32C of what is written to it.
+type crcWriter struct{ crc uint32 }
+
+func (w *crcWriter) Write(p []byte) (int, error) {
+	w.crc = crc32.Update(w.crc, castagnoli, p)
+	return len(p), nil
 }

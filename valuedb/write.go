@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -191,58 +194,148 @@ func writeFramed(path, magic string, h *Header, n int, o WriteOptions, encode fu
 	h.BlockRecords = o.BlockRecords
 	h.Blocks = (n + o.BlockRecords - 1) / o.BlockRecords
 
-	// Compress the blocks in parallel; they are kept until written, which
-	// costs their compressed size in memory.
-	blocks := make([][]byte, h.Blocks)
 	enc, err := blockEncoder(o)
 	if err != nil {
 		return err
 	}
-	var g errgroup.Group
-	g.SetLimit(o.Workers)
-	var scratch sync.Pool // a block's raw bytes and its encoding
-	for b := range blocks {
-		g.Go(func() error {
-			lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, n)
-			buf, _ := scratch.Get().(*[2][]byte)
-			if buf == nil {
-				buf = new([2][]byte)
-			}
-			defer scratch.Put(buf)
-			raw := slices.Grow(buf[0][:0], (hi-lo)*h.RecordBytes)[:(hi-lo)*h.RecordBytes]
-			clear(raw) // as a new block's: an encoder need not write every byte
-			buf[0] = raw
-			if err := encode(raw, lo, hi); err != nil {
-				return err
-			}
-			// EncodeAll grows its destination to the block's bound, so
-			// the block is kept in a copy of its own size: every block
-			// held its raw size until the file was written (255 MB for
-			// a 129M-record database).
-			buf[1] = enc.EncodeAll(raw, buf[1][:0])
-			blocks[b] = slices.Clone(buf[1])
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
+	// The blocks are compressed a batch at a time (a few per worker) and
+	// handed in order to a spill, which keeps them in memory up to
+	// spillAbove bytes and moves them to a scratch file beyond: the header,
+	// written first, holds the checksum of every block, and keeping them
+	// all cost a cluster worker writing a large part's records more than
+	// its memory budget.
+	spill := &blockSpill{dir: filepath.Dir(path), limit: spillAbove}
+	defer spill.close()
+	batch := make([][]byte, 4*o.Workers)
 	index := make([]byte, 8*(h.Blocks+1))
 	var off uint64
 	crc := uint32(0)
-	for b, blk := range blocks {
-		binary.LittleEndian.PutUint64(index[8*b:], off)
-		off += uint64(len(blk))
-		crc = crc32.Update(crc, castagnoli, blk)
+	var scratch sync.Pool // a block's raw bytes and its encoding
+	for b0 := 0; b0 < h.Blocks; b0 += len(batch) {
+		b1 := min(b0+len(batch), h.Blocks)
+		var g errgroup.Group
+		g.SetLimit(o.Workers)
+		for b := b0; b < b1; b++ {
+			g.Go(func() error {
+				lo, hi := b*o.BlockRecords, min((b+1)*o.BlockRecords, n)
+				buf, _ := scratch.Get().(*[2][]byte)
+				if buf == nil {
+					buf = new([2][]byte)
+				}
+				defer scratch.Put(buf)
+				raw := slices.Grow(buf[0][:0], (hi-lo)*h.RecordBytes)[:(hi-lo)*h.RecordBytes]
+				clear(raw) // as a new block's: an encoder need not write every byte
+				buf[0] = raw
+				if err := encode(raw, lo, hi); err != nil {
+					return err
+				}
+				// EncodeAll grows its destination to the block's bound, so
+				// the block is kept in a copy of its own size.
+				buf[1] = enc.EncodeAll(raw, buf[1][:0])
+				batch[b-b0] = slices.Clone(buf[1])
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		for b := b0; b < b1; b++ {
+			blk := batch[b-b0]
+			batch[b-b0] = nil
+			binary.LittleEndian.PutUint64(index[8*b:], off)
+			off += uint64(len(blk))
+			crc = crc32.Update(crc, castagnoli, blk)
+			if err := spill.add(blk); err != nil {
+				return fmt.Errorf("valuedb %s: %w", path, err)
+			}
+		}
 	}
 	binary.LittleEndian.PutUint64(index[8*h.Blocks:], off)
 	h.CRC32C = crc32.Update(crc, castagnoli, index)
-	return writeFile(path, magic, h, blocks, index, o.NoSync)
+	return writeFile(path, magic, h, off, spill.writeTo, index, o.NoSync)
 }
 
+// spillAbove is how many bytes of compressed blocks writeFramed keeps in
+// memory before it moves them to a scratch file (a variable for tests).
+var spillAbove = 2 << 20
+
+// blockSpill holds a database's compressed blocks, in order, until the
+// file is written: in memory up to limit bytes, then in a scratch file
+// in dir that has no name (removed at once, so that nothing is left
+// behind, even by a crash).
+type blockSpill struct {
+	dir   string
+	limit int
+	mem   [][]byte
+	bytes int
+	file  *os.File
+}
+
+// add appends a block.
+func (s *blockSpill) add(blk []byte) error {
+	if s.file == nil && s.bytes+len(blk) > s.limit {
+		f, err := os.CreateTemp(s.dir, ".spill-*.vdb")
+		if err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		s.file = f
+		if err := os.Remove(f.Name()); err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		for _, m := range s.mem {
+			if _, err := f.Write(m); err != nil {
+				return fmt.Errorf("spill: %w", err)
+			}
+		}
+		s.mem, s.bytes = nil, 0
+	}
+	if s.file != nil {
+		if _, err := s.file.Write(blk); err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		return nil
+	}
+	s.mem = append(s.mem, blk)
+	s.bytes += len(blk)
+	return nil
+}
+
+// writeTo writes the blocks to w, in order.
+func (s *blockSpill) writeTo(w io.Writer) error {
+	if s.file != nil {
+		if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		if _, err := io.CopyBuffer(w, onlyReader{s.file}, make([]byte, copyBuffer)); err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+	}
+	for _, m := range s.mem {
+		if _, err := w.Write(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close drops the scratch file, if any.
+func (s *blockSpill) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+}
+
+// copyBuffer is the buffer of copies from file to file.
+const copyBuffer = 1 << 20
+
+// onlyReader hides a reader's WriteTo, so that io.CopyBuffer uses the
+// buffer it is given (an *os.File's WriteTo would pick its own).
+type onlyReader struct{ io.Reader }
+
 // writeFile writes a database to path, atomically: magic, h as JSON, the
-// blocks' bytes (data, in order) and the index, then the trailer.
-func writeFile(path, magic string, h *Header, data [][]byte, index []byte, noSync bool) error {
+// blocks' bytes (data, in order: dataBytes of them, which writeData
+// writes) and the index, then the trailer.
+func writeFile(path, magic string, h *Header, dataBytes uint64, writeData func(io.Writer) error, index []byte, noSync bool) error {
 	hdr, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -259,14 +352,10 @@ func writeFile(path, magic string, h *Header, data [][]byte, index []byte, noSyn
 	if _, err := f.Write(pre); err != nil {
 		return err
 	}
-	var off uint64
-	for _, d := range data {
-		if _, err := f.Write(d); err != nil {
-			return err
-		}
-		off += uint64(len(d))
+	if err := writeData(f); err != nil {
+		return err
 	}
-	trailer := binary.LittleEndian.AppendUint64(index, uint64(len(pre))+off)
+	trailer := binary.LittleEndian.AppendUint64(index, uint64(len(pre))+dataBytes)
 	trailer = append(trailer, trailerMagic...)
 	if _, err := f.Write(trailer); err != nil {
 		return err

@@ -126,7 +126,7 @@ func TestLoadTest(t *testing.T) {
 	}))
 	defer srv.Close()
 	cpu := func() (float64, error) { return 0, nil }
-	res, err := loadTest(context.Background(), []string{srv.URL + "/?p=1", srv.URL + "/?p=2"}, 8, 10*time.Millisecond, 20*time.Second, 2000, cpu)
+	res, err := loadTest(context.Background(), []string{srv.URL + "/?p=1", srv.URL + "/?p=2"}, 8, 0, 10*time.Millisecond, 20*time.Second, 2000, cpu)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,15 +136,49 @@ func TestLoadTest(t *testing.T) {
 	if m := res.metrics(); m["moves_per_answer"] != 2 || m["p99_ms"] <= 0 || m["answers_per_s"] <= 0 {
 		t.Errorf("metrics %v", m)
 	}
-	res, err = loadTest(context.Background(), []string{srv.URL + "/?p=1", srv.URL + "/?p=bad"}, 4, 0, 300*time.Millisecond, 1<<30, cpu)
+	res, err = loadTest(context.Background(), []string{srv.URL + "/?p=1", srv.URL + "/?p=bad"}, 4, 0, 0, 300*time.Millisecond, 1<<30, cpu)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.errors == 0 || res.answers == 0 || !strings.Contains(res.firstError, "400") {
 		t.Errorf("answers %d errors %d (%s); want both", res.answers, res.errors, res.firstError)
 	}
-	if _, err := loadTest(context.Background(), []string{"http://example.com/"}, 1, 0, time.Second, 1, cpu); err == nil {
+	if _, err := loadTest(context.Background(), []string{"http://example.com/"}, 1, 0, 0, time.Second, 1, cpu); err == nil {
 		t.Error("a URL off loopback was asked")
+	}
+}
+
+// TestLoadTestRated asks at a rate: a fast server is asked about that
+// many requests a second, and a server slower than the rate is timed
+// from when each request was due, so that its latencies grow past its
+// own time to answer (coordinated omission).
+func TestLoadTestRated(t *testing.T) {
+	var slow atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			time.Sleep(20 * time.Millisecond)
+		}
+		io.WriteString(w, `{"value":"win","moves":[]}`)
+	}))
+	defer srv.Close()
+	cpu := func() (float64, error) { return 0, nil }
+	urls := []string{srv.URL + "/?p=1"}
+	res, err := loadTest(context.Background(), urls, 4, 400, 0, 500*time.Millisecond, 1<<30, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.metrics(); m["answers_per_s"] < 300 || m["answers_per_s"] > 500 || m["rate_per_s"] != 400 {
+		t.Errorf("asked at 400 a second: %v", m)
+	}
+	// Four clients at 100 a second each, 20 ms an answer: each falls
+	// behind by 10 ms a request.
+	slow.Store(true)
+	res, err = loadTest(context.Background(), urls, 4, 400, 0, 500*time.Millisecond, 1<<30, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.metrics(); m["max_ms"] < 100 || m["answers_per_s"] > 250 {
+		t.Errorf("a server at 200 answers a second asked 400: %v; want it behind, its latest answers 100 ms or more after they were due", m)
 	}
 }
 

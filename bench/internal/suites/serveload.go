@@ -32,6 +32,8 @@ type loadResult struct {
 	serverCPU      float64
 	clientCPU      float64
 	firstError     string
+	// rate is the requests a second asked, 0 for a closed loop.
+	rate float64
 }
 
 // metrics are the run's figures for a Sample.
@@ -39,6 +41,9 @@ func (r loadResult) metrics() map[string]float64 {
 	m := map[string]float64{"answers": float64(r.answers), "errors": float64(r.errors),
 		"answers_per_s": perSecond(float64(r.answers), r.seconds),
 		"server_cpu_s":  r.serverCPU, "client_cpu_s": r.clientCPU}
+	if r.rate > 0 {
+		m["rate_per_s"] = r.rate
+	}
 	if len(r.latencies) > 0 {
 		ls := slices.Clone(r.latencies)
 		slices.Sort(ls)
@@ -65,7 +70,17 @@ const loadDecodeEvery = 64
 // counted) and then for d or until maxAnswers answers. An answer is a
 // 200 with a JSON object body; anything else is an error. serverCPU
 // reads the server's CPU seconds so far.
-func loadTest(ctx context.Context, urls []string, clients int, warmup, d time.Duration, maxAnswers int,
+//
+// With rate 0 each client asks again as soon as it has its answer (a
+// closed loop: the server's most answers a second, and latencies that are
+// mostly the 64 clients' wait for two cores). With a rate, the clients
+// ask rate requests a second between them, each on its own schedule (as
+// wrk2 does): a request is due every clients/rate seconds, and one sent
+// late because the answer before it came late is timed from when it was
+// due, so that a server that falls behind is not measured only by the
+// requests it let through (coordinated omission). One sent late because
+// the client's own timer woke late is timed from when it was sent.
+func loadTest(ctx context.Context, urls []string, clients int, rate float64, warmup, d time.Duration, maxAnswers int,
 	serverCPU func() (float64, error)) (loadResult, error) {
 	host, reqs, err := newLoadRequests(urls)
 	if err != nil {
@@ -76,11 +91,16 @@ func loadTest(ctx context.Context, urls []string, clients int, warmup, d time.Du
 		stop      atomic.Bool
 		answered  atomic.Int64
 		mu        sync.Mutex
-		res       loadResult
+		res       = loadResult{rate: rate}
 		wg        sync.WaitGroup
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var every time.Duration // a client's period, when rated
+	if rate > 0 {
+		every = time.Duration(float64(clients) / rate * float64(time.Second))
+	}
+	begin := time.Now()
 	for w := range clients {
 		wg.Add(1)
 		go func() {
@@ -93,10 +113,21 @@ func loadTest(ctx context.Context, urls []string, clients int, warmup, d time.Du
 			var n, errs, moves, decoded int
 			var firstErr string
 			buf := make([]byte, 0, 64<<10)
+			// The clients' schedules are spread over a period.
+			due := begin.Add(time.Duration(w) * every / time.Duration(clients))
 			for !stop.Load() && ctx.Err() == nil {
 				u := reqs[i].url
-				counted := measuring.Load()
 				t0 := time.Now()
+				if every > 0 {
+					if wait := due.Sub(t0); wait > 0 {
+						time.Sleep(wait)
+						t0 = time.Now()
+					} else {
+						t0 = due
+					}
+					due = due.Add(every)
+				}
+				counted := measuring.Load()
 				body, err := lc.get(reqs[i], buf)
 				i = (i + 1) % len(reqs)
 				el := time.Since(t0)

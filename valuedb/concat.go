@@ -85,7 +85,7 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 			index = binary.LittleEndian.AppendUint64(index, off+x)
 		}
 		n := int64(fr.index[fr.h.Blocks])
-		if _, err := io.CopyBuffer(&sum, io.NewSectionReader(files[i], fr.dataStart, n), buf); err != nil {
+		if err := copyExactly(&sum, files[i], fr.dataStart, n, buf); err != nil {
 			return h, fmt.Errorf("valuedb %s: %w", parts[i], err)
 		}
 		off += uint64(n)
@@ -94,8 +94,7 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 	h.CRC32C = crc32.Update(sum.crc, castagnoli, index)
 	copyParts := func(w io.Writer) error {
 		for i, fr := range frames {
-			r := io.NewSectionReader(files[i], fr.dataStart, int64(fr.index[fr.h.Blocks]))
-			if _, err := io.CopyBuffer(w, r, buf); err != nil {
+			if err := copyExactly(w, files[i], fr.dataStart, int64(fr.index[fr.h.Blocks]), buf); err != nil {
 				return fmt.Errorf("valuedb %s: %w", parts[i], err)
 			}
 		}
@@ -110,4 +109,14 @@ type crcWriter struct{ crc uint32 }
 func (w *crcWriter) Write(p []byte) (int, error) {
 	w.crc = crc32.Update(w.crc, castagnoli, p)
 	return len(p), nil
+}
+
+// copyExactly copies the n bytes of f at off to w, through buf: a file
+// shorter than that is io.ErrUnexpectedEOF.
+func copyExactly(w io.Writer, f *os.File, off, n int64, buf []byte) error {
+	m, err := io.CopyBuffer(w, io.NewSectionReader(f, off, n), buf)
+	if err == nil && m < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
 }

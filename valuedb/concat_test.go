@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -98,5 +99,26 @@ func TestConcat(t *testing.T) {
 	}
 	if _, err := Concat(filepath.Join(dir, "bad"), hdr, []string{filepath.Join(dir, "missing")}, o); err == nil || errors.Is(err, ErrUnaligned) {
 		t.Errorf("a missing part: %v", err)
+	}
+}
+
+// TestCopyExactlyShort: a part's data shorter than its index says (a file
+// cut while it was joined) is an error, not a shorter copy.
+func TestCopyExactlyShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "short")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if err := copyExactly(&out, f, 2, 8, make([]byte, 3)); err != nil || out.String() != "23456789" {
+		t.Errorf("8 bytes at 2: %q, %v", out.String(), err)
+	}
+	if err := copyExactly(io.Discard, f, 2, 9, make([]byte, 3)); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("9 bytes at 2 of 10: %v, want io.ErrUnexpectedEOF", err)
 	}
 }

@@ -49,14 +49,6 @@ func collectorRoom(budget, fixed int64) int64 { return max((budget-fixed)/8, 4<<
 // the more frequent cycles cost little.
 const gcPercent = 25
 
-// goLimit is what the Go runtime's memory and the cells outside its heap
-// may take together (bigmem.LimitGo) in a worker of the budget whose
-// program's pages take file bytes: the rest, less a margin of a
-// thirty-second of the budget. The runtime's limit is soft: during a
-// part's first pass the heap passed it by up to 3 MiB (workers of 135.5
-// MiB peaked at 137.7 and 138.4, the other pages as they were).
-func goLimit(budget, file int64) int64 { return budget - file - budget/32 }
-
 // measureFixed reads the worker's fixed part now: the program's pages,
 // and the Go runtime's memory that is not the heap's objects or free
 // spans; idle also takes the heap live now (after a collection) as the
@@ -92,7 +84,7 @@ func (w *Worker) holdProcess() {
 	defer w.mu.Unlock()
 	f := fixedPart{file: max(w.fixed.file, now.file), runtime: max(w.fixed.runtime, now.runtime), idleHeap: w.fixed.idleHeap}
 	if f.file > w.fixed.file {
-		bigmem.LimitGo(goLimit(w.cfg.Budget, f.file))
+		bigmem.LimitGo(w.cfg.Budget - f.file)
 	}
 	if f != w.fixed {
 		w.fixed = f

@@ -152,7 +152,7 @@ func New(cfg Config) (*Worker, error) {
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
 	if cfg.LimitProcess && cfg.Budget > 0 {
 		w.fixed = measureFixed(true) // idle: nothing loaded yet
-		bigmem.LimitGo(goLimit(cfg.Budget, w.fixed.file))
+		bigmem.LimitGo(cfg.Budget - w.fixed.file)
 		debug.SetGCPercent(gcPercent)
 	}
 	w.mem = newMemCache(w.cacheLimit())

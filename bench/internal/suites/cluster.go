@@ -112,6 +112,7 @@ func clusterColumns() []harness.Column {
 		harness.Column{Key: "fact:same_bytes", Header: "= tierd solve"},
 		harness.Column{Key: "fact:cpu_by_role", Header: "workers' CPU by role (units)"},
 		harness.Column{Key: "fact:longest_unit", Header: "longest unit"},
+		harness.Column{Key: "fact:peak_at", Header: "workers' peak RSS reached by"},
 		colPeakRSS,
 	)
 }

@@ -265,7 +265,7 @@ func runParts(ctx context.Context, env harness.JobEnv, a partsArgs) (harness.Sam
 	met["fetch_s"] = time.Since(t1).Seconds()
 	pc.stop()
 	within := addPeaks(met, pc, budget)
-	byRole, longest, err := addRoles(met, pc, pr.summary.Seconds)
+	byRole, longest, peaks, err := addRoles(met, pc, pr.summary.Seconds)
 	if err != nil {
 		return harness.Sample{}, err
 	}
@@ -274,7 +274,7 @@ func runParts(ctx context.Context, env harness.JobEnv, a partsArgs) (harness.Sam
 		return harness.Sample{}, fmt.Errorf("the fetched run is not tierd solve's: %w", err)
 	}
 	facts := map[string]string{"start": startString(pr.summary.Start), "within_budget": within, "same_bytes": fmt.Sprintf("yes, %d files", files),
-		"cpu_by_role": byRole, "longest_unit": longest}
+		"cpu_by_role": byRole, "longest_unit": longest, "peak_at": peaks}
 	if within != "yes" {
 		// The workers' unit logs say what each held (memory_mib) and
 		// whether the collector's CPU limiter was on (gc).
@@ -339,21 +339,29 @@ func addPeaks(met map[string]float64, pc *procCluster, budget uint64) (within st
 // one unit at a time) and its units (units_role_ROLE), and the longest
 // unit's computing time (longest_unit_s) and its share of the run's wall
 // time (longest_unit_of_wall). It returns, for the report, the roles by
-// CPU, largest first, and the longest unit.
-func addRoles(met map[string]float64, pc *procCluster, wall float64) (byRole, longest string, err error) {
+// CPU, largest first, the longest unit, and for each worker the first
+// unit by whose end its resident set had reached its peak (the unit that
+// set a budget's overrun, or the last before it).
+func addRoles(met map[string]float64, pc *procCluster, wall float64) (byRole, longest, peaks string, err error) {
 	type unitDone struct {
 		Msg     string  `json:"msg"`
 		Role    string  `json:"role"`
 		Tier    uint64  `json:"tier"`
 		CPU     float64 `json:"compute_cpu_seconds"`
 		Compute float64 `json:"compute_seconds"`
+		Memory  struct {
+			Peak float64 `json:"peak_rss"`
+		} `json:"memory_mib"`
 	}
 	cpu, units := map[string]float64{}, map[string]int{}
 	var top unitDone
-	for _, name := range pc.names[coordinatorCount:] {
+	var atPeak []string
+	for i, name := range pc.names[coordinatorCount:] {
+		peak := float64(pc.peaks[coordinatorCount+i]) / (1 << 20)
+		found := false
 		f, err := os.Open(filepath.Join(pc.dir, name+".log"))
 		if err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -367,11 +375,19 @@ func addRoles(met map[string]float64, pc *procCluster, wall float64) (byRole, lo
 			if u.Compute > top.Compute {
 				top = u
 			}
+			// The log rounds to a tenth of a MiB or finer.
+			if !found && peak > 0 && u.Memory.Peak >= peak-0.1 {
+				found = true
+				atPeak = append(atPeak, fmt.Sprintf("%s %s of tier %d", name, u.Role, u.Tier))
+			}
 		}
 		err = sc.Err()
 		f.Close()
 		if err != nil {
-			return "", "", fmt.Errorf("%s.log: %w", name, err)
+			return "", "", "", fmt.Errorf("%s.log: %w", name, err)
+		}
+		if !found {
+			atPeak = append(atPeak, name+" after its last unit")
 		}
 	}
 	roles := slices.SortedFunc(maps.Keys(cpu), func(a, b string) int { return cmp.Compare(cpu[b], cpu[a]) })
@@ -387,7 +403,7 @@ func addRoles(met map[string]float64, pc *procCluster, wall float64) (byRole, lo
 	if top.Role != "" {
 		longest = fmt.Sprintf("%s of tier %d: %.1f s, %.0f%% of the run", top.Role, top.Tier, top.Compute, 100*top.Compute/max(wall, 1e-9))
 	}
-	return strings.Join(parts, ", "), longest, nil
+	return strings.Join(parts, ", "), longest, strings.Join(atPeak, ", "), nil
 }
 
 // loadReference reads what the group's setup measured.

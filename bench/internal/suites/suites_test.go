@@ -284,6 +284,9 @@ func TestClusterPartsJob(t *testing.T) {
 	if roles > p.Metrics["cpu_workers_s"]+0.5 || !strings.Contains(p.Facts["cpu_by_role"], "part/level") || !strings.Contains(p.Facts["longest_unit"], "% of the run") {
 		t.Errorf("CPU by role %v of the workers' %v: %q; longest unit %q", roles, p.Metrics["cpu_workers_s"], p.Facts["cpu_by_role"], p.Facts["longest_unit"])
 	}
+	if at := p.Facts["peak_at"]; !strings.Contains(at, "w1 ") || !strings.Contains(at, "w2 ") {
+		t.Errorf("workers' peaks reached by %q: want every worker named", at)
+	}
 	if math.Abs(procs-p.Metrics["cpu_s"]) > 1e-9 || math.Abs(p.Metrics["cpu_coordinators_s"]+p.Metrics["cpu_workers_s"]-procs) > 1e-9 {
 		t.Errorf("CPU of the processes %v, in all %+v", procs, p.Metrics)
 	}

@@ -226,6 +226,42 @@ func TestMemoryReserve(t *testing.T) {
 	}
 }
 
+// TestHeldPartPinsItsSet: a part kept between rounds keeps its tier's
+// set in memory, and counted (it reads it): a reservation that needs
+// room drops the part rather than the set, least recently used as the set
+// is, and the part dropped lets the set go.
+func TestHeldPartPinsItsSet(t *testing.T) {
+	m := newMemCache(100)
+	o := owner{"r1", 1}
+	m.sets.put("s", o, bitarray.NewRanked(bitarray.New(0, 64)), 50)
+	m.parts.put(partKey{"r1", 1, 0}, o, &heldPart{set: m.sets.pin("s"), mem: m.memory}, 40)
+	m.memory.mu.Lock()
+	for it := range m.items {
+		if it.size == 50 {
+			it.last = time.Now().Add(-time.Hour)
+		}
+	}
+	m.memory.mu.Unlock()
+	release, err := m.reserve(context.Background(), o, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, setKept := m.sets.peek("s")
+	_, partKept := m.parts.peek(partKey{"r1", 1, 0})
+	if !setKept || partKept {
+		t.Fatalf("set kept %v, part kept %v: want the set kept while the part held it, the part dropped", setKept, partKept)
+	}
+	release()
+	release2, err := m.reserve(context.Background(), o, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	if _, ok := m.sets.peek("s"); ok {
+		t.Error("the set is still held after the part that pinned it was dropped")
+	}
+}
+
 // TestMemoryReserveWaits: a reservation the memory cannot hold beside
 // another's waits for its release (a unit writing its outputs while the
 // next starts), or for its context; alone, it is never refused; what a

@@ -314,13 +314,46 @@ func (s *shelf[K, V]) releaser(e *entry[V]) func() {
 }
 
 // put keeps v (of size bytes) under key as o's, as a value nobody holds,
-// unless the shelf has one already.
-func (s *shelf[K, V]) put(key K, o owner, v V, size int64) {
+// unless the shelf has one already; it reports whether it kept v.
+func (s *shelf[K, V]) put(key K, o owner, v V, size int64) bool {
 	s.mem.mu.Lock()
 	defer s.mem.mu.Unlock()
-	if s.entries[key] == nil {
-		s.insert(key, o, v, size, 0)
+	if s.entries[key] != nil {
+		return false
 	}
+	s.insert(key, o, v, size, 0)
+	return true
+}
+
+// pin holds the entry under key, if there is one, for a value of
+// another shelf that reads it (a held part, its tier's set): the entry
+// stays in memory, and counted, until unpin. It returns nil when the
+// shelf has no such entry.
+func (s *shelf[K, V]) pin(key K) *item {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	e := s.entries[key]
+	if e == nil {
+		return nil
+	}
+	e.refs++
+	e.last = time.Now()
+	return &e.item
+}
+
+// unpinLocked lets go of a pin's hold; m.mu is held (as when the memory
+// drops the value that had the pin).
+func (m *memory) unpinLocked(it *item) {
+	if it != nil {
+		it.refs--
+	}
+}
+
+// unpin is unpinLocked for a caller that does not hold m.mu.
+func (m *memory) unpin(it *item) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.unpinLocked(it)
 }
 
 // peek returns the value under key if it is in memory, without loading

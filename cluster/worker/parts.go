@@ -51,10 +51,25 @@ type partKey struct {
 type heldPart struct {
 	part  *loopy.Part
 	round int
+	// set pins the memory's entry of the tier's set, which the part reads:
+	// its memory is in use as long as the part is, and dropped from its
+	// shelf alone it would be counted free, and the part's next round
+	// would load the set again beside it (K+R+N v K+R+A's top tier: 57 MB
+	// twice, workers 15% over their budget).
+	set *item
+	mem *memory
 }
 
-// Free frees the part, when the memory drops it.
-func (h *heldPart) Free() { h.part.Free() }
+// Free frees the part, when the memory drops it (its lock held), and
+// lets its set go.
+func (h *heldPart) Free() {
+	if h.part != nil {
+		h.part.Free()
+	}
+	if h.mem != nil {
+		h.mem.unpinLocked(h.set)
+	}
+}
 
 // part runs a round of a part (api.PartWork): from the part held in
 // memory, its checkpoint or its first pass, through the rounds since;
@@ -119,7 +134,11 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	// room too: counted twice, it would drop the other parts held.
 	r.growth.release()
 	releaseRound()
-	w.mem.parts.put(key, u.own, &heldPart{r.p, last.Round}, int64(r.p.Bytes()))
+	h := &heldPart{part: r.p, round: last.Round, set: w.mem.sets.pin(u.Set), mem: w.mem.memory}
+	if !w.mem.parts.put(key, u.own, h, int64(r.p.Bytes())) {
+		w.mem.memory.unpin(h.set)
+		return 0, nil // another unit's part is held under its key: r.free drops this one
+	}
 	r.p = nil // kept
 	return 0, nil
 }
@@ -132,6 +151,8 @@ func (w *Worker) heldPart(key partKey, pw *api.PartWork) (*loopy.Part, int) {
 	if !ok {
 		return nil, -1
 	}
+	// The unit holds the set now (tierSet, before this).
+	w.mem.memory.unpin(h.set)
 	if h.round+1 < pw.Steps[0].Round || h.round >= pw.Steps[len(pw.Steps)-1].Round {
 		h.part.Free() // not on the way to this round
 		return nil, -1

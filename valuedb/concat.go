@@ -70,13 +70,12 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 		h.RecordBytes = 2
 	}
 	h.Kind, h.Mean, h.BlockRecords = "", 0, o.BlockRecords
-	// The parts' blocks are read twice, a buffer at a time, where they
-	// were held whole: once for the checksum the header holds, then to be
-	// copied (the second time from the page cache).
+	// The parts' blocks are read a buffer at a time, where they were held
+	// whole: once for the checksum the header holds, then to be copied.
 	index := make([]byte, 0, 8*(h.Blocks+1))
 	buf := make([]byte, copyBuffer)
 	var off uint64
-	var sum crcWriter
+	sum := crc32.New(castagnoli)
 	for i, fr := range frames {
 		if fr.h.Count > 0 && fr.h.RecordBytes != h.RecordBytes {
 			return h, fmt.Errorf("valuedb %s: %w: %d-byte records, the joined records need %d", parts[i], ErrUnaligned, fr.h.RecordBytes, h.RecordBytes)
@@ -85,13 +84,13 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 			index = binary.LittleEndian.AppendUint64(index, off+x)
 		}
 		n := int64(fr.index[fr.h.Blocks])
-		if err := copyExactly(&sum, files[i], fr.dataStart, n, buf); err != nil {
+		if err := copyExactly(sum, files[i], fr.dataStart, n, buf); err != nil {
 			return h, fmt.Errorf("valuedb %s: %w", parts[i], err)
 		}
 		off += uint64(n)
 	}
 	index = binary.LittleEndian.AppendUint64(index, off)
-	h.CRC32C = crc32.Update(sum.crc, castagnoli, index)
+	h.CRC32C = crc32.Update(sum.Sum32(), castagnoli, index)
 	copyParts := func(w io.Writer) error {
 		for i, fr := range frames {
 			if err := copyExactly(w, files[i], fr.dataStart, int64(fr.index[fr.h.Blocks]), buf); err != nil {
@@ -101,14 +100,6 @@ func Concat(path string, h Header, parts []string, opts *WriteOptions) (Header, 
 		return nil
 	}
 	return h, writeFile(path, magic, &h, off, copyParts, index, o.NoSync)
-}
-
-// crcWriter keeps the CRC-32C of what is written to it.
-type crcWriter struct{ crc uint32 }
-
-func (w *crcWriter) Write(p []byte) (int, error) {
-	w.crc = crc32.Update(w.crc, castagnoli, p)
-	return len(p), nil
 }
 
 // copyExactly copies the n bytes of f at off to w, through buf: a file

@@ -234,7 +234,7 @@ func TestHeldPartPinsItsSet(t *testing.T) {
 	m := newMemCache(100)
 	o := owner{"r1", 1}
 	m.sets.put("s", o, bitarray.NewRanked(bitarray.New(0, 64)), 50)
-	m.parts.put(partKey{"r1", 1, 0}, o, &heldPart{set: m.sets.pin("s"), mem: m.memory}, 40)
+	m.parts.put(partKey{"r1", 1, 0}, o, &heldPart{set: m.sets.pin("s")}, 40)
 	m.memory.mu.Lock()
 	for it := range m.items {
 		if it.size == 50 {

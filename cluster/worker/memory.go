@@ -341,9 +341,9 @@ func (s *shelf[K, V]) pin(key K) *item {
 	return &e.item
 }
 
-// unpinLocked lets go of a pin's hold; m.mu is held (as when the memory
-// drops the value that had the pin).
-func (m *memory) unpinLocked(it *item) {
+// unpinLocked lets go of a pin's hold (nil: none); the memory's lock is
+// held (as when the memory drops the value that had the pin).
+func unpinLocked(it *item) {
 	if it != nil {
 		it.refs--
 	}
@@ -353,7 +353,7 @@ func (m *memory) unpinLocked(it *item) {
 func (m *memory) unpin(it *item) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.unpinLocked(it)
+	unpinLocked(it)
 }
 
 // peek returns the value under key if it is in memory, without loading

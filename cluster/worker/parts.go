@@ -57,7 +57,6 @@ type heldPart struct {
 	// would load the set again beside it (K+R+N v K+R+A's top tier: 57 MB
 	// twice, workers 15% over their budget).
 	set *item
-	mem *memory
 }
 
 // Free frees the part, when the memory drops it (its lock held), and
@@ -66,9 +65,7 @@ func (h *heldPart) Free() {
 	if h.part != nil {
 		h.part.Free()
 	}
-	if h.mem != nil {
-		h.mem.unpinLocked(h.set)
-	}
+	unpinLocked(h.set)
 }
 
 // part runs a round of a part (api.PartWork): from the part held in
@@ -134,7 +131,7 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	// room too: counted twice, it would drop the other parts held.
 	r.growth.release()
 	releaseRound()
-	h := &heldPart{part: r.p, round: last.Round, set: w.mem.sets.pin(u.Set), mem: w.mem.memory}
+	h := &heldPart{part: r.p, round: last.Round, set: w.mem.sets.pin(u.Set)}
 	if !w.mem.parts.put(key, u.own, h, int64(r.p.Bytes())) {
 		w.mem.memory.unpin(h.set)
 		return 0, nil // another unit's part is held under its key: r.free drops this one

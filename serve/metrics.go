@@ -45,6 +45,10 @@ func newMetrics(s *Server) *metrics {
 			func() float64 { return float64(stat().Reserved) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tierd_serve_cache_budget_bytes", Help: "The cache's budget (--cache)."},
 			func() float64 { return float64(stat().Budget) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tierd_serve_record_cache_hits_total", Help: "Look-ups of a position's record found in the records cache (a quarter of the budget, at most 32 MiB), which spared reading its level set and database."},
+			func() float64 { return float64(stat().RecordHits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tierd_serve_record_cache_misses_total", Help: "Look-ups of a position's record not in the records cache."},
+			func() float64 { return float64(stat().RecordMisses) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tierd_serve_read_bytes_total", Help: "Bytes read from disk into the cache."},
 			func() float64 { return float64(stat().ReadBytes) }),
 	)

@@ -30,7 +30,8 @@ func TestOps(t *testing.T) {
 		{"/healthz", 200, []string{"ok"}},
 		{"/readyz", 200, []string{"ready"}},
 		{"/metrics", 200, []string{`tierd_serve_requests_total{api="position",code="200"} 1`, "tierd_serve_request_seconds_bucket",
-			"tierd_serve_cache_hits_total", "tierd_serve_cache_misses_total", "tierd_serve_cache_bytes", "tierd_serve_read_bytes_total", "tierd_serve_inflight"}},
+			"tierd_serve_cache_hits_total", "tierd_serve_cache_misses_total", "tierd_serve_cache_bytes", "tierd_serve_read_bytes_total", "tierd_serve_inflight",
+			"tierd_serve_record_cache_hits_total", "tierd_serve_record_cache_misses_total"}},
 	} {
 		status, body := get(t, base+tc.path)
 		if status != tc.status {

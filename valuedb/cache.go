@@ -40,6 +40,8 @@ type BlockCache struct {
 	unpacked  atomic.Int64 // bytes of databases unpacked
 	unpacking atomic.Int64 // bytes of databases being unpacked
 	warned    atomic.Bool  // of an unpack given up, once
+
+	records *RecordCache // nil without CacheOptions.RecordShare
 }
 
 // CacheOptions are a BlockCache's options beyond its budget.
@@ -56,6 +58,11 @@ type CacheOptions struct {
 	// MinFree is the room an unpacked database must leave free on the
 	// folder's file system; 0 means DefaultMinFree.
 	MinFree uint64
+	// Records, when set, gives that many bytes of the budget to a
+	// RecordCache (BlockCache.Records) of single records by position,
+	// which callers read before the blocks: a point lookup's record is
+	// then kept in 16 bytes, not in a block or segment of its neighbours.
+	Records uint64
 }
 
 // DefaultMinFree is the room on disk unpacking leaves free by default.
@@ -142,8 +149,16 @@ func NewBlockCacheWith(budget uint64, opts CacheOptions) *BlockCache {
 		c.shards[i].total = &c.bytes
 		c.shards[i].dense = &c.dense
 	}
+	if opts.Records > 0 {
+		c.records = NewRecordCache(min(opts.Records, uint64(c.budget)))
+		c.Reserve(int64(c.records.Bytes()))
+	}
 	return c
 }
+
+// Records returns the cache's RecordCache (CacheOptions.Records), or
+// nil.
+func (c *BlockCache) Records() *RecordCache { return c.records }
 
 // NewOwner returns an id for BlockKey.Owner that no other caller has.
 func (c *BlockCache) NewOwner() uint64 { return c.nextID.Add(1) }
@@ -448,6 +463,8 @@ type CacheStats struct {
 	Budget       uint64
 	ReadBytes    uint64 // read from disk to fill it
 	Unpacked     uint64 // bytes of databases unpacked to scratch files (CacheOptions.Unpack)
+	// RecordHits and RecordMisses count the lookups of the RecordCache.
+	RecordHits, RecordMisses uint64
 }
 
 // Stats returns the cache's counters.
@@ -462,6 +479,9 @@ func (c *BlockCache) Stats() CacheStats {
 		s.mu.RUnlock()
 		st.Hits += s.hits.Load()
 		st.Misses += s.misses.Load()
+	}
+	if c.records != nil {
+		st.RecordHits, st.RecordMisses = c.records.Stats()
 	}
 	return st
 }

@@ -53,6 +53,10 @@ type oracleTier struct {
 	set  *bitarray.Ranked
 	cset *chunkSet // in place of set, with a cache
 	db   *valuedb.DB
+	// recs and recOwner, with a cache that has a RecordCache, keep the
+	// tier's records asked by position (recOwner is the tier's key there).
+	recs     *valuedb.RecordCache
+	recOwner uint64
 	// planes is a chance game's database of planes, opened on the first
 	// query of planes (Oracle.Planes).
 	planesOnce sync.Once
@@ -226,6 +230,9 @@ func (o *Oracle) load(t tiergame.Tier, ot *oracleTier) error {
 		return fmt.Errorf("%s has %d records for %d positions", o.dbPath(t), db.Header().Count, cs.Total())
 	}
 	ot.cset, ot.db = cs, db
+	if ot.recs = o.cache.Records(); ot.recs != nil {
+		ot.recOwner = o.cache.NewOwner()
+	}
 	return nil
 }
 
@@ -263,14 +270,24 @@ func (o *Oracle) Lookup(t tiergame.Tier, p tiergame.Position) (valuedb.Record, e
 	if err != nil {
 		return 0, err
 	}
-	r, ok, err := ot.rank(uint64(o.Canonical(t, p)))
+	cp := uint64(o.Canonical(t, p))
+	if ot.recs != nil {
+		if rec, ok := ot.recs.Get(ot.recOwner, cp); ok {
+			return rec, nil
+		}
+	}
+	r, ok, err := ot.rank(cp)
 	if err != nil {
 		return 0, err
 	}
 	if !ok {
 		return 0, ErrUnreachable
 	}
-	return ot.db.Lookup(r)
+	rec, err := ot.db.Lookup(r)
+	if err == nil && ot.recs != nil {
+		ot.recs.Put(ot.recOwner, cp, rec)
+	}
+	return rec, err
 }
 
 // locate returns the database of a position's tier and its rank there.

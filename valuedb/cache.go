@@ -41,7 +41,7 @@ type BlockCache struct {
 	unpacking atomic.Int64 // bytes of databases being unpacked
 	warned    atomic.Bool  // of an unpack given up, once
 
-	records *RecordCache // nil without CacheOptions.RecordShare
+	records *RecordCache // nil without CacheOptions.Records
 }
 
 // CacheOptions are a BlockCache's options beyond its budget.

@@ -82,6 +82,9 @@ func (c *RecordCache) set(owner, pos uint64) uint64 {
 
 func recTag(owner uint64, r Record) uint64 { return owner<<17 | 1<<16 | uint64(r) }
 
+// is reports whether e holds the record of (owner, pos).
+func (e recEntry) is(owner, pos uint64) bool { return e.pos == pos && e.tag>>16 == owner<<1|1 }
+
 // Get returns the record kept under (owner, pos), if any.
 func (c *RecordCache) Get(owner, pos uint64) (Record, bool) {
 	if owner > maxRecordOwner {
@@ -93,7 +96,7 @@ func (c *RecordCache) Get(owner, pos uint64) (Record, bool) {
 	l.Lock()
 	for w := range recWays {
 		e := s[w]
-		if e.pos == pos && e.tag>>16 == owner<<1|1 {
+		if e.is(owner, pos) {
 			copy(s[1:w+1], s[:w]) // to the front
 			s[0] = e
 			l.hits++
@@ -118,7 +121,7 @@ func (c *RecordCache) Put(owner, pos uint64, r Record) {
 	l.Lock()
 	w := recWays - 1 // the last, when the key is not there
 	for k := range recWays {
-		if s[k].pos == pos && s[k].tag>>16 == owner<<1|1 {
+		if s[k].is(owner, pos) {
 			w = k
 			break
 		}

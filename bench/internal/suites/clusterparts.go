@@ -83,6 +83,10 @@ var partsFamilies = []partsFamily{
 		level: harness.Explicit, solve: 9 * time.Minute, parts: 20 * time.Minute},
 	{game: "xiangqi", option: "material=KRNvKRA", name: "xiangqi-KRNvKRA", workers: 4, share: 4,
 		level: harness.Explicit, solve: 9 * time.Minute, parts: 20 * time.Minute},
+	// Issue 45's largest family, at a third: 2.34 billion hashes (its
+	// top tier 768 million), tierd plan's 2.4 GiB.
+	{game: "xiangqi", option: "material=KRNAvKAABB", name: "xiangqi-KRNAvKAABB", workers: 4,
+		level: harness.Explicit, solve: 20 * time.Minute, parts: 35 * time.Minute},
 }
 
 // partsStartStop estimates starting the processes, waiting for the

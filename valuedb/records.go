@@ -1,6 +1,7 @@
 package valuedb
 
 import (
+	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -46,9 +47,6 @@ type recLock struct {
 	_            [64 - unsafe.Sizeof(sync.Mutex{}) - 16]byte // a cache line each
 }
 
-// RecordEntryBytes is what a RecordCache spends a record on.
-const RecordEntryBytes = int(unsafe.Sizeof(recEntry{}))
-
 // maxRecordOwner is the largest owner a tag holds.
 const maxRecordOwner = 1<<47 - 1
 
@@ -59,11 +57,9 @@ func NewRecordCache(bytes uint64) *RecordCache {
 	for 2*n*uint64(unsafe.Sizeof(recSet{})) <= bytes {
 		n *= 2
 	}
-	shift := uint(64)
-	for m := n; m > 1; m >>= 1 {
-		shift--
-	}
-	return &RecordCache{sets: make([]recSet, n), shift: shift}
+	// As BlockCache's shards: the hash's top bits (none for one set: a
+	// shift by 64 is 0).
+	return &RecordCache{sets: make([]recSet, n), shift: uint(64 - bits.Len64(n-1))}
 }
 
 // Bytes is the memory the cache's table takes.
@@ -74,9 +70,6 @@ func (c *RecordCache) set(owner, pos uint64) uint64 {
 	h := (pos ^ owner*0x9E3779B97F4A7C15) * 0xBF58476D1CE4E5B9
 	h ^= h >> 29
 	h *= 0x94D049BB133111EB
-	if c.shift == 64 {
-		return 0
-	}
 	return h >> c.shift
 }
 

@@ -7,8 +7,7 @@ import (
 )
 
 // TestRecordCacheModel checks a RecordCache against a map of what was put:
-// a hit gives the record last put under its key, never another's; a set
-// keeps its four most recently read or put keys.
+// a hit gives the record last put under its key, never another's.
 func TestRecordCacheModel(t *testing.T) {
 	for _, size := range []uint64{0, 64, 4 << 10} {
 		c := NewRecordCache(size)

@@ -462,3 +462,67 @@ func TestRulesSameOnWorkers(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesStaleSweeps: the sweeps that check only the positions the
+// last changes can reach (sweepsStale, as often as the changes are
+// logged; sweepsAuto, when it pays) decide what the sweeps that check
+// every listed position decide, on one goroutine and on two.
+func TestRulesStaleSweeps(t *testing.T) {
+	for _, tc := range []struct {
+		material string
+		long     bool
+	}{
+		{"KRvKN", false}, // perpetual check only
+		{"KPPvKN", true}, // a quarter of its decisions by perpetual chase
+	} {
+		material := tc.material
+		t.Run(material, func(t *testing.T) {
+			if tc.long && (testing.Short() || race.Enabled) {
+				t.Skip("minutes of solving: not with -short or -race")
+			}
+			g := newRulesGame(t, material)
+			vals, _ := wdlTables(t, g)
+			tt := g.top.Tier()
+			v := wdlTier(g, tt, vals)
+			child := func(c tiergame.Child) tiergame.Value { return vals[c.Tier][c.Pos] }
+			run := func(cfg judgeConfig) []RuleDecision {
+				var out []RuleDecision
+				err := g.judgeTier(tt, cfg, func(p tiergame.Position) tiergame.Value { return v[p] }, child, nil, func(d RuleDecision) error {
+					out = append(out, d)
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("%+v: %v", cfg, err)
+				}
+				return out
+			}
+			var full [2]int
+			want := run(judgeConfig{workers: 1, sweeps: sweepsFull, halves: &full})
+			if len(want) == 0 || full[1] != 0 {
+				t.Fatalf("%d decisions, %d stale halves with sweepsFull", len(want), full[1])
+			}
+			byRule := map[Rule]int{}
+			for _, d := range want {
+				byRule[d.Rule]++
+			}
+			for _, cfg := range []judgeConfig{{workers: 1, sweeps: sweepsStale}, {workers: 2, sweeps: sweepsStale}, {workers: 2}} {
+				var halves [2]int
+				cfg.halves = &halves
+				got := run(cfg)
+				if cfg.sweeps == sweepsStale && halves[1] == 0 {
+					t.Fatalf("%+v: no half checked only the stale positions", cfg)
+				}
+				t.Logf("%s, %d workers, sweeps %d: %d decisions (%d by check, %d by chase); halves: %d full, %d stale (full sweeps: %d)",
+					material, cfg.workers, cfg.sweeps, len(got), byRule[RuleCheck], byRule[RuleChase], halves[0], halves[1], full[0])
+				if len(got) != len(want) {
+					t.Fatalf("%+v: %d decisions, %d with full sweeps", cfg, len(got), len(want))
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%+v: %+v, with full sweeps %+v", cfg, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}

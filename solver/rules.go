@@ -25,7 +25,14 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, st *solved.Tier, kids []*solved
 	if !ok || !j.Judges(t) {
 		return st, nil
 	}
-	sym, _ := base.(tiergame.Symmetric)
+	// Only a symmetric run (a quotient of the game) leaves positions
+	// out; in any other a hash the tier lacks is no position, and its
+	// canonical form (most of the tier's hashes are no legal position)
+	// would cost the pass's first look at every hash for nothing.
+	var sym tiergame.Symmetric
+	if base != g {
+		sym, _ = base.(tiergame.Symmetric)
+	}
 	lookup := func(s *solved.Tier, tt tiergame.Tier, p tiergame.Position) tiergame.Value {
 		if s == nil {
 			return tiergame.Undecided

@@ -170,8 +170,13 @@ type judge struct {
 	// fl holds an undecided position's flags by slot, 16 bits each, two
 	// to a word, read and written atomically (the sweeps run in
 	// parallel), and once the rules decide it, its decision (see decide).
-	fl   []uint32
-	mems []*bigmem.Array
+	fl []uint32
+	// notLost has the bit of each slot whose position a loss level of
+	// build found not lost (a quiet move to no win), cleared at each
+	// loss level: a parent of several of the level's positions is
+	// looked at once, not once for each (candidates).
+	notLost []uint64
+	mems    []*bigmem.Array
 
 	errMu sync.Mutex
 	err   error
@@ -218,7 +223,7 @@ func (j *judge) free() {
 	for _, a := range j.mems {
 		a.Free()
 	}
-	j.mems, j.st, j.unknown, j.below, j.listed, j.fl = nil, nil, nil, nil, nil, nil
+	j.mems, j.st, j.unknown, j.below, j.listed, j.fl, j.notLost = nil, nil, nil, nil, nil, nil, nil
 }
 
 // state returns hash h's state.
@@ -520,6 +525,9 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 	}
 	if n > 0 {
 		j.fl = unsafe.Slice((*uint32)(unsafe.Pointer(&fl[0])), (n+1)/2)
+	}
+	if j.notLost, err = j.words((n + 63) / 64); err != nil {
+		return err
 	}
 	j.eachUnknown(0, 1, func(h uint64) bool {
 		var st state
@@ -1407,6 +1415,9 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 		state = stWin
 	}
 	var next []uint64
+	if !win {
+		clear(j.notLost) // the level's decisions are losses: a parent not lost stays so through the level
+	}
 	batch := s.chunk * len(s.found)
 	for lo := 0; lo < len(gen); lo += batch {
 		part := gen[lo:min(lo+batch, len(gen))]
@@ -1434,7 +1445,7 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 // rule of the position reaching it, for a loss those without a capture
 // to a draw whose every quiet move leads to a win, with the least rule
 // of this round's among those wins. It reads the judge's arrays and
-// writes none.
+// writes only notLost, whose bits say what any worker would find.
 func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) []candidate {
 	var buf [128]xq.Move
 	var parents []tiergame.Position
@@ -1456,6 +1467,10 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 			if j.flag(u)&fCapDraw != 0 {
 				continue
 			}
+			slot := j.slot(u)
+			if atomic.LoadUint64(&j.notLost[slot>>6])>>(slot&63)&1 != 0 {
+				continue // looked at for another position of the level
+			}
 			st, _ := j.load(u)
 			q := j.quiets(&st, u, buf[:0])
 			lost := true
@@ -1471,6 +1486,8 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 			}
 			if lost {
 				dst = append(dst, candidate{u, r})
+			} else {
+				atomic.OrUint64(&j.notLost[slot>>6], 1<<(slot&63))
 			}
 		}
 	}

@@ -294,14 +294,20 @@ func (rb *ruleBoard) evades(m xq.Move) (spots, bool) {
 // the attack (or staying on it but no longer attacked), or another move
 // after which the attack is none.
 func (rb *ruleBoard) evasions(dst []xq.Move) []xq.Move {
-	me, opp := rb.turn, rb.turn.Other()
 	var abuf [64]xq.Move
-	atts := rb.attacksBy(opp, abuf[:0])
+	atts := rb.attacksBy(rb.turn.Other(), abuf[:0])
 	if len(atts) == 0 {
 		return dst
 	}
 	var qbuf [128]xq.Move
-	quiets := rb.legalQuiets(me, qbuf[:0])
+	return rb.evasionsOf(atts, rb.legalQuiets(rb.turn, qbuf[:0]), dst)
+}
+
+// evasionsOf is evasions given the other side's attacks (attacksBy, not
+// none) and the legal quiet moves of the side to move (legalQuiets),
+// which it reorders.
+func (rb *ruleBoard) evasionsOf(atts, quiets, dst []xq.Move) []xq.Move {
+	me, opp := rb.turn, rb.turn.Other()
 	b := &rb.b
 	attackAfter := func(m, a xq.Move) bool {
 		b.Play(m)

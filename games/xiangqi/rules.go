@@ -482,7 +482,7 @@ func (j *judge) load(h uint64) (state, ruleBoard) {
 
 // init sets the states from the values, gives the undecided positions
 // their slots, and marks the capture draws and the checks and chases
-// (initCheckChase).
+// (initPosition).
 func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) error {
 	size := j.l.size
 	var err error
@@ -530,26 +530,74 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 		return err
 	}
 	j.eachUnknown(0, 1, func(h uint64) bool {
-		var st state
-		j.l.load(h, &st)
-		var buf [128]xq.Move
-		g := st.b.Guard(st.pl.side)
-		for _, m := range st.b.PseudoMoves(st.pl.side, buf[:0]) {
-			// The legal captures: the legality test, most of the cost,
-			// only for captures.
-			if st.b.At(m.To) == xq.NoPiece || !g.Legal(&st.b, m) {
-				continue
-			}
-			c := j.g.child(&st, h, j.t, m)
-			if v := child(c); v == tiergame.Draw || v == tiergame.Tie {
-				j.orFlag(h, fCapDraw)
-				break
-			}
-		}
+		j.initPosition(h, child)
 		return false
 	})
-	j.initCheckChase()
 	return nil
+}
+
+// initPosition marks undecided position h's captures to a draw (child
+// reads their values), and, once for the pass, whether it is in check
+// or answers a chase with a move to an undecided position, and the
+// undecided positions those answers reach: one look at the position's
+// moves for all of it.
+func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value) {
+	st, rb := j.load(h)
+	var pbuf, qbuf, mbuf [128]xq.Move
+	ps := st.b.PseudoMoves(st.pl.side, pbuf[:0])
+	g := st.b.Guard(st.pl.side)
+	for _, m := range ps {
+		// The legal captures: the legality test, most of the cost,
+		// only for captures.
+		if st.b.At(m.To) == xq.NoPiece || !g.Legal(&st.b, m) {
+			continue
+		}
+		if v := child(j.g.child(&st, h, j.t, m)); v == tiergame.Draw || v == tiergame.Tie {
+			j.orFlag(h, fCapDraw)
+			break
+		}
+	}
+	// The answers to a check (every legal quiet move) or to a chase
+	// (evasionsOf), the legal quiet moves in legalQuiets' order.
+	legalQuiets := func() []xq.Move {
+		qs := qbuf[:0]
+		for _, m := range ps {
+			if st.b.At(m.To) == xq.NoPiece && g.Legal(&st.b, m) {
+				qs = append(qs, m)
+			}
+		}
+		return qs
+	}
+	check := g.InCheck()
+	var ms []xq.Move
+	if check {
+		ms = legalQuiets()
+	} else {
+		var abuf [64]xq.Move
+		if atts := rb.attacksBy(rb.turn.Other(), abuf[:0]); len(atts) > 0 {
+			ms = rb.evasionsOf(atts, legalQuiets(), mbuf[:0])
+		}
+	}
+	found := false
+	for _, m := range ms {
+		c := st.moved(h, m)
+		if j.state(c) != stUnknown {
+			continue
+		}
+		found = true
+		if check {
+			j.orFlag(c, fCheck)
+		} else {
+			j.orFlag(c, fChase)
+		}
+	}
+	if found {
+		if check {
+			j.orFlag(h, fInCheck)
+		} else {
+			j.orFlag(h, fInChase)
+		}
+	}
 }
 
 // known reports whether position h's value is settled (or h is none).
@@ -588,43 +636,6 @@ func (q *quietMoves) next() (xq.Move, uint64, bool) {
 		}
 	}
 	return xq.Move{}, 0, false
-}
-
-// initCheckChase marks, once, every undecided position in check or
-// answering a chase, and the undecided positions its answers reach.
-func (j *judge) initCheckChase() {
-	j.eachUnknown(0, 1, func(h uint64) bool {
-		var buf [128]xq.Move
-		st, rb := j.load(h)
-		check := rb.inCheck()
-		var ms []xq.Move
-		if check {
-			ms = rb.legalQuiets(rb.turn, buf[:0])
-		} else {
-			ms = rb.evasions(buf[:0])
-		}
-		found := false
-		for _, m := range ms {
-			c := st.moved(h, m)
-			if j.state(c) != stUnknown {
-				continue
-			}
-			found = true
-			if check {
-				j.orFlag(c, fCheck)
-			} else {
-				j.orFlag(c, fChase)
-			}
-		}
-		if found {
-			if check {
-				j.orFlag(h, fInCheck)
-			} else {
-				j.orFlag(h, fInChase)
-			}
-		}
-		return false
-	})
 }
 
 // labelMay sets the working flags of every undecided position from its

@@ -104,10 +104,7 @@ func (b *Board) Mirror() Board {
 
 // count returns the number of pieces strictly between a and b, which
 // share a line.
-func (b *Board) count(a, c Square) int {
-	m := &between[a][c]
-	return bits.OnesCount64(b.occ[0]&m[0]) + bits.OnesCount64(b.occ[1]&m[1])
-}
+func (b *Board) count(a, c Square) int { return b.occ.count(a, c) }
 
 // Attacked reports whether side's general is attacked by the other side,
 // counting the two generals facing each other on an open file. A side
@@ -117,32 +114,27 @@ func (b *Board) Attacked(side Side) bool {
 	if b.sq[k] != MakePiece(side, King) {
 		return false
 	}
-	them := side.Other()
-	for w := 0; w < 2; w++ {
-		for m := b.side[them][w]; m != 0; m &= m - 1 {
-			a := Square(w*64 + bits.TrailingZeros64(m))
-			if b.attacks(a, k) {
-				return true
-			}
-		}
-	}
-	return false
+	return b.attackedIn(b.side[side.Other()], k, &b.occ)
 }
 
 // attacks reports whether the piece on a attacks point t (the generals
 // attack each other along an open file).
-func (b *Board) attacks(a, t Square) bool {
-	p := b.sq[a]
+func (b *Board) attacks(a, t Square) bool { return b.attackOf(b.sq[a], a, t, &b.occ) }
+
+// attackOf reports whether piece p on a would attack point t with the
+// points occ occupied (the board's other pieces where they stand): how a
+// move is tested without playing it.
+func (b *Board) attackOf(p Piece, a, t Square, occ *squares) bool {
 	switch p.Kind() {
 	case Chariot:
-		return line[a][t] && b.count(a, t) == 0
+		return line[a][t] && occ.count(a, t) == 0
 	case King:
-		return line[a][t] && a.File() == t.File() && b.count(a, t) == 0
+		return line[a][t] && a.File() == t.File() && occ.count(a, t) == 0
 	case Cannon:
-		return line[a][t] && b.count(a, t) == 1
+		return line[a][t] && occ.count(a, t) == 1
 	case Horse:
 		leg := horseLeg[a][t]
-		return leg != NoSquare && b.sq[leg] == NoPiece
+		return leg != NoSquare && !occ.has(leg)
 	case Soldier:
 		for _, s := range soldierSteps[p.Side()][a] {
 			if s == t {
@@ -151,6 +143,20 @@ func (b *Board) attacks(a, t Square) bool {
 		}
 	}
 	return false // advisors and elephants never leave their own half
+}
+
+// attackedIn reports whether a piece of them (their points; each stands
+// on the board) attacks point k with the points occ occupied.
+func (b *Board) attackedIn(them squares, k Square, occ *squares) bool {
+	for w := 0; w < 2; w++ {
+		for m := them[w]; m != 0; m &= m - 1 {
+			a := Square(w*64 + bits.TrailingZeros64(m))
+			if b.attackOf(b.sq[a], a, k, occ) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PseudoMoves appends to dst the moves of side's pieces by their movement
@@ -277,6 +283,10 @@ func (b *Board) Guard(side Side) Guard {
 	return Guard{side: side, king: b.king[side], check: b.Attacked(side)}
 }
 
+// InCheck reports whether the guard's general was attacked on the board
+// it was made from.
+func (g Guard) InCheck() bool { return g.check }
+
 // Legal reports whether pseudo-move m of the guard's side leaves its
 // general safe (Board.Legal).
 func (g Guard) Legal(b *Board, m Move) bool {
@@ -295,19 +305,41 @@ func (g Guard) SafeBefore(b *Board, m Move) bool {
 		!(b.sq[m.To].Kind() == Horse && horseLeg[m.From][k] != NoSquare) {
 		return true // the piece back on m.From attacks k only from near it, or as a horse
 	}
-	b.Unplay(m, NoPiece)
-	ok := !b.Attacked(g.side)
-	b.Play(m)
-	return ok
+	// What Unplay then Attacked would say, read off the board as it
+	// stands: the occupied points and the moved piece's as before m.
+	if b.sq[k] != MakePiece(g.side, King) {
+		return true // a side without a general is never attacked
+	}
+	occ := b.occ
+	occ.clear(m.To)
+	occ.set(m.From)
+	if b.attackOf(b.sq[m.To], m.From, k, &occ) {
+		return false
+	}
+	them := b.side[g.side.Other()]
+	them.clear(m.To)
+	return !b.attackedIn(them, k, &occ)
 }
 
-// Legal reports whether pseudo-move m leaves the mover's general safe.
+// Legal reports whether pseudo-move m leaves the mover's general safe:
+// what Play then Attacked would say, read off the board as it stands
+// (the occupied points as after m, a piece taken no attacker), so that
+// nothing is written.
 func (b *Board) Legal(m Move) bool {
-	side := b.sq[m.From].Side()
-	q := b.Play(m)
-	ok := !b.Attacked(side)
-	b.Unplay(m, q)
-	return ok
+	p := b.sq[m.From]
+	side := p.Side()
+	k := b.king[side]
+	if p.Kind() == King {
+		k = m.To
+	} else if b.sq[k] != MakePiece(side, King) {
+		return true // a side without a general is never attacked
+	}
+	occ := b.occ
+	occ.clear(m.From)
+	occ.set(m.To)
+	them := b.side[side.Other()]
+	them.clear(m.To)
+	return !b.attackedIn(them, k, &occ)
 }
 
 // HasLegalMove reports whether side has a legal move.

@@ -1,6 +1,9 @@
 package xq
 
-import "cmp"
+import (
+	"cmp"
+	"math/bits"
+)
 
 // Precomputed geometry: where each piece may go from each point, and the
 // squares between two points of a line.
@@ -11,6 +14,12 @@ type squares [2]uint64
 func (b squares) has(s Square) bool { return b[s>>6]>>(s&63)&1 != 0 }
 func (b *squares) set(s Square)     { b[s>>6] |= 1 << (s & 63) }
 func (b *squares) clear(s Square)   { b[s>>6] &^= 1 << (s & 63) }
+
+// count returns the number of points of b between a and c (between).
+func (b *squares) count(a, c Square) int {
+	m := &between[a][c]
+	return bits.OnesCount64(b[0]&m[0]) + bits.OnesCount64(b[1]&m[1])
+}
 
 // step is a move's target and the point that must be empty for it (the
 // horse's leg, the elephant's eye); NoSquare when nothing must be.

@@ -180,8 +180,9 @@ func FuzzParseFEN(f *testing.F) {
 	})
 }
 
-// TestGuard compares the guard's answers with playing the move (or
-// taking it back) and asking Attacked, on positions of random playouts
+// TestGuard compares the guard's answers, and Legal's (which play
+// nothing), with playing the move (or taking it back) and asking
+// Attacked, on positions of random playouts
 // from the opening and from random endgame placements.
 func TestGuard(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -223,7 +224,13 @@ func TestGuard(t *testing.T) {
 		b, side := &boards[i], sides[i]
 		g := b.Guard(side)
 		for _, m := range b.PseudoMoves(side, nil) {
-			if got, want := g.Legal(b, m), b.Legal(m); got != want {
+			q := b.Play(m)
+			want := !b.Attacked(side)
+			b.Unplay(m, q)
+			if got := b.Legal(m); got != want {
+				t.Fatalf("%s: Legal(%s) = %v, playing it says %v", b.FEN(side), m, got, want)
+			}
+			if got := g.Legal(b, m); got != want {
 				t.Fatalf("%s: Guard.Legal(%s) = %v, playing it says %v", b.FEN(side), m, got, want)
 			}
 			checked++

@@ -421,6 +421,9 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 		return nil
 	}
 	l := g.mustLayout(t)
+	if l.size >= 1<<changeShift {
+		return fmt.Errorf("%w: tier %s: %d hashes, beyond the pass's 2^%d", ErrRules, l.m, l.size, changeShift)
+	}
 	workers := cfg.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -734,11 +737,15 @@ func (j *judge) sweeps(step int) {
 }
 
 // change is a position whose flags a half-sweep changed, and the flags
-// that changed.
-type change struct {
-	h    uint64
-	bits uint32
-}
+// that changed, in one word: the hash below changeShift, the flags
+// above (a tier's hashes stay far below 2^48).
+type change uint64
+
+const changeShift = 48
+
+func newChange(h uint64, bits uint32) change { return change(h | uint64(bits)<<changeShift) }
+func (c change) h() uint64                   { return uint64(c) & (1<<changeShift - 1) }
+func (c change) bits() uint32                { return uint32(c >> changeShift) }
 
 // fTwoPlies are the flags a check reads two plies away (the chase's
 // flights and answers, removeLose's and removeWin's second loops): a
@@ -756,9 +763,11 @@ type sweepLog struct {
 	checked [2][2]int
 }
 
-// maxChanges is how many changes a half-sweep logs: above it, the
-// positions they reach are too many to be worth finding.
-func (j *judge) maxChanges() int { return max(1<<12, len(j.fl)/32) }
+// maxChanges is how many changes a half-sweep logs (8 bytes each, on the
+// Go heap): above it, the positions they reach are too many to be worth
+// finding (the sweeps turn to stale ones when changes are a few in a
+// hundred of the draws checked).
+func (j *judge) maxChanges() int { return max(1<<12, len(j.fl)/128) }
 
 // halfSweep checks the loss flags (n odd) or the win flags (n even) of
 // side's listed positions: all of them, or only the stale ones when the
@@ -824,7 +833,7 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 				if nf != f {
 					any = true
 					if !overflow.Load() {
-						local = append(local, change{h, f ^ nf})
+						local = append(local, newChange(h, f^nf))
 					}
 				}
 			}
@@ -892,21 +901,22 @@ func (j *judge) markStale(side uint64, sw *sweepLog, checked int) bool {
 	over := j.onWorkers(uint64((len(xs)+chunk-1)/chunk), func(i uint64) bool {
 		var ps, gs []tiergame.Position
 		for _, c := range xs[i*chunk : min((i+1)*chunk, uint64(len(xs)))] {
-			if c.h&1 == side {
-				j.markIfListed(c.h)
-				if c.bits&fTwoPlies == 0 {
+			h := c.h()
+			if h&1 == side {
+				j.markIfListed(h)
+				if c.bits()&fTwoPlies == 0 {
 					continue
 				}
 			}
 			if steps.Add(1) > budget {
 				return true
 			}
-			ps = j.g.Parents(j.t, tiergame.Position(c.h), j.t, ps[:0])
+			ps = j.g.Parents(j.t, tiergame.Position(h), j.t, ps[:0])
 			for _, p := range ps {
 				if !j.isUnknown(uint64(p)) {
 					continue
 				}
-				if c.h&1 != side {
+				if h&1 != side {
 					j.markIfListed(uint64(p))
 					continue
 				}

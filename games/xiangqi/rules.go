@@ -718,8 +718,13 @@ func (j *judge) removeFake() {
 // checks only the positions those changes can reach (stale): the
 // changed positions themselves, their parents and, for a change to a
 // flag read two plies away, their grandparents. Every other position of
-// the half would keep its flags, so the sweeps remove what the full ones
-// remove (TestRulesStaleSweeps, and the same run folders).
+// the half would keep its flags. One difference remains: a full half
+// checking a position after one of its grandchildren (same side) changed
+// in that half sees the change, where a stale half sees it in the next
+// half of its kind; the pass was already open to that order (two
+// workers of a full half take blocks in parallel), and on every endgame
+// compared the decisions are the same (TestRulesStaleSweeps; run
+// folders of K+R+N v K+R, K+R v K+N+N and K+N+P v K+N; xiangqitb's).
 func (j *judge) sweeps(step int) {
 	var sw sweepLog
 	for n := 1; ; n++ {

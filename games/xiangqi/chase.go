@@ -45,11 +45,16 @@ func (rb *ruleBoard) captures(side xq.Side, dst []xq.Move) []xq.Move {
 // legalQuiets appends the legal moves without capture of side.
 func (rb *ruleBoard) legalQuiets(side xq.Side, dst []xq.Move) []xq.Move {
 	var buf [128]xq.Move
-	g := rb.b.Guard(side)
-	for _, m := range rb.b.PseudoMoves(side, buf[:0]) {
-		// Board.LegalMoves's moves in its order, less the captures,
-		// which are not tested for legality (the test is most of the cost).
-		if rb.b.At(m.To) == xq.NoPiece && g.Legal(&rb.b, m) {
+	return quietsAmong(&rb.b, rb.b.Guard(side), rb.b.PseudoMoves(side, buf[:0]), dst)
+}
+
+// quietsAmong appends the legal moves without capture among pseudo-moves
+// ps of g's side on b: Board.LegalMoves's moves in its order, less the
+// captures, which are not tested for legality (the test is most of the
+// cost).
+func quietsAmong(b *xq.Board, g xq.Guard, ps, dst []xq.Move) []xq.Move {
+	for _, m := range ps {
+		if b.At(m.To) == xq.NoPiece && g.Legal(b, m) {
 			dst = append(dst, m)
 		}
 	}
@@ -288,25 +293,14 @@ func (rb *ruleBoard) evades(m xq.Move) (spots, bool) {
 	return out, ok
 }
 
-// evasions returns the legal quiet moves of the side to move, not in
+// evasions appends the legal quiet moves of the side to move, not in
 // check, that answer an attack of the other side (xiangqitb's
 // gen_legal_capture_evasions): the attacked piece leaving the line of
 // the attack (or staying on it but no longer attacked), or another move
-// after which the attack is none.
-func (rb *ruleBoard) evasions(dst []xq.Move) []xq.Move {
-	var abuf [64]xq.Move
-	atts := rb.attacksBy(rb.turn.Other(), abuf[:0])
-	if len(atts) == 0 {
-		return dst
-	}
-	var qbuf [128]xq.Move
-	return rb.evasionsOf(atts, rb.legalQuiets(rb.turn, qbuf[:0]), dst)
-}
-
-// evasionsOf is evasions given the other side's attacks (attacksBy, not
-// none) and the legal quiet moves of the side to move (legalQuiets),
-// which it reorders.
-func (rb *ruleBoard) evasionsOf(atts, quiets, dst []xq.Move) []xq.Move {
+// after which the attack is none. atts are the other side's attacks
+// (attacksBy), quiets the legal quiet moves of the side to move
+// (legalQuiets), which it reorders.
+func (rb *ruleBoard) evasions(atts, quiets, dst []xq.Move) []xq.Move {
 	me, opp := rb.turn, rb.turn.Other()
 	b := &rb.b
 	attackAfter := func(m, a xq.Move) bool {

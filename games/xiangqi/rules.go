@@ -3,6 +3,7 @@ package xiangqi
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"math/bits"
 	"runtime"
@@ -292,22 +293,39 @@ func (j *judge) eachListed(first, step uint64, f func(h uint64) bool) bool {
 // eachOf calls f for the hashes of set among side, side+2, ... (every
 // one for step 1), as each does.
 func (j *judge) eachOf(set []uint64, first, step uint64, f func(h uint64) bool) bool {
+	return j.blocksOf(set, first, step, func(hashes iter.Seq[uint64]) bool {
+		found := false
+		for h := range hashes {
+			if f(h) {
+				found = true
+			}
+		}
+		return found
+	})
+}
+
+// blocksOf calls block on the judge's workers for each run of 256 words
+// of set, with the run's hashes among side, side+2, ... (every one for
+// step 1), and reports whether any call returned true: eachOf for a
+// caller that keeps something of its own a run (halfSweep's counts and
+// log).
+func (j *judge) blocksOf(set []uint64, first, step uint64, block func(hashes iter.Seq[uint64]) bool) bool {
 	mask := ^uint64(0)
 	if step == 2 {
 		mask = 0x5555555555555555 << first
 	}
-	const block = 1 << 8 // words
-	n := (uint64(len(set)) + block - 1) / block
+	const size = 1 << 8 // words
+	n := (uint64(len(set)) + size - 1) / size
 	return j.onWorkers(n, func(b uint64) bool {
-		found := false
-		for w := b * block; w < min((b+1)*block, uint64(len(set))); w++ {
-			for x := atomic.LoadUint64(&set[w]) & mask; x != 0; x &= x - 1 {
-				if f(w<<6 + uint64(bits.TrailingZeros64(x))) {
-					found = true
+		return block(func(yield func(uint64) bool) {
+			for w := b * size; w < min((b+1)*size, uint64(len(set))); w++ {
+				for x := atomic.LoadUint64(&set[w]) & mask; x != 0; x &= x - 1 {
+					if !yield(w<<6 + uint64(bits.TrailingZeros64(x))) {
+						return
+					}
 				}
 			}
-		}
-		return found
+		})
 	})
 }
 
@@ -560,25 +578,15 @@ func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value
 			break
 		}
 	}
-	// The answers to a check (every legal quiet move) or to a chase
-	// (evasionsOf), the legal quiet moves in legalQuiets' order.
-	legalQuiets := func() []xq.Move {
-		qs := qbuf[:0]
-		for _, m := range ps {
-			if st.b.At(m.To) == xq.NoPiece && g.Legal(&st.b, m) {
-				qs = append(qs, m)
-			}
-		}
-		return qs
-	}
+	// The answers to a check (every legal quiet move) or to a chase.
 	check := g.InCheck()
 	var ms []xq.Move
 	if check {
-		ms = legalQuiets()
+		ms = quietsAmong(&st.b, g, ps, qbuf[:0])
 	} else {
 		var abuf [64]xq.Move
 		if atts := rb.attacksBy(rb.turn.Other(), abuf[:0]); len(atts) > 0 {
-			ms = rb.evasionsOf(atts, legalQuiets(), mbuf[:0])
+			ms = rb.evasions(atts, quietsAmong(&st.b, g, ps, qbuf[:0]), mbuf[:0])
 		}
 	}
 	found := false
@@ -815,31 +823,25 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 		}
 		return f, nf, true
 	}
-	// The half runs as eachListed does, each block of words counting
-	// and logging its own, merged once a block.
+	// Each run of words counts and logs its own, merged once a run.
 	var mu sync.Mutex
 	var changed []change
 	var checked atomic.Int64
 	var overflow atomic.Bool
 	limit := j.maxChanges()
-	const block = 1 << 8 // words
-	set, sideMask := j.listed, uint64(0x5555555555555555)<<side
-	found := j.onWorkers((uint64(len(set))+block-1)/block, func(b uint64) bool {
+	found := j.blocksOf(j.listed, side, 2, func(hashes iter.Seq[uint64]) bool {
 		var local []change
 		count, any := int64(0), false
-		for w := b * block; w < min((b+1)*block, uint64(len(set))); w++ {
-			for x := atomic.LoadUint64(&set[w]) & sideMask; x != 0; x &= x - 1 {
-				h := w<<6 + uint64(bits.TrailingZeros64(x))
-				f, nf, ok := check(h)
-				if !ok {
-					continue
-				}
-				count++
-				if nf != f {
-					any = true
-					if !overflow.Load() {
-						local = append(local, newChange(h, f^nf))
-					}
+		for h := range hashes {
+			f, nf, ok := check(h)
+			if !ok {
+				continue
+			}
+			count++
+			if nf != f {
+				any = true
+				if !overflow.Load() {
+					local = append(local, newChange(h, f^nf))
 				}
 			}
 		}

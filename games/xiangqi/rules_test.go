@@ -402,6 +402,28 @@ func FuzzRulesOption(f *testing.F) {
 	})
 }
 
+// topJudge solves material's endgames below its top tier and the top
+// tier without the rules (wdlTables, wdlTier), and returns the rule
+// pass over the top tier as cfg runs it.
+func topJudge(t *testing.T, material string) func(cfg judgeConfig) []RuleDecision {
+	g := newRulesGame(t, material)
+	vals, _ := wdlTables(t, g)
+	tt := g.top.Tier()
+	v := wdlTier(g, tt, vals) // the top tier before the pass
+	child := func(c tiergame.Child) tiergame.Value { return vals[c.Tier][c.Pos] }
+	return func(cfg judgeConfig) []RuleDecision {
+		var out []RuleDecision
+		err := g.judgeTier(tt, cfg, func(p tiergame.Position) tiergame.Value { return v[p] }, child, nil, func(d RuleDecision) error {
+			out = append(out, d)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		return out
+	}
+}
+
 // TestRulesSameOnWorkers: the pass decides the same positions, with the
 // same rounds, rules and plies, on one goroutine and on several, with
 // build's retrograde levels cut into chunks of a few positions so that
@@ -422,22 +444,7 @@ func TestRulesSameOnWorkers(t *testing.T) {
 			if tc.long && (testing.Short() || race.Enabled) {
 				t.Skip("a minute's solve: not with -short or -race")
 			}
-			g := newRulesGame(t, material)
-			vals, _ := wdlTables(t, g)
-			tt := g.top.Tier()
-			v := wdlTier(g, tt, vals) // the top tier before the pass
-			child := func(c tiergame.Child) tiergame.Value { return vals[c.Tier][c.Pos] }
-			run := func(cfg judgeConfig) []RuleDecision {
-				var out []RuleDecision
-				err := g.judgeTier(tt, cfg, func(p tiergame.Position) tiergame.Value { return v[p] }, child, nil, func(d RuleDecision) error {
-					out = append(out, d)
-					return nil
-				})
-				if err != nil {
-					t.Fatalf("%+v: %v", cfg, err)
-				}
-				return out
-			}
+			run := topJudge(t, material)
 			want := run(judgeConfig{workers: 1})
 			if len(want) == 0 {
 				t.Fatal("no decision: the test proves nothing here")
@@ -480,22 +487,7 @@ func TestRulesStaleSweeps(t *testing.T) {
 			if tc.long && (testing.Short() || race.Enabled) {
 				t.Skip("minutes of solving: not with -short or -race")
 			}
-			g := newRulesGame(t, material)
-			vals, _ := wdlTables(t, g)
-			tt := g.top.Tier()
-			v := wdlTier(g, tt, vals)
-			child := func(c tiergame.Child) tiergame.Value { return vals[c.Tier][c.Pos] }
-			run := func(cfg judgeConfig) []RuleDecision {
-				var out []RuleDecision
-				err := g.judgeTier(tt, cfg, func(p tiergame.Position) tiergame.Value { return v[p] }, child, nil, func(d RuleDecision) error {
-					out = append(out, d)
-					return nil
-				})
-				if err != nil {
-					t.Fatalf("%+v: %v", cfg, err)
-				}
-				return out
-			}
+			run := topJudge(t, material)
 			var full [2]int
 			want := run(judgeConfig{workers: 1, sweeps: sweepsFull, halves: &full})
 			if len(want) == 0 || full[1] != 0 {

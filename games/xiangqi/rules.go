@@ -1492,10 +1492,10 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 				dst = append(dst, candidate{u, rule})
 				continue
 			}
-			if j.flag(u)&fCapDraw != 0 {
+			slot := j.slot(u)
+			if j.load16(slot)&fCapDraw != 0 {
 				continue
 			}
-			slot := j.slot(u)
 			if atomic.LoadUint64(&j.notLost[slot>>6])>>(slot&63)&1 != 0 {
 				continue // looked at for another position of the level
 			}

@@ -319,9 +319,11 @@ const (
 // ErrCheckpoint marks a checkpoint that is not valid, or not the part's.
 var ErrCheckpoint = errors.New("invalid part checkpoint")
 
-// readTable reads a table kept beside the cells into t; slots must be
-// below n and ascending, values at most limit.
-func readTable(r io.ByteReader, t *sideTable, n uint64, limit uint64) error {
+// readTable reads a table kept beside the cells into t, each slot moved
+// up by off; slots must be below n and ascending, values at most limit.
+// A table read in pieces (GatherPart) stays ascending when each piece's
+// slots come after the last's.
+func readTable(r io.ByteReader, t *sideTable, n, off uint64, limit uint64) error {
 	count, err := binary.ReadUvarint(r)
 	if err != nil || count > n {
 		return fmt.Errorf("%d entries for %d slots (%v)", count, n, err)
@@ -336,11 +338,11 @@ func readTable(r io.ByteReader, t *sideTable, n uint64, limit uint64) error {
 		if err != nil {
 			return err
 		}
-		if slot >= min(n, sideSlotLimit) || i > 0 && slot <= last || v > limit {
+		if slot >= n || slot+off >= sideSlotLimit || i > 0 && slot <= last || v > limit {
 			return fmt.Errorf("entry %d: slot %d, value %d", i, slot, v)
 		}
 		// Ascending slots: the words are sorted as they come.
-		if err := t.words.push(slot<<sideValueBits | v); err != nil {
+		if err := t.words.push((slot+off)<<sideValueBits | v); err != nil {
 			return err
 		}
 		last = slot
@@ -417,41 +419,17 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 		return nil, fmt.Errorf("%s: tier %d part %d: %w: %s", g.Name(), t, k, ErrCheckpoint, fmt.Sprintf(format, args...))
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
-	magic := make([]byte, len(partMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != partMagic {
-		return fail("bad magic")
+	h, err := readPartHeader(br)
+	if err != nil {
+		return fail("%v", err)
 	}
-	n, err := binary.ReadUvarint(br)
-	if err != nil || n > 1<<24 {
-		return fail("header length")
-	}
-	hj := make([]byte, n)
-	if _, err := io.ReadFull(br, hj); err != nil {
-		return fail("header: %v", err)
-	}
-	var h partHeader
-	if err := json.Unmarshal(hj, &h); err != nil {
-		return fail("header: %v", err)
-	}
-	s, err := newLoopySolver(g, t, set, nil, e, cells.Layout{})
+	s, err := partSolver(g, t, set, cut, k, e)
 	if err != nil {
 		return nil, err
 	}
-	if s.um == nil {
-		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, errNeedsParents)
-	}
-	if k < 0 || k >= cut.Parts() {
-		return fail("no part %d in a cut of %d", k, cut.Parts())
-	}
-	s.cut, s.part, s.push = &cut, k, true
-	s.outbox = make([][]note, cut.Parts())
-	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
-	lay := cells.Layout{Bits: h.Bits, Rem: h.Rem, TieRem: h.TieRem, Ctr: h.Ctr}
-	switch {
-	case h.Game != g.Name() || h.Option != g.Option() || h.Tier != uint64(t) || h.Part != k || h.Lo != s.lo || h.Hi != s.hi:
-		return fail("it is %s %s tier %d part %d [%d, %d)", h.Game, h.Option, h.Tier, h.Part, h.Lo, h.Hi)
-	case h.Bits != 8 && h.Bits != 16 || 2+2*uint64(h.Rem)+uint64(max(h.TieRem, 3+2*h.Ctr)) > 1<<h.Bits || len(h.Counts) > valuedb.MaxRemoteness+2:
-		return fail("layout %+v", lay)
+	lay, err := h.check(s, k)
+	if err != nil {
+		return fail("%v", err)
 	}
 	if s.cells, err = cells.New(s.slots(), lay); err != nil {
 		return nil, err
@@ -464,9 +442,77 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 	if h.Ties {
 		s.phase = tiePhase
 	}
+	if err := readCells(br, len(s.cells.Words), func(lo int, words []uint64) { copy(s.cells.Words[lo:], words) }); err != nil {
+		s.free()
+		return fail("cells: %v", err)
+	}
+	if err := readTables(br, s, s.slots(), 0); err != nil {
+		s.free()
+		return fail("%v", err)
+	}
+	return &Part{s}, ctx.Err()
+}
+
+// partSolver returns the solver of part k of loopy tier t as cut, with
+// no cells yet.
+func partSolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e work.Effort) (*loopySolver, error) {
+	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
+		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
+	}
+	s, err := newLoopySolver(g, t, set, nil, e, cells.Layout{})
+	if err != nil {
+		return nil, err
+	}
+	if s.um == nil {
+		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, errNeedsParents)
+	}
+	s.cut, s.part, s.push = &cut, k, true
+	s.outbox = make([][]note, cut.Parts())
+	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
+	return s, nil
+}
+
+// readPartHeader reads a checkpoint's magic and header.
+func readPartHeader(br *bufio.Reader) (partHeader, error) {
+	var h partHeader
+	magic := make([]byte, len(partMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != partMagic {
+		return h, errors.New("bad magic")
+	}
+	n, err := binary.ReadUvarint(br)
+	if err != nil || n > 1<<24 {
+		return h, errors.New("header length")
+	}
+	hj := make([]byte, n)
+	if _, err := io.ReadFull(br, hj); err != nil {
+		return h, fmt.Errorf("header: %v", err)
+	}
+	if err := json.Unmarshal(hj, &h); err != nil {
+		return h, fmt.Errorf("header: %v", err)
+	}
+	return h, nil
+}
+
+// check reports whether h is the checkpoint of part k, whose solver is
+// s, and returns its cells' layout.
+func (h partHeader) check(s *loopySolver, k int) (cells.Layout, error) {
+	lay := cells.Layout{Bits: h.Bits, Rem: h.Rem, TieRem: h.TieRem, Ctr: h.Ctr}
+	switch {
+	case h.Game != s.g.Name() || h.Option != s.g.Option() || h.Tier != uint64(s.t) || h.Part != k || h.Lo != s.lo || h.Hi != s.hi:
+		return lay, fmt.Errorf("it is %s %s tier %d part %d [%d, %d)", h.Game, h.Option, h.Tier, h.Part, h.Lo, h.Hi)
+	case h.Bits != 8 && h.Bits != 16 || 2+2*uint64(h.Rem)+uint64(max(h.TieRem, 3+2*h.Ctr)) > 1<<h.Bits || len(h.Counts) > valuedb.MaxRemoteness+2:
+		return lay, fmt.Errorf("layout %+v", lay)
+	}
+	return lay, nil
+}
+
+// readCells reads a checkpoint's n words of cells, handing them to put a
+// frame at a time (words lo on; valid until put returns).
+func readCells(br *bufio.Reader, n int, put func(lo int, words []uint64)) error {
 	var frame, raw []byte
-	for lo := 0; lo < len(s.cells.Words); lo += partChunk {
-		words := s.cells.Words[lo:min(lo+partChunk, len(s.cells.Words))]
+	words := make([]uint64, 0, min(n, partChunk))
+	for lo := 0; lo < n; lo += partChunk {
+		want := min(partChunk, n-lo)
 		size, err := binary.ReadUvarint(br)
 		if err == nil && size > maxNoteFrame {
 			err = fmt.Errorf("a frame of %d bytes", size)
@@ -478,24 +524,135 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 		if err == nil {
 			raw, err = noteDecoder.DecodeAll(frame, raw[:0])
 		}
-		if err == nil && len(raw) != 8*len(words) {
-			err = fmt.Errorf("%d bytes for %d words", len(raw), len(words))
+		if err == nil && len(raw) != 8*want {
+			err = fmt.Errorf("%d bytes for %d words", len(raw), want)
 		}
 		if err != nil {
-			s.free()
-			return fail("cells: %v", err)
+			return err
 		}
+		words = words[:want]
 		for j := range words {
 			words[j] = binary.LittleEndian.Uint64(raw[8*j:])
 		}
+		put(lo, words)
 	}
-	if err := readTable(br, &s.counted, s.slots(), sideValueMax); err != nil {
-		s.free()
-		return fail("counts: %v", err)
+	return nil
+}
+
+// readTables reads a checkpoint's two tables (counts, longest wins) of n
+// slots into s's, their slots moved up by off.
+func readTables(br *bufio.Reader, s *loopySolver, n, off uint64) error {
+	if err := readTable(br, &s.counted, n, off, sideValueMax); err != nil {
+		return fmt.Errorf("counts: %v", err)
 	}
-	if err := readTable(br, &s.maxWin, s.slots(), valuedb.MaxRemoteness); err != nil {
-		s.free()
-		return fail("longest wins: %v", err)
+	if err := readTable(br, &s.maxWin, n, off, valuedb.MaxRemoteness); err != nil {
+		return fmt.Errorf("longest wins: %v", err)
 	}
-	return &Part{s}, ctx.Err()
+	return nil
+}
+
+// A part's first pass can also be made in pieces, on as many workers: the
+// sub-parts of a finer cut (one that cuts where cut does, and between),
+// each NewPart under the finer cut with the child tiers' notes applied
+// (those of the part: a sub-part skips what is not its own) and
+// EndFirstPass, then checkpointed. A first pass's updates are each a
+// position's own, so the pieces gathered are the part's first pass.
+
+// GatherPart returns part k of loopy tier t as cut, after its first pass,
+// from the checkpoints subs of its sub-parts under fine (in order), each
+// written after the sub-part's first pass. Its checkpoint is the one the
+// part's own first pass gives.
+func GatherPart(ctx context.Context, subs []io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut, fine plan.Cut, k int, e work.Effort) (*Part, error) {
+	s, err := partSolver(g, t, set, cut, k, e)
+	if err != nil {
+		return nil, err
+	}
+	first := slices.Index(fine.Bounds, s.lo)
+	if first < 0 || first+len(subs) >= len(fine.Bounds) || fine.Bounds[first+len(subs)] != s.hi {
+		return nil, fmt.Errorf("%s: tier %d part %d [%d, %d): %d sub-parts of the cut %v are not the part", g.Name(), t, k, s.lo, s.hi, len(subs), fine.Bounds)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.free()
+		}
+	}()
+	for i, r := range subs {
+		j := first + i
+		if err := s.gather(r, fine, j, e); err != nil {
+			return nil, fmt.Errorf("%s: tier %d part %d: sub-part %d: %w: %v", g.Name(), t, k, j, ErrCheckpoint, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return &Part{s}, nil
+}
+
+// gather reads the checkpoint of sub-part j of the finer cut fine into
+// the part's cells, tables and counts; the first sub-part read lays the
+// part's cells out.
+func (s *loopySolver) gather(r io.Reader, fine plan.Cut, j int, e work.Effort) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	h, err := readPartHeader(br)
+	if err != nil {
+		return err
+	}
+	sub, err := partSolver(s.g, s.t, s.set, fine, j, e)
+	if err != nil {
+		return err
+	}
+	lay, err := h.check(sub, j)
+	if err != nil {
+		return err
+	}
+	if h.Ties {
+		return errors.New("a checkpoint after its first pass")
+	}
+	if s.cells.Words == nil {
+		if s.cells, err = cells.New(s.slots(), lay); err != nil {
+			return err
+		}
+	} else if lay != s.cells.Lay {
+		return fmt.Errorf("layout %+v, the part's %+v", lay, s.cells.Lay)
+	}
+	// Its slots and where they start among the part's.
+	n, off := sub.hi-sub.lo, sub.lo-s.lo
+	if !s.dense {
+		n, off = plan.FirstRank(s.set, plan.Range{Lo: sub.hi})-sub.loRank, sub.loRank-s.loRank
+	}
+	per := uint64(64 / lay.Bits)
+	if uint64(h.Words) != (n+per-1)/per {
+		return fmt.Errorf("%d words of cells for %d slots", h.Words, n)
+	}
+	err = readCells(br, h.Words, func(lo int, words []uint64) {
+		first := uint64(lo) * per
+		if off%per == 0 {
+			// Whole words; the last one's lanes past the sub-part are the
+			// next sub-part's, read after it.
+			copy(s.cells.Words[(off+first)/per:], words)
+			return
+		}
+		mask := uint64(1)<<lay.Bits - 1
+		for w, x := range words {
+			for l := range per {
+				i := first + uint64(w)*per + l
+				if i >= n {
+					return
+				}
+				s.cells.Set(off+i, uint32(x>>(l*uint64(lay.Bits))&mask))
+			}
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("cells: %v", err)
+	}
+	if len(h.Counts) > len(s.counts) {
+		s.counts = append(s.counts, make([]int64, len(h.Counts)-len(s.counts))...)
+	}
+	for r, c := range h.Counts {
+		s.counts[r] += c
+	}
+	return readTables(br, s, n, off)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -180,4 +181,105 @@ func FuzzRestorePart(f *testing.F) {
 			p.Free()
 		}
 	})
+}
+
+// TestGatherPart: a part gathered from its sub-parts' first passes
+// (GatherPart) checkpoints as the part's own first pass does, by position
+// and by rank, with wide cells too, whether the sub-parts start on a word
+// of cells or inside one.
+func TestGatherPart(t *testing.T) {
+	g, err := games.New("quixo", "size=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tier := tiergame.Tier(2<<8 | 2)
+	full, err := reach.FullTier(context.Background(), g, tier, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := bitarray.NewRanked(full)
+	cut := plan.NewCut(set, 3, 1)
+	// Notes of every kind a first pass reads, for positions all over the
+	// tier: each sub-part applies them all and keeps its own.
+	var held, won Notes
+	for q := range set.Range(set.Base(), set.End()) {
+		switch q % 7 {
+		case 1:
+			held = append(held, makeNote(q, childHeld, 0))
+		case 2:
+			held = append(held, makeNote(q, childLost, int(q%9)))
+		case 3, 4:
+			won = append(won, makeNote(q, childWon, int(q%17)))
+		}
+	}
+	firstPass := func(c plan.Cut, k int, e work.Effort) []byte {
+		t.Helper()
+		p, err := NewPart(context.Background(), g, tier, set, c, k, 30, -1, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Free()
+		for _, ns := range []Notes{held, won} {
+			if err := p.Apply(context.Background(), slices.Clone(ns)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.EndFirstPass(); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := p.Checkpoint(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, tc := range []struct {
+		name  string
+		m     int
+		align uint64
+		paths *work.Paths
+	}{
+		{"dense", 4, 1, nil},
+		{"dense aligned", 3, 64, nil},
+		{"ranked", 5, 1, &work.Paths{Ranked: true}},
+		{"ranked aligned", 2, 8, &work.Paths{Ranked: true}},
+		{"narrow", 4, 1, &work.Paths{Narrow: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := work.Effort{Workers: 2, Paths: tc.paths}
+			fine := cut.Refine(set, tc.m, tc.align)
+			if fine.Parts() <= cut.Parts() {
+				t.Fatalf("%v refined into %v", cut.Bounds, fine.Bounds)
+			}
+			for k := range cut.Parts() {
+				want := firstPass(cut, k, e)
+				var subs []io.Reader
+				for j := range fine.Parts() {
+					if fine.Bounds[j] >= cut.Bounds[k] && fine.Bounds[j+1] <= cut.Bounds[k+1] {
+						subs = append(subs, bytes.NewReader(firstPass(fine, j, e)))
+					}
+				}
+				p, err := GatherPart(context.Background(), subs, g, tier, set, cut, fine, k, e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got bytes.Buffer
+				if err := p.Checkpoint(&got); err != nil {
+					t.Fatal(err)
+				}
+				if p.s.counted.len()+p.s.maxWin.len() == 0 {
+					t.Errorf("part %d: no side table: the case checks none", k)
+				}
+				p.Free()
+				if !bytes.Equal(got.Bytes(), want) {
+					t.Errorf("part %d gathered from %d sub-parts: its checkpoint differs from its own first pass's", k, len(subs))
+				}
+				if len(subs) > 1 {
+					if _, err := GatherPart(context.Background(), subs[1:], g, tier, set, cut, fine, k, e); err == nil {
+						t.Errorf("part %d gathered without its first sub-part", k)
+					}
+				}
+			}
+		})
+	}
 }

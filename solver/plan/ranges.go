@@ -136,6 +136,33 @@ func (c Cut) Of(p uint64) int {
 	return sort.Search(len(c.Bounds)-2, func(k int) bool { return c.Bounds[k+1] > p })
 }
 
+// Refine cuts each part of c, a cut of the tier whose reachable positions
+// are set, into up to m sub-parts of about as many positions, at ranks
+// that are multiples of align (sub-parts that would be left without
+// members are merged into their neighbours): a finer cut that cuts
+// wherever c does, whose sub-parts of a part are made on as many workers
+// (loopy.GatherPart).
+func (c Cut) Refine(set *bitarray.Ranked, m int, align uint64) Cut {
+	align = max(align, 1)
+	f := Cut{Bounds: []uint64{c.Bounds[0]}}
+	for k := range c.Parts() {
+		lo, hi := c.Bounds[k], c.Bounds[k+1]
+		rlo, rhi := FirstRank(set, Range{Lo: lo}), FirstRank(set, Range{Lo: hi})
+		for i := 1; i < m; i++ {
+			rank := rlo + mulDiv(rhi-rlo, uint64(i), uint64(m))
+			rank = (rank + align/2) / align * align
+			if rank <= rlo || rank >= rhi {
+				continue
+			}
+			if p, ok := set.Select(rank); ok && p > f.Bounds[len(f.Bounds)-1] && p < hi {
+				f.Bounds = append(f.Bounds, p)
+			}
+		}
+		f.Bounds = append(f.Bounds, hi)
+	}
+	return f
+}
+
 // ChildRanges cuts the records of a child tier of a loopy tier solved
 // in parts, count of them in rank order, into the ranges that a
 // cluster's KidNotes units turn into notes (ChildNotes), each once for

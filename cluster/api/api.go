@@ -213,10 +213,14 @@ type PartWork struct {
 	// for them (loopy.NewPart).
 	KidRem int `json:"kid_rem,omitempty"`
 	KidTie int `json:"kid_tie,omitempty"`
+	// SubBounds is the finer cut (Level.FirstParts) whose sub-parts'
+	// checkpoints a first round gathers (PartStep.Gather).
+	SubBounds []uint64 `json:"sub_bounds,omitempty"`
 }
 
 // PartStep is one round of a part: its first pass (round 0, with the
-// child tiers' held notes for it, In, then their won notes, Won), a
+// child tiers' held notes for it, In, then their won notes, Won; or its
+// sub-parts' first passes gathered, Gather), a
 // level of remoteness (Level, with the notes the other parts sent it at
 // the level before), the start of ties (Ties, with the child tiers' tied
 // notes), or its records (Records).
@@ -227,6 +231,10 @@ type PartStep struct {
 	Records bool   `json:"records,omitempty"`
 	In      []Blob `json:"in,omitempty"`
 	Won     []Blob `json:"won,omitempty"`
+	// Gather, if set, is the checkpoints of the part's sub-parts after
+	// their first passes (FirstRange units), in order: round 0 gathers
+	// them instead of making the first pass.
+	Gather []Blob `json:"gather,omitempty"`
 }
 
 // PartResult is what a Part unit reports beside its outputs: the part's

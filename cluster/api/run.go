@@ -117,6 +117,12 @@ const (
 	// notes for the other parts, checkpoints of the part, and at the end
 	// a value database of its range's records (PartWork).
 	Part Kind = "part"
+	// FirstRange: the first pass of a sub-part (Lo, Hi) of a part of a
+	// loopy tier solved in parts (Level.FirstParts): the part's first
+	// pass in pieces, on as many workers (loopy.NewPart under the finer
+	// cut, the part's child notes); outputs the sub-part's checkpoint,
+	// which the part's first round gathers (loopy.GatherPart, PartStep.Gather).
+	FirstRange Kind = "first-range"
 )
 
 // Phase names the two halves of a run, which own a tier's units.
@@ -292,7 +298,8 @@ type PartProgress struct {
 // The phases of a loopy tier solved in parts.
 const (
 	PartsKids    = "kids"    // the child tiers' records, a range a unit, into notes to the parts
-	PartsFirst   = "first"   // each part's first pass: its moves and its child tiers' notes
+	PartsSubs    = "subs"    // the first passes of the parts' sub-parts (Level.FirstParts), a unit each
+	PartsFirst   = "first"   // each part's first pass: its moves and its child tiers' notes (or its sub-parts' gathered)
 	PartsWins    = "wins"    // levels of wins and losses
 	PartsTies    = "ties"    // levels of ties
 	PartsRecords = "records" // each part writes its records
@@ -354,6 +361,10 @@ type Level struct {
 	// Parts, if set, is where a loopy tier solved in parts is cut
 	// (plan.Cut.Bounds), by the leader when it merges the tier.
 	Parts []uint64 `json:"parts,omitempty"`
+	// FirstParts, if set, refines Parts (plan.Cut.Refine): the parts'
+	// first passes are made a sub-part a unit (FirstRange), on as many
+	// workers as there are sub-parts, then gathered.
+	FirstParts []uint64 `json:"first_parts,omitempty"`
 }
 
 // ExpandRanges is how the tier's expand units cut it.

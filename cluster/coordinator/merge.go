@@ -73,7 +73,7 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 		if lv.Reachable > 0 {
 			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
 			if in.tier.Loopy && !in.run.Chance {
-				lv.Parts = cutParts(g, t, set, n.loopyParts(in, lv.Reachable))
+				lv.Parts, lv.FirstParts = cutParts(g, t, set, n.loopyParts(in, lv.Reachable), n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL), in.run.Settings.MinRange)
 			}
 		}
 		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {
@@ -283,11 +283,11 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 	if err != nil {
 		return err
 	}
-	bounds := cutParts(g, tiergame.Tier(in.tier.Tier), set, parts)
+	bounds, fine := cutParts(g, tiergame.Tier(in.tier.Tier), set, parts, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL), in.run.Settings.MinRange)
 	if bounds == nil {
 		return nil
 	}
-	if _, err := n.propose(state.Recut(in.run.ID, in.tier.Tier, bounds)); err != nil {
+	if _, err := n.propose(state.Recut(in.run.ID, in.tier.Tier, bounds, fine)); err != nil {
 		if errors.Is(err, state.ErrUnavailable) {
 			return nil // leased meanwhile (a worker large enough came), or cut already
 		}
@@ -300,26 +300,53 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 
 // cutParts is where loopy tier t is cut to be solved in parts
 // (plan.Cut.Bounds), at whole blocks of its value database, so that
-// mergeDB joins the parts' records by copying their blocks; nil for one
-// part, for a game without Parents (tiergame.Unmover), whose loopy tiers
-// are solved whole, and for a tier the game's rules of play judge
-// (tiergame.Judge: xiangqi's perpetual check and chase): the rules read
-// the whole tier's values after its retrograde analysis
-// (solver.SolveTier), which no part holds.
-func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, parts int) []uint64 {
+// mergeDB joins the parts' records by copying their blocks; and, if
+// threads (those of the workers present) can run more units than there
+// are parts, where their first passes are cut finer (Level.FirstParts:
+// firstSubs sub-parts a part, of at least minRange positions). Nil for one part, for a game without
+// Parents (tiergame.Unmover), whose loopy tiers are solved whole, and for
+// a tier the game's rules of play judge (tiergame.Judge: xiangqi's
+// perpetual check and chase): the rules read the whole tier's values
+// after its retrograde analysis (solver.SolveTier), which no part holds.
+func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, parts, threads int, minRange uint64) (bounds, fine []uint64) {
 	if _, ok := g.(tiergame.Unmover); !ok || parts < 2 {
-		return nil
+		return nil, nil
 	}
 	if j, ok := quotient.Base(g).(tiergame.Judge); ok && j.Judges(t) {
-		return nil
+		return nil, nil
 	}
 	ranked := bitarray.NewRanked(set)
 	c := plan.NewCut(ranked, parts, cutAlign(ranked.Total(), parts))
 	if c.Parts() < 2 {
-		return nil
+		return nil, nil
 	}
-	return c.Bounds
+	if m := firstSubs(c.Parts(), threads, ranked.Total(), minRange); m > 1 {
+		if f := c.Refine(ranked, m, subAlign); f.Parts() > c.Parts() {
+			fine = f.Bounds
+		}
+	}
+	return c.Bounds, fine
 }
+
+// firstSubs is how many sub-parts each of parts parts of a tier of
+// reachable positions makes its first pass in: enough for two units a
+// thread of the workers present, so that the first passes, a part's
+// longest round, spread over all of them and are short beside the run;
+// none of fewer than minRange positions (the run's MinRange: a unit's
+// fixed costs); 1 is none.
+func firstSubs(parts, threads int, reachable, minRange uint64) int {
+	parts = max(parts, 1)
+	m := (2*threads + parts - 1) / parts
+	return max(1, min(m, maxSubs, int(min(reachable/uint64(parts)/max(minRange, 1), maxSubs))))
+}
+
+const (
+	// maxSubs bounds the sub-parts of a part.
+	maxSubs = 16
+	// subAlign is the multiple of ranks sub-parts are cut at: whole
+	// words of cells, which a part gathers by copying words.
+	subAlign = 64
+)
 
 // cutAlign is the multiple of ranks a tier of reachable positions is cut
 // at into count ranges: whole blocks of its value database, so that

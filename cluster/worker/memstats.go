@@ -189,10 +189,14 @@ func processCPU() float64 {
 }
 
 // unitRole names what unit a does for the logs, finer than its kind: a
-// part's round says which (first-pass, level, ties or records), so that
+// part's round says which (first-pass, gather, level, ties or records;
+// a sub-part's first pass is sub-first-pass), so that
 // the CPU of a run in parts can be summed by role (go run ./bench sums
 // it from the workers' "unit done" records).
 func unitRole(a *api.Assignment) string {
+	if a.Kind == api.FirstRange {
+		return "part/sub-first-pass"
+	}
 	if a.Kind != api.Part || a.Part == nil || len(a.Part.Steps) == 0 {
 		return string(a.Kind)
 	}
@@ -201,6 +205,8 @@ func unitRole(a *api.Assignment) string {
 		return "part/records"
 	case last.Ties:
 		return "part/ties"
+	case last.Round == 0 && len(last.Gather) > 0:
+		return "part/gather"
 	case last.Round == 0:
 		return "part/first-pass"
 	}

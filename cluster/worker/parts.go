@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -72,6 +73,22 @@ func (h *heldPart) Free() {
 // memory, its checkpoint or its first pass, through the rounds since;
 // the outputs are those of the last round.
 func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
+	return w.runPart(ctx, u, true)
+}
+
+// firstRange makes the first pass of a sub-part (api.FirstRange): round
+// 0 of a part of the finer cut, whose checkpoint is the output; the
+// sub-part is not kept, its part's first round gathers it.
+func (w *Worker) firstRange(ctx context.Context, u *unit) (uint64, error) {
+	if pw := u.Part; pw == nil || len(pw.Steps) != 1 || pw.Steps[0].Round != 0 || len(pw.Steps[0].Gather) > 0 || pw.Checkpoint != nil {
+		return 0, errors.New("a sub-part's first pass that is not one")
+	}
+	return w.runPart(ctx, u, false)
+}
+
+// runPart runs a part's rounds (part), keeping the part in memory after
+// them if keep is set.
+func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error) {
 	pw := u.Part
 	if pw == nil || len(pw.Steps) == 0 {
 		return 0, errors.New("a part unit without its rounds")
@@ -85,7 +102,10 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	last := pw.Steps[len(pw.Steps)-1]
 	r := &partRound{w: w, u: u, pw: pw, set: set, cut: plan.Cut{Bounds: pw.Bounds}, e: work.Effort{Workers: w.cfg.Threads},
 		res: &api.PartResult{Next: -1}}
-	r.p, r.at = w.heldPart(key, pw)
+	r.p, r.at = nil, -1
+	if keep {
+		r.p, r.at = w.heldPart(key, pw)
+	}
 	// The round's cells and what it reads beside the shelves: the leader's
 	// estimate, for which the memory makes room (the tier's set is on
 	// its shelf).
@@ -126,6 +146,9 @@ func (w *Worker) part(ctx context.Context, u *unit) (uint64, error) {
 	}
 	if err := r.end(last, replayed); err != nil {
 		return 0, err
+	}
+	if !keep {
+		return 0, nil
 	}
 	// The part is counted on its shelf from now on, not in the round's
 	// room too: counted twice, it would drop the other parts held.
@@ -214,6 +237,9 @@ func (r *partRound) firstPass(ctx context.Context, step api.PartStep) error {
 	if r.p != nil {
 		return fmt.Errorf("part %d: a first pass of a part under way", r.pw.Part)
 	}
+	if len(step.Gather) > 0 {
+		return r.gather(ctx, step.Gather)
+	}
 	p, err := loopy.NewPart(ctx, r.u.g, r.u.tier, r.set, r.cut, r.pw.Part, r.pw.KidRem, r.pw.KidTie, r.e)
 	if err != nil {
 		return err
@@ -241,6 +267,31 @@ func (r *partRound) firstPass(ctx context.Context, step api.PartStep) error {
 		return err
 	}
 	ok = true
+	r.p = p
+	return nil
+}
+
+// gather makes the part after its first pass from its sub-parts' (their
+// checkpoints, files: loopy.GatherPart).
+func (r *partRound) gather(ctx context.Context, files []api.Blob) error {
+	paths, err := r.w.disk.paths(ctx, files)
+	if err != nil {
+		return err
+	}
+	subs := make([]io.Reader, len(paths))
+	for i, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		subs[i] = f
+	}
+	p, err := loopy.GatherPart(ctx, subs, r.u.g, r.u.tier, r.set, r.cut, plan.Cut{Bounds: r.pw.SubBounds}, r.pw.Part, r.e)
+	if err != nil {
+		return err
+	}
+	r.growth.update(p)
 	r.p = p
 	return nil
 }

@@ -46,6 +46,7 @@ var executors = map[api.Kind]executor{
 	api.SolveTier:  {run: (*Worker).solveTier, wholeTier: true},
 	api.KidNotes:   {run: (*Worker).kidNotes},
 	api.Part:       {run: (*Worker).part, wholeTier: true},
+	api.FirstRange: {run: (*Worker).firstRange, wholeTier: true},
 }
 
 // A unit is a leased unit as it runs.

@@ -283,3 +283,39 @@ func TestGatherPart(t *testing.T) {
 		})
 	}
 }
+
+// FuzzGatherPart: any bytes as the second sub-part's checkpoint gather
+// into part 1 or are refused, never a panic.
+func FuzzGatherPart(f *testing.F) {
+	g, tier, set, cut, _ := checkpointCase(f)
+	fine := cut.Refine(set, 2, 1)
+	var subs [][]byte
+	for j := range fine.Parts() {
+		if fine.Bounds[j] >= cut.Bounds[1] && fine.Bounds[j+1] <= cut.Bounds[2] {
+			p, err := NewPart(context.Background(), g, tier, set, fine, j, 30, -1, work.Effort{Workers: 1})
+			if err != nil {
+				f.Fatal(err)
+			}
+			if err := p.EndFirstPass(); err != nil {
+				f.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := p.Checkpoint(&b); err != nil {
+				f.Fatal(err)
+			}
+			p.Free()
+			subs = append(subs, b.Bytes())
+		}
+	}
+	if len(subs) != 2 {
+		f.Fatalf("part 1 in %d sub-parts", len(subs))
+	}
+	f.Add(subs[1])
+	f.Add(subs[0])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := GatherPart(context.Background(), []io.Reader{bytes.NewReader(subs[0]), bytes.NewReader(data)}, g, tier, set, cut, fine, 1, work.Effort{Workers: 1})
+		if err == nil {
+			p.Free()
+		}
+	})
+}

@@ -69,6 +69,10 @@ var kinds = map[api.Kind]kindRules{
 	// and writes notes, checkpoints and at the end the part's records
 	// (partOutputs).
 	api.Part: {outputFor: ownTier, inputs: partInputs},
+	// FirstRange is the first pass of a sub-part of a part (parts.go):
+	// it reads the tier's level file and its part's child notes, and
+	// writes the sub-part's checkpoint.
+	api.FirstRange: {outputFor: ownTier, single: true, inputs: subInputs},
 }
 
 // reachUnits are the units that take tier t through reachability: for a
@@ -113,7 +117,9 @@ func solveUnits(t *Tier) []*Unit {
 
 // inParts reports whether u is a unit of a tier in parts (phase
 // api.PhaseParts), which reports its results (api.PartResult).
-func inParts(u *Unit) bool { return u.Kind == api.Part || u.Kind == api.KidNotes }
+func inParts(u *Unit) bool {
+	return u.Kind == api.Part || u.Kind == api.KidNotes || u.Kind == api.FirstRange
+}
 
 // ownTier: the only outputs are the unit's tier's.
 func ownTier(t *Tier, out uint64) bool { return out == t.Tier }

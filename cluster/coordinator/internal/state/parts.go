@@ -22,6 +22,13 @@ import (
 // rounds since replayed from the notes they read (kept until the tier
 // is solved, or its next checkpoint). A KidNotes unit lost is run again:
 // its outputs are recorded only with its completion.
+//
+// A tier whose level says a finer cut (Level.FirstParts) makes its parts'
+// first passes a sub-part a unit (api.FirstRange, phase api.PartsSubs),
+// so that a first pass, the longest round of a part, is spread over as
+// many workers as there are sub-parts; each part's first round then
+// gathers its sub-parts' checkpoints (PartStep.Gather). A FirstRange
+// unit lost is run again, as a KidNotes unit is.
 
 // Parts is a loopy tier's solve in parts.
 type Parts struct {
@@ -128,12 +135,42 @@ func (p *Parts) endKids(t *Tier) {
 }
 
 // startFirst starts the parts' first pass (round 0) with, for part k,
-// the child tiers' held notes held[k] and won notes won[k].
+// the child tiers' held notes held[k] and won notes won[k]: a unit a
+// part, or first a unit a sub-part if the tier is cut finer for it.
 func (p *Parts) startFirst(t *Tier, held, won [][]api.Blob) {
 	p.Phase, p.Level, p.Round = api.PartsFirst, -1, 0
 	for k, part := range p.Parts {
 		part.Steps = []api.PartStep{{Round: 0, Level: -1, In: held[k], Won: won[k]}}
 	}
+	if fine := t.Level.FirstParts; len(fine) > len(t.Level.Parts) {
+		p.Phase, p.Units = api.PartsSubs, make([]*Unit, len(fine)-1)
+		for j := range p.Units {
+			p.Units[j] = &Unit{Kind: api.FirstRange, Lo: fine[j], Hi: fine[j+1]}
+		}
+		return
+	}
+	p.Units = p.roundUnits(t)
+}
+
+// endSubs starts the parts' first round from their sub-parts' first
+// passes: part k's step gathers the checkpoints of its sub-parts, in
+// order, and no longer reads the child tiers' notes.
+func (p *Parts) endSubs(t *Tier) {
+	cut := plan.Cut{Bounds: t.Level.Parts}
+	for _, part := range p.Parts {
+		part.Steps = []api.PartStep{{Round: 0, Level: -1}}
+	}
+	for _, u := range p.Units {
+		step := &p.Parts[cut.Of(u.Lo)].Steps[0]
+		for _, o := range u.Done.Outputs {
+			step.Gather = append(step.Gather, o.Blob)
+			p.Checkpoints += uint64(o.Blob.Size)
+		}
+		if u.Done.Part != nil {
+			p.Bytes = max(p.Bytes, u.Done.Part.Bytes)
+		}
+	}
+	p.Phase = api.PartsFirst
 	p.Units = p.roundUnits(t)
 }
 
@@ -158,8 +195,12 @@ func (r *Run) advanceParts(t *Tier) bool {
 	if p == nil || p.Phase == api.PartsDone || !allDone(p.Units) {
 		return false
 	}
-	if p.Phase == api.PartsKids {
+	switch p.Phase {
+	case api.PartsKids:
 		p.endKids(t)
+		return true
+	case api.PartsSubs:
+		p.endSubs(t)
 		return true
 	}
 	inbox := make([][]api.Blob, len(p.Parts))
@@ -232,7 +273,7 @@ func (r *Run) advanceParts(t *Tier) bool {
 // holder is the worker that ran the last round of the part whose round u
 // is, if u is a unit of tier t's round in progress.
 func (t *Tier) holder(u *Unit) string {
-	if t.Parts == nil || t.Parts.Phase == api.PartsKids {
+	if t.Parts == nil || !t.Parts.byPart() {
 		return ""
 	}
 	for k, pu := range t.Parts.Units {
@@ -242,6 +283,10 @@ func (t *Tier) holder(u *Unit) string {
 	}
 	return ""
 }
+
+// byPart reports whether the units of the phase in progress are a part's
+// each (its rounds), not the child tiers' ranges or the sub-parts.
+func (p *Parts) byPart() bool { return p.Phase != api.PartsKids && p.Phase != api.PartsSubs }
 
 // partsUnit returns unit i of tier t's round in progress, or nil.
 func (t *Tier) partsUnit(i int) *Unit {
@@ -260,6 +305,20 @@ func partInputs(r *Run, t *Tier, a *api.Assignment) {
 	part := t.Parts.Parts[k]
 	a.Part = &api.PartWork{Part: k, Bounds: t.Level.Parts, Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound,
 		Steps: part.Steps, KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie}
+	if len(part.Steps) > 0 && len(part.Steps[0].Gather) > 0 {
+		a.Part.SubBounds = t.Level.FirstParts
+	}
+}
+
+// subInputs sets what a FirstRange unit reads: the tier's level file and
+// the child tiers' notes for its part, as the part's first pass reads
+// them (the sub-part keeps its own), under the finer cut.
+func subInputs(r *Run, t *Tier, a *api.Assignment) {
+	a.Level = &t.Level.Blob
+	u := t.partsUnit(a.Ref.Index)
+	first := t.Parts.Parts[plan.Cut{Bounds: t.Level.Parts}.Of(u.Lo)].Steps[0]
+	a.Part = &api.PartWork{Part: a.Ref.Index, Bounds: t.Level.FirstParts, Steps: []api.PartStep{{Round: 0, Level: -1, In: first.In, Won: first.Won}},
+		KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie}
 }
 
 // kidInputs sets what a KidNotes unit reads: its child tier's level file
@@ -281,8 +340,11 @@ func partOutputs(t *Tier, outs []api.Output) bool {
 	if p == nil {
 		return false
 	}
-	if p.Phase == api.PartsRecords {
+	switch p.Phase {
+	case api.PartsRecords:
 		return len(outs) == 1 && outs[0].Role == api.RoleRecords
+	case api.PartsSubs:
+		return len(outs) == 1 && outs[0].Role == api.RoleCheckpoint
 	}
 	kids := p.Phase == api.PartsKids
 	for _, o := range outs {
@@ -316,7 +378,7 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 			add(b)
 		}
 		for _, s := range part.Steps {
-			for _, b := range append(s.In[:len(s.In):len(s.In)], s.Won...) {
+			for _, b := range slices.Concat(s.In, s.Won, s.Gather) {
 				add(b)
 			}
 		}
@@ -333,7 +395,7 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 // affine reports whether unit i of tier t's round should wait for another
 // worker than tk's, present, which holds the part in memory.
 func (t *Tier) affine(i int, tk Taker) bool {
-	if t.Parts.Phase == api.PartsKids {
+	if !t.Parts.byPart() {
 		return false
 	}
 	w := t.Parts.Parts[i].Worker
@@ -376,6 +438,8 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 		// largest part reported holding, if more.
 		cells := plan.PartCellBytes(u.Hi-u.Lo, p.Level, p.Phase == api.PartsTies)
 		return plan.PartRoundBytes(t.Size, max(cells, p.Bytes))
+	case api.FirstRange:
+		return plan.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
 	case api.KidNotes:
 		return plan.KidNotesBytes(r.Tier(u.Child).Size, len(t.Level.Parts)-1)
 	case api.SolveTier:

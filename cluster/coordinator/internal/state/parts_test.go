@@ -484,3 +484,118 @@ func TestFSMPartsKids(t *testing.T) {
 		t.Errorf("live after the parts' first checkpoints (held and won files, t01, c0, c1): %v", got)
 	}
 }
+
+// TestFSMPartsSubs: a tier cut finer for its first passes
+// (Level.FirstParts) makes them a sub-part a unit (api.FirstRange), each
+// given its part's child notes under the finer cut; a sub-part whose
+// unit fails is run again, a completion that is not one checkpoint is
+// refused; once all are done, each part's first round gathers its
+// sub-parts' checkpoints, in order, and the child notes are let go; the
+// sub-parts' checkpoints go once the parts' own are written.
+func TestFSMPartsSubs(t *testing.T) {
+	h := newHarness(t)
+	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
+	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) uint64 {
+		t.Helper()
+		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
+		if !ok {
+			t.Fatalf("grant %v refused", ref)
+		}
+		done := Completion{Worker: worker, Token: tok, Outputs: outs, Part: part}
+		if err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: done}}).(error); err != nil {
+			t.Fatalf("complete %v: %v", ref, err)
+		}
+		return tok
+	}
+	live := func(b api.Blob) bool {
+		var ok bool
+		h.fsm.View(func(s *State, _ uint64) { _, ok = s.LiveBlobs()[b.SHA256] })
+		return ok
+	}
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
+	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
+	grantComplete(unitRef(id, 1, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
+	bounds, fine := []uint64{0, 30, 60, 100}, []uint64{0, 15, 30, 45, 60, 80, 100}
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 30,
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}, Parts: bounds, FirstParts: fine}}})
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5,
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
+	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), "w1", nil, api.Output{Tier: 2, Blob: blobOf("recs2")})
+	h.apply(&Command{Op: opDB, DB: &dbCmd{Run: id, Tier: 2, DB: DB{Blob: blobOf("db2")}}})
+
+	ref := func(k int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, k) }
+	held := api.Output{Tier: 1, Blob: blobOf("held 1"), Role: api.RoleHeld, Part: 1}
+	won := api.Output{Tier: 1, Blob: blobOf("won 2"), Role: api.RoleWon, Part: 2}
+	grantComplete(ref(0), "w1", &api.PartResult{Next: -1, Rem: 7}, held, won)
+
+	p := h.state().Runs[0].Tiers[1].Parts
+	if p.Phase != api.PartsSubs || len(p.Units) != 6 {
+		t.Fatalf("after the child notes: %+v", p)
+	}
+	for j, u := range p.Units {
+		if u.Kind != api.FirstRange || u.Lo != fine[j] || u.Hi != fine[j+1] {
+			t.Fatalf("sub-part %d: %+v", j, u)
+		}
+	}
+	// Sub-part 3 is part 1's second: its notes, under the finer cut.
+	tok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(3), Worker: "w2"}}).(uint64)
+	s := h.state()
+	a := s.Assignment(ref(3), tok)
+	if a == nil || a.Kind != api.FirstRange || a.Part == nil || a.Part.Part != 3 || !slices.Equal(a.Part.Bounds, fine) || a.Part.KidRem != 7 ||
+		len(a.Part.Steps) != 1 || !slices.Equal(a.Part.Steps[0].In, []api.Blob{held.Blob}) || len(a.Part.Steps[0].Won) != 0 || a.Level == nil {
+		t.Fatalf("sub-part 3's assignment: %+v", a)
+	}
+	// A completion with notes, or two checkpoints, is not a sub-part's.
+	for _, outs := range [][]api.Output{
+		{{Tier: 1, Blob: blobOf("n"), Role: api.RoleNotes}},
+		{{Tier: 1, Blob: blobOf("a"), Role: api.RoleCheckpoint}, {Tier: 1, Blob: blobOf("b"), Role: api.RoleCheckpoint}},
+	} {
+		err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref(3), Done: Completion{Worker: "w2", Token: tok, Outputs: outs,
+			Part: &api.PartResult{Next: -1}}}}).(error)
+		if !errors.Is(err, api.ErrBadOutputs) {
+			t.Fatalf("a sub-part completed with %d outputs: %v", len(outs), err)
+		}
+	}
+	// Its worker fails: it is run again, elsewhere.
+	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(3), Token: tok, Error: "killed"}})
+	if u := h.state().Runs[0].Tiers[1].Parts.Units[3]; u.Lease != nil || u.Done != nil {
+		t.Fatalf("sub-part 3 after its worker failed: %+v", u)
+	}
+	if !live(held.Blob) || !live(won.Blob) {
+		t.Fatal("the child notes are not live while the sub-parts read them")
+	}
+	for j := range 6 {
+		grantComplete(ref(j), fmt.Sprintf("w%d", j%3+1), &api.PartResult{Next: -1, Bytes: uint64(100 + j)},
+			api.Output{Tier: 1, Blob: blobOf(fmt.Sprintf("sub %d", j)), Role: api.RoleCheckpoint})
+	}
+	p = h.state().Runs[0].Tiers[1].Parts
+	if p.Phase != api.PartsFirst || p.Round != 0 || len(p.Units) != 3 || p.Bytes != 105 {
+		t.Fatalf("after the sub-parts: %+v", p)
+	}
+	for k, part := range p.Parts {
+		want := []api.Blob{blobOf(fmt.Sprintf("sub %d", 2*k)), blobOf(fmt.Sprintf("sub %d", 2*k+1))}
+		if p.Units[k].Kind != api.Part || len(part.Steps) != 1 || !slices.Equal(part.Steps[0].Gather, want) || part.Steps[0].In != nil || part.Steps[0].Won != nil {
+			t.Fatalf("part %d's first round: %+v", k, part.Steps)
+		}
+	}
+	if live(held.Blob) || live(won.Blob) || !live(blobOf("sub 3")) {
+		t.Error("after the sub-parts, the child notes are live or a sub-part's checkpoint is not")
+	}
+	tok = h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(1), Worker: "w2"}}).(uint64)
+	s = h.state()
+	if a := s.Assignment(ref(1), tok); a == nil || a.Kind != api.Part || !slices.Equal(a.Part.SubBounds, fine) || !slices.Equal(a.Part.Bounds, bounds) {
+		t.Fatalf("part 1's gathering round: %+v", a)
+	}
+	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(1), Token: tok}})
+	for k := range 3 {
+		grantComplete(ref(k), "w1", &api.PartResult{Next: 2}, api.Output{Tier: 1, Blob: blobOf(fmt.Sprintf("c%d", k)), Role: api.RoleCheckpoint})
+	}
+	p = h.state().Runs[0].Tiers[1].Parts
+	if p.Phase != api.PartsWins || p.Level != 2 || p.Parts[1].Checkpoint == nil || *p.Parts[1].Checkpoint != blobOf("c1") {
+		t.Fatalf("after the first round: %+v", p)
+	}
+	if live(blobOf("sub 3")) || !live(blobOf("c1")) {
+		t.Error("a sub-part's checkpoint is live after its part's, or the part's is not")
+	}
+}

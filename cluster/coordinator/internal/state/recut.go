@@ -46,10 +46,12 @@ func (s *State) Oversized(largest int64) []Task {
 }
 
 // Recut cuts a loopy tier, solved whole so far, into parts at bounds
-// (plan.Cut.Bounds) while its whole-tier unit is free: the unit is
-// dropped, and the parts' units follow once the child tiers are written.
-func Recut(run string, tier uint64, bounds []uint64) *Command {
-	return &Command{Op: opRecut, Level: &levelCmd{Run: run, Tier: tier, Level: Level{Parts: bounds}}}
+// (plan.Cut.Bounds; their first passes in the sub-parts of fine, if it
+// is finer: Level.FirstParts) while its whole-tier unit is free: the unit
+// is dropped, and the parts' units follow once the child tiers are
+// written.
+func Recut(run string, tier uint64, bounds, fine []uint64) *Command {
+	return &Command{Op: opRecut, Level: &levelCmd{Run: run, Tier: tier, Level: Level{Parts: bounds, FirstParts: fine}}}
 }
 
 // recut applies Recut.
@@ -69,7 +71,7 @@ func (r *Run) recut(c *levelCmd) error {
 	// A new Level, not a change in place: the leader's merges read the
 	// old one without the lock.
 	lv := *t.Level
-	lv.Parts = c.Level.Parts
+	lv.Parts, lv.FirstParts = c.Level.Parts, c.Level.FirstParts
 	t.Level, t.Solve = &lv, nil
 	return nil
 }

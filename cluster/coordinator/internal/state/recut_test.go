@@ -76,14 +76,14 @@ func TestFSMRecut(t *testing.T) {
 	bounds := []uint64{0, size / 2, size}
 	ref := unitRef(id, 1, api.PhaseSolve, 0)
 	tok := h.apply(Grant(ref, "big", "")).(uint64)
-	if err, _ := h.apply(Recut(id, 1, bounds)).(error); !errors.Is(err, ErrUnavailable) {
+	if err, _ := h.apply(Recut(id, 1, bounds, nil)).(error); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("a recut of a tier whose unit is leased: %v", err)
 	}
 	h.apply(Release(ref, tok, ""))
-	if err, _ := h.apply(Recut(id, 1, []uint64{0, size})).(error); !errors.Is(err, ErrUnavailable) {
+	if err, _ := h.apply(Recut(id, 1, []uint64{0, size}, nil)).(error); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("a recut into one part: %v", err)
 	}
-	if err, _ := h.apply(Recut(id, 1, bounds)).(error); err != nil {
+	if err, _ := h.apply(Recut(id, 1, bounds, nil)).(error); err != nil {
 		t.Fatal(err)
 	}
 	s := h.state()
@@ -94,7 +94,7 @@ func TestFSMRecut(t *testing.T) {
 	if got := oversized(budget); len(got) != 0 {
 		t.Errorf("oversized after the recut: %v", got)
 	}
-	if err, _ := h.apply(Recut(id, 1, bounds)).(error); !errors.Is(err, ErrUnavailable) {
+	if err, _ := h.apply(Recut(id, 1, bounds, nil)).(error); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("a second recut: %v", err)
 	}
 	h.apply(SetDB(id, 2, DB{Blob: blobOf("db2")}))

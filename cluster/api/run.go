@@ -248,6 +248,9 @@ type Parts struct {
 	Round int             `json:"round"`
 	Units []*Unit         `json:"units"`
 	Parts []*PartProgress `json:"parts"`
+	// Subs are the sub-parts' first passes while they run (phase
+	// PartsSubs): the child tiers' held and won notes for each.
+	Subs []PartStep `json:"subs,omitempty"`
 	// KidRem and KidTie are the child tiers' longest remoteness and
 	// longest tie (-1: none), as the KidNotes units reported them.
 	KidRem int `json:"kid_rem,omitempty"`

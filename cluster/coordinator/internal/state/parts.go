@@ -41,6 +41,10 @@ type Parts struct {
 	// ranges, then the round's, one per part.
 	Units []*Unit `json:"units"`
 	Parts []*Part `json:"parts"`
+	// Subs are the sub-parts' first passes while they run (phase
+	// api.PartsSubs): the child tiers' held and won notes for each,
+	// which the KidNotes units made for the sub-parts.
+	Subs []api.PartStep `json:"subs,omitempty"`
 	// KidRem and KidTie are the child tiers' longest remoteness and
 	// longest tie (-1: none), as the KidNotes units reported them (their
 	// databases' headers), for the first pass (api.PartWork).
@@ -90,6 +94,7 @@ func (r *Run) newParts(t *Tier) *Parts {
 	for k := range p.Parts {
 		p.Parts[k] = &Part{Next: -1}
 	}
+	notesFor := len(t.kidCut()) - 1
 	least := max(r.Settings.MinRange, plan.ChildChunk)
 	for _, c := range t.Children {
 		if ct := r.Tier(c); ct.Level != nil {
@@ -99,17 +104,33 @@ func (r *Run) newParts(t *Tier) *Parts {
 		}
 	}
 	if p.Units == nil {
-		p.startFirst(t, make([][]api.Blob, n), make([][]api.Blob, n))
+		p.startFirst(t, make([][]api.Blob, notesFor), make([][]api.Blob, notesFor))
 	}
 	return p
 }
 
+// kidCut is the cut whose parts t's KidNotes units make notes files for:
+// the sub-parts' when the first passes are made by sub-part
+// (Level.FirstParts), so that each reads only its own; else the parts'.
+func (t *Tier) kidCut() []uint64 {
+	if t.bySubs() {
+		return t.Level.FirstParts
+	}
+	return t.Level.Parts
+}
+
+// bySubs reports whether t's parts make their first passes a sub-part a
+// unit (Level.FirstParts cuts finer).
+func (t *Tier) bySubs() bool { return len(t.Level.FirstParts) > len(t.Level.Parts) }
+
 // endKids folds the KidNotes units' results into the parts, and starts
-// their first pass: its step for each part carries the held files for
-// it, then the won ones, in the units' order; the tied ones are kept for
-// ties.
+// their first pass: its step for each part (or sub-part) carries the held
+// files for it, then the won ones, in the units' order; the tied ones are
+// kept for ties, by part.
 func (p *Parts) endKids(t *Tier) {
-	held, won := make([][]api.Blob, len(p.Parts)), make([][]api.Blob, len(p.Parts))
+	kc := plan.Cut{Bounds: t.kidCut()}
+	held, won := make([][]api.Blob, kc.Parts()), make([][]api.Blob, kc.Parts())
+	part := func(j int) int { return plan.Cut{Bounds: t.Level.Parts}.Of(kc.Bounds[j]) }
 	for _, u := range p.Units {
 		d := u.Done
 		if d.Part != nil {
@@ -127,7 +148,8 @@ func (p *Parts) endKids(t *Tier) {
 			case api.RoleWon:
 				won[o.Part] = append(won[o.Part], o.Blob)
 			case api.RoleTied:
-				p.Parts[o.Part].Tied = append(p.Parts[o.Part].Tied, o.Blob)
+				k := part(o.Part)
+				p.Parts[k].Tied = append(p.Parts[k].Tied, o.Blob)
 			}
 		}
 	}
@@ -136,25 +158,28 @@ func (p *Parts) endKids(t *Tier) {
 
 // startFirst starts the parts' first pass (round 0) with, for part k,
 // the child tiers' held notes held[k] and won notes won[k]: a unit a
-// part, or first a unit a sub-part if the tier is cut finer for it.
+// part, or first a unit a sub-part if the tier is cut finer for it (then
+// held and won are by sub-part).
 func (p *Parts) startFirst(t *Tier, held, won [][]api.Blob) {
 	p.Phase, p.Level, p.Round = api.PartsFirst, -1, 0
-	for k, part := range p.Parts {
-		part.Steps = []api.PartStep{{Round: 0, Level: -1, In: held[k], Won: won[k]}}
-	}
-	if fine := t.Level.FirstParts; len(fine) > len(t.Level.Parts) {
-		p.Phase, p.Units = api.PartsSubs, make([]*Unit, len(fine)-1)
+	if t.bySubs() {
+		fine := t.Level.FirstParts
+		p.Phase, p.Units, p.Subs = api.PartsSubs, make([]*Unit, len(fine)-1), make([]api.PartStep, len(fine)-1)
 		for j := range p.Units {
 			p.Units[j] = &Unit{Kind: api.FirstRange, Lo: fine[j], Hi: fine[j+1]}
+			p.Subs[j] = api.PartStep{Round: 0, Level: -1, In: held[j], Won: won[j]}
 		}
 		return
+	}
+	for k, part := range p.Parts {
+		part.Steps = []api.PartStep{{Round: 0, Level: -1, In: held[k], Won: won[k]}}
 	}
 	p.Units = p.roundUnits(t)
 }
 
 // endSubs starts the parts' first round from their sub-parts' first
 // passes: part k's step gathers the checkpoints of its sub-parts, in
-// order, and no longer reads the child tiers' notes.
+// order; the child tiers' notes are no longer read.
 func (p *Parts) endSubs(t *Tier) {
 	cut := plan.Cut{Bounds: t.Level.Parts}
 	for _, part := range p.Parts {
@@ -170,7 +195,7 @@ func (p *Parts) endSubs(t *Tier) {
 			p.Bytes = max(p.Bytes, u.Done.Part.Bytes)
 		}
 	}
-	p.Phase = api.PartsFirst
+	p.Phase, p.Subs = api.PartsFirst, nil
 	p.Units = p.roundUnits(t)
 }
 
@@ -311,13 +336,10 @@ func partInputs(r *Run, t *Tier, a *api.Assignment) {
 }
 
 // subInputs sets what a FirstRange unit reads: the tier's level file and
-// the child tiers' notes for its part, as the part's first pass reads
-// them (the sub-part keeps its own), under the finer cut.
+// the child tiers' notes for its sub-part, as a part of the finer cut.
 func subInputs(r *Run, t *Tier, a *api.Assignment) {
 	a.Level = &t.Level.Blob
-	u := t.partsUnit(a.Ref.Index)
-	first := t.Parts.Parts[plan.Cut{Bounds: t.Level.Parts}.Of(u.Lo)].Steps[0]
-	a.Part = &api.PartWork{Part: a.Ref.Index, Bounds: t.Level.FirstParts, Steps: []api.PartStep{{Round: 0, Level: -1, In: first.In, Won: first.Won}},
+	a.Part = &api.PartWork{Part: a.Ref.Index, Bounds: t.Level.FirstParts, Steps: []api.PartStep{t.Parts.Subs[a.Ref.Index]},
 		KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie}
 }
 
@@ -327,7 +349,7 @@ func kidInputs(r *Run, t *Tier, a *api.Assignment) {
 	u := t.partsUnit(a.Ref.Index)
 	ct := r.Tier(u.Child)
 	a.Kids = []api.KidInput{{Tier: ct.Tier, Level: ct.Level.Blob, Set: r.setKey(ct), DB: &ct.DB.Blob}}
-	a.Part = &api.PartWork{Bounds: t.Level.Parts}
+	a.Part = &api.PartWork{Bounds: t.kidCut()}
 }
 
 // partOutputs reports whether outs fit a unit of t's phase in progress:
@@ -346,10 +368,13 @@ func partOutputs(t *Tier, outs []api.Output) bool {
 	case api.PartsSubs:
 		return len(outs) == 1 && outs[0].Role == api.RoleCheckpoint
 	}
-	kids := p.Phase == api.PartsKids
+	kids, most := p.Phase == api.PartsKids, len(p.Parts)
+	if kids {
+		most = len(t.kidCut()) - 1 // notes for the sub-parts, if by sub-parts
+	}
 	for _, o := range outs {
 		switch {
-		case o.Part < 0 || o.Part >= len(p.Parts):
+		case o.Part < 0 || o.Part >= most:
 			return false
 		case kids && (o.Role == api.RoleHeld || o.Role == api.RoleWon || o.Role == api.RoleTied):
 		case !kids && (o.Role == api.RoleNotes || o.Role == api.RoleCheckpoint):
@@ -383,6 +408,11 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 			}
 		}
 	}
+	for _, s := range p.Subs {
+		for _, b := range slices.Concat(s.In, s.Won) {
+			add(b)
+		}
+	}
 	for _, u := range p.Units {
 		if u.Done != nil {
 			for _, o := range u.Done.Outputs {
@@ -405,7 +435,7 @@ func (t *Tier) affine(i int, tk Taker) bool {
 // view is the API's view of the parts.
 func (p *Parts) view() *api.Parts {
 	v := &api.Parts{Phase: p.Phase, Level: p.Level, Round: p.Round, Units: viewUnits(p.Units), Parts: make([]*api.PartProgress, len(p.Parts)),
-		KidRem: p.KidRem, KidTie: p.KidTie, KidNotes: p.KidNotes, KidNotesBytes: p.KidNotesBytes, Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
+		Subs: p.Subs, KidRem: p.KidRem, KidTie: p.KidTie, KidNotes: p.KidNotes, KidNotesBytes: p.KidNotesBytes, Notes: p.Notes, NotesBytes: p.NotesBytes, Checkpoints: p.Checkpoints, Bytes: p.Bytes, Moves: p.Moves}
 	for k, part := range p.Parts {
 		pp := *part
 		v.Parts[k] = &pp
@@ -441,7 +471,7 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	case api.FirstRange:
 		return plan.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
 	case api.KidNotes:
-		return plan.KidNotesBytes(r.Tier(u.Child).Size, len(t.Level.Parts)-1)
+		return plan.KidNotesBytes(r.Tier(u.Child).Size, len(t.kidCut())-1)
 	case api.SolveTier:
 		var count uint64
 		if t.Level != nil {

@@ -486,8 +486,9 @@ func TestFSMPartsKids(t *testing.T) {
 }
 
 // TestFSMPartsSubs: a tier cut finer for its first passes
-// (Level.FirstParts) makes them a sub-part a unit (api.FirstRange), each
-// given its part's child notes under the finer cut; a sub-part whose
+// (Level.FirstParts) has its child tiers' notes made for the sub-parts
+// (their tied notes kept by part), and makes its first passes a sub-part
+// a unit (api.FirstRange), each given its own notes; a sub-part whose
 // unit fails is run again, a completion that is not one checkpoint is
 // refused; once all are done, each part's first round gathers its
 // sub-parts' checkpoints, in order, and the child notes are let go; the
@@ -525,9 +526,21 @@ func TestFSMPartsSubs(t *testing.T) {
 	h.apply(&Command{Op: opDB, DB: &dbCmd{Run: id, Tier: 2, DB: DB{Blob: blobOf("db2")}}})
 
 	ref := func(k int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, k) }
-	held := api.Output{Tier: 1, Blob: blobOf("held 1"), Role: api.RoleHeld, Part: 1}
-	won := api.Output{Tier: 1, Blob: blobOf("won 2"), Role: api.RoleWon, Part: 2}
-	grantComplete(ref(0), "w1", &api.PartResult{Next: -1, Rem: 7}, held, won)
+	held := api.Output{Tier: 1, Blob: blobOf("held 3"), Role: api.RoleHeld, Part: 3}
+	won := api.Output{Tier: 1, Blob: blobOf("won 4"), Role: api.RoleWon, Part: 4}
+	tied := api.Output{Tier: 1, Blob: blobOf("tied 5"), Role: api.RoleTied, Part: 5}
+	tok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(0), Worker: "w1"}}).(uint64)
+	if s := h.state(); !slices.Equal(s.Assignment(ref(0), tok).Part.Bounds, fine) {
+		t.Fatal("the child notes are not made for the sub-parts")
+	}
+	bad := api.Output{Tier: 1, Blob: blobOf("held 6"), Role: api.RoleHeld, Part: 6}
+	err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref(0), Done: Completion{Worker: "w1", Token: tok, Outputs: []api.Output{bad},
+		Part: &api.PartResult{Next: -1}}}}).(error)
+	if !errors.Is(err, api.ErrBadOutputs) {
+		t.Fatalf("notes for sub-part 6 of 6: %v", err)
+	}
+	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(0), Token: tok}})
+	grantComplete(ref(0), "w1", &api.PartResult{Next: -1, Rem: 7}, held, won, tied)
 
 	p := h.state().Runs[0].Tiers[1].Parts
 	if p.Phase != api.PartsSubs || len(p.Units) != 6 {
@@ -538,8 +551,11 @@ func TestFSMPartsSubs(t *testing.T) {
 			t.Fatalf("sub-part %d: %+v", j, u)
 		}
 	}
+	if tp := p.Parts[2].Tied; !slices.Equal(tp, []api.Blob{tied.Blob}) {
+		t.Fatalf("part 2's tied notes: %v", tp)
+	}
 	// Sub-part 3 is part 1's second: its notes, under the finer cut.
-	tok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(3), Worker: "w2"}}).(uint64)
+	tok = h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(3), Worker: "w2"}}).(uint64)
 	s := h.state()
 	a := s.Assignment(ref(3), tok)
 	if a == nil || a.Kind != api.FirstRange || a.Part == nil || a.Part.Part != 3 || !slices.Equal(a.Part.Bounds, fine) || a.Part.KidRem != 7 ||

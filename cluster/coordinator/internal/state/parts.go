@@ -423,13 +423,40 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 }
 
 // affine reports whether unit i of tier t's round should wait for another
-// worker than tk's, present, which holds the part in memory.
+// worker than tk's: the present one that holds the part in memory, or, for
+// a part no present worker holds (its first round: a first pass or a
+// gathering, or its holder lost), one that has no part of the tier yet
+// while tk's has (crowded).
 func (t *Tier) affine(i int, tk Taker) bool {
-	if !t.Parts.byPart() {
+	if !t.Parts.byPart() || tk.Worker == "" {
 		return false
 	}
 	w := t.Parts.Parts[i].Worker
-	return w != "" && tk.Worker != "" && w != tk.Worker && slices.Contains(tk.Present, w)
+	if w != "" && slices.Contains(tk.Present, w) {
+		return w != tk.Worker
+	}
+	return t.Parts.crowded(tk)
+}
+
+// crowded reports whether tk's worker has a part of the round in progress
+// (leased, done or held since the round before) while a present worker
+// has none: a part placed there would share its memory with the other,
+// and a worker at a small budget then takes each of them back from its
+// checkpoint every round (a gathering takes a second, so one worker took
+// both parts of a tier in turn before the others were free).
+func (p *Parts) crowded(tk Taker) bool {
+	has := map[string]bool{}
+	for k, u := range p.Units {
+		switch {
+		case u.Lease != nil:
+			has[u.Lease.Worker] = true
+		case u.Done != nil:
+			has[u.Done.Worker] = true
+		case p.Parts[k].Worker != "":
+			has[p.Parts[k].Worker] = true
+		}
+	}
+	return has[tk.Worker] && slices.ContainsFunc(tk.Present, func(w string) bool { return !has[w] })
 }
 
 // view is the API's view of the parts.

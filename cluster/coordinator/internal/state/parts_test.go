@@ -603,6 +603,26 @@ func TestFSMPartsSubs(t *testing.T) {
 	if a := s.Assignment(ref(1), tok); a == nil || a.Kind != api.Part || !slices.Equal(a.Part.SubBounds, fine) || !slices.Equal(a.Part.Bounds, bounds) {
 		t.Fatalf("part 1's gathering round: %+v", a)
 	}
+	// While w2 has part 1's round, it takes no other part of the tier's
+	// first round as long as a present worker has none; w1 takes any.
+	freeFor := func(w string, present ...string) []api.UnitRef {
+		var got []api.UnitRef
+		h.fsm.View(func(s *State, _ uint64) {
+			for r := range s.Free(Taker{Worker: w, Present: present}) {
+				got = append(got, r)
+			}
+		})
+		return got
+	}
+	if got := freeFor("w2", "w1", "w2"); len(got) != 0 {
+		t.Errorf("w2, with part 1's first round, may take %v while w1 has none", got)
+	}
+	if got := freeFor("w1", "w1", "w2"); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
+		t.Errorf("w1 may take %v, want parts 0 and 2", got)
+	}
+	if got := freeFor("w2", "w2"); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
+		t.Errorf("w2 alone may take %v, want parts 0 and 2", got)
+	}
 	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(1), Token: tok}})
 	for k := range 3 {
 		grantComplete(ref(k), "w1", &api.PartResult{Next: 2}, api.Output{Tier: 1, Blob: blobOf(fmt.Sprintf("c%d", k)), Role: api.RoleCheckpoint})

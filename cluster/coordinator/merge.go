@@ -303,11 +303,12 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 // mergeDB joins the parts' records by copying their blocks; and, if
 // threads (those of the workers present) can run more units than there
 // are parts, where their first passes are cut finer (Level.FirstParts:
-// firstSubs sub-parts a part, of at least minRange positions). Nil for one part, for a game without
-// Parents (tiergame.Unmover), whose loopy tiers are solved whole, and for
-// a tier the game's rules of play judge (tiergame.Judge: xiangqi's
-// perpetual check and chase): the rules read the whole tier's values
-// after its retrograde analysis (solver.SolveTier), which no part holds.
+// firstSubs sub-parts a part, of at least minRange positions). Nil for
+// one part, for a game without Parents (tiergame.Unmover), whose loopy
+// tiers are solved whole, and for a tier the game's rules of play judge
+// (tiergame.Judge: xiangqi's perpetual check and chase): the rules read
+// the whole tier's values after its retrograde analysis
+// (solver.SolveTier), which no part holds.
 func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, parts, threads int, minRange uint64) (bounds, fine []uint64) {
 	if _, ok := g.(tiergame.Unmover); !ok || parts < 2 {
 		return nil, nil

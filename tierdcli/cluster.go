@@ -517,6 +517,8 @@ func partsString(p *api.Parts) string {
 	case api.PartsDone:
 	case api.PartsKids:
 		s += fmt.Sprintf(": %s ranges of the child tiers done", unitCount(p.Units))
+	case api.PartsSubs:
+		s += fmt.Sprintf(": %s sub-parts' first passes done", unitCount(p.Units))
 	default:
 		s += fmt.Sprintf(", round %d: %s parts done", p.Round, unitCount(p.Units))
 	}

@@ -509,8 +509,8 @@ func unitsString(us []*api.Unit) string {
 
 // TestLoopyPartsMatchEmbedded: every loopy tier solved in 3 parts on 3
 // workers (api.Settings.LoopyRanges), in rounds through the replicated
-// state, their first passes in 2 sub-parts each (Level.FirstParts: two a
-// worker thread), with notes and checkpoints through the artifact store: the
+// state, their first passes in sub-parts (Level.FirstParts: four a worker
+// thread), with notes and checkpoints through the artifact store: the
 // fetched folder is the embedded run's bytes, the parts' notes and
 // checkpoints are gone from the store once their tiers are solved, and
 // the status page and the metrics show the parts. Under the race

@@ -330,18 +330,24 @@ func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, parts, thread
 }
 
 // firstSubs is how many sub-parts each of parts parts of a tier of
-// reachable positions makes its first pass in: enough for two units a
-// thread of the workers present, so that the first passes, a part's
-// longest round, spread over all of them and are short beside the run;
-// none of fewer than minRange positions (the run's MinRange: a unit's
-// fixed costs); 1 is none.
+// reachable positions makes its first pass in: enough for subsPerThread
+// units a thread of the workers present, so that the first passes, a
+// part's longest round, spread over all of them and are short beside the
+// run; none of fewer than minRange positions (the run's MinRange: a
+// unit's fixed costs); 1 is none.
 func firstSubs(parts, threads int, reachable, minRange uint64) int {
 	parts = max(parts, 1)
-	m := (2*threads + parts - 1) / parts
+	m := (subsPerThread*threads + parts - 1) / parts
 	return max(1, min(m, maxSubs, int(min(reachable/uint64(parts)/max(minRange, 1), maxSubs))))
 }
 
 const (
+	// subsPerThread is the sub-parts' first passes a worker thread
+	// makes. A tier's first pass is about a third of a family's CPU when
+	// its top tier is most of it (K+R+N v K+R+A), so with 4 workers on 2
+	// cores a unit is a tenth of the run at about 13 units: with 2 a
+	// thread (8) the longest was 11% of the run there, 41.9 s.
+	subsPerThread = 4
 	// maxSubs bounds the sub-parts of a part.
 	maxSubs = 16
 	// subAlign is the multiple of ranks sub-parts are cut at: whole

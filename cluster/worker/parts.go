@@ -287,11 +287,12 @@ func (r *partRound) gather(ctx context.Context, files []api.Blob) error {
 		defer f.Close()
 		subs[i] = f
 	}
-	p, err := loopy.GatherPart(ctx, subs, r.u.g, r.u.tier, r.set, r.cut, plan.Cut{Bounds: r.pw.SubBounds}, r.pw.Part, r.e)
+	// The memory makes room for the tables beside the cells as they are
+	// read, a sub-part's at a time (partGrowth).
+	p, err := loopy.GatherPart(ctx, subs, r.u.g, r.u.tier, r.set, r.cut, plan.Cut{Bounds: r.pw.SubBounds}, r.pw.Part, r.e, r.growth.update)
 	if err != nil {
 		return err
 	}
-	r.growth.update(p)
 	r.p = p
 	return nil
 }

@@ -561,8 +561,10 @@ func readTables(br *bufio.Reader, s *loopySolver, n, off uint64) error {
 // GatherPart returns part k of loopy tier t as cut, after its first pass,
 // from the checkpoints subs of its sub-parts under fine (in order), each
 // written after the sub-part's first pass. Its checkpoint is the one the
-// part's own first pass gives.
-func GatherPart(ctx context.Context, subs []io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut, fine plan.Cut, k int, e work.Effort) (*Part, error) {
+// part's own first pass gives. If grew is not nil, it is called with the
+// part after each sub-part is read (its Bytes grow with the tables beside
+// its cells, as a first pass's grow with the notes it applies).
+func GatherPart(ctx context.Context, subs []io.Reader, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut, fine plan.Cut, k int, e work.Effort, grew func(*Part)) (*Part, error) {
 	s, err := partSolver(g, t, set, cut, k, e)
 	if err != nil {
 		return nil, err
@@ -581,6 +583,9 @@ func GatherPart(ctx context.Context, subs []io.Reader, g tiergame.Game, t tierga
 		j := first + i
 		if err := s.gather(r, fine, j, e); err != nil {
 			return nil, fmt.Errorf("%s: tier %d part %d: sub-part %d: %w: %v", g.Name(), t, k, j, ErrCheckpoint, err)
+		}
+		if grew != nil {
+			grew(&Part{s})
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err

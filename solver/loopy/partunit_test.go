@@ -259,9 +259,14 @@ func TestGatherPart(t *testing.T) {
 						subs = append(subs, bytes.NewReader(firstPass(fine, j, e)))
 					}
 				}
-				p, err := GatherPart(context.Background(), subs, g, tier, set, cut, fine, k, e)
+				var grown []uint64
+				grew := func(p *Part) { grown = append(grown, p.Bytes()) }
+				p, err := GatherPart(context.Background(), subs, g, tier, set, cut, fine, k, e, grew)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if len(grown) != len(subs) || !slices.IsSorted(grown) || grown[len(grown)-1] != p.Bytes() {
+					t.Errorf("part %d: grew called with %v over %d sub-parts, the part holding %d bytes", k, grown, len(subs), p.Bytes())
 				}
 				var got bytes.Buffer
 				if err := p.Checkpoint(&got); err != nil {
@@ -275,7 +280,7 @@ func TestGatherPart(t *testing.T) {
 					t.Errorf("part %d gathered from %d sub-parts: its checkpoint differs from its own first pass's", k, len(subs))
 				}
 				if len(subs) > 1 {
-					if _, err := GatherPart(context.Background(), subs[1:], g, tier, set, cut, fine, k, e); err == nil {
+					if _, err := GatherPart(context.Background(), subs[1:], g, tier, set, cut, fine, k, e, nil); err == nil {
 						t.Errorf("part %d gathered without its first sub-part", k)
 					}
 				}
@@ -313,7 +318,7 @@ func FuzzGatherPart(f *testing.F) {
 	f.Add(subs[1])
 	f.Add(subs[0])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := GatherPart(context.Background(), []io.Reader{bytes.NewReader(subs[0]), bytes.NewReader(data)}, g, tier, set, cut, fine, 1, work.Effort{Workers: 1})
+		p, err := GatherPart(context.Background(), []io.Reader{bytes.NewReader(subs[0]), bytes.NewReader(data)}, g, tier, set, cut, fine, 1, work.Effort{Workers: 1}, nil)
 		if err == nil {
 			p.Free()
 		}

@@ -73,7 +73,7 @@ func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
 					continue
 				}
 				for i, u := range t.Parts.Units {
-					if u.Lease == nil && u.Done == nil && !t.affine(i, tk) && tk.fits(r, t, u) &&
+					if u.Lease == nil && u.Done == nil && !r.affine(t, i, tk) && tk.fits(r, t, u) &&
 						!yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: api.PhaseParts, Index: i}) {
 						return
 					}

@@ -425,9 +425,9 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 // affine reports whether unit i of tier t's round should wait for another
 // worker than tk's: the present one that holds the part in memory, or, for
 // a part no present worker holds (its first round: a first pass or a
-// gathering, or its holder lost), one that has no part of the tier yet
-// while tk's has (crowded).
-func (t *Tier) affine(i int, tk Taker) bool {
+// gathering, or its holder lost), one that has no part of the run's tiers
+// in parts yet while tk's has (crowded).
+func (r *Run) affine(t *Tier, i int, tk Taker) bool {
 	if !t.Parts.byPart() || tk.Worker == "" {
 		return false
 	}
@@ -435,25 +435,32 @@ func (t *Tier) affine(i int, tk Taker) bool {
 	if w != "" && slices.Contains(tk.Present, w) {
 		return w != tk.Worker
 	}
-	return t.Parts.crowded(tk)
+	return r.crowded(tk)
 }
 
-// crowded reports whether tk's worker has a part of the round in progress
-// (leased, done or held since the round before) while a present worker
-// has none: a part placed there would share its memory with the other,
-// and a worker at a small budget then takes each of them back from its
-// checkpoint every round (a gathering takes a second, so one worker took
-// both parts of a tier in turn before the others were free).
-func (p *Parts) crowded(tk Taker) bool {
+// crowded reports whether tk's worker has a part of the run's tiers in
+// parts (its round leased or done, or held since the round before) while
+// a present worker has none: a part placed there would share its memory
+// with the other, and a worker at a small budget then takes each of them
+// back from its checkpoint every round (a gathering takes a second, so
+// one worker took both parts of a tier in turn before the others were
+// free; at a third, the parts of two tiers shared workers).
+func (r *Run) crowded(tk Taker) bool {
 	has := map[string]bool{}
-	for k, u := range p.Units {
-		switch {
-		case u.Lease != nil:
-			has[u.Lease.Worker] = true
-		case u.Done != nil:
-			has[u.Done.Worker] = true
-		case p.Parts[k].Worker != "":
-			has[p.Parts[k].Worker] = true
+	for _, t := range r.Tiers {
+		p := t.Parts
+		if p == nil || !p.byPart() || p.Phase == api.PartsDone {
+			continue
+		}
+		for k, u := range p.Units {
+			switch {
+			case u.Lease != nil:
+				has[u.Lease.Worker] = true
+			case u.Done != nil:
+				has[u.Done.Worker] = true
+			case p.Parts[k].Worker != "":
+				has[p.Parts[k].Worker] = true
+			}
 		}
 	}
 	return has[tk.Worker] && slices.ContainsFunc(tk.Present, func(w string) bool { return !has[w] })

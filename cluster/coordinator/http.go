@@ -491,7 +491,8 @@ func (n *Node) handleLease(w http.ResponseWriter, r *http.Request) {
 	for {
 		changed := n.fsm.Changed()
 		a, err := n.grant(state.Taker{Worker: req.Worker, Games: req.Games, Holding: req.Holding,
-			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL), Memory: req.Memory, Request: req.Request}, keepFree)
+			Present: n.workers.present(time.Now(), n.cfg.LeaseTTL), Peers: n.workers.list(time.Now(), n.cfg.LeaseTTL),
+			Memory: req.Memory, Request: req.Request}, keepFree)
 		if err != nil {
 			writeError(w, statusFor(err), err)
 			return

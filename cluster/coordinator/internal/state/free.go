@@ -23,6 +23,10 @@ type Taker struct {
 	// round waits for the worker that did its last one, if present (it
 	// holds the part in memory). Nil: no wait.
 	Present []string
+	// Peers are the workers the leader heard from lately, with their
+	// budgets and games: a part no present worker holds waits for one of
+	// them that has no part and could take it (Run.crowded). Nil: no wait.
+	Peers []api.WorkerInfo
 	// Memory is its budget (api.LeaseRequest.Memory): it takes no unit
 	// estimated larger (UnitBytes). 0: any.
 	Memory int64

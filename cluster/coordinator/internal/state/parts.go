@@ -435,17 +435,19 @@ func (r *Run) affine(t *Tier, i int, tk Taker) bool {
 	if w != "" && slices.Contains(tk.Present, w) {
 		return w != tk.Worker
 	}
-	return r.crowded(tk)
+	return r.crowded(tk, r.UnitBytes(t, t.Parts.Units[i]))
 }
 
 // crowded reports whether tk's worker has a part of the run's tiers in
 // parts (its round leased or done, or held since the round before) while
-// a present worker has none: a part placed there would share its memory
-// with the other, and a worker at a small budget then takes each of them
-// back from its checkpoint every round (a gathering takes a second, so
-// one worker took both parts of a tier in turn before the others were
-// free; at a third, the parts of two tiers shared workers).
-func (r *Run) crowded(tk Taker) bool {
+// another worker heard from lately (Taker.Peers) has none and could take
+// a unit of need bytes of the run's game: a part placed on tk's would
+// share its memory with the other, and a worker at a small budget then
+// takes each of them back from its checkpoint every round (a gathering
+// takes a second, so one worker took both parts of a tier in turn before
+// the others were free). A worker that could not take it is not waited
+// for, nor one the leader only presumes present.
+func (r *Run) crowded(tk Taker, need uint64) bool {
 	has := map[string]bool{}
 	for _, t := range r.Tiers {
 		p := t.Parts
@@ -463,7 +465,10 @@ func (r *Run) crowded(tk Taker) bool {
 			}
 		}
 	}
-	return has[tk.Worker] && slices.ContainsFunc(tk.Present, func(w string) bool { return !has[w] })
+	return has[tk.Worker] && slices.ContainsFunc(tk.Peers, func(w api.WorkerInfo) bool {
+		return !has[w.ID] && w.ID != tk.Worker && (w.Memory <= 0 || need <= uint64(w.Memory)) &&
+			(len(w.Games) == 0 || slices.Contains(w.Games, r.Game))
+	})
 }
 
 // view is the API's view of the parts.

@@ -605,23 +605,35 @@ func TestFSMPartsSubs(t *testing.T) {
 	}
 	// While w2 has part 1's round, it takes no other part of the tier's
 	// first round as long as a present worker has none; w1 takes any.
-	freeFor := func(w string, present ...string) []api.UnitRef {
+	freeFor := func(w string, peers ...api.WorkerInfo) []api.UnitRef {
+		tk := Taker{Worker: w, Peers: peers}
+		for _, p := range peers {
+			tk.Present = append(tk.Present, p.ID)
+		}
 		var got []api.UnitRef
 		h.fsm.View(func(s *State, _ uint64) {
-			for r := range s.Free(Taker{Worker: w, Present: present}) {
+			for r := range s.Free(tk) {
 				got = append(got, r)
 			}
 		})
 		return got
 	}
-	if got := freeFor("w2", "w1", "w2"); len(got) != 0 {
+	w1, w2 := api.WorkerInfo{ID: "w1"}, api.WorkerInfo{ID: "w2"}
+	if got := freeFor("w2", w1, w2); len(got) != 0 {
 		t.Errorf("w2, with part 1's first round, may take %v while w1 has none", got)
 	}
-	if got := freeFor("w1", "w1", "w2"); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
+	if got := freeFor("w1", w1, w2); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
 		t.Errorf("w1 may take %v, want parts 0 and 2", got)
 	}
-	if got := freeFor("w2", "w2"); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
+	if got := freeFor("w2", w2); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
 		t.Errorf("w2 alone may take %v, want parts 0 and 2", got)
+	}
+	// Nor does it wait for a worker too small for the part, or without
+	// the run's game.
+	for _, other := range []api.WorkerInfo{{ID: "w1", Memory: 1 << 10}, {ID: "w1", Games: []string{"quixo"}}} {
+		if got := freeFor("w2", other, w2); !slices.Equal(got, []api.UnitRef{ref(0), ref(2)}) {
+			t.Errorf("w2 may take %v beside %+v, want parts 0 and 2", got, other)
+		}
 	}
 	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(1), Token: tok}})
 	for k := range 3 {

@@ -120,8 +120,9 @@ const (
 	// FirstRange: the first pass of a sub-part (Lo, Hi) of a part of a
 	// loopy tier solved in parts (Level.FirstParts): the part's first
 	// pass in pieces, on as many workers (loopy.NewPart under the finer
-	// cut, the part's child notes); outputs the sub-part's checkpoint,
-	// which the part's first round gathers (loopy.GatherPart, PartStep.Gather).
+	// cut, with the child tiers' notes the KidNotes units made for the
+	// sub-part); outputs the sub-part's checkpoint, which the part's
+	// first round gathers (loopy.GatherPart, PartStep.Gather).
 	FirstRange Kind = "first-range"
 )
 

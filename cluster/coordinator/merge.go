@@ -240,22 +240,31 @@ func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand [
 
 // loopyParts is how many parts a loopy tier of reachable positions is
 // solved in: the run's --loopy-ranges, or if it does not say, as many as
-// the largest budget of the workers present needs (none if it fits
-// whole, or a worker does not say).
+// the largest budget of the workers present needs, and two for a tier
+// that fits whole but would be a long unit beside the run
+// (state.Run.LongWhole); none if it fits whole, or a worker does not
+// say.
 func (n *Node) loopyParts(in taskInputs, reachable uint64) int {
 	if in.run.Settings.LoopyRanges != 0 {
 		return in.run.Settings.LoopyRanges
 	}
 	largest := largestBudget(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL))
-	parts := 0
+	threads := n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)
+	parts, long := 0, false
 	n.fsm.View(func(s *state.State, _ uint64) {
 		if r := s.Run(in.run.ID); r != nil {
 			if t := r.Tier(in.tier.Tier); t != nil {
 				parts = r.PartsFor(t, reachable, largest, api.MaxLoopyRanges)
+				long = parts == 0 && largest > 0 && r.LongWhole(t, reachable, threads)
 			}
 		}
 	})
-	if parts > 0 {
+	switch {
+	case long:
+		parts = 2
+		n.log.Info("a loopy tier is solved in parts: whole, it would be a long unit beside the run", "run", in.run.ID,
+			"tier", in.tier.Name, "parts", parts, "threads", threads)
+	case parts > 0:
 		n.log.Info("a loopy tier is solved in parts: it does not fit the largest worker budget whole", "run", in.run.ID,
 			"tier", in.tier.Name, "parts", parts, "largest_budget", largest)
 	}

@@ -548,6 +548,27 @@ func (r *Run) kids(t *Tier) [][2]uint64 {
 	return kids
 }
 
+// LongWhole reports whether loopy tier t, of count reachable positions,
+// solved whole would be a long unit beside the run on workers of threads
+// threads in all: its share of the run's hashes times threads past
+// longShare, and at least two of the run's MinRange positions. Solved
+// whole it is one unit on one thread while the run spreads over all of
+// them: at K+R+N v K+A+A+B+B's 5.5% of the hashes on 4 threads, 31 to 35
+// s, 8 to 11% of the run. The leader then solves it in two parts though
+// it fits whole (their first passes by sub-part, as any part's).
+func (r *Run) LongWhole(t *Tier, count uint64, threads int) bool {
+	var total uint64
+	for _, u := range r.Tiers {
+		total += u.Size
+	}
+	return threads > 1 && count >= 2*max(r.Settings.MinRange, 1) && float64(t.Size)*float64(threads) > longShare*float64(total)
+}
+
+// longShare is a loopy tier's share of the run's hashes times the
+// workers' threads past which LongWhole cuts it: a tenth of the run at
+// about 1.5 times tierd solve's CPU.
+const longShare = 0.15
+
 // PartsFor is how many parts loopy tier t, of count reachable positions,
 // is cut into for workers whose largest budget is largest
 // (plan.LoopyParts): none (0) if it fits whole or no worker says, at

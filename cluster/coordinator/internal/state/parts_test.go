@@ -647,3 +647,27 @@ func TestFSMPartsSubs(t *testing.T) {
 		t.Error("a sub-part's checkpoint is live after its part's, or the part's is not")
 	}
 }
+
+// TestLongWhole: a loopy tier that fits whole is cut for time only when
+// its share of the run's hashes times the threads passes longShare, it
+// holds at least two MinRange, and there is more than one thread.
+func TestLongWhole(t *testing.T) {
+	r := chainRun() // three tiers of 100 hashes
+	r.Tiers = append(r.Tiers, &Tier{Tier: 3, Name: "t3", Size: 2000})
+	r.Settings.MinRange = 10
+	t1 := r.Tier(1)
+	for _, tc := range []struct {
+		count   uint64
+		threads int
+		want    bool
+	}{
+		{30, 4, true},    // 100/2300 times 4: 0.17
+		{30, 3, false},   // 0.13
+		{19, 4, false},   // under two MinRange
+		{1000, 1, false}, // one thread: nothing to spread over
+	} {
+		if got := r.LongWhole(t1, tc.count, tc.threads); got != tc.want {
+			t.Errorf("%d positions, %d threads: %v, want %v", tc.count, tc.threads, got, tc.want)
+		}
+	}
+}

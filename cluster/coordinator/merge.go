@@ -71,9 +71,10 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 		lv.Ranges, lv.Expand = in.tier.Level.Ranges, in.tier.Level.Expand
 	} else {
 		if lv.Reachable > 0 {
-			lv.Ranges, lv.Expand = cut(set, in.run.Settings, n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL))
+			threads := n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)
+			lv.Ranges, lv.Expand = cut(set, in.run.Settings, threads)
 			if in.tier.Loopy && !in.run.Chance {
-				lv.Parts, lv.FirstParts = cutParts(g, t, set, n.loopyParts(in, lv.Reachable), n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL), in.run.Settings.MinRange)
+				lv.Parts, lv.FirstParts = cutParts(g, t, set, n.loopyParts(in, lv.Reachable), threads, in.run.Settings.MinRange)
 			}
 		}
 		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {

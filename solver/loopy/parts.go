@@ -104,20 +104,14 @@ func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 	if set.End() > maxNotePos {
 		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, set.End())
 	}
-	s, err := newLoopySolver(g, t, set, nil, e, lay)
+	s, err := partSolver(g, t, set, cut, k, e)
 	if err != nil {
 		return nil, err
 	}
-	if s.um == nil {
-		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, errNeedsParents)
-	}
-	s.cut, s.part, s.push = &cut, k, true
-	s.outbox = make([][]note, cut.Parts())
-	s.holdRange(cut.Bounds[k], cut.Bounds[k+1])
 	if s.slots() > sideSlotLimit {
 		return nil, fmt.Errorf("%s: tier %d part %d: %d cells, more than a part's side tables name", g.Name(), t, k, s.slots())
 	}
-	if s.cells, err = cells.New(s.slots(), s.cells.Lay); err != nil {
+	if s.cells, err = cells.New(s.slots(), lay); err != nil {
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
 	}
 	if err := s.firstPass(ctx); err != nil {

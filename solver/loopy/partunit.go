@@ -54,9 +54,6 @@ type Notes []note
 // maxTie are the longest win or loss and the longest tie (-1 if none) of
 // t's child tiers (their databases' headers say).
 func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k, maxRem, maxTie int, e work.Effort) (*Part, error) {
-	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
-		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
-	}
 	s, err := newPart(ctx, g, t, set, cut, k, cells.For(maxRem+1, maxTie+1, e.Paths != nil && e.Paths.Narrow), e)
 	if err != nil {
 		return nil, err

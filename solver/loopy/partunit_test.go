@@ -212,27 +212,6 @@ func TestGatherPart(t *testing.T) {
 			won = append(won, makeNote(q, childWon, int(q%17)))
 		}
 	}
-	firstPass := func(c plan.Cut, k int, e work.Effort) []byte {
-		t.Helper()
-		p, err := NewPart(context.Background(), g, tier, set, c, k, 30, -1, e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Free()
-		for _, ns := range []Notes{held, won} {
-			if err := p.Apply(context.Background(), slices.Clone(ns)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := p.EndFirstPass(); err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := p.Checkpoint(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
 	for _, tc := range []struct {
 		name  string
 		m     int
@@ -252,11 +231,11 @@ func TestGatherPart(t *testing.T) {
 				t.Fatalf("%v refined into %v", cut.Bounds, fine.Bounds)
 			}
 			for k := range cut.Parts() {
-				want := firstPass(cut, k, e)
+				want := firstPassCheckpoint(t, g, tier, set, cut, k, e, held, won)
 				var subs []io.Reader
 				for j := range fine.Parts() {
 					if fine.Bounds[j] >= cut.Bounds[k] && fine.Bounds[j+1] <= cut.Bounds[k+1] {
-						subs = append(subs, bytes.NewReader(firstPass(fine, j, e)))
+						subs = append(subs, bytes.NewReader(firstPassCheckpoint(t, g, tier, set, fine, j, e, held, won)))
 					}
 				}
 				var grown []uint64
@@ -297,19 +276,7 @@ func FuzzGatherPart(f *testing.F) {
 	var subs [][]byte
 	for j := range fine.Parts() {
 		if fine.Bounds[j] >= cut.Bounds[1] && fine.Bounds[j+1] <= cut.Bounds[2] {
-			p, err := NewPart(context.Background(), g, tier, set, fine, j, 30, -1, work.Effort{Workers: 1})
-			if err != nil {
-				f.Fatal(err)
-			}
-			if err := p.EndFirstPass(); err != nil {
-				f.Fatal(err)
-			}
-			var b bytes.Buffer
-			if err := p.Checkpoint(&b); err != nil {
-				f.Fatal(err)
-			}
-			p.Free()
-			subs = append(subs, b.Bytes())
+			subs = append(subs, firstPassCheckpoint(f, g, tier, set, fine, j, work.Effort{Workers: 1}))
 		}
 	}
 	if len(subs) != 2 {
@@ -323,4 +290,29 @@ func FuzzGatherPart(f *testing.F) {
 			p.Free()
 		}
 	})
+}
+
+// firstPassCheckpoint is the checkpoint of part k of tier as cut after
+// its first pass (NewPart for child tiers of remoteness up to 30, no
+// ties), with each of notes applied in turn (copies: Apply sorts them).
+func firstPassCheckpoint(tb testing.TB, g tiergame.Game, tier tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e work.Effort, notes ...Notes) []byte {
+	tb.Helper()
+	p, err := NewPart(context.Background(), g, tier, set, cut, k, 30, -1, e)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer p.Free()
+	for _, ns := range notes {
+		if err := p.Apply(context.Background(), slices.Clone(ns)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := p.EndFirstPass(); err != nil {
+		tb.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Checkpoint(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -53,14 +53,46 @@ func (h *fsmHarness) apply(c *Command) any {
 // returns the lease's token.
 func (h *fsmHarness) grantComplete(ref api.UnitRef, outs ...api.Output) uint64 {
 	h.t.Helper()
-	tok, ok := h.apply(Grant(ref, "w1", "")).(uint64)
+	return h.grantReport(ref, "w1", nil, outs...)
+}
+
+// grant leases ref to worker and returns the lease's token.
+func (h *fsmHarness) grant(ref api.UnitRef, worker string) uint64 {
+	h.t.Helper()
+	tok, ok := h.apply(Grant(ref, worker, "")).(uint64)
 	if !ok {
 		h.t.Fatalf("grant %v refused", ref)
 	}
-	if err, _ := h.apply(Complete(ref, Completion{Worker: "w1", Token: tok, Outputs: outs})).(error); err != nil {
+	return tok
+}
+
+// grantReport leases ref to worker and completes it with outs and the
+// report of a unit of a tier in parts (nil for other units); it returns
+// the lease's token.
+func (h *fsmHarness) grantReport(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) uint64 {
+	h.t.Helper()
+	tok := h.grant(ref, worker)
+	if err, _ := h.apply(Complete(ref, Completion{Worker: worker, Token: tok, Outputs: outs, Part: part})).(error); err != nil {
 		h.t.Fatalf("complete %v: %v", ref, err)
 	}
 	return tok
+}
+
+// partsChain takes chainRun's run id to its tier 1 in parts: tier 0
+// reached and expanded, tier 1 closed and cut as lv says (its set's
+// blob, count and ranges added), tier 2 solved; tier 2's database is the
+// caller's to write.
+func (h *fsmHarness) partsChain(id string, lv Level) {
+	h.t.Helper()
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
+	h.grantComplete(unitRef(id, 0, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("p1")})
+	h.grantComplete(unitRef(id, 1, api.PhaseReach, 0), api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
+	lv.Blob, lv.Reachable, lv.Ranges = blobOf("level1"), 30, []plan.Range{{Lo: 0, Hi: 100}}
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: lv}})
+	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5,
+		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
+	h.grantComplete(unitRef(id, 2, api.PhaseSolve, 0), api.Output{Tier: 2, Blob: blobOf("recs2")})
 }
 
 func (h *fsmHarness) state() State {

@@ -26,28 +26,9 @@ import (
 func TestFSMParts(t *testing.T) {
 	h := newHarness(t)
 	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
-	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) uint64 {
-		t.Helper()
-		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
-		if !ok {
-			t.Fatalf("grant %v refused", ref)
-		}
-		done := Completion{Worker: worker, Token: tok, Outputs: outs, Part: part}
-		if err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: done}}).(error); err != nil {
-			t.Fatalf("complete %v: %v", ref, err)
-		}
-		return tok
-	}
+	grantComplete := h.grantReport
 	// Tier 0 reached and expanded, tier 1 closed, tier 2 solved.
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
-		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
-	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
-	grantComplete(unitRef(id, 1, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 30,
-		Ranges: []plan.Range{{Lo: 0, Hi: 100}}, Parts: []uint64{0, 30, 60, 100}}}})
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5,
-		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
-	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), "w1", nil, api.Output{Tier: 2, Blob: blobOf("recs2")})
+	h.partsChain(id, Level{Parts: []uint64{0, 30, 60, 100}})
 	if p := h.state().Runs[0].Tiers[1].Parts; p != nil {
 		t.Fatalf("tier 1 in parts before its child's database is written: %+v", p)
 	}
@@ -314,24 +295,12 @@ func TestFSMPartsKids(t *testing.T) {
 		{Tier: 3, Name: "t3", Size: 100, Parents: []uint64{1}},
 	}}
 	id := h.apply(&Command{Op: opCreate, Run: run}).(string)
-	grant := func(ref api.UnitRef, worker string) uint64 {
-		t.Helper()
-		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
-		if !ok {
-			t.Fatalf("grant %v refused", ref)
-		}
-		return tok
-	}
+	grant := h.grant
 	complete := func(ref api.UnitRef, worker string, tok uint64, part *api.PartResult, outs ...api.Output) error {
 		err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: Completion{Worker: worker, Token: tok, Outputs: outs, Part: part}}}).(error)
 		return err
 	}
-	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) {
-		t.Helper()
-		if err := complete(ref, worker, grant(ref, worker), part, outs...); err != nil {
-			t.Fatalf("complete %v: %v", ref, err)
-		}
-	}
+	grantComplete := h.grantReport
 	level := func(tier uint64, reachable, size uint64, parts []uint64) {
 		h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: tier, Level: Level{Blob: blobOf(fmt.Sprint("level", tier)), Reachable: reachable,
 			Ranges: []plan.Range{{Lo: 0, Hi: size}}, Parts: parts}}})
@@ -496,40 +465,21 @@ func TestFSMPartsKids(t *testing.T) {
 func TestFSMPartsSubs(t *testing.T) {
 	h := newHarness(t)
 	id := h.apply(&Command{Op: opCreate, Run: chainRun()}).(string)
-	grantComplete := func(ref api.UnitRef, worker string, part *api.PartResult, outs ...api.Output) uint64 {
-		t.Helper()
-		tok, ok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref, Worker: worker}}).(uint64)
-		if !ok {
-			t.Fatalf("grant %v refused", ref)
-		}
-		done := Completion{Worker: worker, Token: tok, Outputs: outs, Part: part}
-		if err, _ := h.apply(&Command{Op: opComplete, Complete: &completeCmd{Ref: ref, Done: done}}).(error); err != nil {
-			t.Fatalf("complete %v: %v", ref, err)
-		}
-		return tok
-	}
+	grantComplete := h.grantReport
 	live := func(b api.Blob) bool {
 		var ok bool
 		h.fsm.View(func(s *State, _ uint64) { _, ok = s.LiveBlobs()[b.SHA256] })
 		return ok
 	}
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 0, Level: Level{Blob: blobOf("level0"), Reachable: 10,
-		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
-	grantComplete(unitRef(id, 0, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("p1")})
-	grantComplete(unitRef(id, 1, api.PhaseReach, 0), "w1", nil, api.Output{Tier: 1, Blob: blobOf("closed")}, api.Output{Tier: 2, Blob: blobOf("p2")})
 	bounds, fine := []uint64{0, 30, 60, 100}, []uint64{0, 15, 30, 45, 60, 80, 100}
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 1, Level: Level{Blob: blobOf("level1"), Reachable: 30,
-		Ranges: []plan.Range{{Lo: 0, Hi: 100}}, Parts: bounds, FirstParts: fine}}})
-	h.apply(&Command{Op: opLevel, Level: &levelCmd{Run: id, Tier: 2, Level: Level{Blob: blobOf("level2"), Reachable: 5,
-		Ranges: []plan.Range{{Lo: 0, Hi: 100}}}}})
-	grantComplete(unitRef(id, 2, api.PhaseSolve, 0), "w1", nil, api.Output{Tier: 2, Blob: blobOf("recs2")})
+	h.partsChain(id, Level{Parts: bounds, FirstParts: fine})
 	h.apply(&Command{Op: opDB, DB: &dbCmd{Run: id, Tier: 2, DB: DB{Blob: blobOf("db2")}}})
 
 	ref := func(k int) api.UnitRef { return unitRef(id, 1, api.PhaseParts, k) }
 	held := api.Output{Tier: 1, Blob: blobOf("held 3"), Role: api.RoleHeld, Part: 3}
 	won := api.Output{Tier: 1, Blob: blobOf("won 4"), Role: api.RoleWon, Part: 4}
 	tied := api.Output{Tier: 1, Blob: blobOf("tied 5"), Role: api.RoleTied, Part: 5}
-	tok := h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(0), Worker: "w1"}}).(uint64)
+	tok := h.grant(ref(0), "w1")
 	if s := h.state(); !slices.Equal(s.Assignment(ref(0), tok).Part.Bounds, fine) {
 		t.Fatal("the child notes are not made for the sub-parts")
 	}
@@ -555,7 +505,7 @@ func TestFSMPartsSubs(t *testing.T) {
 		t.Fatalf("part 2's tied notes: %v", tp)
 	}
 	// Sub-part 3 is part 1's second: its notes, under the finer cut.
-	tok = h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(3), Worker: "w2"}}).(uint64)
+	tok = h.grant(ref(3), "w2")
 	s := h.state()
 	a := s.Assignment(ref(3), tok)
 	if a == nil || a.Kind != api.FirstRange || a.Part == nil || a.Part.Part != 3 || !slices.Equal(a.Part.Bounds, fine) || a.Part.KidRem != 7 ||
@@ -598,7 +548,7 @@ func TestFSMPartsSubs(t *testing.T) {
 	if live(held.Blob) || live(won.Blob) || !live(blobOf("sub 3")) {
 		t.Error("after the sub-parts, the child notes are live or a sub-part's checkpoint is not")
 	}
-	tok = h.apply(&Command{Op: opGrant, Grant: &grantCmd{Ref: ref(1), Worker: "w2"}}).(uint64)
+	tok = h.grant(ref(1), "w2")
 	s = h.state()
 	if a := s.Assignment(ref(1), tok); a == nil || a.Kind != api.Part || !slices.Equal(a.Part.SubBounds, fine) || !slices.Equal(a.Part.Bounds, bounds) {
 		t.Fatalf("part 1's gathering round: %+v", a)

@@ -51,7 +51,8 @@ func (o *Options) maxDecompressed() int64 {
 
 // Reader decodes one level file from a gzip stream. NewReader reads the
 // header; then exactly one of All, Runs, ReadInto, ReadSet or Count consumes
-// the data and checks the whole file (data, trailer, gzip checksum).
+// the data and checks the whole file (data, trailer, gzip checksum), or
+// ReadWindow consumes it up to the window's end.
 type Reader struct {
 	Header Header
 
@@ -145,6 +146,15 @@ func (r *Reader) ReadIntoShared(s *bitarray.Set) error {
 		return fmt.Errorf("levelfile: members [%d, %d] do not fit the set's range [%d, +%d)", h.Min, h.Max, s.Base(), s.Len())
 	}
 	return r.consume(setSink{s: s, shared: true})
+}
+
+// ReadWindow adds to s the file's members that fall in s's range and
+// ignores the others: a window of a level file, as a part of a loopy tier
+// solved in parts reads its own hashes. It stops decoding at the first
+// member past s's range, so it checks the file only that far (a file
+// read whole, or whose bytes are verified otherwise, is checked whole).
+func (r *Reader) ReadWindow(s *bitarray.Set) error {
+	return r.consume(windowSink{s: s, lo: s.Base(), hi: s.End()})
 }
 
 // ReadSet decodes the file into a set over [Min, Max] (an empty set of
@@ -655,6 +665,45 @@ func (k setSink) bitmap(pos uint64, b []byte) error {
 		k.s.OrMSBAtomic(pos, b)
 	} else {
 		k.s.OrMSB(pos, b)
+	}
+	return nil
+}
+
+// windowSink adds the members in [lo, hi) to a set over that range
+// (ReadWindow), and stops the decoding past hi.
+type windowSink struct {
+	s      *bitarray.Set
+	lo, hi uint64
+}
+
+func (k windowSink) points(ps []uint64) error {
+	for _, p := range ps {
+		switch {
+		case p >= k.hi:
+			return errStop
+		case p >= k.lo:
+			k.s.Add(p)
+		}
+	}
+	return nil
+}
+
+func (k windowSink) run(lo, hi uint64) error {
+	if lo >= k.hi {
+		return errStop
+	}
+	if hi >= k.lo {
+		k.s.AddRange(max(lo, k.lo), min(hi, k.hi-1))
+	}
+	return nil
+}
+
+func (k windowSink) bitmap(pos uint64, b []byte) error {
+	if pos >= k.hi {
+		return errStop
+	}
+	if end := pos + uint64(len(b))*8; end > k.lo || end < pos {
+		k.s.OrMSB(pos, b) // adds the bits in range only
 	}
 	return nil
 }

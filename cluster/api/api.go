@@ -216,6 +216,10 @@ type PartWork struct {
 	// SubBounds is the finer cut (Level.FirstParts) whose sub-parts'
 	// checkpoints a first round gathers (PartStep.Gather).
 	SubBounds []uint64 `json:"sub_bounds,omitempty"`
+	// Window is the hashes [lo, hi) of the tier's set the unit reads: its
+	// part's (a sub-part's first pass: its part's, whose gathering reads
+	// the cells as they were laid out). None: the whole set.
+	Window []uint64 `json:"window,omitempty"`
 }
 
 // PartStep is one round of a part: its first pass (round 0, with the

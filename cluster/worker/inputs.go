@@ -26,6 +26,29 @@ type setSource struct {
 	name     string
 	level    *api.Blob
 	partials []api.Blob
+	// window, if set, is the hashes [lo, hi) read of the level file (a
+	// part's: api.PartWork.Window); name then says the window too.
+	window []uint64
+}
+
+// partSetSource is where the set a part unit reads comes from: its window
+// of the tier's level file, or the whole set if the leader names none.
+func partSetSource(u *unit) setSource {
+	src := setSource{name: u.Set, level: u.Level}
+	if pw := u.Part; pw != nil && len(pw.Window) == 2 && pw.Window[0] <= pw.Window[1] {
+		src.window = pw.Window
+		src.name = fmt.Sprintf("%s[%d,%d)", u.Set, pw.Window[0], pw.Window[1])
+	}
+	return src
+}
+
+// bytes is the memory of the set from src, ranked, as the memory counts
+// it: tier t's, or its window's.
+func (src setSource) bytes(g tiergame.Game, t tiergame.Tier) int64 {
+	if src.window != nil {
+		return int64(bitarray.RankedBytes(src.window[1] - src.window[0]))
+	}
+	return setBytes(g, t)
 }
 
 // tierSet returns the set of tier o, ranked, from memory, or else loaded
@@ -39,7 +62,12 @@ func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, o owner, src setS
 			if err != nil {
 				return nil, 0, err
 			}
-			if set, err = reach.LoadLevel(paths[0], g, t); err != nil {
+			if src.window != nil {
+				set, err = reach.LoadLevelWindow(paths[0], g, t, src.window[0], src.window[1])
+			} else {
+				set, err = reach.LoadLevel(paths[0], g, t)
+			}
+			if err != nil {
 				return nil, 0, err
 			}
 		} else {
@@ -48,7 +76,7 @@ func (w *Worker) tierSet(ctx context.Context, g tiergame.Game, o owner, src setS
 				return nil, 0, err
 			}
 		}
-		return bitarray.NewRanked(set), setBytes(g, t), nil
+		return bitarray.NewRanked(set), src.bytes(g, t), nil
 	})
 }
 

@@ -52,7 +52,8 @@ type partKey struct {
 type heldPart struct {
 	part  *loopy.Part
 	round int
-	// set pins the memory's entry of the tier's set, which the part reads:
+	// set pins the memory's entry of the part's set (its window of the
+	// tier's, or the tier's), which the part reads:
 	// its memory is in use as long as the part is, and dropped from its
 	// shelf alone it would be counted free, and the part's next round
 	// would load the set again beside it (K+R+N v K+R+A's top tier: 57 MB
@@ -93,7 +94,8 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	if pw == nil || len(pw.Steps) == 0 {
 		return 0, errors.New("a part unit without its rounds")
 	}
-	set, release, err := w.tierSet(ctx, u.g, u.own, setSource{name: u.Set, level: u.Level})
+	src := partSetSource(u)
+	set, release, err := w.tierSet(ctx, u.g, u.own, src)
 	if err != nil {
 		return 0, err
 	}
@@ -109,14 +111,14 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	// The round's cells and what it reads beside the shelves: the leader's
 	// estimate, for which the memory makes room (the tier's set is on
 	// its shelf).
-	releaseRound, err := w.reserveUnit(ctx, u, u.Bytes, setBytes(u.g, u.tier))
+	releaseRound, err := w.reserveUnit(ctx, u, u.Bytes, src.bytes(u.g, u.tier))
 	if err != nil {
 		r.free()
 		return 0, err
 	}
 	defer releaseRound()
 	// What a first pass holds past its estimate (partGrowth).
-	r.growth = &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(u.Hi - u.Lo)}
+	r.growth = &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(plan.PartHeldBytes(u.Hi - u.Lo))}
 	defer r.growth.release()
 	replayed := 0
 	if r.p == nil && pw.Checkpoint != nil {
@@ -154,7 +156,7 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	// room too: counted twice, it would drop the other parts held.
 	r.growth.release()
 	releaseRound()
-	h := &heldPart{part: r.p, round: last.Round, set: w.mem.sets.pin(u.Set)}
+	h := &heldPart{part: r.p, round: last.Round, set: w.mem.sets.pin(src.name)}
 	if !w.mem.parts.put(key, u.own, h, int64(r.p.Bytes())) {
 		w.mem.memory.unpin(h.set)
 		return 0, nil // another unit's part is held under its key: r.free drops this one
@@ -371,12 +373,12 @@ func (r *partRound) end(last api.PartStep, replayed int) error {
 }
 
 // partGrowth makes room in the memory, beside a first pass's
-// reservation, for what the part holds past the cells the leader's
-// estimate counts (plan.PartFirstPassBytes: a byte a hash): the tables
-// beside its cells (loopy.Part.Bytes), which its child tiers' notes grow
-// (8 bytes an entry, some MiB beside 25 MiB of cells for K+R+N v K+A+B+B
-// in 4 parts; 20 MiB when they were Go maps) and no estimate knows before
-// a first pass reports them.
+// reservation, for what the part holds past the cells and tables the
+// leader's estimate counts (plan.PartHeldBytes): the tables beside its
+// cells (loopy.Part.Bytes) grow with its child tiers' notes (8 bytes an
+// entry, some MiB beside 25 MiB of cells for K+R+N v K+A+B+B in 4 parts;
+// 20 MiB when they were Go maps), by the game, past what any estimate
+// knows before a first pass reports them.
 type partGrowth struct {
 	mem      *memory
 	own      owner

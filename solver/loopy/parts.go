@@ -101,8 +101,8 @@ var errNeedsParents = errors.New("a loopy tier solved in parts needs the game's 
 // able to lose with their children in the tier counted (the notes of the
 // children elsewhere come next). Its first cells are of layout lay.
 func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, lay cells.Layout, e work.Effort) (*loopySolver, error) {
-	if set.End() > maxNotePos {
-		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, set.End())
+	if end := cut.Bounds[len(cut.Bounds)-1]; end > maxNotePos {
+		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, end)
 	}
 	s, err := partSolver(g, t, set, cut, k, e)
 	if err != nil {
@@ -336,8 +336,9 @@ func (s *loopySolver) solved() *solved.Tier {
 // solveLoopyParts solves loopy tier t in parts, in this process, through
 // the units a cluster's workers run (ChildNotes over ranges of the child
 // tiers, NewPart, Part), every note written and read back as a file's
-// bytes a section at a time: the check that parts give the whole tier's
-// records (tests), not a way to save memory.
+// bytes a section at a time, each part over its window of set: the check
+// that parts give the whole tier's records (tests), not a way to save
+// memory.
 func SolveInParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids solved.Children, parts int, e work.Effort) (*solved.Tier, error) {
 	cut := plan.NewCut(set, parts, 1)
 	kidRem, kidTie := longestOfKids(kids)
@@ -366,8 +367,10 @@ func SolveInParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bi
 		}
 	}()
 	for k := range ps {
+		// Each part reads its own window of the set, as a worker does.
+		win := bitarray.NewRanked(set.Sub(cut.Bounds[k], cut.Bounds[k+1]))
 		var err error
-		if ps[k], err = NewPart(ctx, g, t, set, cut, k, kidRem, kidTie, e); err != nil {
+		if ps[k], err = NewPart(ctx, g, t, win, cut, k, kidRem, kidTie, e); err != nil {
 			return nil, err
 		}
 		// Every held file, then every won one.
@@ -393,9 +396,9 @@ func SolveInParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bi
 		return nil, err
 	}
 	recs := make([]valuedb.Record, set.Total())
-	for _, p := range ps {
+	for k, p := range ps {
 		st := p.Solved()
-		_, _, loRank := st.Span()
+		loRank := plan.FirstRank(set, plan.Range{Lo: cut.Bounds[k]})
 		st.Records(recs[loRank:loRank+st.Len()], 0)
 	}
 	return solved.New(t, set, recs, e.Workers)

@@ -43,6 +43,13 @@ import (
 //     aligned to their blocks.
 
 // Part is one part of a loopy tier solved in parts (see plan.Cut).
+//
+// A part reads its tier's set only over its own hashes, so its set may
+// be a window of the tier's (reach.LoadLevelWindow): the notes it sends
+// name positions, which their part looks up. Its cells are indexed by
+// position or by rank as its set's density says (solved.WorthDense), so a
+// part's checkpoints are read back, and its sub-parts' gathered, under a
+// set over the same hashes as theirs were written with.
 type Part struct{ s *loopySolver }
 
 // Notes are what a part tells another (or a child tier's range tells a
@@ -453,8 +460,8 @@ func RestorePart(ctx context.Context, r io.Reader, g tiergame.Game, t tiergame.T
 // partSolver returns the solver of part k of loopy tier t as cut, with
 // no cells yet.
 func partSolver(g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e work.Effort) (*loopySolver, error) {
-	if k < 0 || k >= cut.Parts() || cut.Bounds[0] != set.Base() || cut.Bounds[cut.Parts()] != set.End() {
-		return nil, fmt.Errorf("%s: tier %d: part %d of a cut %v that is not the tier's", g.Name(), t, k, cut.Bounds)
+	if k < 0 || k >= cut.Parts() || cut.Bounds[k] < set.Base() || cut.Bounds[k+1] > set.End() {
+		return nil, fmt.Errorf("%s: tier %d: part %d of the cut %v is not in the set's hashes [%d, %d)", g.Name(), t, k, cut.Bounds, set.Base(), set.End())
 	}
 	s, err := newLoopySolver(g, t, set, nil, e, cells.Layout{})
 	if err != nil {

@@ -82,13 +82,27 @@ const notesFileBytes = 8 << 10
 // (NewPart from the part's own moves, then Part.Apply of the notes files
 // of its child tiers a section at a time, Part.EndFirstPass) of a loopy
 // tier solved in parts on a worker whose Go heap is held to its budget
-// (debug.SetMemoryLimit, as tierd worker --memory does): the tier's set
-// (size hashes), the part's cells over its hashes (a byte each) and a
+// (debug.SetMemoryLimit, as tierd worker --memory does): the window of
+// the tier's set it reads (window hashes: its part's), the part's cells
+// over its hashes with the tables beside them (PartHeldBytes) and a
 // section of notes read (readNotesBytes); and BaseBytes. It reads no
 // child tier: KidNotes units made its notes (KidNotesBytes).
-func PartFirstPassBytes(size, hashes uint64) uint64 {
-	return BaseBytes + BitsetBytes(size) + hashes*CellBytes + readNotesBytes
+func PartFirstPassBytes(window, hashes uint64) uint64 {
+	return BaseBytes + BitsetBytes(window) + PartHeldBytes(hashes) + readNotesBytes
 }
+
+// PartHeldBytes estimates what a part over hashes positions holds: its
+// cells, a byte each, and the tables beside them (PartSideBytes).
+func PartHeldBytes(hashes uint64) uint64 { return hashes*CellBytes + PartSideBytes(hashes) }
+
+// PartSideBytes estimates the tables beside the cells of a part over
+// hashes positions, of the positions whose count of children does not
+// fit their cell and of those that can lose with a win elsewhere
+// (loopy.Part.Bytes): a quarter of a byte a hash, as measured after the
+// first passes of K+R+N v K+R+A's top tier in 3 parts (34 MiB beside 146
+// MiB of cells). Uncounted, parts cut to fill a budget overran it by
+// their tables.
+func PartSideBytes(hashes uint64) uint64 { return hashes / 4 }
 
 // KidNotesBytes estimates the peak memory of turning a range of a child
 // tier of kidSize hashes into notes to the parts of a loopy tier in
@@ -108,21 +122,23 @@ func KidNotesBytes(kidSize uint64, parts int) uint64 {
 // size hashes solved in parts of hashes each, whose largest child tier
 // has kidSize hashes: a part's first pass or a round of its levels, with
 // a byte a cell (tierd plan --cluster and the leader's cut know no
-// remoteness yet), or a KidNotes unit over a range of the largest child.
+// remoteness yet), each over its part's window of the tier's set, or a
+// KidNotes unit over a range of the largest child.
 func PartBytes(size, hashes, kidSize uint64) uint64 {
 	parts := int((size + max(hashes, 1) - 1) / max(hashes, 1))
-	return max(PartFirstPassBytes(size, hashes), PartRoundBytes(size, hashes*CellBytes), KidNotesBytes(kidSize, parts))
+	return max(PartFirstPassBytes(hashes, hashes), PartRoundBytes(hashes, PartHeldBytes(hashes)), KidNotesBytes(kidSize, parts))
 }
 
 // PartRoundBytes estimates the peak memory of a part's later round
 // (Part.Receive and Part.StepTo, Part.StartTies, or its records:
-// Part.Solved and solved.WriteTierDB), on such a worker: what it holds, the
-// tier's set (size hashes) and the part's cells (cells bytes, with the
-// tables beside them: PartCellBytes, or what the part reported: Part.Bytes),
-// and a section of notes read and those made before they go to their
-// files (partNotesBytes); and BaseBytes. A round reads no child tier.
-func PartRoundBytes(size, cells uint64) uint64 {
-	return BaseBytes + BitsetBytes(size) + cells + partNotesBytes
+// Part.Solved and solved.WriteTierDB), on such a worker: what it holds,
+// its window of the tier's set (window hashes) and the part's cells
+// (held bytes, with the tables beside them: PartCellBytes and
+// PartHeldBytes, or what the part reported: Part.Bytes), and a section
+// of notes read and those made before they go to their files
+// (partNotesBytes); and BaseBytes. A round reads no child tier.
+func PartRoundBytes(window, held uint64) uint64 {
+	return BaseBytes + BitsetBytes(window) + held + partNotesBytes
 }
 
 // partNotesBytes is what a round holds of notes beside the cells: a

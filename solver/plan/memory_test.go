@@ -7,14 +7,14 @@ import (
 
 // TestPartBytes: a part's estimate shrinks with its share of the tier's
 // hashes, stays below the whole tier's, and counts what every round
-// holds (the tier's set, BaseBytes).
+// holds (its window of the tier's set, its cells and tables, BaseBytes).
 func TestPartBytes(t *testing.T) {
 	const size, kid = 1 << 28, 1 << 27
 	whole := LoopyTierBytes(size, size/2, [][2]uint64{{kid, kid / 2}})
 	prev := uint64(0)
 	for _, parts := range []uint64{64, 16, 4, 2} {
 		n := PartBytes(size, size/parts, kid)
-		if n <= prev || n >= whole || n < BaseBytes+BitsetBytes(size)+size/parts {
+		if n <= prev || n >= whole || n < BaseBytes+BitsetBytes(size/parts)+PartHeldBytes(size/parts) {
 			t.Errorf("%d parts: %d bytes a part (fewer parts: %d, whole tier: %d)", parts, n, prev, whole)
 		}
 		prev = n
@@ -25,18 +25,22 @@ func TestPartBytes(t *testing.T) {
 }
 
 // TestPartRoundBytes: a part's first pass and later rounds hold its
-// cells, the tier's set and a section of notes read, and no child tier
-// (KidNotes units read them); a round also the notes it makes; its
-// cells take two bytes a position from the level a byte's codes do not
-// hold (wins and losses, or ties), once, not both layouts at once.
+// cells with the tables beside them, its window of the tier's set and a
+// section of notes read, and no child tier (KidNotes units read them); a
+// round also the notes it makes; its cells take two bytes a position
+// from the level a byte's codes do not hold (wins and losses, or ties),
+// once, not both layouts at once.
 func TestPartRoundBytes(t *testing.T) {
 	const size, hashes, kid = 1 << 28, 1 << 26, 1 << 27
-	first := PartFirstPassBytes(size, hashes)
-	round := PartRoundBytes(size, PartCellBytes(hashes, 10, false))
-	if first >= round || round-first != 2*FlushNotes*NoteBytes || first != BaseBytes+BitsetBytes(size)+hashes+readNotesBytes {
+	first := PartFirstPassBytes(hashes, hashes)
+	round := PartRoundBytes(hashes, PartHeldBytes(hashes))
+	if first >= round || round-first != 2*FlushNotes*NoteBytes || first != BaseBytes+BitsetBytes(hashes)+hashes+hashes/4+readNotesBytes {
 		t.Errorf("a round %d bytes, its first pass %d: want the notes a round makes between them", round, first)
 	}
-	if PartBytes(size, hashes, kid) != max(round, KidNotesBytes(kid, 4)) || PartBytes(size, hashes, 0) != PartRoundBytes(size, hashes) {
+	if whole := PartFirstPassBytes(size, hashes); whole-first != BitsetBytes(size)-BitsetBytes(hashes) {
+		t.Errorf("a first pass over the whole set %d bytes, over its window %d: want the sets' difference", whole, first)
+	}
+	if PartBytes(size, hashes, kid) != max(round, KidNotesBytes(kid, 4)) || PartBytes(size, hashes, 0) != round {
 		t.Errorf("PartBytes is not the largest of a first pass, a round and a child's notes")
 	}
 	for _, c := range []struct {

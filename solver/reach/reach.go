@@ -51,6 +51,25 @@ func LoadLevel(path string, g tiergame.Game, t tiergame.Tier) (*bitarray.Set, er
 	return set, nil
 }
 
+// LoadLevelWindow reads the members of tier t's level file at path in
+// hashes [lo, hi) into a set over that range: what a part of a loopy
+// tier solved in parts holds of its tier's set (its own hashes).
+func LoadLevelWindow(path string, g tiergame.Game, t tiergame.Tier, lo, hi uint64) (*bitarray.Set, error) {
+	if lo > hi || hi > g.TierSize(t) {
+		return nil, fmt.Errorf("%s tier %d: hashes [%d, %d) are not a window of its %d", g.Name(), t, lo, hi, g.TierSize(t))
+	}
+	f, err := levelfile.Open(path, &levelfile.Options{MaxSpan: g.TierSize(t) + 1})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	set := bitarray.New(lo, hi-lo)
+	if err := f.ReadWindow(set); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return set, nil
+}
+
 // MergeTier is tier t's set before closure: the union of the partial level
 // files its parents' units wrote for it, and the start position when t is
 // the start tier.

@@ -321,26 +321,38 @@ func (t *Tier) partsUnit(i int) *Unit {
 	return t.Parts.Units[i]
 }
 
-// partInputs sets what a Part unit reads: the tier's level file, and the
-// part's checkpoint and rounds since (a first pass's with the child
-// tiers' notes for it, and their longest remoteness).
+// partInputs sets what a Part unit reads: the tier's level file (the
+// part's window of it), and the part's checkpoint and rounds since (a
+// first pass's with the child tiers' notes for it, and their longest
+// remoteness).
 func partInputs(r *Run, t *Tier, a *api.Assignment) {
 	a.Level = &t.Level.Blob
 	k := a.Ref.Index
 	part := t.Parts.Parts[k]
 	a.Part = &api.PartWork{Part: k, Bounds: t.Level.Parts, Checkpoint: part.Checkpoint, CheckpointRound: part.CheckpointRound,
-		Steps: part.Steps, KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie}
+		Steps: part.Steps, KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie, Window: t.window(t.Level.Parts[k])}
 	if len(part.Steps) > 0 && len(part.Steps[0].Gather) > 0 {
 		a.Part.SubBounds = t.Level.FirstParts
 	}
 }
 
-// subInputs sets what a FirstRange unit reads: the tier's level file and
-// the child tiers' notes for its sub-part, as a part of the finer cut.
+// subInputs sets what a FirstRange unit reads: the tier's level file (its
+// part's window) and the child tiers' notes for its sub-part, as a part
+// of the finer cut.
 func subInputs(r *Run, t *Tier, a *api.Assignment) {
 	a.Level = &t.Level.Blob
 	a.Part = &api.PartWork{Part: a.Ref.Index, Bounds: t.Level.FirstParts, Steps: []api.PartStep{t.Parts.Subs[a.Ref.Index]},
-		KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie}
+		KidRem: t.Parts.KidRem, KidTie: t.Parts.KidTie, Window: t.window(t.Level.FirstParts[a.Ref.Index])}
+}
+
+// window is the hashes [lo, hi) of the part of tier t that holds hash p:
+// the window of the tier's set its units read (api.PartWork.Window), a
+// sub-part's first pass its part's, so that the part gathers cells laid
+// out as its own (by position or by rank: loopy.Part).
+func (t *Tier) window(p uint64) []uint64 {
+	c := plan.Cut{Bounds: t.Level.Parts}
+	k := c.Of(p)
+	return []uint64{c.Bounds[k], c.Bounds[k+1]}
 }
 
 // kidInputs sets what a KidNotes unit reads: its child tier's level file
@@ -489,7 +501,8 @@ func (p *Parts) view() *api.Parts {
 // range of a child tier turned into notes (KidNotes:
 // plan.KidNotesBytes), or a part's first pass
 // (plan.PartFirstPassBytes) or later round (plan.PartRoundBytes: its
-// cells, or more if a part of the tier reported holding more); 0 for the
+// cells and tables, or more if a part of the tier reported holding
+// more), each over its part's window of the tier's set; 0 for the
 // others, which are not estimated.
 func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	switch u.Kind {
@@ -498,17 +511,18 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	case api.CloseRange:
 		return plan.CloseRangeBytes(t.Size, u.Hi-u.Lo, r.kidSizes(t), 1)
 	case api.Part:
-		p := t.Parts
+		p, hashes := t.Parts, u.Hi-u.Lo
 		if p == nil || p.Phase == api.PartsFirst {
-			return plan.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
+			return plan.PartFirstPassBytes(hashes, hashes)
 		}
 		// A later round reads no child tier: the part's cells (twice
-		// as wide from the level a byte does not hold), or what the
-		// largest part reported holding, if more.
-		cells := plan.PartCellBytes(u.Hi-u.Lo, p.Level, p.Phase == api.PartsTies)
-		return plan.PartRoundBytes(t.Size, max(cells, p.Bytes))
+		// as wide from the level a byte does not hold) and tables, or
+		// what the largest part reported holding, if more.
+		held := plan.PartCellBytes(hashes, p.Level, p.Phase == api.PartsTies) + plan.PartSideBytes(hashes)
+		return plan.PartRoundBytes(hashes, max(held, p.Bytes))
 	case api.FirstRange:
-		return plan.PartFirstPassBytes(t.Size, u.Hi-u.Lo)
+		w := t.window(u.Lo)
+		return plan.PartFirstPassBytes(w[1]-w[0], u.Hi-u.Lo)
 	case api.KidNotes:
 		return plan.KidNotesBytes(r.Tier(u.Child).Size, len(t.kidCut())-1)
 	case api.SolveTier:

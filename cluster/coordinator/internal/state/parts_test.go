@@ -235,25 +235,26 @@ func TestPartsMemory(t *testing.T) {
 	for ref := range s.Free(Taker{Worker: "other", Memory: int64(need) - 1}) {
 		t.Errorf("%v leased to a worker too small for it", ref)
 	}
-	// A first pass holds the part's cells and a section of notes; a
-	// later round the part's cells (two bytes a hash from the level a
-	// byte does not hold) or what the largest part reported, and the
-	// notes it makes; neither any child tier.
-	u0 := t1.Parts.Units[0]
-	if got, want := r.UnitBytes(t1, u0), plan.PartFirstPassBytes(size, size/2); got != want {
+	// A first pass holds the part's window of the set, its cells and
+	// tables and a section of notes; a later round the part's cells (two
+	// bytes a hash from the level a byte does not hold) and tables or
+	// what the largest part reported, and the notes it makes; neither any
+	// child tier.
+	u0, half := t1.Parts.Units[0], uint64(size/2)
+	if got, want := r.UnitBytes(t1, u0), plan.PartFirstPassBytes(half, half); got != want {
 		t.Errorf("a first pass: %d bytes, want %d", got, want)
 	}
 	t1.Parts.Phase, t1.Parts.Level = api.PartsWins, 3
-	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(size, size/2); got != want || got <= need {
+	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(half, plan.PartHeldBytes(half)); got != want || got <= need {
 		t.Errorf("a round of level 3: %d bytes, want %d, more than its first pass's %d", got, want, need)
 	}
 	t1.Parts.Level = 200
-	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(size, size); got != want {
+	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(half, 2*half+plan.PartSideBytes(half)); got != want {
 		t.Errorf("a round of level 200: %d bytes, want %d (two bytes a cell)", got, want)
 	}
-	t1.Parts.Level, t1.Parts.Bytes = 3, size
-	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(size, size); got != want {
-		t.Errorf("a round after a part reported %d bytes: %d, want %d", uint64(size), got, want)
+	t1.Parts.Level, t1.Parts.Bytes = 3, 2*half
+	if got, want := r.UnitBytes(t1, u0), plan.PartRoundBytes(half, 2*half); got != want {
+		t.Errorf("a round after a part reported %d bytes: %d, want %d", 2*half, got, want)
 	}
 	t1.Parts.Phase, t1.Parts.Level, t1.Parts.Bytes = api.PartsFirst, -1, 0
 	// The tier's closing is estimated on one thread, and leased so.
@@ -417,7 +418,7 @@ func TestFSMPartsKids(t *testing.T) {
 	tok = grant(ref(1), "w2")
 	h.fsm.View(func(st *State, _ uint64) { a = st.Assignment(ref(1), tok) })
 	if a.Kind != api.Part || len(a.Kids) != 0 || a.Level == nil || a.Part.KidRem != 12 || a.Part.KidTie != 9 ||
-		!reflect.DeepEqual(a.Part.Steps, steps[1]) || a.Bytes != int64(plan.PartFirstPassBytes(100, 50)) {
+		!reflect.DeepEqual(a.Part.Steps, steps[1]) || a.Bytes != int64(plan.PartFirstPassBytes(50, 50)) || !slices.Equal(a.Part.Window, []uint64{50, 100}) {
 		t.Fatalf("a first pass's assignment: %+v, part %+v", a, a.Part)
 	}
 	isLive := func(names ...string) []bool {
@@ -504,12 +505,14 @@ func TestFSMPartsSubs(t *testing.T) {
 	if tp := p.Parts[2].Tied; !slices.Equal(tp, []api.Blob{tied.Blob}) {
 		t.Fatalf("part 2's tied notes: %v", tp)
 	}
-	// Sub-part 3 is part 1's second: its notes, under the finer cut.
+	// Sub-part 3 is part 1's second: its notes, under the finer cut, and
+	// part 1's window of the set.
 	tok = h.grant(ref(3), "w2")
 	s := h.state()
 	a := s.Assignment(ref(3), tok)
 	if a == nil || a.Kind != api.FirstRange || a.Part == nil || a.Part.Part != 3 || !slices.Equal(a.Part.Bounds, fine) || a.Part.KidRem != 7 ||
-		len(a.Part.Steps) != 1 || !slices.Equal(a.Part.Steps[0].In, []api.Blob{held.Blob}) || len(a.Part.Steps[0].Won) != 0 || a.Level == nil {
+		len(a.Part.Steps) != 1 || !slices.Equal(a.Part.Steps[0].In, []api.Blob{held.Blob}) || len(a.Part.Steps[0].Won) != 0 || a.Level == nil ||
+		!slices.Equal(a.Part.Window, []uint64{30, 60}) || a.Bytes != int64(plan.PartFirstPassBytes(30, 15)) {
 		t.Fatalf("sub-part 3's assignment: %+v", a)
 	}
 	// A completion with notes, or two checkpoints, is not a sub-part's.
@@ -550,7 +553,8 @@ func TestFSMPartsSubs(t *testing.T) {
 	}
 	tok = h.grant(ref(1), "w2")
 	s = h.state()
-	if a := s.Assignment(ref(1), tok); a == nil || a.Kind != api.Part || !slices.Equal(a.Part.SubBounds, fine) || !slices.Equal(a.Part.Bounds, bounds) {
+	if a := s.Assignment(ref(1), tok); a == nil || a.Kind != api.Part || !slices.Equal(a.Part.SubBounds, fine) || !slices.Equal(a.Part.Bounds, bounds) ||
+		!slices.Equal(a.Part.Window, []uint64{30, 60}) {
 		t.Fatalf("part 1's gathering round: %+v", a)
 	}
 	// While w2 has part 1's round, it takes no other part of the tier's

@@ -179,22 +179,26 @@ func (p *Parts) startFirst(t *Tier, held, won [][]api.Blob) {
 
 // endSubs starts the parts' first round from their sub-parts' first
 // passes: part k's step gathers the checkpoints of its sub-parts, in
-// order; the child tiers' notes are no longer read.
+// order; the child tiers' notes are no longer read. A part holds what its
+// sub-parts reported holding together.
 func (p *Parts) endSubs(t *Tier) {
 	cut := plan.Cut{Bounds: t.Level.Parts}
+	held := make([]uint64, len(p.Parts))
 	for _, part := range p.Parts {
 		part.Steps = []api.PartStep{{Round: 0, Level: -1}}
 	}
 	for _, u := range p.Units {
-		step := &p.Parts[cut.Of(u.Lo)].Steps[0]
+		k := cut.Of(u.Lo)
+		step := &p.Parts[k].Steps[0]
 		for _, o := range u.Done.Outputs {
 			step.Gather = append(step.Gather, o.Blob)
 			p.Checkpoints += uint64(o.Blob.Size)
 		}
 		if u.Done.Part != nil {
-			p.Bytes = max(p.Bytes, u.Done.Part.Bytes)
+			held[k] += u.Done.Part.Bytes
 		}
 	}
+	p.Bytes = max(p.Bytes, slices.Max(held))
 	p.Phase, p.Subs = api.PartsFirst, nil
 	p.Units = p.roundUnits(t)
 }

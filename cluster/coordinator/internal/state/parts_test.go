@@ -538,8 +538,10 @@ func TestFSMPartsSubs(t *testing.T) {
 		grantComplete(ref(j), fmt.Sprintf("w%d", j%3+1), &api.PartResult{Next: -1, Bytes: uint64(100 + j)},
 			api.Output{Tier: 1, Blob: blobOf(fmt.Sprintf("sub %d", j)), Role: api.RoleCheckpoint})
 	}
+	// The largest part holds its sub-parts' bytes together: part 2's,
+	// 104 + 105.
 	p = h.state().Runs[0].Tiers[1].Parts
-	if p.Phase != api.PartsFirst || p.Round != 0 || len(p.Units) != 3 || p.Bytes != 105 {
+	if p.Phase != api.PartsFirst || p.Round != 0 || len(p.Units) != 3 || p.Bytes != 209 {
 		t.Fatalf("after the sub-parts: %+v", p)
 	}
 	for k, part := range p.Parts {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -318,5 +319,30 @@ func TestMemoryReserveWaits(t *testing.T) {
 	round()
 	if m.used != 0 || m.reserved != 0 {
 		t.Errorf("%d bytes, %d reservations left", m.used, m.reserved)
+	}
+}
+
+// TestPartSetSource: a part unit reads its window of the tier's set,
+// under a name of its own (two parts' windows are two entries, a part's
+// sub-parts share theirs), counted at the window's bytes; without a
+// window, the whole set under the tier's name.
+func TestPartSetSource(t *testing.T) {
+	g, err := games.New("xiangqi", "material=KRvKA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt, _ := g.Start()
+	a := &api.Assignment{Set: "s", Part: &api.PartWork{Window: []uint64{100, 1100}}}
+	src := partSetSource(&unit{Assignment: a})
+	if src.name == "s" || !slices.Equal(src.window, []uint64{100, 1100}) || src.bytes(g, tt) != int64(bitarray.RankedBytes(1000)) {
+		t.Errorf("a part's window: %+v, %d bytes", src, src.bytes(g, tt))
+	}
+	other := partSetSource(&unit{Assignment: &api.Assignment{Set: "s", Part: &api.PartWork{Window: []uint64{1100, 2100}}}})
+	if other.name == src.name {
+		t.Errorf("two windows under one name %q", src.name)
+	}
+	a.Part.Window = nil
+	if whole := partSetSource(&unit{Assignment: a}); whole.name != "s" || whole.window != nil || whole.bytes(g, tt) != setBytes(g, tt) {
+		t.Errorf("no window: %+v", whole)
 	}
 }

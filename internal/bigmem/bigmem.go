@@ -20,6 +20,7 @@ package bigmem
 import (
 	"fmt"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -90,6 +91,35 @@ func holdLimit() {
 	}
 }
 
+// makeRoom is holdLimit before a mapping grows, which then returns the
+// memory the runtime holds past its new limit at once (a collection,
+// and what it freed given back): the runtime gives it back on its own
+// only as it allocates again or its scavenger gets to it, and the
+// mapping's pages were written meanwhile. A worker that had just dropped
+// a unit's sets from its memory (the Go heap's) mapped the next unit's
+// cells beside their pages, 1% past its budget.
+func makeRoom() {
+	holdLimit()
+	limitMu.Lock()
+	over := limit > 0 && goMemory() > max(limit-mapped.Load(), limit/8)+roomSlack
+	limitMu.Unlock()
+	if over {
+		debug.FreeOSMemory()
+	}
+}
+
+// roomSlack is how far past its limit the runtime's memory may be when a
+// mapping grows before makeRoom collects: less is not worth a collection.
+const roomSlack = 4 << 20
+
+// goMemory is the memory the Go runtime holds from the system, less what
+// it has given back: what its memory limit counts.
+func goMemory() int64 {
+	ms := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(ms)
+	return int64(ms[0].Value.Uint64()) - int64(ms[1].Value.Uint64())
+}
+
 // smallBytes is the size below which an array is an ordinary Go slice: a
 // mapping costs a system call and whole pages.
 const smallBytes = 1 << 20
@@ -111,7 +141,7 @@ func Words(n uint64) (*Array, error) {
 		return nil, fmt.Errorf("bigmem: mapping %d bytes: %w", size, err)
 	}
 	mapped.Add(int64(size))
-	holdLimit()
+	makeRoom() // before the pages are written
 	m := &mapping{b: b}
 	return &Array{words: unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n), mem: m}, nil
 }
@@ -146,7 +176,7 @@ func (a *Array) Grow(n uint64) error {
 	}
 	m := a.mem
 	mapped.Add(int64(size) - int64(len(m.b)))
-	holdLimit() // before the pages are written
+	makeRoom() // before the pages are written
 	b, err := unix.Mremap(m.b, int(size), unix.MREMAP_MAYMOVE)
 	if err != nil {
 		mapped.Add(int64(len(m.b)) - int64(size))

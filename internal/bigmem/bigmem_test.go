@@ -135,3 +135,34 @@ func TestShrink(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeRoom: an array mapped while the runtime holds memory past the
+// limit it leaves (a heap's garbage, not yet given back) has that memory
+// given back before its pages are written.
+func TestMakeRoom(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer LimitGo(0)
+	debug.FreeOSMemory()
+	const garbage, array = 64 << 20, 48 << 20
+	LimitGo(goMemory() + int64(Mapped()) + garbage)
+	g := make([]byte, garbage)
+	for i := range g {
+		g[i] = byte(i)
+	}
+	sink = g
+	sink = nil
+	if goMemory() < garbage {
+		t.Fatalf("the runtime holds %d bytes, fewer than the garbage", goMemory())
+	}
+	a, err := Words(array / 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Free()
+	if got, room := goMemory(), debug.SetMemoryLimit(-1); got > room+roomSlack {
+		t.Errorf("the runtime holds %d bytes beside the array, past the %d its limit leaves", got, room)
+	}
+}
+
+// sink keeps the garbage of TestMakeRoom from being optimized away.
+var sink []byte

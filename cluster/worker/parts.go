@@ -121,9 +121,15 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	r.growth = &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(plan.PartHeldBytes(u.Hi - u.Lo))}
 	defer r.growth.release()
 	replayed := 0
-	if r.p == nil && pw.Checkpoint != nil {
+	switch {
+	case r.p == nil && pw.Checkpoint != nil:
 		if replayed, err = r.restore(ctx, last); err != nil {
 			return 0, err
+		}
+	case r.p == nil:
+		replayed = len(pw.Steps) - 1 // from its first pass, or its gathering
+		if replayed > 0 && len(pw.Steps[0].Gather) > 0 {
+			w.unitLog(u.Assignment).Info("took a part over from its sub-parts' checkpoints", "part", pw.Part, "replayed_rounds", replayed)
 		}
 	}
 	defer r.free() // unless kept
@@ -356,13 +362,16 @@ func (r *partRound) records() (uint64, error) {
 
 // end reports the part after its last round, and writes its checkpoint
 // (an output of role RoleCheckpoint) after its first pass, every
-// checkpointEvery rounds, and after rounds replayed.
+// checkpointEvery rounds, and after rounds replayed. A gathering writes
+// none: its sub-parts' checkpoints are the part's until its next, and a
+// worker that takes it over gathers them again.
 func (r *partRound) end(last api.PartStep, replayed int) error {
 	u, p := r.u, r.p
 	r.res.Next, r.res.Bytes = p.Next(last.Level), p.Bytes()
 	u.out.part = r.res
 	u.computed()
-	if last.Round != 0 && len(r.pw.Steps) < checkpointEvery && replayed == 0 {
+	first := last.Round == 0 && len(last.Gather) == 0
+	if !first && len(r.pw.Steps) < checkpointEvery && replayed == 0 {
 		return nil
 	}
 	if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {

@@ -371,8 +371,9 @@ func kidInputs(r *Run, t *Tier, a *api.Assignment) {
 // partOutputs reports whether outs fit a unit of t's phase in progress:
 // a KidNotes unit's held, won and tied notes for the parts; a Part
 // unit's notes for the other parts and a checkpoint (always, after a
-// first pass: it no longer reads the child tiers' notes), or in the
-// records' round the part's records alone.
+// first pass: it no longer reads the child tiers' notes; a gathering
+// need not, its sub-parts' checkpoints stand for it until the part's
+// next), or in the records' round the part's records alone.
 func partOutputs(t *Tier, outs []api.Output) bool {
 	p := t.Parts
 	if p == nil {
@@ -398,7 +399,7 @@ func partOutputs(t *Tier, outs []api.Output) bool {
 			return false
 		}
 	}
-	return p.Phase != api.PartsFirst || slices.ContainsFunc(outs, func(o api.Output) bool { return o.Role == api.RoleCheckpoint })
+	return p.Phase != api.PartsFirst || t.bySubs() || slices.ContainsFunc(outs, func(o api.Output) bool { return o.Role == api.RoleCheckpoint })
 }
 
 // partsBlobs adds the blobs tier t's parts still read: their

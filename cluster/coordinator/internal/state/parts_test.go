@@ -592,15 +592,24 @@ func TestFSMPartsSubs(t *testing.T) {
 		}
 	}
 	h.apply(&Command{Op: opRelease, Release: &releaseCmd{Ref: ref(1), Token: tok}})
+	// A gathering may write a checkpoint, or none (part 1): its
+	// sub-parts' then stand for it, and its next round replays from them.
 	for k := range 3 {
-		grantComplete(ref(k), "w1", &api.PartResult{Next: 2}, api.Output{Tier: 1, Blob: blobOf(fmt.Sprintf("c%d", k)), Role: api.RoleCheckpoint})
+		var outs []api.Output
+		if k != 1 {
+			outs = append(outs, api.Output{Tier: 1, Blob: blobOf(fmt.Sprintf("c%d", k)), Role: api.RoleCheckpoint})
+		}
+		grantComplete(ref(k), "w1", &api.PartResult{Next: 2}, outs...)
 	}
 	p = h.state().Runs[0].Tiers[1].Parts
-	if p.Phase != api.PartsWins || p.Level != 2 || p.Parts[1].Checkpoint == nil || *p.Parts[1].Checkpoint != blobOf("c1") {
+	if p.Phase != api.PartsWins || p.Level != 2 || p.Parts[0].Checkpoint == nil || *p.Parts[0].Checkpoint != blobOf("c0") {
 		t.Fatalf("after the first round: %+v", p)
 	}
-	if live(blobOf("sub 3")) || !live(blobOf("c1")) {
-		t.Error("a sub-part's checkpoint is live after its part's, or the part's is not")
+	if part := p.Parts[1]; part.Checkpoint != nil || len(part.Steps) != 2 || len(part.Steps[0].Gather) != 2 || part.Steps[1].Level != 2 {
+		t.Fatalf("part 1 after a gathering without a checkpoint: %+v", part)
+	}
+	if live(blobOf("sub 1")) || !live(blobOf("c0")) || !live(blobOf("sub 3")) {
+		t.Error("a sub-part's checkpoint is live after its part's, or the part's is not, or a part's gathering is not live without one")
 	}
 }
 

@@ -283,22 +283,30 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 				i = p - s.lo
 			}
 			rank++
+			if s.push {
+				// What the children elsewhere are comes in notes: count
+				// the children in the tier, as if it could lose.
+				v, err := tm.Value(p)
+				switch {
+				case err != nil:
+					return err
+				case v != tiergame.Undecided:
+					s.initPrimitive(i, v, &counts)
+					continue
+				}
+				code, err := s.counter(i, uint32(tm.CountWithin(p, &seen)), 0)
+				if err != nil {
+					return err
+				}
+				s.cells.Set(i, code)
+				continue
+			}
 			v, lists, err := tm.Elsewhere(p)
 			if err != nil {
 				return err
 			}
 			if v != tiergame.Undecided {
 				s.initPrimitive(i, v, &counts)
-				continue
-			}
-			if s.push {
-				// What the children elsewhere are comes in notes: count
-				// the children in the tier, as if it could lose.
-				code, err := s.counter(i, uint32(tm.CountWithin(p, &seen)), 0)
-				if err != nil {
-					return err
-				}
-				s.cells.Set(i, code)
 				continue
 			}
 			byKids := solved.NewCombiner() // what the children in other tiers say

@@ -29,7 +29,8 @@ type Moves struct {
 	// alone, and inside holds t's children for within.
 	others, own [][]tiergame.Position
 	inside      []tiergame.Position
-	last        int // index of the tier of the last child sorted
+	nothing     [][]tiergame.Position // a nil list for every tier (Value)
+	last        int                   // index of the tier of the last child sorted
 }
 
 func New(g tiergame.Game, t tiergame.Tier) *Moves {
@@ -67,8 +68,27 @@ func (m *Moves) Elsewhere(p uint64) (tiergame.Value, [][]tiergame.Position, erro
 	return m.list(p, m.others)
 }
 
+// Value returns p's value (Undecided unless p is primitive) without
+// listing its children: a cursor that lists them by tier only tells
+// whether p has a legal move. Within and CountWithin may follow, as after
+// Elsewhere: a loopy part's first pass, whose children in other tiers
+// come in notes, needs no more.
+func (m *Moves) Value(p uint64) (tiergame.Value, error) {
+	m.inside = m.inside[:0]
+	v, _, err := m.list(p, m.none())
+	return v, err
+}
+
+// none is lists for every child tier, none wanted.
+func (m *Moves) none() [][]tiergame.Position {
+	if m.nothing == nil {
+		m.nothing = make([][]tiergame.Position, len(m.Tiers))
+	}
+	return m.nothing
+}
+
 // Within returns the children in the tier itself of p, the position of the
-// last call of Elsewhere, which must not have been primitive.
+// last call of Elsewhere or Value, which must not have been primitive.
 func (m *Moves) Within(p uint64) []tiergame.Position {
 	if m.native == nil || m.Self < 0 {
 		return m.inside // sorted out of Moves by elsewhere already
@@ -80,8 +100,8 @@ func (m *Moves) Within(p uint64) []tiergame.Position {
 }
 
 // CountWithin returns the number of distinct children in the tier itself
-// of p, the position of the last call of Elsewhere, which must not have
-// been primitive; seen is Within's deduplication table.
+// of p, the position of the last call of Elsewhere or Value, which must
+// not have been primitive; seen is Within's deduplication table.
 func (m *Moves) CountWithin(p uint64, seen *DedupTable) int {
 	if m.counts != nil && m.Self >= 0 {
 		return m.counts.CountInTier(tiergame.Position(p), m.Self)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
@@ -29,17 +30,27 @@ import (
 // the part's last checkpoint and replays the rounds since, from the
 // notes they read.
 
-// checkpointEvery is how many rounds a part runs between checkpoints:
-// a checkpoint costs about the part's cells compressed (written,
-// uploaded, copied), a round lost with its worker costs the rounds since
-// the checkpoint again, replayed by the worker that takes the part over.
-// A round that replayed rounds writes one too, whatever the count: a
-// worker that runs more parts than its memory keeps (the others busy)
-// restores them round after round, and without it each replayed every
-// round since the last checkpoint (K+R+N v K+A+A+B at 139 MiB: one
-// worker ran three parts of a tier, each restored from its first pass
-// with 1, 2, ... 7 rounds to replay).
-const checkpointEvery = 8
+// A part writes a checkpoint after its first pass, after rounds it
+// replayed, and otherwise once the rounds since its last one have cost
+// checkpointSeconds of its worker's time, or after checkpointRounds
+// rounds whatever they cost. A checkpoint costs about the part's cells
+// compressed, written, uploaded and copied to every coordinator (about 2
+// CPU-s a checkpoint of 146 MiB of cells, K+R+N v K+R+A's top tier in 3
+// parts); a round lost with its worker costs the rounds since the
+// checkpoint again, replayed by the worker that takes the part over. At
+// every 8th round, as before, the checkpoints were 58 times the bytes of
+// the notes and kept the leader busy for a tenth of the run's CPU; most
+// rounds of a part take a fraction of a second. A round that replayed
+// rounds writes one whatever the count: a worker that runs more parts
+// than its memory keeps (the others busy) restores them round after
+// round, and without it each replayed every round since the last
+// checkpoint (K+R+N v K+A+A+B at 139 MiB: one worker ran three parts of
+// a tier, each restored from its first pass with 1, 2, ... 7 rounds to
+// replay).
+const (
+	checkpointSeconds = 20
+	checkpointRounds  = 64
+)
 
 // partKey names a part of a run's tier.
 type partKey struct {
@@ -52,6 +63,9 @@ type partKey struct {
 type heldPart struct {
 	part  *loopy.Part
 	round int
+	// since is the time the part's rounds since its last checkpoint took
+	// on this worker.
+	since time.Duration
 	// set pins the memory's entry of the part's set (its window of the
 	// tier's, or the tier's), which the part reads:
 	// its memory is in use as long as the part is, and dropped from its
@@ -106,7 +120,7 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 		res: &api.PartResult{Next: -1}}
 	r.p, r.at = nil, -1
 	if keep {
-		r.p, r.at = w.heldPart(key, pw)
+		r.p, r.at, r.since = w.heldPart(key, pw)
 	}
 	// The round's cells and what it reads beside the shelves: the leader's
 	// estimate, for which the memory makes room (the tier's set is on
@@ -133,6 +147,7 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 		}
 	}
 	defer r.free() // unless kept
+	start := time.Now()
 	for _, step := range pw.Steps {
 		if step.Round <= r.at {
 			continue
@@ -152,8 +167,13 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 		}
 		r.at = step.Round
 	}
-	if err := r.end(last, replayed); err != nil {
+	r.since += time.Since(start)
+	wrote, err := r.end(last, replayed)
+	if err != nil {
 		return 0, err
+	}
+	if wrote {
+		r.since = 0
 	}
 	if !keep {
 		return 0, nil
@@ -162,7 +182,7 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	// room too: counted twice, it would drop the other parts held.
 	r.growth.release()
 	releaseRound()
-	h := &heldPart{part: r.p, round: last.Round, set: w.mem.sets.pin(src.name)}
+	h := &heldPart{part: r.p, round: last.Round, since: r.since, set: w.mem.sets.pin(src.name)}
 	if !w.mem.parts.put(key, u.own, h, int64(r.p.Bytes())) {
 		w.mem.memory.unpin(h.set)
 		return 0, nil // another unit's part is held under its key: r.free drops this one
@@ -171,21 +191,21 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	return 0, nil
 }
 
-// heldPart takes the part out of the memory, with the round it is after,
-// if it is held there and on the way to the unit's rounds; else nil and
-// -1.
-func (w *Worker) heldPart(key partKey, pw *api.PartWork) (*loopy.Part, int) {
+// heldPart takes the part out of the memory, with the round it is after
+// and the time of its rounds since its last checkpoint, if it is held
+// there and on the way to the unit's rounds; else nil and -1.
+func (w *Worker) heldPart(key partKey, pw *api.PartWork) (*loopy.Part, int, time.Duration) {
 	h, ok := w.mem.parts.take(key)
 	if !ok {
-		return nil, -1
+		return nil, -1, 0
 	}
 	// The unit holds the set now (tierSet, before this).
 	w.mem.memory.unpin(h.set)
 	if h.round+1 < pw.Steps[0].Round || h.round >= pw.Steps[len(pw.Steps)-1].Round {
 		h.part.Free() // not on the way to this round
-		return nil, -1
+		return nil, -1, 0
 	}
-	return h.part, h.round
+	return h.part, h.round, h.since
 }
 
 // partRound is a part unit under way: what its rounds read, the part as
@@ -203,6 +223,9 @@ type partRound struct {
 	p   *loopy.Part
 	at  int
 	res *api.PartResult
+	// since is the time the part's rounds since its last checkpoint took
+	// on this worker (those it held it for).
+	since time.Duration
 }
 
 // free frees the part, unless there is none or it is kept.
@@ -361,24 +384,26 @@ func (r *partRound) records() (uint64, error) {
 }
 
 // end reports the part after its last round, and writes its checkpoint
-// (an output of role RoleCheckpoint) after its first pass, every
-// checkpointEvery rounds, and after rounds replayed. A gathering writes
+// (an output of role RoleCheckpoint) after its first pass, after rounds
+// replayed, and once the rounds since the last one cost enough (see
+// checkpointSeconds); it reports whether it wrote one. A gathering writes
 // none: its sub-parts' checkpoints are the part's until its next, and a
 // worker that takes it over gathers them again.
-func (r *partRound) end(last api.PartStep, replayed int) error {
+func (r *partRound) end(last api.PartStep, replayed int) (bool, error) {
 	u, p := r.u, r.p
 	r.res.Next, r.res.Bytes = p.Next(last.Level), p.Bytes()
 	u.out.part = r.res
 	u.computed()
 	first := last.Round == 0 && len(last.Gather) == 0
-	if !first && len(r.pw.Steps) < checkpointEvery && replayed == 0 {
-		return nil
+	due := r.since >= checkpointSeconds*time.Second || len(r.pw.Steps) >= checkpointRounds
+	if !first && !due && replayed == 0 {
+		return false, nil
 	}
 	if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {
-		return err
+		return false, err
 	}
 	u.out.outs[len(u.out.outs)-1].Role = api.RoleCheckpoint
-	return nil
+	return true, nil
 }
 
 // partGrowth makes room in the memory, beside a first pass's

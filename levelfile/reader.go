@@ -153,6 +153,7 @@ func (r *Reader) ReadIntoShared(s *bitarray.Set) error {
 // solved in parts reads its own hashes. It stops decoding at the first
 // member past s's range, so it checks the file only that far (a file
 // read whole, or whose bytes are verified otherwise, is checked whole).
+// A set whose range ends at 2^64 reads nothing.
 func (r *Reader) ReadWindow(s *bitarray.Set) error {
 	return r.consume(windowSink{s: s, lo: s.Base(), hi: s.End()})
 }

@@ -195,7 +195,8 @@ type Assignment struct {
 
 // PartWork is what a Part unit does: part Part of the tier as cut at
 // Bounds, from its last checkpoint (none: from its first pass, which
-// reads the notes files the KidNotes units made of the child tiers)
+// reads the notes files the KidNotes units made of the child tiers, or
+// its gathering of its sub-parts' checkpoints)
 // through Steps, the rounds since, the last of which is the unit's own
 // round: only its outputs are new. A worker that holds the part in
 // memory after an earlier round of Steps starts there. A KidNotes

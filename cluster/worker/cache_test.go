@@ -325,24 +325,30 @@ func TestMemoryReserveWaits(t *testing.T) {
 // TestPartSetSource: a part unit reads its window of the tier's set,
 // under a name of its own (two parts' windows are two entries, a part's
 // sub-parts share theirs), counted at the window's bytes; without a
-// window, the whole set under the tier's name.
+// window, the whole set under the tier's name; a window that does not
+// hold the unit's hashes is refused.
 func TestPartSetSource(t *testing.T) {
 	g, err := games.New("xiangqi", "material=KRvKA")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tt, _ := g.Start()
-	a := &api.Assignment{Set: "s", Part: &api.PartWork{Window: []uint64{100, 1100}}}
-	src := partSetSource(&unit{Assignment: a})
-	if src.name == "s" || !slices.Equal(src.window, []uint64{100, 1100}) || src.bytes(g, tt) != int64(bitarray.RankedBytes(1000)) {
-		t.Errorf("a part's window: %+v, %d bytes", src, src.bytes(g, tt))
+	source := func(lo, hi uint64, window ...uint64) (setSource, error) {
+		return partSetSource(&unit{Assignment: &api.Assignment{Set: "s", Lo: lo, Hi: hi, Part: &api.PartWork{Window: window}}})
 	}
-	other := partSetSource(&unit{Assignment: &api.Assignment{Set: "s", Part: &api.PartWork{Window: []uint64{1100, 2100}}}})
-	if other.name == src.name {
+	src, err := source(100, 600, 100, 1100)
+	if err != nil || src.name == "s" || !slices.Equal(src.window, []uint64{100, 1100}) || src.bytes(g, tt) != int64(bitarray.RankedBytes(1000)) {
+		t.Errorf("a part's window: %+v, %d bytes, %v", src, src.bytes(g, tt), err)
+	}
+	if other, _ := source(1100, 2100, 1100, 2100); other.name == src.name {
 		t.Errorf("two windows under one name %q", src.name)
 	}
-	a.Part.Window = nil
-	if whole := partSetSource(&unit{Assignment: a}); whole.name != "s" || whole.window != nil || whole.bytes(g, tt) != setBytes(g, tt) {
-		t.Errorf("no window: %+v", whole)
+	if whole, err := source(100, 600); err != nil || whole.name != "s" || whole.window != nil || whole.bytes(g, tt) != setBytes(g, tt) {
+		t.Errorf("no window: %+v, %v", whole, err)
+	}
+	for _, w := range [][]uint64{{200, 1100}, {100, 500}, {600, 100}, {100}} {
+		if _, err := source(100, 600, w...); err == nil {
+			t.Errorf("window %v for hashes [100, 600) accepted", w)
+		}
 	}
 }

@@ -33,13 +33,18 @@ type setSource struct {
 
 // partSetSource is where the set a part unit reads comes from: its window
 // of the tier's level file, or the whole set if the leader names none.
-func partSetSource(u *unit) setSource {
+func partSetSource(u *unit) (setSource, error) {
 	src := setSource{name: u.Set, level: u.Level}
-	if pw := u.Part; pw != nil && len(pw.Window) == 2 && pw.Window[0] <= pw.Window[1] {
-		src.window = pw.Window
-		src.name = fmt.Sprintf("%s[%d,%d)", u.Set, pw.Window[0], pw.Window[1])
+	pw := u.Part
+	switch {
+	case pw == nil || pw.Window == nil:
+		return src, nil
+	case len(pw.Window) != 2 || pw.Window[0] > pw.Window[1] || pw.Window[0] > u.Lo || u.Hi > pw.Window[1]:
+		return src, fmt.Errorf("part %d: a window %v that does not hold the unit's hashes [%d, %d)", pw.Part, pw.Window, u.Lo, u.Hi)
 	}
-	return src
+	src.window = pw.Window
+	src.name = fmt.Sprintf("%s[%d,%d)", u.Set, pw.Window[0], pw.Window[1])
+	return src, nil
 }
 
 // bytes is the memory of the set from src, ranked, as the memory counts

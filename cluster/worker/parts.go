@@ -108,7 +108,10 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	if pw == nil || len(pw.Steps) == 0 {
 		return 0, errors.New("a part unit without its rounds")
 	}
-	src := partSetSource(u)
+	src, err := partSetSource(u)
+	if err != nil {
+		return 0, err
+	}
 	set, release, err := w.tierSet(ctx, u.g, u.own, src)
 	if err != nil {
 		return 0, err
@@ -386,9 +389,10 @@ func (r *partRound) records() (uint64, error) {
 // end reports the part after its last round, and writes its checkpoint
 // (an output of role RoleCheckpoint) after its first pass, after rounds
 // replayed, and once the rounds since the last one cost enough (see
-// checkpointSeconds); it reports whether it wrote one. A gathering writes
-// none: its sub-parts' checkpoints are the part's until its next, and a
-// worker that takes it over gathers them again.
+// checkpointSeconds, the gathering's time counted); it reports whether it
+// wrote one. A gathering writes none of its own: its sub-parts'
+// checkpoints are the part's until its next, and a worker that takes it
+// over gathers them again.
 func (r *partRound) end(last api.PartStep, replayed int) (bool, error) {
 	u, p := r.u, r.p
 	r.res.Next, r.res.Bytes = p.Next(last.Level), p.Bytes()

@@ -92,24 +92,37 @@ func holdLimit() {
 }
 
 // makeRoom is holdLimit before a mapping grows, which then returns the
-// memory the runtime holds past its new limit at once (a collection,
-// and what it freed given back): the runtime gives it back on its own
-// only as it allocates again or its scavenger gets to it, and the
-// mapping's pages were written meanwhile. A worker that had just dropped
-// a unit's sets from its memory (the Go heap's) mapped the next unit's
-// cells beside their pages, 1% past its budget.
+// memory the runtime holds past its new limit at once (a collection, and
+// what it freed given back): the runtime gives it back on its own only
+// as it allocates again or its scavenger gets to it, and the mapping's
+// pages were written meanwhile. A worker that had just dropped a unit's
+// sets from its memory (the Go heap's) mapped the next unit's cells
+// beside their pages, 1% past its budget. What a collection leaves is
+// in use: makeRoom collects again only once the runtime holds roomSlack
+// more, so a table growing beside a heap full of live data does not
+// collect at every step for nothing.
 func makeRoom() {
 	holdLimit()
 	limitMu.Lock()
-	over := limit > 0 && goMemory() > max(limit-mapped.Load(), limit/8)+roomSlack
+	held := goMemory()
+	over := limit > 0 && held > max(limit-mapped.Load(), limit/8)+roomSlack && held > leftByRoom+roomSlack
 	limitMu.Unlock()
-	if over {
-		debug.FreeOSMemory()
+	if !over {
+		return
 	}
+	debug.FreeOSMemory()
+	limitMu.Lock()
+	leftByRoom = goMemory()
+	limitMu.Unlock()
 }
 
+// leftByRoom is the runtime's memory after makeRoom's last collection,
+// under limitMu.
+var leftByRoom int64
+
 // roomSlack is how far past its limit the runtime's memory may be when a
-// mapping grows before makeRoom collects: less is not worth a collection.
+// mapping grows before makeRoom collects, and how much more than its last
+// collection left: less is not worth a collection.
 const roomSlack = 4 << 20
 
 // goMemory is the memory the Go runtime holds from the system, less what

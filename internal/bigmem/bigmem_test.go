@@ -2,6 +2,7 @@ package bigmem
 
 import (
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -164,5 +165,37 @@ func TestMakeRoom(t *testing.T) {
 	}
 }
 
-// sink keeps the garbage of TestMakeRoom from being optimized away.
+// TestMakeRoomLive: memory in use past the limit is collected for once,
+// not again at every mapping while the runtime holds no more.
+func TestMakeRoomLive(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer LimitGo(0)
+	live := make([]byte, 32<<20)
+	for i := range live {
+		live[i] = byte(i)
+	}
+	sink = live
+	defer func() { sink = nil }()
+	debug.FreeOSMemory()
+	LimitGo(goMemory() + int64(Mapped()) - 16<<20) // the live slice is past it
+	forced := func() uint64 {
+		ms := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(ms)
+		return ms[0].Value.Uint64()
+	}
+	before := forced()
+	for range 5 {
+		a, err := Words(2 << 17) // 2 MiB, mapped
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Free()
+	}
+	if n := forced() - before; n > 1 {
+		t.Errorf("%d collections for five mappings beside live memory, want at most one", n)
+	}
+}
+
+// sink keeps the garbage of TestMakeRoom, and TestMakeRoomLive's live
+// slice, from being optimized away.
 var sink []byte

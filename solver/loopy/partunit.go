@@ -146,8 +146,9 @@ func (p *Part) StartTies(ctx context.Context, tied Notes) error {
 // (twice is harmless), and neither may be read after.
 func (p *Part) Solved() *solved.Tier { return p.s.solved() }
 
-// Range is the part's hashes, [lo, hi), and its records' ranks in the
-// tier, [rankLo, rankHi).
+// Range is the part's hashes, [lo, hi), and its records' ranks in its
+// set, [rankLo, rankHi): in the tier, if its set is the tier's; from 0,
+// if its set is its window.
 func (p *Part) Range() (lo, hi, rankLo, rankHi uint64) {
 	return p.s.lo, p.s.hi, p.s.loRank, plan.FirstRank(p.s.set, plan.Range{Lo: p.s.hi})
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -186,7 +187,8 @@ func FuzzRestorePart(f *testing.F) {
 // TestGatherPart: a part gathered from its sub-parts' first passes
 // (GatherPart) checkpoints as the part's own first pass does, by position
 // and by rank, with wide cells too, whether the sub-parts start on a word
-// of cells or inside one.
+// of cells or inside one, and over the tier's set or the part's window of
+// it (as a worker reads it).
 func TestGatherPart(t *testing.T) {
 	g, err := games.New("quixo", "size=3")
 	if err != nil {
@@ -223,6 +225,8 @@ func TestGatherPart(t *testing.T) {
 		{"ranked", 5, 1, &work.Paths{Ranked: true}},
 		{"ranked aligned", 2, 8, &work.Paths{Ranked: true}},
 		{"narrow", 4, 1, &work.Paths{Narrow: true}},
+		{"dense window", 4, 1, nil},
+		{"ranked window", 5, 1, &work.Paths{Ranked: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := work.Effort{Workers: 2, Paths: tc.paths}
@@ -231,6 +235,10 @@ func TestGatherPart(t *testing.T) {
 				t.Fatalf("%v refined into %v", cut.Bounds, fine.Bounds)
 			}
 			for k := range cut.Parts() {
+				set := set
+				if strings.HasSuffix(tc.name, "window") {
+					set = bitarray.NewRanked(set.Sub(cut.Bounds[k], cut.Bounds[k+1]))
+				}
 				want := firstPassCheckpoint(t, g, tier, set, cut, k, e, held, won)
 				var subs []io.Reader
 				for j := range fine.Parts() {

@@ -517,7 +517,11 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 		return plan.CloseRangeBytes(t.Size, u.Hi-u.Lo, r.kidSizes(t), 1)
 	case api.Part:
 		p, hashes := t.Parts, u.Hi-u.Lo
-		if p == nil || p.Phase == api.PartsFirst {
+		switch {
+		case p != nil && p.Phase == api.PartsFirst && t.bySubs():
+			// A gathering holds the part as its sub-parts reported it.
+			return plan.PartRoundBytes(hashes, max(plan.PartHeldBytes(hashes), p.Bytes))
+		case p == nil || p.Phase == api.PartsFirst:
 			return plan.PartFirstPassBytes(hashes, hashes)
 		}
 		// A later round reads no child tier: the part's cells (twice

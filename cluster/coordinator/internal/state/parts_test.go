@@ -555,8 +555,10 @@ func TestFSMPartsSubs(t *testing.T) {
 	}
 	tok = h.grant(ref(1), "w2")
 	s = h.state()
+	// It holds the part as its sub-parts reported it (209 bytes, above
+	// the estimate of its 30 hashes).
 	if a := s.Assignment(ref(1), tok); a == nil || a.Kind != api.Part || !slices.Equal(a.Part.SubBounds, fine) || !slices.Equal(a.Part.Bounds, bounds) ||
-		!slices.Equal(a.Part.Window, []uint64{30, 60}) {
+		!slices.Equal(a.Part.Window, []uint64{30, 60}) || a.Bytes != int64(plan.PartRoundBytes(30, max(plan.PartHeldBytes(30), 209))) {
 		t.Fatalf("part 1's gathering round: %+v", a)
 	}
 	// While w2 has part 1's round, it takes no other part of the tier's
@@ -610,6 +612,14 @@ func TestFSMPartsSubs(t *testing.T) {
 	}
 	if live(blobOf("sub 1")) || !live(blobOf("c0")) || !live(blobOf("sub 3")) {
 		t.Error("a sub-part's checkpoint is live after its part's, or the part's is not, or a part's gathering is not live without one")
+	}
+	// Part 1's next round, on a worker that does not hold it, replays it
+	// from its gathering.
+	tok = h.grant(ref(1), "w3")
+	h.fsm.View(func(st *State, _ uint64) { a = st.Assignment(ref(1), tok) })
+	if a == nil || a.Part.Checkpoint != nil || len(a.Part.Steps) != 2 || len(a.Part.Steps[0].Gather) != 2 || !slices.Equal(a.Part.SubBounds, fine) ||
+		!slices.Equal(a.Part.Window, []uint64{30, 60}) {
+		t.Fatalf("part 1's round after a gathering without a checkpoint: %+v", a)
 	}
 }
 

@@ -38,8 +38,9 @@ import (
 // CPU-s a checkpoint of 146 MiB of cells, K+R+N v K+R+A's top tier in 3
 // parts); a round lost with its worker costs the rounds since the
 // checkpoint again, replayed by the worker that takes the part over. At
-// every 8th round, as before, the checkpoints were 58 times the bytes of
-// the notes and kept the leader busy for a tenth of the run's CPU; most
+// every 8th round, as before, the checkpoints were 60 to 90 times the
+// bytes of the notes (K+R+N v K+R+A: 2.1 GiB against 23 to 34 MiB) and
+// kept the leader busy for a seventh of the run's CPU; most
 // rounds of a part take a fraction of a second. A round that replayed
 // rounds writes one whatever the count: a worker that runs more parts
 // than its memory keeps (the others busy) restores them round after

@@ -123,13 +123,6 @@ func (w *Worker) leaseBudget() int64 {
 	return min(w.mem.limit+plan.BaseBytes, w.cfg.Budget)
 }
 
-// goMemory is the memory the Go runtime holds from the system (heap,
-// stacks, its own structures), less what it has given back: what its
-// memory limit (debug.SetMemoryLimit) counts.
-func goMemory() uint64 {
-	n := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes")
-	return n[0] - min(n[0], n[1])
-}
 
 // gcAttrs describe the Go collector for a worker's logs: its cycles so
 // far, and the last cycle in which its CPU limiter let the heap pass the
@@ -155,7 +148,7 @@ func (w *Worker) memoryAttrs() slog.Attr {
 	w.mu.Unlock()
 	mib := func(n uint64) float64 { return float64(n>>10) / 1024 }
 	return slog.Group("memory_mib", "rss", mib(r.RSS), "peak_rss", mib(r.Peak), "file", mib(r.File),
-		"go", mib(goMemory()), "mapped", mib(bigmem.Mapped()), "cache", mib(uint64(max(cache, 0))),
+		"go", mib(bigmem.GoMemory()), "mapped", mib(bigmem.Mapped()), "cache", mib(uint64(max(cache, 0))),
 		"cache_limit", mib(uint64(max(limit, 0))), "fixed", mib(uint64(max(fixed, 0))))
 }
 

@@ -125,13 +125,18 @@ var leftByRoom int64
 // collection left: less is not worth a collection.
 const roomSlack = 4 << 20
 
-// goMemory is the memory the Go runtime holds from the system, less what
-// it has given back: what its memory limit counts.
-func goMemory() int64 {
+// GoMemory is the memory the Go runtime holds from the system (heap,
+// stacks, its own structures), less what it has given back: what its
+// memory limit (debug.SetMemoryLimit) counts.
+func GoMemory() uint64 {
 	ms := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(ms)
-	return int64(ms[0].Value.Uint64()) - int64(ms[1].Value.Uint64())
+	total, released := ms[0].Value.Uint64(), ms[1].Value.Uint64()
+	return total - min(total, released)
 }
+
+// goMemory is GoMemory as a signed count, for makeRoom's comparisons.
+func goMemory() int64 { return int64(GoMemory()) }
 
 // smallBytes is the size below which an array is an ordinary Go slice: a
 // mapping costs a system call and whole pages.

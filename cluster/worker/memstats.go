@@ -123,7 +123,6 @@ func (w *Worker) leaseBudget() int64 {
 	return min(w.mem.limit+plan.BaseBytes, w.cfg.Budget)
 }
 
-
 // gcAttrs describe the Go collector for a worker's logs: its cycles so
 // far, and the last cycle in which its CPU limiter let the heap pass the
 // memory limit rather than spend more than about half the CPU collecting

@@ -369,6 +369,7 @@ type partHeader struct {
 	TieRem uint32  `json:"tie_rem"`
 	Ctr    uint32  `json:"ctr"`
 	Ties   bool    `json:"ties"`
+	Dense  bool    `json:"dense"` // cells by position, not by rank
 	Counts []int64 `json:"counts"`
 	Words  int     `json:"words"`
 }
@@ -378,7 +379,7 @@ func (p *Part) Checkpoint(w io.Writer) error {
 	s := p.s
 	h := partHeader{Game: s.g.Name(), Option: s.g.Option(), Tier: uint64(s.t), Part: s.part, Lo: s.lo, Hi: s.hi,
 		Bits: s.cells.Lay.Bits, Rem: s.cells.Lay.Rem, TieRem: s.cells.Lay.TieRem, Ctr: s.cells.Lay.Ctr,
-		Ties: s.phase == tiePhase, Counts: s.counts, Words: len(s.cells.Words)}
+		Ties: s.phase == tiePhase, Dense: s.dense, Counts: s.counts, Words: len(s.cells.Words)}
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -507,8 +508,20 @@ func (h partHeader) check(s *loopySolver, k int) (cells.Layout, error) {
 		return lay, fmt.Errorf("it is %s %s tier %d part %d [%d, %d)", h.Game, h.Option, h.Tier, h.Part, h.Lo, h.Hi)
 	case h.Bits != 8 && h.Bits != 16 || 2+2*uint64(h.Rem)+uint64(max(h.TieRem, 3+2*h.Ctr)) > 1<<h.Bits || len(h.Counts) > valuedb.MaxRemoteness+2:
 		return lay, fmt.Errorf("layout %+v", lay)
+	case h.Dense != s.dense:
+		// The window's density chooses; a run upgraded midway could
+		// otherwise read slots by rank as slots by position.
+		return lay, fmt.Errorf("cells by %s, the part's are by %s", byWhat(h.Dense), byWhat(s.dense))
 	}
 	return lay, nil
+}
+
+// byWhat names how cells are indexed.
+func byWhat(dense bool) string {
+	if dense {
+		return "position"
+	}
+	return "rank"
 }
 
 // readCells reads a checkpoint's n words of cells, handing them to put a

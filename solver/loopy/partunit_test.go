@@ -1,8 +1,11 @@
 package loopy
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -169,6 +172,33 @@ func TestRestorePart(t *testing.T) {
 			t.Errorf("a checkpoint cut at %d bytes: %v", n, err)
 		}
 	}
+	// Cells by the other index, with the same words: read, they would put
+	// every value on another position.
+	flipped := withHeader(t, data, func(h *partHeader) { h.Dense = !h.Dense })
+	if _, err := RestorePart(context.Background(), bytes.NewReader(flipped), g, tier, set, cut, 1, work.Effort{Workers: 1}); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("a checkpoint whose cells are by the other index: %v", err)
+	}
+}
+
+// withHeader returns checkpoint data with its header changed by edit.
+func withHeader(t testing.TB, data []byte, edit func(*partHeader)) []byte {
+	br := bufio.NewReader(bytes.NewReader(data))
+	h, err := readPartHeader(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&h)
+	hj, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(partMagic), binary.AppendUvarint(nil, uint64(len(hj)))...)
+	out = append(out, hj...)
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, rest...)
 }
 
 // FuzzRestorePart: any bytes restore part 1 or are refused, never a

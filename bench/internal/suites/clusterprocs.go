@@ -38,6 +38,11 @@ func RunAsTierd(args []string) {
 	tierdcli.Main(games.Default())
 }
 
+// ProfilesEnv names a folder where each process of the cluster suite's
+// processes variant writes its CPU profile (c1.pprof … w1.pprof …), when
+// set: where a cluster's CPU goes, as its users run it.
+const ProfilesEnv = "TIERSOLVE_BENCH_PROFILES"
+
 // procToken is the cluster token of the processes variant.
 const procToken = "bench-cluster-token-0123456789abcdef"
 
@@ -197,6 +202,10 @@ func (pc *procCluster) run(name string, args ...string) error {
 		return err
 	}
 	defer log.Close() // the child has its own descriptor
+	if dir := os.Getenv(ProfilesEnv); dir != "" {
+		// Each process profiles itself until stop's SIGTERM.
+		args = append(args, "--cpuprofile", filepath.Join(dir, name+".pprof"))
+	}
 	cmd := exec.Command(pc.exe, append([]string{TierdFlag}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

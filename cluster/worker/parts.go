@@ -275,7 +275,21 @@ func (r *partRound) firstPass(ctx context.Context, step api.PartStep) error {
 	if len(step.Gather) > 0 {
 		return r.gather(ctx, step.Gather)
 	}
-	p, err := loopy.NewPart(ctx, r.u.g, r.u.tier, r.set, r.cut, r.pw.Part, r.pw.KidRem, r.pw.KidTie, r.e)
+	// The held notes go first: a position they leave unable to lose
+	// needs no look at its moves (loopy.NewPart).
+	held, err := r.w.disk.paths(ctx, step.In)
+	if err != nil {
+		return err
+	}
+	early := func(apply func(loopy.Notes) error) error {
+		for _, path := range held {
+			if err := eachNotes(path, apply); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	p, err := loopy.NewPart(ctx, r.u.g, r.u.tier, r.set, r.cut, r.pw.Part, r.pw.KidRem, r.pw.KidTie, r.e, early)
 	if err != nil {
 		return err
 	}
@@ -286,17 +300,15 @@ func (r *partRound) firstPass(ctx context.Context, step api.PartStep) error {
 			p.Free()
 		}
 	}()
-	for _, files := range [][]api.Blob{step.In, step.Won} {
-		paths, err := r.w.disk.paths(ctx, files)
-		if err != nil {
+	won, err := r.w.disk.paths(ctx, step.Won)
+	if err != nil {
+		return err
+	}
+	for _, path := range won {
+		if err := eachNotes(path, func(ns loopy.Notes) error { return p.Apply(ctx, ns) }); err != nil {
 			return err
 		}
-		for _, path := range paths {
-			if err := eachNotes(path, func(ns loopy.Notes) error { return p.Apply(ctx, ns) }); err != nil {
-				return err
-			}
-			r.growth.update(p)
-		}
+		r.growth.update(p)
 	}
 	if err := p.EndFirstPass(); err != nil {
 		return err

@@ -117,6 +117,9 @@ func (s *loopySolver) slot(p uint64) (uint64, bool) {
 	}
 	if s.dense {
 		i := p - s.lo
+		if s.early { // before the first pass every cell is absent
+			return i, s.set.Contains(p)
+		}
 		return i, s.cells.Get(i) != cells.Absent
 	}
 	r, ok := s.set.Lookup(p)
@@ -284,6 +287,9 @@ func (s *loopySolver) initRange(ctx context.Context, r plan.Range, idx int) ([]i
 			}
 			rank++
 			if s.push {
+				if s.cells.Get(i) != cells.Absent {
+					continue // a held note came first: it cannot lose
+				}
 				// What the children elsewhere are comes in notes: count
 				// the children in the tier, as if it could lose.
 				v, err := tm.Value(p)

@@ -61,7 +61,11 @@ type partState struct {
 	// a position whose count does not fit its cell (counted), and the
 	// longest win elsewhere of a position that can lose (maxWin), by
 	// slot, under sideMu.
-	push    bool
+	push bool
+	// early is set while held notes are applied before the first pass
+	// (newPart): a position they leave unable to lose is opened first,
+	// and the first pass leaves it as it is.
+	early   bool
 	sideMu  sync.Mutex
 	counted sideTable
 	maxWin  sideTable
@@ -99,8 +103,9 @@ var errNeedsParents = errors.New("a loopy tier solved in parts needs the game's 
 // newPart returns the solver of part k of loopy tier t as cut, with its
 // cells set from its own moves: primitive positions decided, the others
 // able to lose with their children in the tier counted (the notes of the
-// children elsewhere come next). Its first cells are of layout lay.
-func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, lay cells.Layout, e work.Effort) (*loopySolver, error) {
+// children elsewhere come next), but for those that held's notes, applied
+// first, leave unable to lose (NewPart). Its first cells are of layout lay.
+func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, lay cells.Layout, e work.Effort, held func(apply func(Notes) error) error) (*loopySolver, error) {
 	if end := cut.Bounds[len(cut.Bounds)-1]; end > maxNotePos {
 		return nil, fmt.Errorf("%s: tier %d: %d hashes, more than parts can name", g.Name(), t, end)
 	}
@@ -113,6 +118,15 @@ func newPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarra
 	}
 	if s.cells, err = cells.New(s.slots(), lay); err != nil {
 		return nil, fmt.Errorf("%s: tier %d: %w", g.Name(), t, err)
+	}
+	if held != nil {
+		s.early = true
+		err := held(func(ns Notes) error { return s.applyNotes(ctx, ns) })
+		s.early = false
+		if err != nil {
+			s.free()
+			return nil, err
+		}
 	}
 	if err := s.firstPass(ctx); err != nil {
 		s.free()
@@ -192,6 +206,12 @@ func (s *loopySolver) applyNotes(ctx context.Context, ns []note) error {
 			i, ok := s.slot(n.pos())
 			if !ok {
 				continue // not a reachable position
+			}
+			if s.early {
+				if k := n.kind(); k != childLost && k != childHeld {
+					return fmt.Errorf("%s: tier %d: a note of kind %d before the part's first pass", s.g.Name(), s.t, k)
+				}
+				s.cells.Update(i, func(old uint32) (uint32, bool) { return cells.Open, old == cells.Absent })
 			}
 			if err := w.note(parentRef{i, n.pos()}, n); err != nil {
 				return err
@@ -370,11 +390,13 @@ func SolveInParts(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bi
 		// Each part reads its own window of the set, as a worker does.
 		win := bitarray.NewRanked(set.Sub(cut.Bounds[k], cut.Bounds[k+1]))
 		var err error
-		if ps[k], err = NewPart(ctx, g, t, win, cut, k, kidRem, kidTie, e); err != nil {
+		// Every held file, before the part's moves are read, then every
+		// won one.
+		early := func(apply func(Notes) error) error { return eachFile(held[k], apply) }
+		if ps[k], err = NewPart(ctx, g, t, win, cut, k, kidRem, kidTie, e, early); err != nil {
 			return nil, err
 		}
-		// Every held file, then every won one.
-		if err := applyFiles(ctx, ps[k], append(held[k], won[k]...)); err != nil {
+		if err := applyFiles(ctx, ps[k], won[k]); err != nil {
 			return nil, err
 		}
 		if err := ps[k].EndFirstPass(); err != nil {
@@ -419,8 +441,13 @@ func addFile(files []*bytes.Buffer, ns []note) []*bytes.Buffer {
 // applyFiles applies notes files to part p a section at a time, in
 // order, as a worker reads the files it receives (EachNotes).
 func applyFiles(ctx context.Context, p *Part, files []*bytes.Buffer) error {
-	for _, f := range files {
-		if err := EachNotes(f, func(ns Notes) error { return p.Apply(ctx, ns) }); err != nil {
+	return eachFile(files, func(ns Notes) error { return p.Apply(ctx, ns) })
+}
+
+// eachFile calls f with each section of notes of files, in order.
+func eachFile(files []*bytes.Buffer, f func(Notes) error) error {
+	for _, b := range files {
+		if err := EachNotes(bytes.NewReader(b.Bytes()), f); err != nil {
 			return err
 		}
 	}

@@ -60,8 +60,15 @@ type Notes []note
 // positions are set, with its cells set from its own moves; maxRem and
 // maxTie are the longest win or loss and the longest tie (-1 if none) of
 // t's child tiers (their databases' headers say).
-func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k, maxRem, maxTie int, e work.Effort) (*Part, error) {
-	s, err := newPart(ctx, g, t, set, cut, k, cells.For(maxRem+1, maxTie+1, e.Paths != nil && e.Paths.Narrow), e)
+//
+// held, if not nil, gives the child tiers' held notes for the part (each
+// notes file's sections in turn, to apply), which NewPart applies before
+// it reads the part's moves: a position with a child elsewhere lost, tied
+// or drawn cannot lose, so its moves need no look (Unmover.Parents names
+// no primitive position). The part is then the one NewPart without held
+// and Apply of the same notes make. The won notes come after (Apply).
+func NewPart(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k, maxRem, maxTie int, e work.Effort, held func(apply func(Notes) error) error) (*Part, error) {
+	s, err := newPart(ctx, g, t, set, cut, k, cells.For(maxRem+1, maxTie+1, e.Paths != nil && e.Paths.Narrow), e, held)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/internal/bytier"
 	"github.com/tiersolve/tiersolve/solver/internal/cells"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/solver/reach"
@@ -123,7 +124,7 @@ func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bit
 	}
 	set = bitarray.NewRanked(full)
 	cut = plan.NewCut(set, 3, 1)
-	s, err := newPart(context.Background(), g, tier, set, cut, 1, cells.Layout{Bits: 8, Rem: 40, TieRem: 2, Ctr: 1}, work.Effort{Workers: 1})
+	s, err := newPart(context.Background(), g, tier, set, cut, 1, cells.Layout{Bits: 8, Rem: 40, TieRem: 2, Ctr: 1}, work.Effort{Workers: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func FuzzGatherPart(f *testing.F) {
 // ties), with each of notes applied in turn (copies: Apply sorts them).
 func firstPassCheckpoint(tb testing.TB, g tiergame.Game, tier tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, k int, e work.Effort, notes ...Notes) []byte {
 	tb.Helper()
-	p, err := NewPart(context.Background(), g, tier, set, cut, k, 30, -1, e)
+	p, err := NewPart(context.Background(), g, tier, set, cut, k, 30, -1, e, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -353,4 +354,92 @@ func firstPassCheckpoint(tb testing.TB, g tiergame.Game, tier tiergame.Tier, set
 		tb.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestNewPartHeldFirst: a part whose held notes come before its moves
+// are read (NewPart's held) checkpoints as the part whose first pass
+// reads every move and then applies the same notes, by position and by
+// rank, over the set or the part's window; a won note before the first
+// pass is refused.
+func TestNewPartHeldFirst(t *testing.T) {
+	g, err := games.New("quixo", "size=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tier := tiergame.Tier(2<<8 | 2)
+	full, err := reach.FullTier(context.Background(), g, tier, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := bitarray.NewRanked(full)
+	cut := plan.NewCut(set, 3, 1)
+	// Held notes name parents, never a primitive position
+	// (Unmover.Parents): only those of positions with moves.
+	moves := bytier.New(g, tier)
+	var held, won Notes
+	for q := range set.Range(set.Base(), set.End()) {
+		if v, err := moves.Value(q); err != nil || v != tiergame.Undecided {
+			continue
+		}
+		switch q % 5 {
+		case 1:
+			held = append(held, makeNote(q, childHeld, 0))
+		case 2:
+			held = append(held, makeNote(q, childLost, int(q%9)))
+		case 3:
+			won = append(won, makeNote(q, childWon, int(q%17)))
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		paths  *work.Paths
+		window bool
+	}{
+		{"dense", nil, false},
+		{"ranked", &work.Paths{Ranked: true}, false},
+		{"narrow", &work.Paths{Narrow: true}, false},
+		{"window", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := work.Effort{Workers: 2, Paths: tc.paths}
+			for k := range cut.Parts() {
+				set := set
+				if tc.window {
+					set = bitarray.NewRanked(set.Sub(cut.Bounds[k], cut.Bounds[k+1]))
+				}
+				want := firstPassCheckpoint(t, g, tier, set, cut, k, e, held, won)
+				early := func(apply func(Notes) error) error {
+					// In two sections, as a file's are read.
+					h := slices.Clone(held)
+					if err := apply(h[:len(h)/2]); err != nil {
+						return err
+					}
+					return apply(h[len(h)/2:])
+				}
+				p, err := NewPart(context.Background(), g, tier, set, cut, k, 30, -1, e, early)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Apply(context.Background(), slices.Clone(won)); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.EndFirstPass(); err != nil {
+					t.Fatal(err)
+				}
+				var got bytes.Buffer
+				if err := p.Checkpoint(&got); err != nil {
+					t.Fatal(err)
+				}
+				p.Free()
+				if !bytes.Equal(got.Bytes(), want) {
+					t.Errorf("part %d: its held notes first give another checkpoint", k)
+				}
+			}
+			wonFirst := func(apply func(Notes) error) error { return apply(slices.Clone(won)) }
+			if p, err := NewPart(context.Background(), g, tier, set, cut, 1, 30, -1, e, wonFirst); err == nil {
+				p.Free()
+				t.Error("won notes before the first pass were applied")
+			}
+		})
+	}
 }

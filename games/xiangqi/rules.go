@@ -159,6 +159,13 @@ const (
 	fSwept     = fSwept1 | fSwept2
 )
 
+// The fSwept bits lie above the flags and within a slot's 16 bits: the
+// constants overflow otherwise.
+const (
+	_ uint32 = 0 - fSwept&(fStale<<1-1)
+	_        = uint16(fSwept)
+)
+
 // judge is the rule pass over one tier. Its arrays are outside the Go
 // heap (bigmem), so the collector's goal does not double them, and only
 // the undecided positions (the draws of the loopy solve, a fraction of

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -141,10 +142,28 @@ const (
 	fChaseWin                     // may win because the other side chases for ever
 	fChaseLose                    // may lose for chasing for ever
 	fListed                       // still has working flags (xiangqitb's rule bits)
-	fStale                        // to be checked in the next half-sweep of its side (see sweeps)
+	fStale                        // to be checked in the next half-sweep of its side (see sweeps), or in the next round's carried step 1 (carriedSweeps)
 
 	fWorking = fCheckWin | fCheckLose | fChaseWin | fChaseLose
 	fSticky  = fInCheck | fCheck | fInChase | fChase
+
+	// The slot's last bits keep what step 1's first two sweeps of a
+	// round did, for the next round to start from (carriedSweeps):
+	// fSwept1 the working flags the first sweep removed from the labels
+	// (fWorking's bits shifted by sweptShift), fSwept2 whether the
+	// second removed a win flag (removeWin removes one at most:
+	// fCheckWin if the position has it, else fChaseWin).
+	sweptShift = 6
+	fSwept1    = fWorking << sweptShift
+	fSwept2    = uint32(1) << 15
+	fSwept     = fSwept1 | fSwept2
+)
+
+// The fSwept bits lie above the flags and within a slot's 16 bits: the
+// constants overflow otherwise.
+const (
+	_ uint32 = 0 - fSwept&(fStale<<1-1)
+	_        = uint16(fSwept)
 )
 
 // judge is the rule pass over one tier. Its arrays are outside the Go
@@ -191,6 +210,13 @@ type judge struct {
 	// halves, if not nil, counts them (judgeConfig.halves).
 	sweepMode sweepMode
 	halves    *[2]int
+	// carry is whether a round after the first starts step 1 from the
+	// last round's first two sweeps (carriedSweeps; judgeConfig.fullStep1
+	// turns it off), carried counts those rounds if not nil, and
+	// checkCarry runs the full sweeps after each to compare.
+	carry      bool
+	carried    *int
+	checkCarry bool
 	// progress, if not nil, is told where the pass is (say); round is
 	// the round in progress.
 	progress func(string)
@@ -414,6 +440,16 @@ type judgeConfig struct {
 	// stale positions ([1]) and those that checked every listed one
 	// ([0]).
 	halves *[2]int
+	// fullStep1 runs every round's step 1 from the labels, as xiangqitb
+	// does, rather than from the last round's first two sweeps.
+	fullStep1 bool
+	// carried, if not nil, counts the rounds whose step 1 started from
+	// the last round's (carriedSweeps).
+	carried *int
+	// checkCarry, in a round that carries step 1, runs its first two
+	// sweeps again in full and fails the pass if any flag or what the
+	// sweeps log differs (tests).
+	checkCarry bool
 }
 
 // sweepMode is how the half-sweeps choose the positions they check (see
@@ -446,7 +482,8 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	j := &judge{g: g, l: l, t: t, workers: workers, spreadChunk: cfg.spreadChunk, sweepMode: cfg.sweeps, halves: cfg.halves, progress: progress}
+	j := &judge{g: g, l: l, t: t, workers: workers, spreadChunk: cfg.spreadChunk, sweepMode: cfg.sweeps, halves: cfg.halves,
+		carry: !cfg.fullStep1, carried: cfg.carried, checkCarry: cfg.checkCarry, progress: progress}
 	defer j.free()
 	j.say("the draws' checks, chases and captures")
 	if err := j.init(value, child); err != nil {
@@ -458,9 +495,10 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 			return fmt.Errorf("%w: tier %s: more than 255 rounds", ErrRules, l.m)
 		}
 		j.round = round
+		carry := j.carry && round > 1
 		j.say("labelling")
-		j.labelMay()
-		j.removeFake()
+		j.labelMay(carry)
+		j.removeFake(carry)
 		j.say("declaring the rule-breakers lost and spreading it")
 		for side := xq.Red; side <= xq.Black; side++ {
 			if !done[side] {
@@ -651,15 +689,26 @@ func (q *quietMoves) next() (xq.Move, uint64, bool) {
 
 // labelMay sets the working flags of every undecided position from its
 // lasting ones (a capture to a draw keeps a loss flag only beside the
-// win flag of the same rule).
-func (j *judge) labelMay() {
+// win flag of the same rule). If carry, it keeps the fSwept bits and the
+// stale marks for carriedSweeps (and clears the marks of positions
+// without flags, which no sweep reads), else it clears both.
+func (j *judge) labelMay(carry bool) {
 	j.eachUnknown(0, 1, func(h uint64) bool {
 		j.setListed(h, false)
 		f := j.flag(h)
-		if j.state(h) != stUnknown || f&fSticky == 0 {
+		if j.state(h) != stUnknown {
+			return false
+		}
+		if f&fSticky == 0 {
+			if carry && f&fStale != 0 {
+				j.setFlag(h, f&^fStale)
+			}
 			return false
 		}
 		f &^= fWorking | fListed
+		if !carry {
+			f &^= fSwept | fStale
+		}
 		if f&fInCheck != 0 {
 			f |= fCheckWin
 		}
@@ -702,12 +751,15 @@ func (j *judge) setListed(h uint64, on bool) {
 // xiangqitb's three steps of growing strictness, then clears the
 // positions where both sides may win by the same rule and repeats the
 // second step.
-func (j *judge) removeFake() {
+//
+// If carry, step 1's first two sweeps start from the last round's
+// (carriedSweeps).
+func (j *judge) removeFake(carry bool) {
 	for step := 1; step <= 3; step++ {
-		j.sweeps(step)
+		j.sweeps(step, carry && step == 1)
 	}
 	if j.mutual() {
-		j.sweeps(2)
+		j.sweeps(2, false)
 	}
 }
 
@@ -733,9 +785,18 @@ func (j *judge) removeFake() {
 // workers of a full half take blocks in parallel), and on every endgame
 // compared the decisions are the same (TestRulesStaleSweeps; run
 // folders of K+R+N v K+R, K+R v K+N+N and K+N+P v K+N; xiangqitb's).
-func (j *judge) sweeps(step int) {
+//
+// If carried, the first two sweeps are carriedSweeps'.
+func (j *judge) sweeps(step int, carried bool) {
 	var sw sweepLog
-	for n := 1; ; n++ {
+	n := 1
+	if carried {
+		if !j.carriedSweeps(&sw) {
+			return
+		}
+		n = 3
+	}
+	for ; ; n++ {
 		j.say(fmt.Sprintf("removing the cycles that do not hold (step %d of 3, sweep %d)", step, n))
 		found := false
 		for side := uint64(0); side < 2; side++ {
@@ -745,6 +806,178 @@ func (j *judge) sweeps(step int) {
 		}
 		if n >= 2 && !found {
 			return
+		}
+	}
+}
+
+// carriedSweeps runs step 1's first two sweeps in a round after the
+// first from the last round's: the same flags, log (sw) and answer
+// (whether the second sweep changed any flag, which ends the step if
+// not) as full sweeps from the labels, with a check only where its
+// inputs changed.
+//
+// In step 1 a check reads its own flags, the states and the other
+// side's flags, never its own side's: removeLose and removeWin return
+// before any grandchild at step 1, and removeWin's drawMoves counts
+// only beside a flight, which step 1 never keeps. So each half gives
+// what the states, the position's flags before it and the flags the
+// halves before it left on the other side give: red's loss half reads
+// black's labels, black's loss half red's flags after it, red's win
+// half black's loss flags after black's, black's win half red's loss
+// flags. The labels are the same every round (the lasting flags are set
+// once), and the states change only where build decided. So a position
+// keeps last round's flags after each half (its fSwept bits) unless a
+// child was decided (candidates marked it stale) or a child's flags
+// changed in an earlier half of this round (the halves mark the parents
+// of the positions whose flags differ from last round's): those alone
+// are checked again, reading what full sweeps would read.
+func (j *judge) carriedSweeps(sw *sweepLog) bool {
+	if j.carried != nil {
+		*j.carried++
+	}
+	found := false
+	for n := 1; n <= 2; n++ {
+		j.say(fmt.Sprintf("removing the cycles that do not hold (step 1 of 3, sweep %d, from the last round's)", n))
+		for side := uint64(0); side < 2; side++ {
+			if j.carryHalf(n, side, sw) && n == 2 {
+				found = true
+			}
+		}
+	}
+	if j.checkCarry {
+		j.compareFull(sw, found)
+	}
+	return found
+}
+
+// carryHalf is side's half of carriedSweeps' sweep n (1: the loss flags,
+// 2: the win flags). A position marked stale is checked; after sweep 1
+// it stays marked, since its check in sweep 2 reads the same child, and
+// if its flags differ from last round's, its parents are marked (their
+// next half reads them). Every other position takes its flags after the
+// same half last round. It logs the changes as halfSweep does and
+// reports whether there were any.
+func (j *judge) carryHalf(n int, side uint64, sw *sweepLog) bool {
+	mask := fCheckWin | fChaseWin
+	if n == 1 {
+		mask = fCheckLose | fChaseLose
+	}
+	hl := halfLog{limit: j.maxChanges()}
+	found := j.blocksOf(j.unknown, side, 2, func(hashes iter.Seq[uint64]) bool {
+		var local []change
+		var parents []tiergame.Position
+		count, any := int64(0), false
+		for h := range hashes {
+			f := j.flag(h)
+			if j.state(h) != stUnknown || f&fSticky == 0 {
+				continue
+			}
+			in := f &^ (fStale | fSwept) // what a full half finds
+			checked := in&fListed != 0 && in&mask != 0
+			var out uint32
+			switch {
+			case f&fStale == 0 && n == 1:
+				out = in &^ ((f & fSwept1) >> sweptShift)
+			case f&fStale == 0:
+				if f&fSwept2 != 0 {
+					out = in &^ winRemoved(in)
+				} else {
+					out = in
+				}
+			case !checked:
+				out = in
+			case n == 1:
+				out = j.removeLose(h, in, 1)
+			default:
+				out = j.removeWin(h, in, 1)
+			}
+			if out&fWorking == 0 {
+				out &^= fListed
+			}
+			nf := f&^(fWorking|fListed) | out
+			if f&fStale != 0 {
+				if n == 1 {
+					if last := in &^ ((f & fSwept1) >> sweptShift); (last^out)&fWorking != 0 {
+						parents = j.markParents(h, parents[:0])
+					}
+					nf = nf&^fSwept1 | swept(1, 1, in, out)
+				} else {
+					nf = nf&^(fSwept2|fStale) | swept(2, 1, in, out)
+				}
+			}
+			if nf != f {
+				j.setFlag(h, nf)
+			}
+			if in&fListed != 0 && out&fListed == 0 {
+				j.setListed(h, false)
+			}
+			if checked {
+				count++
+			}
+			if out != in {
+				any = true
+				local = hl.add(local, h, in^out)
+			}
+		}
+		hl.merge(local, count)
+		return any
+	})
+	sw.push(n, side, &hl, true)
+	return found
+}
+
+// winRemoved returns the win flag that removeWin removes from flags f
+// when it removes one.
+func winRemoved(f uint32) uint32 {
+	if f&fCheckWin != 0 {
+		return fCheckWin
+	}
+	return fChaseWin
+}
+
+// markParents marks stale the undecided parents of position h that may
+// have working flags; ps is a buffer for them.
+func (j *judge) markParents(h uint64, ps []tiergame.Position) []tiergame.Position {
+	ps = j.g.Parents(j.t, tiergame.Position(h), j.t, ps)
+	for _, p := range ps {
+		u := uint64(p)
+		if !j.isUnknown(u) || j.state(u) != stUnknown {
+			continue
+		}
+		if f := j.flag(u); f&fSticky != 0 && f&fStale == 0 {
+			j.orFlag(u, fStale)
+		}
+	}
+	return ps
+}
+
+// compareFull runs step 1's first two sweeps again in full from the
+// labels, after carriedSweeps gave sw and found, and fails the pass if
+// the flags, the listed positions, the log or the answer differ.
+func (j *judge) compareFull(sw *sweepLog, found bool) {
+	fl, listed := slices.Clone(j.fl), slices.Clone(j.listed)
+	j.labelMay(false)
+	var full sweepLog
+	fullFound := false
+	for n := 1; n <= 2; n++ {
+		for side := uint64(0); side < 2; side++ {
+			if j.halfSweep(n, 1, side, &full) && n == 2 {
+				fullFound = true
+			}
+		}
+	}
+	same := found == fullFound && full.checked == sw.checked && slices.Equal(fl, j.fl) && slices.Equal(listed, j.listed)
+	for i := range full.recent {
+		a, b := slices.Clone(sw.recent[i]), slices.Clone(full.recent[i])
+		slices.Sort(a)
+		slices.Sort(b)
+		same = same && (a == nil) == (b == nil) && slices.Equal(a, b)
+	}
+	if !same {
+		j.errMu.Lock()
+		defer j.errMu.Unlock()
+		if j.err == nil {
+			j.err = fmt.Errorf("%w: tier %s, round %d: step 1's first two sweeps carried from the last round differ from full ones", ErrRules, j.l.m, j.round)
 		}
 	}
 }
@@ -774,6 +1007,78 @@ type sweepLog struct {
 	// checked is how many positions the last half of each kind (parity
 	// of the sweep, side) that checked every listed one checked.
 	checked [2][2]int
+}
+
+// push logs the changes of a half-sweep (n, side) that hl gathered, and
+// if full (it checked every listed position) how many it checked.
+func (sw *sweepLog) push(n int, side uint64, hl *halfLog, full bool) {
+	copy(sw.recent[:], sw.recent[1:])
+	sw.recent[3] = hl.changes()
+	if full {
+		sw.checked[n%2][side] = int(hl.checked.Load())
+	}
+}
+
+// halfLog gathers what a half-sweep changed, from runs of positions
+// checked in parallel, for sweepLog: up to limit changes, none if more.
+type halfLog struct {
+	limit    int
+	mu       sync.Mutex
+	changed  []change
+	checked  atomic.Int64
+	overflow atomic.Bool
+}
+
+// add appends to local, a run's changes, that h's flags changed bits,
+// unless the half has changed more than it logs.
+func (hl *halfLog) add(local []change, h uint64, bits uint32) []change {
+	if hl.overflow.Load() {
+		return local
+	}
+	return append(local, newChange(h, bits))
+}
+
+// merge adds a run's changes and the number of positions it checked.
+func (hl *halfLog) merge(local []change, checked int64) {
+	hl.checked.Add(checked)
+	if len(local) == 0 {
+		return
+	}
+	hl.mu.Lock()
+	defer hl.mu.Unlock()
+	if len(hl.changed)+len(local) > hl.limit {
+		hl.overflow.Store(true)
+	}
+	if !hl.overflow.Load() {
+		hl.changed = append(hl.changed, local...)
+	}
+}
+
+// changes returns the half's changes: nil if it changed more than it
+// logs, else not nil.
+func (hl *halfLog) changes() []change {
+	if hl.overflow.Load() {
+		return nil
+	}
+	if hl.changed == nil {
+		return []change{}
+	}
+	return hl.changed
+}
+
+// swept returns the fSwept bits that record the check of a position
+// from flags f to nf in sweep n of step 1 (none in any other): the
+// working flags the first removed, whether the second removed one.
+func swept(n, step int, f, nf uint32) uint32 {
+	switch {
+	case step != 1:
+		return 0
+	case n == 1:
+		return (f &^ nf & fWorking) << sweptShift
+	case n == 2 && (f^nf)&fWorking != 0:
+		return fSwept2
+	}
+	return 0
 }
 
 // maxChanges is how many changes a half-sweep logs (8 bytes each, on the
@@ -819,16 +1124,12 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 				nf &^= fListed
 				j.setListed(h, false)
 			}
-			j.setFlag(h, nf)
+			j.setFlag(h, nf|swept(n, step, f, nf))
 		}
 		return f, nf, true
 	}
 	// Each run of words counts and logs its own, merged once a run.
-	var mu sync.Mutex
-	var changed []change
-	var checked atomic.Int64
-	var overflow atomic.Bool
-	limit := j.maxChanges()
+	hl := halfLog{limit: j.maxChanges()}
 	found := j.blocksOf(j.listed, side, 2, func(hashes iter.Seq[uint64]) bool {
 		var local []change
 		count, any := int64(0), false
@@ -840,34 +1141,13 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 			count++
 			if nf != f {
 				any = true
-				if !overflow.Load() {
-					local = append(local, newChange(h, f^nf))
-				}
+				local = hl.add(local, h, f^nf)
 			}
 		}
-		checked.Add(count)
-		if len(local) > 0 {
-			mu.Lock()
-			if len(changed)+len(local) > limit {
-				overflow.Store(true)
-			}
-			if !overflow.Load() {
-				changed = append(changed, local...)
-			}
-			mu.Unlock()
-		}
+		hl.merge(local, count)
 		return any
 	})
-	if overflow.Load() {
-		changed = nil
-	} else if changed == nil {
-		changed = []change{}
-	}
-	copy(sw.recent[:], sw.recent[1:])
-	sw.recent[3] = changed
-	if !stale {
-		sw.checked[n%2][side] = int(checked.Load())
-	}
+	sw.push(n, side, &hl, !stale)
 	if j.halves != nil {
 		if stale {
 			j.halves[1]++
@@ -1473,7 +1753,10 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 // rule of the position reaching it, for a loss those without a capture
 // to a draw whose every quiet move leads to a win, with the least rule
 // of this round's among those wins. It reads the judge's arrays and
-// writes only notLost, whose bits say what any worker would find.
+// writes only notLost, whose bits say what any worker would find, and,
+// if the rounds carry step 1, the stale mark of every undecided parent
+// (its child is decided: carriedSweeps checks it again), a bit no
+// worker reads here.
 func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) []candidate {
 	var buf [128]xq.Move
 	var parents []tiergame.Position
@@ -1487,6 +1770,9 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 			u := uint64(p)
 			if j.state(u) != stUnknown {
 				continue
+			}
+			if j.carry {
+				j.orFlag(u, fStale)
 			}
 			if win {
 				dst = append(dst, candidate{u, rule})

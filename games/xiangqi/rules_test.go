@@ -518,3 +518,48 @@ func TestRulesStaleSweeps(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesCarriedSweeps: rounds that start step 1 from the last
+// round's first two sweeps (the default) leave, after those sweeps, the
+// flags, listed positions, log and answer that full sweeps from the
+// labels leave (checkCarry compares them in every such round), and
+// decide what rounds running step 1 in full decide, on one goroutine
+// and on two, with the stale halves after them as often as they can.
+func TestRulesCarriedSweeps(t *testing.T) {
+	for _, tc := range []struct {
+		material string
+		long     bool
+	}{
+		{"KRvKN", false}, // perpetual check only
+		{"KPPvKN", true}, // a quarter of its decisions by perpetual chase
+	} {
+		material := tc.material
+		t.Run(material, func(t *testing.T) {
+			if tc.long && (testing.Short() || race.Enabled) {
+				t.Skip("minutes of solving: not with -short or -race")
+			}
+			run := topJudge(t, material)
+			want := run(judgeConfig{workers: 1, fullStep1: true})
+			if len(want) == 0 {
+				t.Fatal("no decision: the test proves nothing here")
+			}
+			for _, cfg := range []judgeConfig{{workers: 1}, {workers: 2, checkCarry: true}, {workers: 2, sweeps: sweepsStale, checkCarry: true}} {
+				var carried int
+				cfg.carried = &carried
+				got := run(cfg)
+				if carried == 0 {
+					t.Fatalf("%+v: no round carried step 1", cfg)
+				}
+				t.Logf("%s, %d workers, sweeps %d: %d decisions, %d rounds carried step 1", material, cfg.workers, cfg.sweeps, len(got), carried)
+				if len(got) != len(want) {
+					t.Fatalf("%+v: %d decisions, %d with step 1 in full", cfg, len(got), len(want))
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%+v: %+v, with step 1 in full %+v", cfg, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}

@@ -108,22 +108,29 @@ func FuzzReadNotes(f *testing.F) {
 	})
 }
 
+// quixoParts is Quixo 3x3's loopy tier x2o2, every legal position of it,
+// cut into 3 parts: the case of the part tests.
+func quixoParts(tb testing.TB) (tiergame.Game, tiergame.Tier, *bitarray.Ranked, plan.Cut) {
+	tb.Helper()
+	g, err := games.New("quixo", "size=3")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tier := tiergame.Tier(2<<8 | 2)
+	full, err := reach.FullTier(context.Background(), g, tier, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	set := bitarray.NewRanked(full)
+	return g, tier, set, plan.NewCut(set, 3, 1)
+}
+
 // checkpointCase is a part of Quixo 3x3's loopy tier x2o2, checkpointed
 // after its own moves and notes of wins elsewhere for some of its
 // positions, with a narrow layout: its side tables hold counts and
 // longest wins.
 func checkpointCase(t testing.TB) (g tiergame.Game, tier tiergame.Tier, set *bitarray.Ranked, cut plan.Cut, data []byte) {
-	g, err := games.New("quixo", "size=3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tier = tiergame.Tier(2<<8 | 2)
-	full, err := reach.FullTier(context.Background(), g, tier, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set = bitarray.NewRanked(full)
-	cut = plan.NewCut(set, 3, 1)
+	g, tier, set, cut = quixoParts(t)
 	s, err := newPart(context.Background(), g, tier, set, cut, 1, cells.Layout{Bits: 8, Rem: 40, TieRem: 2, Ctr: 1}, work.Effort{Workers: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -221,17 +228,7 @@ func FuzzRestorePart(f *testing.F) {
 // of cells or inside one, and over the tier's set or the part's window of
 // it (as a worker reads it).
 func TestGatherPart(t *testing.T) {
-	g, err := games.New("quixo", "size=3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tier := tiergame.Tier(2<<8 | 2)
-	full, err := reach.FullTier(context.Background(), g, tier, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := bitarray.NewRanked(full)
-	cut := plan.NewCut(set, 3, 1)
+	g, tier, set, cut := quixoParts(t)
 	// Notes of every kind a first pass reads, for positions all over the
 	// tier: each sub-part applies them all and keeps its own.
 	var held, won Notes
@@ -362,17 +359,7 @@ func firstPassCheckpoint(tb testing.TB, g tiergame.Game, tier tiergame.Tier, set
 // rank, over the set or the part's window; a won note before the first
 // pass is refused.
 func TestNewPartHeldFirst(t *testing.T) {
-	g, err := games.New("quixo", "size=3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tier := tiergame.Tier(2<<8 | 2)
-	full, err := reach.FullTier(context.Background(), g, tier, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := bitarray.NewRanked(full)
-	cut := plan.NewCut(set, 3, 1)
+	g, tier, set, cut := quixoParts(t)
 	// Held notes name parents, never a primitive position
 	// (Unmover.Parents): only those of positions with moves.
 	moves := bytier.New(g, tier)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tiersolve/tiersolve/bitarray"
 	"github.com/tiersolve/tiersolve/cluster/api"
+	"github.com/tiersolve/tiersolve/games"
 	"github.com/tiersolve/tiersolve/internal/poll"
 	"github.com/tiersolve/tiersolve/solver/plan"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -288,5 +289,41 @@ func TestHeartbeatAfterAcceptance(t *testing.T) {
 	}
 	if !slices.Equal(resp.Lost, []uint64{1 << 40}) {
 		t.Errorf("heartbeat naming accepted token %d and unknown token %d: lost %v, want the unknown one only", done, uint64(1<<40), resp.Lost)
+	}
+}
+
+// TestCutPartsWidest: a loopy tier is cut into parts of about as many
+// positions, and into more while its widest part (in hashes: a dense
+// tier's cells) does not fit the budget; a cut the run's settings fix
+// (no fits) keeps its count.
+func TestCutPartsWidest(t *testing.T) {
+	g, err := games.New("quixo", "size=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Positions crowded at the start of the hash space: parts of as many
+	// positions are narrow there and wide after.
+	const size = 1 << 20
+	set := bitarray.New(0, size)
+	for p := uint64(0); p < size; p++ {
+		if p < size/4 || p%16 == 0 {
+			set.Add(p)
+		}
+	}
+	widest := func(bounds []uint64) uint64 { return plan.Cut{Bounds: bounds}.Widest() }
+	fixed, _ := cutParts(g, 0, set, partsCut{parts: 2}, 1, 1)
+	if len(fixed) != 3 {
+		t.Fatalf("fixed at 2 parts: bounds %v", fixed)
+	}
+	limit := widest(fixed) - 1
+	fits := func(window uint64) bool { return window <= limit }
+	grown, _ := cutParts(g, 0, set, partsCut{parts: 2, fits: fits}, 1, 1)
+	if len(grown) <= 3 || widest(grown) > limit {
+		t.Errorf("cut to fit windows of %d hashes: bounds %v (widest %d)", limit, grown, widest(grown))
+	}
+	// One part fewer would not have fit: the cut grows no further than it must.
+	fewer := bitarray.NewRanked(set)
+	if c := plan.NewCut(fewer, len(grown)-2, cutAlign(fewer.Total(), len(grown)-2)); fits(c.Widest()) {
+		t.Errorf("%d parts fit windows of %d hashes already, cut into %d", c.Parts(), limit, len(grown)-1)
 	}
 }

@@ -74,7 +74,12 @@ func (n *Node) mergeLevel(ctx context.Context, g tiergame.Game, in taskInputs, p
 			threads := n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)
 			lv.Ranges, lv.Expand = cut(set, in.run.Settings, threads)
 			if in.tier.Loopy && !in.run.Chance {
-				lv.Parts, lv.FirstParts = cutParts(g, t, set, n.loopyParts(in, lv.Reachable), threads, in.run.Settings.MinRange)
+				pc := n.loopyParts(in, lv.Reachable)
+				lv.Parts, lv.FirstParts = cutParts(g, t, set, pc, threads, in.run.Settings.MinRange)
+				if k := len(lv.Parts) - 1; k > pc.parts {
+					n.log.Info("a loopy tier's widest part did not fit the budget: cut finer", "run", in.run.ID,
+						"tier", in.tier.Name, "parts", k)
+				}
 			}
 		}
 		if _, err := n.propose(state.SetLevel(in.run.ID, in.tier.Tier, lv)); err != nil {
@@ -239,37 +244,50 @@ func cut(set *bitarray.Set, settings api.Settings, threads int) (solve, expand [
 	return solve, expand
 }
 
-// loopyParts is how many parts a loopy tier of reachable positions is
-// solved in: the run's --loopy-ranges, or if it does not say, as many as
-// the largest budget of the workers present needs, and two for a tier
-// that fits whole but would be a long unit beside the run
-// (state.Run.LongWhole); none if it fits whole, or a worker does not
-// say.
-func (n *Node) loopyParts(in taskInputs, reachable uint64) int {
+// A partsCut is how a loopy tier is to be cut: into parts parts at
+// least, and, if fits is set, into more while the widest part's units
+// do not fit (cutParts).
+type partsCut struct {
+	parts int
+	fits  func(window uint64) bool
+}
+
+// loopyParts is how a loopy tier of reachable positions is cut: into the
+// run's --loopy-ranges parts; or, if it does not say, into as many as
+// the largest budget of the workers present needs (less the room for
+// their growth: plan.CutBudget), or two for a tier that fits whole but
+// would be a long unit beside the run (state.Run.LongWhole), and more
+// while the widest part does not fit that budget; none if it fits
+// whole, or a worker does not say.
+func (n *Node) loopyParts(in taskInputs, reachable uint64) partsCut {
 	if in.run.Settings.LoopyRanges != 0 {
-		return in.run.Settings.LoopyRanges
+		return partsCut{parts: in.run.Settings.LoopyRanges}
 	}
 	largest := largestBudget(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL))
 	threads := n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)
-	parts, long := 0, false
+	budget := plan.CutBudget(uint64(max(largest, 0)))
+	var c partsCut
+	long := false
 	n.fsm.View(func(s *state.State, _ uint64) {
 		if r := s.Run(in.run.ID); r != nil {
-			if t := r.Tier(in.tier.Tier); t != nil {
-				parts = r.PartsFor(t, reachable, largest, api.MaxLoopyRanges)
-				long = parts == 0 && largest > 0 && r.LongWhole(t, reachable, threads)
+			if t := r.Tier(in.tier.Tier); t != nil && largest > 0 {
+				c.parts = r.PartsFor(t, reachable, int64(budget), api.MaxLoopyRanges)
+				long = c.parts == 0 && r.LongWhole(t, reachable, threads)
+				bytes := r.PartBytes(t)
+				c.fits = func(window uint64) bool { return bytes(window) <= budget }
 			}
 		}
 	})
 	switch {
 	case long:
-		parts = 2
+		c.parts = 2
 		n.log.Info("a loopy tier is solved in parts: whole, it would be a long unit beside the run", "run", in.run.ID,
-			"tier", in.tier.Name, "parts", parts, "threads", threads)
-	case parts > 0:
+			"tier", in.tier.Name, "parts", c.parts, "threads", threads)
+	case c.parts > 0:
 		n.log.Info("a loopy tier is solved in parts: it does not fit the largest worker budget whole", "run", in.run.ID,
-			"tier", in.tier.Name, "parts", parts, "largest_budget", largest)
+			"tier", in.tier.Name, "parts", c.parts, "largest_budget", largest, "cut_budget", budget)
 	}
-	return parts
+	return c
 }
 
 // recut cuts a loopy tier whose whole-tier unit no worker present can
@@ -282,7 +300,7 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 		return nil
 	}
 	parts := n.loopyParts(in, in.tier.Level.Reachable)
-	if parts < 2 {
+	if parts.parts < 2 {
 		return nil // a worker large enough came meanwhile
 	}
 	paths, err := n.localPaths(ctx, []api.Blob{in.tier.Level.Blob})
@@ -310,7 +328,9 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 
 // cutParts is where loopy tier t is cut to be solved in parts
 // (plan.Cut.Bounds), at whole blocks of its value database, so that
-// mergeDB joins the parts' records by copying their blocks; and, if
+// mergeDB joins the parts' records by copying their blocks, into as many
+// parts as pc says, or more until the widest fits (the cut balances
+// positions, and a dense tier's part holds a cell a hash); and, if
 // threads (those of the workers present) can run more units than there
 // are parts, where their first passes are cut finer (Level.FirstParts:
 // firstSubs sub-parts a part, of at least minRange positions). Nil for
@@ -319,15 +339,21 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 // (tiergame.Judge: xiangqi's perpetual check and chase): the rules read
 // the whole tier's values after its retrograde analysis
 // (solver.SolveTier), which no part holds.
-func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, parts, threads int, minRange uint64) (bounds, fine []uint64) {
-	if _, ok := g.(tiergame.Unmover); !ok || parts < 2 {
+func cutParts(g tiergame.Game, t tiergame.Tier, set *bitarray.Set, pc partsCut, threads int, minRange uint64) (bounds, fine []uint64) {
+	if _, ok := g.(tiergame.Unmover); !ok || pc.parts < 2 {
 		return nil, nil
 	}
 	if j, ok := quotient.Base(g).(tiergame.Judge); ok && j.Judges(t) {
 		return nil, nil
 	}
 	ranked := bitarray.NewRanked(set)
-	c := plan.NewCut(ranked, parts, cutAlign(ranked.Total(), parts))
+	var c plan.Cut
+	for parts := pc.parts; ; parts++ {
+		c = plan.NewCut(ranked, parts, cutAlign(ranked.Total(), parts))
+		if pc.fits == nil || pc.fits(c.Widest()) || c.Parts() < parts || parts >= api.MaxLoopyRanges {
+			break
+		}
+	}
 	if c.Parts() < 2 {
 		return nil, nil
 	}

@@ -136,3 +136,17 @@ func TestLoopyPartsFor(t *testing.T) {
 		t.Errorf("too little memory: %d parts, %v", p, ok)
 	}
 }
+
+// TestCutBudget: parts are cut for a sixteenth less than the largest
+// budget, at least 8 MiB less, never less than half of it.
+func TestCutBudget(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct{ budget, want uint64 }{
+		{0, 0}, {10 * mib, 5 * mib}, {16 * mib, 8 * mib}, {135 * mib, 135*mib - 135*mib/16},
+		{128 * mib, 120 * mib}, {1024 * mib, 960 * mib},
+	} {
+		if got := CutBudget(tc.budget); got != tc.want {
+			t.Errorf("CutBudget(%d MiB) = %d MiB, want %d MiB", tc.budget/mib, got/mib, tc.want/mib)
+		}
+	}
+}

@@ -136,6 +136,17 @@ func (c Cut) Of(p uint64) int {
 	return sort.Search(len(c.Bounds)-2, func(k int) bool { return c.Bounds[k+1] > p })
 }
 
+// Widest is the most hashes a part of c spans: the cut balances
+// positions, while a part's cells, by position in a dense tier, take its
+// window's hashes.
+func (c Cut) Widest() uint64 {
+	var w uint64
+	for k := range c.Parts() {
+		w = max(w, c.Bounds[k+1]-c.Bounds[k])
+	}
+	return w
+}
+
 // Refine cuts each part of c, a cut of the tier whose reachable positions
 // are set, into up to m sub-parts of about as many positions, at ranks
 // that are multiples of align (sub-parts that would be left without

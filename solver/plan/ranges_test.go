@@ -65,3 +65,15 @@ func TestRefine(t *testing.T) {
 		}
 	}
 }
+
+// TestCutWidest: the widest part of a cut, in hashes.
+func TestCutWidest(t *testing.T) {
+	for _, tc := range []struct {
+		bounds []uint64
+		want   uint64
+	}{{[]uint64{0, 10}, 10}, {[]uint64{5, 6, 20, 22}, 14}, {[]uint64{0, 0}, 0}} {
+		if got := (Cut{Bounds: tc.bounds}).Widest(); got != tc.want {
+			t.Errorf("Cut%v.Widest() = %d, want %d", tc.bounds, got, tc.want)
+		}
+	}
+}

@@ -544,6 +544,19 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	return 0
 }
 
+// PartBytes is how the peak memory of the units of loopy tier t's parts
+// is estimated from a part's window of hashes (plan.PartBytes, with t's
+// largest child tier counted), as a function that holds no reference to
+// the state: the leader cuts outside its lock.
+func (r *Run) PartBytes(t *Tier) func(window uint64) uint64 {
+	var kid uint64
+	for _, k := range r.kids(t) {
+		kid = max(kid, k[0])
+	}
+	size := t.Size
+	return func(window uint64) uint64 { return plan.PartBytes(size, window, kid) }
+}
+
 // LoopyBytes estimates the peak memory of solving loopy tier t, of count
 // reachable positions, whole on a worker (plan.LoopyTierBytes).
 func (r *Run) LoopyBytes(t *Tier, count uint64) uint64 {

@@ -255,7 +255,7 @@ type partsCut struct {
 // loopyParts is how a loopy tier of reachable positions is cut: into the
 // run's --loopy-ranges parts; or, if it does not say, into as many as
 // the largest budget of the workers present needs (less the room for
-// their growth: plan.CutBudget), or two for a tier that fits whole but
+// their growth where a cut allows it: state.Run.PartsFor), or two for a tier that fits whole but
 // would be a long unit beside the run (state.Run.LongWhole), and more
 // while the widest part does not fit that budget; none if it fits
 // whole, or a worker does not say.
@@ -265,13 +265,13 @@ func (n *Node) loopyParts(in taskInputs, reachable uint64) partsCut {
 	}
 	largest := largestBudget(n.workers.list(time.Now(), 2*n.cfg.LeaseTTL))
 	threads := n.workers.threads(time.Now(), 2*n.cfg.LeaseTTL)
-	budget := plan.CutBudget(uint64(max(largest, 0)))
 	var c partsCut
+	var budget uint64
 	long := false
 	n.fsm.View(func(s *state.State, _ uint64) {
 		if r := s.Run(in.run.ID); r != nil {
 			if t := r.Tier(in.tier.Tier); t != nil && largest > 0 {
-				c.parts = r.PartsFor(t, reachable, int64(budget), api.MaxLoopyRanges)
+				c.parts, budget = r.PartsFor(t, reachable, largest, api.MaxLoopyRanges)
 				long = c.parts == 0 && r.LongWhole(t, reachable, threads)
 				bytes := r.PartBytes(t)
 				c.fits = func(window uint64) bool { return bytes(window) <= budget }
@@ -291,8 +291,9 @@ func (n *Node) loopyParts(in taskInputs, reachable uint64) partsCut {
 }
 
 // recut cuts a loopy tier whose whole-tier unit no worker present can
-// take into the parts the largest of them can (state.Oversized): its
-// level file read again, cut as a merge cuts it (cutParts). A game
+// take into the parts the largest of them can, or a tier in parts whose
+// first round waits so into more (state.Oversized): its level file read
+// again, cut as a merge cuts it (cutParts). A game
 // whose loopy tiers are solved whole (no tiergame.Unmover) is left
 // waiting, as before: its run says why (api.RunSummary.Blocked).
 func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error {
@@ -300,6 +301,10 @@ func (n *Node) recut(ctx context.Context, g tiergame.Game, in taskInputs) error 
 		return nil
 	}
 	parts := n.loopyParts(in, in.tier.Level.Reachable)
+	if k := len(in.tier.Level.Parts) - 1; k >= 2 {
+		// In parts already, one of which fits no worker: finer ones.
+		parts.parts = max(parts.parts, k+1)
+	}
 	if parts.parts < 2 {
 		return nil // a worker large enough came meanwhile
 	}

@@ -197,7 +197,7 @@ func TestMemoryReserve(t *testing.T) {
 	m := newMemCache(100)
 	o := owner{"r1", 1}
 	var partFreed bool
-	m.parts.put(partKey{"r1", 1, 0}, o, &heldPart{}, 40)
+	m.parts.put(partKey{run: "r1", tier: 1}, o, &heldPart{}, 40)
 	m.records.put("a", o, make([]valuedb.Record, 1), 30)
 	m.memory.mu.Lock()
 	for it := range m.items {
@@ -211,7 +211,7 @@ func TestMemoryReserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m.parts.peek(partKey{"r1", 1, 0}); ok || !partFreed {
+	if _, ok := m.parts.peek(partKey{run: "r1", tier: 1}); ok || !partFreed {
 		t.Errorf("the part, least recently used, kept (%v) or not freed (%v)", ok, partFreed)
 	}
 	if _, ok := m.records.peek("a"); !ok {
@@ -235,7 +235,7 @@ func TestHeldPartPinsItsSet(t *testing.T) {
 	m := newMemCache(100)
 	o := owner{"r1", 1}
 	m.sets.put("s", o, bitarray.NewRanked(bitarray.New(0, 64)), 50)
-	m.parts.put(partKey{"r1", 1, 0}, o, &heldPart{set: m.sets.pin("s")}, 40)
+	m.parts.put(partKey{run: "r1", tier: 1}, o, &heldPart{set: m.sets.pin("s")}, 40)
 	m.memory.mu.Lock()
 	for it := range m.items {
 		if it.size == 50 {
@@ -248,7 +248,7 @@ func TestHeldPartPinsItsSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, setKept := m.sets.peek("s")
-	_, partKept := m.parts.peek(partKey{"r1", 1, 0})
+	_, partKept := m.parts.peek(partKey{run: "r1", tier: 1})
 	if !setKept || partKept {
 		t.Fatalf("set kept %v, part kept %v: want the set kept while the part held it, the part dropped", setKept, partKept)
 	}
@@ -350,5 +350,24 @@ func TestPartSetSource(t *testing.T) {
 		if _, err := source(100, 600, w...); err == nil {
 			t.Errorf("window %v for hashes [100, 600) accepted", w)
 		}
+	}
+}
+
+// TestPartKeyCut: a part is held under its cut's range: the same index
+// of a tier cut again, over other hashes, is another part.
+func TestPartKeyCut(t *testing.T) {
+	coarse := &api.PartWork{Part: 0, Bounds: []uint64{0, 30, 60, 100}}
+	finer := &api.PartWork{Part: 0, Bounds: []uint64{0, 20, 40, 60, 100}}
+	again := &api.PartWork{Part: 0, Bounds: []uint64{0, 30, 60, 100}, Steps: []api.PartStep{{Round: 3}}}
+	if keyOf("r1", 1, coarse) == keyOf("r1", 1, finer) {
+		t.Error("part 0 of 3 and part 0 of 4 share a key")
+	}
+	if keyOf("r1", 1, coarse) != keyOf("r1", 1, again) {
+		t.Error("part 0 of the same cut in two rounds: two keys")
+	}
+	m := newMemCache(100)
+	m.parts.put(keyOf("r1", 1, coarse), owner{"r1", 1}, &heldPart{}, 40)
+	if _, ok := m.parts.peek(keyOf("r1", 1, finer)); ok {
+		t.Error("a part of the coarser cut found for the finer cut's")
 	}
 }

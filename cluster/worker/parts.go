@@ -53,11 +53,24 @@ const (
 	checkpointRounds  = 64
 )
 
-// partKey names a part of a run's tier.
+// partKey names a part of a run's tier, in its cut: a tier cut again
+// (into more parts, while their first round waited) has parts of the
+// same index over other hashes, which no part held from before may
+// stand for.
 type partKey struct {
-	run  string
-	tier uint64
-	part int
+	run    string
+	tier   uint64
+	part   int
+	lo, hi uint64
+}
+
+// keyOf is the key of the part a unit of run's tier works on.
+func keyOf(run string, tier uint64, pw *api.PartWork) partKey {
+	k := partKey{run: run, tier: tier, part: pw.Part}
+	if pw.Part >= 0 && pw.Part+1 < len(pw.Bounds) {
+		k.lo, k.hi = pw.Bounds[pw.Part], pw.Bounds[pw.Part+1]
+	}
+	return k
 }
 
 // heldPart is a part kept in memory after a round.
@@ -118,7 +131,7 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 		return 0, err
 	}
 	defer release()
-	key := partKey{u.Ref.Run, u.Ref.Tier, pw.Part}
+	key := keyOf(u.Ref.Run, u.Ref.Tier, pw)
 	last := pw.Steps[len(pw.Steps)-1]
 	r := &partRound{w: w, u: u, pw: pw, set: set, cut: plan.Cut{Bounds: pw.Bounds}, e: work.Effort{Workers: w.cfg.Threads},
 		res: &api.PartResult{Next: -1}}

@@ -605,14 +605,26 @@ func (r *Run) LongWhole(t *Tier, count uint64, threads int) bool {
 // about 1.5 times tierd solve's CPU.
 const longShare = 0.15
 
-// PartsFor is how many parts loopy tier t, of count reachable positions,
-// is cut into for workers whose largest budget is largest
-// (plan.LoopyParts): none (0) if it fits whole or no worker says, at
-// most most.
-func (r *Run) PartsFor(t *Tier, count uint64, largest int64, most int) int {
+// PartsFor is how loopy tier t, of count reachable positions, is cut for
+// workers whose largest budget is largest (plan.LoopyParts): into parts
+// parts, none (0) if it fits whole or no worker says, at most most; for
+// a budget of budget, less than largest by the room for the workers'
+// growth (plan.CutBudget) if some cut fits that, else largest. A tier
+// that fits whole is left whole: if its unit outgrows the workers
+// before it starts, the leader cuts it then (Oversized).
+func (r *Run) PartsFor(t *Tier, count uint64, largest int64, most int) (parts int, budget uint64) {
 	if largest <= 0 {
-		return 0
+		return 0, 0
 	}
-	parts, _ := plan.LoopyParts(t.Size, count, r.kids(t), uint64(largest), most)
-	return parts
+	kids := r.kids(t)
+	if plan.LoopyTierBytes(t.Size, count, kids) <= uint64(largest) {
+		return 0, uint64(largest)
+	}
+	budget = plan.CutBudget(uint64(largest))
+	parts, fits := plan.LoopyParts(t.Size, count, kids, budget, most)
+	if !fits {
+		budget = uint64(largest)
+		parts, _ = plan.LoopyParts(t.Size, count, kids, budget, most)
+	}
+	return parts, budget
 }

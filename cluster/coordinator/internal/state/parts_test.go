@@ -181,20 +181,26 @@ func TestPartsMemory(t *testing.T) {
 	t1.Size, r.Tiers[2].Size = size, size/2
 	r.Tiers[2].Level = &Level{Reachable: size / 4}
 	whole := r.LoopyBytes(t1, size/2)
-	if got := r.PartsFor(t1, size/2, int64(whole), 256); got != 0 {
+	if got, _ := r.PartsFor(t1, size/2, int64(whole), 256); got != 0 {
 		t.Errorf("a tier that fits whole cut in %d parts", got)
 	}
-	if got := r.PartsFor(t1, size/2, 0, 256); got != 0 {
+	if got, _ := r.PartsFor(t1, size/2, 0, 256); got != 0 {
 		t.Errorf("a tier cut in %d parts for workers that do not say their memory", got)
 	}
-	budget := int64(whole / 3)
-	parts := r.PartsFor(t1, size/2, budget, 256)
-	if parts < 2 || parts == 256 {
-		t.Fatalf("%d parts for a budget of a third of the tier's %d bytes", parts, whole)
+	largest := int64(whole / 3)
+	parts, budget := r.PartsFor(t1, size/2, largest, 256)
+	if parts < 2 || parts == 256 || budget != plan.CutBudget(uint64(largest)) {
+		t.Fatalf("%d parts for a budget of %d, for a budget of a third of the tier's %d bytes", parts, budget, whole)
 	}
 	var kidSize uint64 = size / 2
-	if plan.PartBytes(size, size/uint64(parts)+1, kidSize) > uint64(budget) || plan.PartBytes(size, size/uint64(parts-1)+1, kidSize) <= uint64(budget) {
+	if plan.PartBytes(size, size/uint64(parts)+1, kidSize) > budget || plan.PartBytes(size, size/uint64(parts-1)+1, kidSize) <= budget {
 		t.Errorf("%d parts is not the fewest that fit", parts)
+	}
+	// Workers too small for the room for their growth: cut for their
+	// budget itself.
+	least := plan.PartBytes(size, size/256+1, kidSize)
+	if _, budget := r.PartsFor(t1, size/2, int64(least), 256); budget != least {
+		t.Errorf("cut for a budget of %d on workers of %d, which no cut of that fits", budget, least)
 	}
 	t1.Level = &Level{Reachable: size / 2, Parts: []uint64{0, size / 2, size}}
 	t1.Parts = r.newParts(t1)

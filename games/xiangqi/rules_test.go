@@ -475,48 +475,35 @@ func TestRulesSameOnWorkers(t *testing.T) {
 // logged; sweepsAuto, when it pays) decide what the sweeps that check
 // every listed position decide, on one goroutine and on two.
 func TestRulesStaleSweeps(t *testing.T) {
-	for _, tc := range []struct {
-		material string
-		long     bool
-	}{
-		{"KRvKN", false}, // perpetual check only
-		{"KPPvKN", true}, // a quarter of its decisions by perpetual chase
-	} {
-		material := tc.material
-		t.Run(material, func(t *testing.T) {
-			if tc.long && (testing.Short() || race.Enabled) {
-				t.Skip("minutes of solving: not with -short or -race")
+	eachRulesFamily(t, func(t *testing.T, material string, run func(judgeConfig) []RuleDecision) {
+		var full [2]int
+		want := run(judgeConfig{workers: 1, sweeps: sweepsFull, halves: &full})
+		if len(want) == 0 || full[1] != 0 {
+			t.Fatalf("%d decisions, %d stale halves with sweepsFull", len(want), full[1])
+		}
+		byRule := map[Rule]int{}
+		for _, d := range want {
+			byRule[d.Rule]++
+		}
+		for _, cfg := range []judgeConfig{{workers: 1, sweeps: sweepsStale}, {workers: 2, sweeps: sweepsStale}, {workers: 2}} {
+			var halves [2]int
+			cfg.halves = &halves
+			got := run(cfg)
+			if cfg.sweeps == sweepsStale && halves[1] == 0 {
+				t.Fatalf("%+v: no half checked only the stale positions", cfg)
 			}
-			run := topJudge(t, material)
-			var full [2]int
-			want := run(judgeConfig{workers: 1, sweeps: sweepsFull, halves: &full})
-			if len(want) == 0 || full[1] != 0 {
-				t.Fatalf("%d decisions, %d stale halves with sweepsFull", len(want), full[1])
+			t.Logf("%s, %d workers, sweeps %d: %d decisions (%d by check, %d by chase); halves: %d full, %d stale (full sweeps: %d)",
+				material, cfg.workers, cfg.sweeps, len(got), byRule[RuleCheck], byRule[RuleChase], halves[0], halves[1], full[0])
+			if len(got) != len(want) {
+				t.Fatalf("%+v: %d decisions, %d with full sweeps", cfg, len(got), len(want))
 			}
-			byRule := map[Rule]int{}
-			for _, d := range want {
-				byRule[d.Rule]++
-			}
-			for _, cfg := range []judgeConfig{{workers: 1, sweeps: sweepsStale}, {workers: 2, sweeps: sweepsStale}, {workers: 2}} {
-				var halves [2]int
-				cfg.halves = &halves
-				got := run(cfg)
-				if cfg.sweeps == sweepsStale && halves[1] == 0 {
-					t.Fatalf("%+v: no half checked only the stale positions", cfg)
-				}
-				t.Logf("%s, %d workers, sweeps %d: %d decisions (%d by check, %d by chase); halves: %d full, %d stale (full sweeps: %d)",
-					material, cfg.workers, cfg.sweeps, len(got), byRule[RuleCheck], byRule[RuleChase], halves[0], halves[1], full[0])
-				if len(got) != len(want) {
-					t.Fatalf("%+v: %d decisions, %d with full sweeps", cfg, len(got), len(want))
-				}
-				for i := range got {
-					if got[i] != want[i] {
-						t.Fatalf("%+v: %+v, with full sweeps %+v", cfg, got[i], want[i])
-					}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%+v: %+v, with full sweeps %+v", cfg, got[i], want[i])
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestRulesCarriedSweeps: rounds that start step 1 from the last
@@ -526,40 +513,47 @@ func TestRulesStaleSweeps(t *testing.T) {
 // decide what rounds running step 1 in full decide, on one goroutine
 // and on two, with the stale halves after them as often as they can.
 func TestRulesCarriedSweeps(t *testing.T) {
+	eachRulesFamily(t, func(t *testing.T, material string, run func(judgeConfig) []RuleDecision) {
+		want := run(judgeConfig{workers: 1, fullStep1: true})
+		if len(want) == 0 {
+			t.Fatal("no decision: the test proves nothing here")
+		}
+		for _, cfg := range []judgeConfig{{workers: 1}, {workers: 2, checkCarry: true}, {workers: 2, sweeps: sweepsStale, checkCarry: true}} {
+			var carried int
+			cfg.carried = &carried
+			got := run(cfg)
+			if carried == 0 {
+				t.Fatalf("%+v: no round carried step 1", cfg)
+			}
+			t.Logf("%s, %d workers, sweeps %d: %d decisions, %d rounds carried step 1", material, cfg.workers, cfg.sweeps, len(got), carried)
+			if len(got) != len(want) {
+				t.Fatalf("%+v: %d decisions, %d with step 1 in full", cfg, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%+v: %+v, with step 1 in full %+v", cfg, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// eachRulesFamily runs test on K+R v K+N (perpetual check only) and
+// K+P+P v K+N (a quarter of its decisions by perpetual chase; minutes of
+// solving, so not with -short or -race), with topJudge's run of each.
+func eachRulesFamily(t *testing.T, test func(t *testing.T, material string, run func(judgeConfig) []RuleDecision)) {
 	for _, tc := range []struct {
 		material string
 		long     bool
 	}{
-		{"KRvKN", false}, // perpetual check only
-		{"KPPvKN", true}, // a quarter of its decisions by perpetual chase
+		{"KRvKN", false},
+		{"KPPvKN", true},
 	} {
-		material := tc.material
-		t.Run(material, func(t *testing.T) {
+		t.Run(tc.material, func(t *testing.T) {
 			if tc.long && (testing.Short() || race.Enabled) {
 				t.Skip("minutes of solving: not with -short or -race")
 			}
-			run := topJudge(t, material)
-			want := run(judgeConfig{workers: 1, fullStep1: true})
-			if len(want) == 0 {
-				t.Fatal("no decision: the test proves nothing here")
-			}
-			for _, cfg := range []judgeConfig{{workers: 1}, {workers: 2, checkCarry: true}, {workers: 2, sweeps: sweepsStale, checkCarry: true}} {
-				var carried int
-				cfg.carried = &carried
-				got := run(cfg)
-				if carried == 0 {
-					t.Fatalf("%+v: no round carried step 1", cfg)
-				}
-				t.Logf("%s, %d workers, sweeps %d: %d decisions, %d rounds carried step 1", material, cfg.workers, cfg.sweeps, len(got), carried)
-				if len(got) != len(want) {
-					t.Fatalf("%+v: %d decisions, %d with step 1 in full", cfg, len(got), len(want))
-				}
-				for i := range got {
-					if got[i] != want[i] {
-						t.Fatalf("%+v: %+v, with step 1 in full %+v", cfg, got[i], want[i])
-					}
-				}
-			}
+			test(t, tc.material, topJudge(t, tc.material))
 		})
 	}
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tiersolve/tiersolve/cluster/api"
 	"github.com/tiersolve/tiersolve/solver/plan"
@@ -39,7 +40,7 @@ func (s *State) Oversized(largest int64) []Task {
 		}
 		for _, t := range r.Tiers {
 			if t.Loopy && r.recuttable(t) {
-				if u := t.Parts.waiting(r, t, largest); u != nil && len(t.Parts.Parts) < api.MaxLoopyRanges {
+				if t.Parts.waiting(r, t, largest) && len(t.Parts.Parts) < api.MaxLoopyRanges {
 					out = append(out, Task{TaskRecut, r.ID, t.Tier})
 				}
 				continue
@@ -76,16 +77,13 @@ func (r *Run) recuttable(t *Tier) bool {
 	return true
 }
 
-// waiting is the first free unit of the parts' first round (a sub-part's
-// first pass, or a part's) that no worker present can take, its estimate
-// past largest; nil if every one fits.
-func (p *Parts) waiting(r *Run, t *Tier, largest int64) *Unit {
-	for _, u := range p.Units {
-		if u.Done == nil && (u.Kind == api.FirstRange || u.Kind == api.Part) && r.UnitBytes(t, u) > uint64(largest) {
-			return u
-		}
-	}
-	return nil
+// waiting reports whether a free unit of the parts' first round (a
+// sub-part's first pass, or a part's) waits for a worker larger than
+// any present, its estimate past largest.
+func (p *Parts) waiting(r *Run, t *Tier, largest int64) bool {
+	return slices.ContainsFunc(p.Units, func(u *Unit) bool {
+		return u.Done == nil && (u.Kind == api.FirstRange || u.Kind == api.Part) && r.UnitBytes(t, u) > uint64(largest)
+	})
 }
 
 // Recut cuts a loopy tier into parts at bounds (plan.Cut.Bounds; their

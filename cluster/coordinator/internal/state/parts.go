@@ -440,23 +440,56 @@ func (t *Tier) partsBlobs(add func(api.Blob)) {
 }
 
 // affine reports whether unit i of tier t's round should wait for another
-// worker than tk's: the present one that holds the part in memory, or, for
-// a part no present worker holds (its first round: a first pass or a
-// gathering, or its holder lost), one that has no part of the run's tiers
-// in parts yet while tk's has (crowded).
+// worker than tk's. A part stays in its worker's memory between rounds,
+// so its round goes to the present worker that holds it, while that one
+// has room for it (room); else (its first round: a first pass or a
+// gathering; its holder lost, or short of room) it waits
+//   - for a worker that has no part of the run's tiers in rounds while tk's
+//     has one (crowded);
+//   - for another worker with room for it while tk's has none;
+//   - while no worker has room for it, for the tiers in rounds ahead of t
+//     (whose units Free offers first) to end.
+//
+// Only the tier ahead of the others in rounds takes a worker without room
+// for its part, when none has any (its rounds wait for no other tier's):
+// a part beside one it does not fit with is restored from its checkpoint,
+// and the other too, round after round (K+R+N v K+R+A at a quarter, two
+// tiers in 7 parts on 4 workers: one worker ran 316 CPU-s, the others 83
+// to 100, and the checkpoints grew from 0.65 to 3.1 GB).
 func (r *Run) affine(t *Tier, i int, tk Taker) bool {
 	if !t.Parts.byPart() || tk.Worker == "" {
 		return false
 	}
-	w := t.Parts.Parts[i].Worker
-	if w != "" && slices.Contains(tk.Present, w) {
-		return w != tk.Worker
+	need := r.UnitBytes(t, t.Parts.Units[i])
+	// A worker with no other part has room for what fits its budget
+	// (Taker.fits), or for the part it holds.
+	room := func(w string, memory int64) bool {
+		others := r.partsOn(w, t, i)
+		return memory <= 0 || others == 0 || others+need <= uint64(memory)
 	}
-	return r.crowded(tk, r.UnitBytes(t, t.Parts.Units[i]))
+	holder := t.Parts.Parts[i].Worker
+	if !slices.Contains(tk.Present, holder) {
+		holder = ""
+	}
+	switch {
+	case holder != "" && room(holder, tk.memoryOf(holder)):
+		return holder != tk.Worker
+	case r.crowded(tk, need):
+		return true
+	case room(tk.Worker, tk.Memory):
+		return false
+	case slices.ContainsFunc(tk.Peers, func(w api.WorkerInfo) bool {
+		return w.ID != tk.Worker && r.takes(w, need) && room(w.ID, w.Memory)
+	}):
+		return true
+	case slices.ContainsFunc(r.ahead(t), (*Tier).inRounds):
+		return true
+	}
+	return holder != "" && holder != tk.Worker
 }
 
 // crowded reports whether tk's worker has a part of the run's tiers in
-// parts (its round leased or done, or held since the round before) while
+// rounds (its round leased or done, or held since the round before) while
 // another worker heard from lately (Taker.Peers) has none and could take
 // a unit of need bytes of the run's game: a part placed on tk's would
 // share its memory with the other, and a worker at a small budget then
@@ -467,25 +500,101 @@ func (r *Run) affine(t *Tier, i int, tk Taker) bool {
 func (r *Run) crowded(tk Taker, need uint64) bool {
 	has := map[string]bool{}
 	for _, t := range r.Tiers {
-		p := t.Parts
-		if p == nil || !p.byPart() || p.Phase == api.PartsDone {
+		if !t.inRounds() {
 			continue
 		}
-		for k, u := range p.Units {
-			switch {
-			case u.Lease != nil:
-				has[u.Lease.Worker] = true
-			case u.Done != nil:
-				has[u.Done.Worker] = true
-			case p.Parts[k].Worker != "":
-				has[p.Parts[k].Worker] = true
-			}
+		for k := range t.Parts.Parts {
+			has[t.Parts.on(k)] = true
 		}
 	}
 	return has[tk.Worker] && slices.ContainsFunc(tk.Peers, func(w api.WorkerInfo) bool {
-		return !has[w.ID] && w.ID != tk.Worker && (w.Memory <= 0 || need <= uint64(w.Memory)) &&
-			(len(w.Games) == 0 || slices.Contains(w.Games, r.Game))
+		return !has[w.ID] && w.ID != tk.Worker && r.takes(w, need)
 	})
+}
+
+// takes reports whether worker w could take a unit of need bytes of the
+// run's game.
+func (r *Run) takes(w api.WorkerInfo, need uint64) bool {
+	return (w.Memory <= 0 || need <= uint64(w.Memory)) && (len(w.Games) == 0 || slices.Contains(w.Games, r.Game))
+}
+
+// partsOn estimates what worker w keeps in memory of the parts of tier t
+// but part i and of the tiers in rounds ahead of t (partKept), those
+// whose round it runs or ran, or whose last round it ran: a tier behind
+// t gives way to it.
+func (r *Run) partsOn(w string, t *Tier, i int) uint64 {
+	var n uint64
+	for _, o := range append(r.ahead(t), t) {
+		if !o.inRounds() {
+			continue
+		}
+		for k := range o.Parts.Parts {
+			if (o != t || k != i) && o.Parts.on(k) == w {
+				n += o.partKept(k)
+			}
+		}
+	}
+	return n
+}
+
+// ahead are the tiers whose units Free offers before t's: children
+// first, those after t in the run's tiers.
+func (r *Run) ahead(t *Tier) []*Tier {
+	return slices.Clone(r.Tiers[slices.Index(r.Tiers, t)+1:])
+}
+
+// inRounds reports whether t's parts run their rounds: a unit a part,
+// held by its worker between them.
+func (t *Tier) inRounds() bool {
+	return t.Parts != nil && t.Parts.byPart() && t.Parts.Phase != api.PartsDone
+}
+
+// on is the worker that has part k of the round in progress: it runs or
+// ran the round, or else ran the part's last one; "" if none.
+func (p *Parts) on(k int) string {
+	switch u := p.Units[k]; {
+	case u.Lease != nil:
+		return u.Lease.Worker
+	case u.Done != nil:
+		return u.Done.Worker
+	}
+	return p.Parts[k].Worker
+}
+
+// partKept estimates what a worker keeps of part k of tier t, in its
+// rounds, after the round in progress: the part (partHeld) and its window
+// of the tier's set.
+func (t *Tier) partKept(k int) uint64 {
+	u := t.Parts.Units[k]
+	return plan.BitsetBytes(u.Hi-u.Lo) + t.partHeld(u.Hi-u.Lo)
+}
+
+// partHeld estimates what a part of tier t over hashes positions holds
+// after the round in progress: after its first pass or its gathering,
+// its cells and tables (plan.PartHeldBytes); after a later round, its
+// cells, twice as wide from the level a byte does not hold, and tables;
+// or what the largest part reported holding, if more.
+func (t *Tier) partHeld(hashes uint64) uint64 {
+	p := t.Parts
+	held := plan.PartHeldBytes(hashes)
+	if p.Phase != api.PartsFirst {
+		held = plan.PartCellBytes(hashes, p.Level, p.Phase == api.PartsTies) + plan.PartSideBytes(hashes)
+	}
+	return max(held, p.Bytes)
+}
+
+// memoryOf is the budget of worker w, as tk tells it or its peers (0:
+// unknown, or none).
+func (tk Taker) memoryOf(w string) int64 {
+	if w == tk.Worker {
+		return tk.Memory
+	}
+	for _, p := range tk.Peers {
+		if p.ID == w {
+			return p.Memory
+		}
+	}
+	return 0
 }
 
 // view is the API's view of the parts.
@@ -516,19 +625,13 @@ func (r *Run) UnitBytes(t *Tier, u *Unit) uint64 {
 	case api.CloseRange:
 		return plan.CloseRangeBytes(t.Size, u.Hi-u.Lo, r.kidSizes(t), 1)
 	case api.Part:
-		p, hashes := t.Parts, u.Hi-u.Lo
-		switch {
-		case p != nil && p.Phase == api.PartsFirst && t.bySubs():
-			// A gathering holds the part as its sub-parts reported it.
-			return plan.PartRoundBytes(hashes, max(plan.PartHeldBytes(hashes), p.Bytes))
-		case p == nil || p.Phase == api.PartsFirst:
+		// A gathering holds the part as its sub-parts reported it; a
+		// later round reads no child tier, only what the part holds.
+		hashes := u.Hi - u.Lo
+		if p := t.Parts; p == nil || p.Phase == api.PartsFirst && !t.bySubs() {
 			return plan.PartFirstPassBytes(hashes, hashes)
 		}
-		// A later round reads no child tier: the part's cells (twice
-		// as wide from the level a byte does not hold) and tables, or
-		// what the largest part reported holding, if more.
-		held := plan.PartCellBytes(hashes, p.Level, p.Phase == api.PartsTies) + plan.PartSideBytes(hashes)
-		return plan.PartRoundBytes(hashes, max(held, p.Bytes))
+		return plan.PartRoundBytes(hashes, t.partHeld(hashes))
 	case api.FirstRange:
 		w := t.window(u.Lo)
 		return plan.PartFirstPassBytes(w[1]-w[0], u.Hi-u.Lo)

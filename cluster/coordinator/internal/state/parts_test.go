@@ -652,3 +652,88 @@ func TestLongWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestAffineRoom: two tiers in rounds at once on workers that keep one
+// part each. The tier ahead (offered first) takes a worker per part; the
+// other waits for it to end rather than share a worker's memory with it,
+// and so does its part's holder once a part ahead lands beside it. A part
+// of the tier ahead goes to a worker with room, and to one without only
+// when none has room; two parts that fit together share a worker.
+func TestAffineRoom(t *testing.T) {
+	const hashes = 1 << 24
+	inRounds := func(name string, tier uint64, workers ...string) *Tier {
+		p := &Parts{Phase: api.PartsWins, Level: 0}
+		for k, w := range workers {
+			p.Units = append(p.Units, &Unit{Kind: api.Part, Lo: uint64(k) * hashes, Hi: uint64(k+1) * hashes})
+			p.Parts = append(p.Parts, &Part{Next: 0, Worker: w})
+		}
+		return &Tier{Tier: tier, Name: name, Size: uint64(len(workers)) * hashes, Loopy: true, Parts: p}
+	}
+	behind, ahead := inRounds("behind", 0, "", ""), inRounds("ahead", 1, "w1", "w2", "", "")
+	r := &Run{Game: "test", Tiers: []*Tier{behind, ahead}}
+	need, kept := r.UnitBytes(ahead, ahead.Parts.Units[0]), ahead.partKept(0)
+	one := int64(need + kept/2) // one part, not two
+	peers := func(memory int64, ids ...string) []api.WorkerInfo {
+		var out []api.WorkerInfo
+		for _, id := range ids {
+			out = append(out, api.WorkerInfo{ID: id, Memory: memory})
+		}
+		return out
+	}
+	all := []string{"w1", "w2", "w3", "w4"}
+	taker := func(w string, memory int64, present ...string) Taker {
+		return Taker{Worker: w, Memory: memory, Present: present, Peers: peers(memory, present...)}
+	}
+	for _, tc := range []struct {
+		name string
+		t    *Tier
+		i    int
+		tk   Taker
+		wait bool
+	}{
+		{"a part to its holder", ahead, 0, taker("w1", one, all...), false},
+		{"not to another worker", ahead, 0, taker("w3", one, all...), true},
+		{"a new part to a worker with none", ahead, 2, taker("w3", one, all...), false},
+		{"not to one with a part while another has none", ahead, 2, taker("w1", one, all...), true},
+		{"to one with a part when every one has", ahead, 2, taker("w1", one, "w1", "w2"), false},
+		{"or one with room for two", ahead, 2, taker("w1", 2*one, all...), true}, // crowded still spreads
+		{"behind: not beside a part ahead", behind, 0, taker("w1", one, "w1", "w2"), true},
+		{"behind: beside one when it fits", behind, 0, taker("w1", 2*one, "w1", "w2"), false},
+		{"behind: to a worker with none", behind, 0, taker("w3", one, all...), false},
+		{"behind: without a budget, as before", behind, 0, taker("w1", 0, "w1", "w2"), false},
+	} {
+		if got := r.affine(tc.t, tc.i, tc.tk); got != tc.wait {
+			t.Errorf("%s: waits %v, want %v", tc.name, got, tc.wait)
+		}
+	}
+
+	// Part 0 behind is held by w3; part 2 ahead lands on w3 too (every
+	// worker had one). Part 0's next round waits for the tier ahead,
+	// whoever asks; part 2 ahead stays on w3 while part 3 goes to w4.
+	behind.Parts.Parts[0].Worker = "w3"
+	ahead.Parts.Parts[2].Worker = "w3"
+	ahead.Parts.Parts[3].Worker = "w4"
+	for _, w := range all {
+		if !r.affine(behind, 0, taker(w, one, all...)) {
+			t.Errorf("behind's part 0 may go to %s beside the parts ahead", w)
+		}
+	}
+	if r.affine(ahead, 2, taker("w3", one, all...)) || !r.affine(ahead, 2, taker("w1", one, all...)) {
+		t.Error("ahead's part 2 does not stay on w3")
+	}
+	// Once the tier ahead is done, its holder takes it back.
+	ahead.Parts.Phase = api.PartsDone
+	if r.affine(behind, 0, taker("w3", one, all...)) || !r.affine(behind, 0, taker("w1", one, all...)) {
+		t.Error("behind's part 0 does not go back to w3 once the tier ahead is done")
+	}
+	// A worker with no room left for the first tier in rounds takes the
+	// part when none has room: it cannot wait.
+	ahead.Parts.Phase = api.PartsWins
+	behind.Parts.Phase = api.PartsDone
+	ahead.Parts.Parts[3].Worker = ""
+	ahead.Parts.Units = append(ahead.Parts.Units, &Unit{Kind: api.Part, Lo: 4 * hashes, Hi: 5 * hashes})
+	ahead.Parts.Parts = append(ahead.Parts.Parts, &Part{Next: 0, Worker: "w4"})
+	if r.affine(ahead, 3, taker("w1", one, all...)) {
+		t.Error("the first tier in rounds waits for room no worker has")
+	}
+}

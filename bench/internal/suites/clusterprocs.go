@@ -39,8 +39,9 @@ func RunAsTierd(args []string) {
 }
 
 // ProfilesEnv names a folder where each process of the cluster suite's
-// processes variant writes its CPU profile (c1.pprof … w1.pprof …), when
-// set: where a cluster's CPU goes, as its users run it.
+// processes variant writes its CPU profile (c1.pprof … w1.pprof …) and
+// its log (c1.log …), when set: where a cluster's CPU goes, as its users
+// run it.
 const ProfilesEnv = "TIERSOLVE_BENCH_PROFILES"
 
 // procToken is the cluster token of the processes variant.
@@ -274,6 +275,13 @@ func (pc *procCluster) stop() {
 		p := pc.procs[i]
 		pc.peaks[i] = memsize.ReadResidentOf(p.Process.Pid).Peak
 		stopProcess(p, 10*time.Second)
+	}
+	if dir := os.Getenv(ProfilesEnv); dir != "" {
+		for _, name := range pc.names { // beside their profiles: what each did, and when
+			if b, err := os.ReadFile(filepath.Join(pc.dir, name+".log")); err == nil {
+				os.WriteFile(filepath.Join(dir, name+".log"), b, 0o644)
+			}
+		}
 	}
 }
 

@@ -575,49 +575,73 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 	}
 }
 
-// TestPartsRestoredEachRound: a worker whose memory keeps none of its
-// parts between rounds (one worker, three parts, a cache of a byte)
-// restores each from its checkpoint every round, and writes a checkpoint
-// whenever it replayed a round, so no round replays more than one: the
-// run is still the embedded solve's, byte for byte.
-func TestPartsRestoredEachRound(t *testing.T) {
+// TestPartsKeptOffMemory: a worker whose memory keeps none of its parts
+// between rounds (one worker, three parts, a cache of a byte) keeps each
+// on its disk as the memory drops it, and reads it back for its next
+// round: no part is restored from a checkpoint but after its sub-parts'
+// first passes. With its disk refusing them (its spill folder a file), it
+// restores each part from its checkpoint every round instead, and writes
+// a checkpoint whenever it replayed a round, so no round replays more
+// than one. Either way the run is the embedded solve's, byte for byte.
+func TestPartsKeptOffMemory(t *testing.T) {
 	if race.Enabled {
 		// Single-threaded restores, a minute under -race: .ci/run runs it
 		// without (TestClusterLoopyParts restores parts under -race).
 		t.Skip("run without -race")
 	}
-	c := newTestCluster(t, 3, 5*time.Second)
-	c.startAll()
-	logs := &syncBuffer{}
-	c.startWorkerWith("w1", 1, func(cfg *worker.Config) {
-		cfg.MemoryBytes = 1
-		cfg.Log = slog.New(slog.NewJSONHandler(logs, nil))
-	})
-	cl := c.client()
-	ctx := context.Background()
-	id, err := cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
-	if err != nil {
-		t.Fatal(err)
+	for _, spill := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spill=%v", spill), func(t *testing.T) {
+			c := newTestCluster(t, 3, 5*time.Second)
+			c.startAll()
+			logs := &syncBuffer{}
+			var dir string
+			c.startWorkerWith("w1", 1, func(cfg *worker.Config) {
+				cfg.MemoryBytes = 1
+				cfg.Log = slog.New(slog.NewJSONHandler(logs, nil))
+				dir = cfg.Dir
+			})
+			if !spill {
+				folder := filepath.Join(dir, "spill")
+				if err := os.RemoveAll(folder); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(folder, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cl := c.client()
+			ctx := context.Background()
+			id, err := cl.Submit(ctx, api.SubmitRequest{Game: "quixo", Option: "size=3", Settings: &api.Settings{RangesPerThread: 2, MaxRanges: 4, MinRange: 64, Level: 6, LoopyRanges: 3}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, cl, id, 2*time.Minute)
+			restores, spills, most := 0, 0, 0
+			for line := range strings.Lines(logs.String()) {
+				var rec struct {
+					Msg      string `json:"msg"`
+					Replayed int    `json:"replayed_rounds"`
+				}
+				switch {
+				case json.Unmarshal([]byte(line), &rec) != nil:
+				case strings.HasPrefix(rec.Msg, "took a part over from its checkpoint"):
+					restores++
+					most = max(most, rec.Replayed)
+				case strings.HasPrefix(rec.Msg, "kept a part on disk"):
+					spills++
+				}
+			}
+			switch {
+			case spill && (spills < 10 || restores > 0):
+				t.Fatalf("%d parts kept on disk, %d restored from a checkpoint: want them all kept on disk", spills, restores)
+			case !spill && (restores < 10 || spills > 0):
+				t.Fatalf("%d parts restored, %d kept on disk: the case does not check the restores", restores, spills)
+			case most > 1:
+				t.Errorf("a part replayed %d rounds from its checkpoint: a round that replays must write a checkpoint", most)
+			}
+			checkFetched(t, cl, id, "quixo", "size=3", false)
+		})
 	}
-	waitRun(t, cl, id, 2*time.Minute)
-	restores, most := 0, 0
-	for line := range strings.Lines(logs.String()) {
-		var rec struct {
-			Msg      string `json:"msg"`
-			Replayed int    `json:"replayed_rounds"`
-		}
-		if json.Unmarshal([]byte(line), &rec) == nil && strings.HasPrefix(rec.Msg, "took a part over") { // from its checkpoint, or its sub-parts'
-			restores++
-			most = max(most, rec.Replayed)
-		}
-	}
-	if restores < 10 {
-		t.Fatalf("%d parts restored: the case does not check the restores", restores)
-	}
-	if most > 1 {
-		t.Errorf("a part replayed %d rounds from its checkpoint: a round that replays must write a checkpoint", most)
-	}
-	checkFetched(t, cl, id, "quixo", "size=3", false)
 }
 
 // leaderGet reads path from the leader's HTTP API, with the admin token.

@@ -192,7 +192,8 @@ func TestProvisionalRecordsLeftMemory(t *testing.T) {
 // TestMemoryReserve: a unit's reservation (its part's cells, outside the
 // shelves) drops the unused entries it needs room for, least recently
 // used first, and is counted until released; a part kept between rounds
-// is freed when dropped.
+// is evicted (heldPart.Evict: kept on the worker's disk, and freed) when
+// dropped.
 func TestMemoryReserve(t *testing.T) {
 	m := newMemCache(100)
 	o := owner{"r1", 1}
@@ -203,7 +204,7 @@ func TestMemoryReserve(t *testing.T) {
 	for it := range m.items {
 		if it.size == 40 { // the part: used first, so dropped first
 			it.last = time.Now().Add(-time.Hour)
-			it.free = func() { partFreed = true }
+			it.evict = func() { partFreed = true }
 		}
 	}
 	m.memory.mu.Unlock()
@@ -212,7 +213,7 @@ func TestMemoryReserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := m.parts.peek(partKey{run: "r1", tier: 1}); ok || !partFreed {
-		t.Errorf("the part, least recently used, kept (%v) or not freed (%v)", ok, partFreed)
+		t.Errorf("the part, least recently used, kept (%v) or not evicted (%v)", ok, partFreed)
 	}
 	if _, ok := m.records.peek("a"); !ok {
 		t.Error("an entry dropped that the reservation had room beside")

@@ -153,8 +153,9 @@ type item struct {
 	last  time.Time // last use
 	// drop takes it off its shelf (under memory.mu), and free frees its
 	// value if it holds memory outside the Go heap (a solved tier's
-	// cells).
-	drop, free func()
+	// cells); evict, if set, is free for a value dropped to make room,
+	// which may keep it elsewhere first (heldPart.Evict).
+	drop, free, evict func()
 }
 
 // owner is the tier of a run an entry belongs to: it is dropped once the
@@ -201,7 +202,12 @@ func (m *memory) evictFor(size int64) {
 		if victim == nil {
 			return
 		}
-		m.discard(victim)
+		m.remove(victim)
+		if victim.evict != nil {
+			victim.evict()
+		} else {
+			victim.free()
+		}
 	}
 }
 
@@ -253,6 +259,9 @@ func (s *shelf[K, V]) insert(key K, o owner, v V, size int64, refs int) *entry[V
 		if f, ok := any(e.v).(interface{ Free() }); ok {
 			f.Free()
 		}
+	}
+	if ev, ok := any(v).(interface{ Evict() }); ok {
+		e.evict = ev.Evict
 	}
 	s.entries[key] = e
 	s.mem.add(&e.item)

@@ -87,6 +87,19 @@ type heldPart struct {
 	// would load the set again beside it (K+R+N v K+R+A's top tier: 57 MB
 	// twice, workers 15% over their budget).
 	set *item
+	// key names the part, and spills keep it on the worker's disk when
+	// the memory drops it for room (Evict).
+	key    partKey
+	spills *spills
+}
+
+// Evict keeps the part on the worker's disk (spills.put) and frees it,
+// when the memory drops it to make room (its lock held).
+func (h *heldPart) Evict() {
+	if h.part != nil && h.spills != nil {
+		h.spills.put(h.key, h)
+	}
+	h.Free()
 }
 
 // Free frees the part, when the memory drops it (its lock held), and
@@ -148,6 +161,11 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 		return 0, err
 	}
 	defer releaseRound()
+	if r.p == nil && keep {
+		if err := r.unspill(ctx, key); err != nil {
+			return 0, err
+		}
+	}
 	// What a first pass holds past its estimate (partGrowth).
 	r.growth = &partGrowth{mem: w.mem.memory, own: u.own, counted: int64(plan.PartHeldBytes(u.Hi - u.Lo))}
 	defer r.growth.release()
@@ -199,7 +217,7 @@ func (w *Worker) runPart(ctx context.Context, u *unit, keep bool) (uint64, error
 	// room too: counted twice, it would drop the other parts held.
 	r.growth.release()
 	releaseRound()
-	h := &heldPart{part: r.p, round: last.Round, since: r.since, set: w.mem.sets.pin(src.name)}
+	h := &heldPart{part: r.p, round: last.Round, since: r.since, set: w.mem.sets.pin(src.name), key: key, spills: w.spills}
 	if !w.mem.parts.put(key, u.own, h, int64(r.p.Bytes())) {
 		w.mem.memory.unpin(h.set)
 		return 0, nil // another unit's part is held under its key: r.free drops this one

@@ -89,6 +89,7 @@ func (w *Worker) execute(ctx context.Context, a *api.Assignment, computed func()
 		if freed := w.mem.retire(a.Ref.Run, a.Live); freed > 0 {
 			w.log.Debug("dropped tiers the run no longer needs from memory", "run", a.Ref.Run, "bytes", freed)
 		}
+		w.spills.retire(a.Ref.Run, a.Live)
 	}
 	if positions, err = ex.run(w, ctx, u); err != nil {
 		u.out.remove()

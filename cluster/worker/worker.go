@@ -93,6 +93,7 @@ type Worker struct {
 	client *api.Client
 	disk   *diskCache
 	mem    *memCache
+	spills *spills
 	sem    *semaphore.Weighted
 	games  *unitio.Games
 	// request names the lease request that has had no answer yet (Run's
@@ -150,6 +151,9 @@ func New(cfg Config) (*Worker, error) {
 		sem: semaphore.NewWeighted(int64(cfg.Threads)), active: map[uint64]*leased{}, progress: map[uint64]*unitProgress{},
 		ttl: api.DefaultLeaseTTL, games: unitio.NewGames(cfg.NewGame)}
 	w.disk = newDiskCache(store, cfg.Client, cfg.CacheBytes)
+	if w.spills, err = newSpills(filepath.Join(cfg.Dir, "spill"), w.log); err != nil {
+		return nil, err
+	}
 	if cfg.LimitProcess && cfg.Budget > 0 {
 		w.fixed = measureFixed(true) // idle: nothing loaded yet
 		bigmem.LimitGo(cfg.Budget - w.fixed.file)

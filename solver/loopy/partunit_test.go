@@ -188,6 +188,48 @@ func TestRestorePart(t *testing.T) {
 	}
 }
 
+// TestSpillPart: a part spilled (its cells uncompressed) restores to the
+// part its checkpoint does; compressed frames read as raw, or raw ones as
+// compressed, are refused.
+func TestSpillPart(t *testing.T) {
+	g, tier, set, cut, data := checkpointCase(t)
+	restore := func(b []byte) (*Part, error) {
+		return RestorePart(context.Background(), bytes.NewReader(b), g, tier, set, cut, 1, work.Effort{Workers: 1})
+	}
+	p, err := restore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spilled bytes.Buffer
+	if err := p.Spill(&spilled); err != nil {
+		t.Fatal(err)
+	}
+	p.Free()
+	if spilled.Len() <= len(data) {
+		t.Errorf("a spill of %d bytes, its checkpoint %d: not raw", spilled.Len(), len(data))
+	}
+	back, err := restore(spilled.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := back.Checkpoint(&again); err != nil {
+		t.Fatal(err)
+	}
+	back.Free()
+	if !bytes.Equal(again.Bytes(), data) {
+		t.Error("a part restored from its spill checkpoints otherwise")
+	}
+	for name, b := range map[string][]byte{
+		"compressed read as raw": withHeader(t, data, func(h *partHeader) { h.Raw = true }),
+		"raw read as compressed": withHeader(t, spilled.Bytes(), func(h *partHeader) { h.Raw = false }),
+	} {
+		if _, err := restore(b); !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 // withHeader returns checkpoint data with its header changed by edit.
 func withHeader(t testing.TB, data []byte, edit func(*partHeader)) []byte {
 	br := bufio.NewReader(bytes.NewReader(data))
@@ -214,6 +256,16 @@ func withHeader(t testing.TB, data []byte, edit func(*partHeader)) []byte {
 func FuzzRestorePart(f *testing.F) {
 	g, tier, set, cut, data := checkpointCase(f)
 	f.Add(data)
+	p, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 1, work.Effort{Workers: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var spilled bytes.Buffer
+	if err := p.Spill(&spilled); err != nil {
+		f.Fatal(err)
+	}
+	p.Free()
+	f.Add(spilled.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := RestorePart(context.Background(), bytes.NewReader(data), g, tier, set, cut, 1, work.Effort{Workers: 1})
 		if err == nil {

@@ -76,7 +76,8 @@ func (s *State) Free(tk Taker) iter.Seq[api.UnitRef] {
 				if t.Parts == nil {
 					continue
 				}
-				for i, u := range t.Parts.Units {
+				for _, i := range t.Parts.order(tk.Worker) {
+					u := t.Parts.Units[i]
 					if u.Lease == nil && u.Done == nil && !r.affine(t, i, tk) && tk.fits(r, t, u) &&
 						!yield(api.UnitRef{Run: r.ID, Tier: t.Tier, Phase: api.PhaseParts, Index: i}) {
 						return

@@ -737,3 +737,28 @@ func TestAffineRoom(t *testing.T) {
 		t.Error("the first tier in rounds waits for room no worker has")
 	}
 }
+
+// TestPartsOrder: a worker is offered the parts it ran the last round
+// of first, the one it ran last (the likeliest in its memory) first of
+// them; the child tiers' ranges in their order.
+func TestPartsOrder(t *testing.T) {
+	p := &Parts{Phase: api.PartsWins, Parts: []*Part{{Worker: "w1", Token: 5}, {Worker: "w2", Token: 7}, {Worker: "w1", Token: 9}, {}},
+		Units: make([]*Unit, 4)}
+	for _, tc := range []struct {
+		worker string
+		want   []int
+	}{
+		{"w1", []int{2, 0, 1, 3}},
+		{"w2", []int{1, 0, 2, 3}},
+		{"w3", []int{0, 1, 2, 3}},
+		{"", []int{0, 1, 2, 3}},
+	} {
+		if got := p.order(tc.worker); !slices.Equal(got, tc.want) {
+			t.Errorf("%q is offered %v, want %v", tc.worker, got, tc.want)
+		}
+	}
+	p.Phase = api.PartsKids
+	if got := p.order("w1"); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("the child tiers' ranges offered as %v", got)
+	}
+}

@@ -575,14 +575,17 @@ func TestLoopyPartsMatchEmbedded(t *testing.T) {
 	}
 }
 
-// TestPartsKeptOffMemory: a worker whose memory keeps none of its parts
-// between rounds (one worker, three parts, a cache of a byte) keeps each
-// on its disk as the memory drops it, and reads it back for its next
-// round: no part is restored from a checkpoint but after its sub-parts'
-// first passes. With its disk refusing them (its spill folder a file), it
-// restores each part from its checkpoint every round instead, and writes
-// a checkpoint whenever it replayed a round, so no round replays more
-// than one. Either way the run is the embedded solve's, byte for byte.
+// TestPartsKeptOffMemory: a worker whose memory keeps no more than the
+// part it ran last between rounds (one worker, three parts, a cache of a
+// byte) keeps each other on its disk as the memory drops it, and reads it
+// back for its next round: no part is restored from a checkpoint but
+// after its sub-parts' first passes. With its disk refusing them (its
+// spill folder a file), it restores them from their checkpoints every
+// round instead, and writes a checkpoint whenever it replayed a round, so
+// no round replays more than two: one the part ran from memory (the one
+// it ran last runs first: Parts.order), and one restored from the round
+// before's checkpoint, which writes none. Either way the run is the
+// embedded solve's, byte for byte.
 func TestPartsKeptOffMemory(t *testing.T) {
 	if race.Enabled {
 		// Single-threaded restores, a minute under -race: .ci/run runs it
@@ -636,7 +639,7 @@ func TestPartsKeptOffMemory(t *testing.T) {
 				t.Fatalf("%d parts kept on disk, %d restored from a checkpoint: want them all kept on disk", spills, restores)
 			case !spill && (restores < 10 || spills > 0):
 				t.Fatalf("%d parts restored, %d kept on disk: the case does not check the restores", restores, spills)
-			case most > 1:
+			case most > 2:
 				t.Errorf("a part replayed %d rounds from its checkpoint: a round that replays must write a checkpoint", most)
 			}
 			checkFetched(t, cl, id, "quixo", "size=3", false)

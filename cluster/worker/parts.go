@@ -447,7 +447,7 @@ func (r *partRound) end(last api.PartStep, replayed int) (bool, error) {
 	if !first && !due && replayed == 0 {
 		return false, nil
 	}
-	if err := u.out.add(u.tier, func(path string) error { return writeCheckpoint(path, p) }); err != nil {
+	if err := u.out.add(u.tier, func(path string) error { return writePart(path, p.Checkpoint) }); err != nil {
 		return false, err
 	}
 	u.out.outs[len(u.out.outs)-1].Role = api.RoleCheckpoint
@@ -581,12 +581,14 @@ func (w *Worker) kidNotes(ctx context.Context, u *unit) (uint64, error) {
 	return u.Hi - u.Lo, nil
 }
 
-func writeCheckpoint(path string, p *loopy.Part) error {
+// writePart writes a part to a new file at path with write: its
+// checkpoint (loopy.Part.Checkpoint) or its spill (loopy.Part.Spill).
+func writePart(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := p.Checkpoint(f); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}

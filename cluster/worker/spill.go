@@ -60,7 +60,7 @@ func newSpills(dir string, log *slog.Logger) (*spills, error) {
 func (s *spills) put(key partKey, h *heldPart) {
 	start := time.Now()
 	path := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%d-%d-%d.part", url.PathEscape(key.run), key.tier, key.part, key.lo, key.hi))
-	err := writeSpill(path, h.part)
+	err := writePart(path, h.part.Spill)
 	if err != nil {
 		os.Remove(path)
 		s.log.Warn("could not keep a part on disk: its next round here restores its checkpoint", "run", key.run, "tier", key.tier,
@@ -72,19 +72,6 @@ func (s *spills) put(key partKey, h *heldPart) {
 	s.mu.Unlock()
 	s.log.Info("kept a part on disk: no room for it in memory beside the next unit", "run", key.run, "tier", key.tier,
 		"part", key.part, "round", h.round, "bytes", h.part.Bytes(), "seconds", time.Since(start).Seconds())
-}
-
-// writeSpill writes part p to a new file at path (loopy.Part.Spill).
-func writeSpill(path string, p *loopy.Part) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.Spill(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // take removes the part spilled under key from the spills and returns

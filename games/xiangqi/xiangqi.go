@@ -377,6 +377,22 @@ func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, d
 	return dst
 }
 
+// pseudoParents is Parents within tier t without the legality of the
+// parents: every un-move without capture, including those before which
+// the side that moved was in check (the rule pass, whose arrays tell an
+// illegal parent by its state).
+func (g *Game) pseudoParents(t tiergame.Tier, p tiergame.Position, dst []tiergame.Position) []tiergame.Position {
+	l := g.mustLayout(t)
+	var st state
+	l.load(uint64(p), &st)
+	var buf [128]xq.Move
+	h := uint64(p)
+	for _, m := range st.b.Unmoves(st.pl.side.Other(), buf[:0]) {
+		dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
+	}
+	return dst
+}
+
 // uncaptures appends the parents of st in tier pt, which must hold one
 // more piece of the side to move than st's tier.
 func (g *Game) uncaptures(st *state, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {

@@ -34,7 +34,7 @@ func (r *Run) solveChance(ctx context.Context) error {
 	cache := map[tiergame.Tier]*chance.Tier{}
 	var solved atomic.Uint64
 	start := time.Now()
-	err := eachChildrenFirst(r, "solve", cache, nil, func(_ int, t tiergame.Tier) error {
+	err := eachChildrenFirst(r, "solve", cache, nil, func(_ int, t tiergame.Tier, _ func()) error {
 		rec := r.Manifest.Tier(uint64(t))
 		if rec.Solved && rec.DB.Check(r.Dir, false) == nil && r.planesRecorded(rec) {
 			return nil

@@ -46,7 +46,7 @@ func (r *Run) verifyChance(ctx context.Context) (*VerifyReport, error) {
 	cg := r.Game.(tiergame.Chance)
 	cache := map[tiergame.Tier]*chance.Tier{}
 	var mu sync.Mutex
-	err := eachChildrenFirst(r, "verify", cache, nil, func(_ int, t tiergame.Tier) error {
+	err := eachChildrenFirst(r, "verify", cache, nil, func(_ int, t tiergame.Tier, _ func()) error {
 		ct, err := r.loadChance(t, cache)
 		if err != nil {
 			return rep.stop(err)

@@ -19,7 +19,9 @@ import (
 // symmetric run does not hold are read through their canonical form, so
 // the rules see the whole tier; only the records of held positions are
 // stored.
-func judgeTier(g tiergame.Game, t tiergame.Tier, st *solved.Tier, kids []*solved.Tier, workers int, levels *work.LevelProgress) (*solved.Tier, error) {
+//
+// kidsDone, if not nil, is called once the pass reads kids no more.
+func judgeTier(g tiergame.Game, t tiergame.Tier, st *solved.Tier, kids []*solved.Tier, workers int, levels *work.LevelProgress, kidsDone func()) (*solved.Tier, error) {
 	base := quotient.Base(g) // a symmetric run's game wraps the game's own
 	j, ok := base.(tiergame.Judge)
 	if !ok || !j.Judges(t) {
@@ -58,7 +60,7 @@ func judgeTier(g tiergame.Game, t tiergame.Tier, st *solved.Tier, kids []*solved
 	if levels != nil {
 		progress = levels.Rules
 	}
-	err := j.Judge(t, tiergame.Judging{Value: value, Child: child, Progress: progress, Yield: func(d tiergame.Judged) error {
+	err := j.Judge(t, tiergame.Judging{Value: value, Child: child, Progress: progress, ChildrenDone: kidsDone, Yield: func(d tiergame.Judged) error {
 		if d.Remoteness < 0 || d.Remoteness > valuedb.MaxRemoteness {
 			return fmt.Errorf("remoteness %d of %s out of range", d.Remoteness, g.Format(t, d.Pos))
 		}

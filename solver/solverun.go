@@ -59,12 +59,12 @@ func (r *Run) Solve(ctx context.Context) error {
 		rec := r.Manifest.Tier(uint64(t))
 		return rec.Solved && rec.DB.Check(r.Dir, false) == nil
 	}
-	err := eachChildrenFirst(r, "solve", cache, (*solved.Tier).Free, func(i int, t tiergame.Tier) error {
+	err := eachChildrenFirst(r, "solve", cache, (*solved.Tier).Free, func(i int, t tiergame.Tier, release func()) error {
 		if !isSolved(t) {
 			t0 := time.Now()
 			load := next
 			next = r.loadNext(order[i+1:], isSolved)
-			st, err := r.solveTier(ctx, t, cache, &decided, load)
+			st, err := r.solveTier(ctx, t, cache, &decided, load, release)
 			// The last tier's database is recorded even if this one failed.
 			if serr := r.settleDB(w, r.clock(t, "solve")); err == nil {
 				err = serr
@@ -162,8 +162,9 @@ func (r *Run) loadLevelAsync(t tiergame.Tier) *levelLoad {
 }
 
 // solveTier computes the records of tier t; load, if it is t's, is its
-// level file being loaded.
-func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*solved.Tier, done *atomic.Uint64, load *levelLoad) (*solved.Tier, error) {
+// level file being loaded, and release drops the children no other tier
+// needs (work.Effort.KidsDone).
+func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame.Tier]*solved.Tier, done *atomic.Uint64, load *levelLoad, release func()) (*solved.Tier, error) {
 	clk := r.clock(t, "solve")
 	end := clk.phase("load", false)
 	kids, err := r.childTiers(t, nil, cache)
@@ -183,7 +184,7 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	levels := new(work.LevelProgress)
 	stop := r.watchTier(t, r.Manifest.Tier(uint64(t)).Reachable, done, levels)
 	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
-		work.Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t], Paths: r.Paths})
+		work.Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t], Paths: r.Paths, KidsDone: release})
 	stop()
 	end()
 	if err != nil {

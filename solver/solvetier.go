@@ -30,6 +30,13 @@ type Shape struct {
 func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.Ranked, kids []*solved.Tier, shape Shape, e work.Effort) (*solved.Tier, error) {
 	workers, done := max(e.Workers, 1), e.Done
 	ranges := plan.RangesFor(set.Total(), workers, e.Ranges)
+	released := false
+	kidsDone := func() { // once: e.KidsDone may free kids
+		if e.KidsDone != nil && !released {
+			released = true
+			e.KidsDone()
+		}
+	}
 	if shape.Loopy {
 		var st *solved.Tier
 		var err error
@@ -43,7 +50,9 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		}
 		// The game's rules of play, if it has any for t, after the
 		// retrograde analysis (tiergame.Judge).
-		return judgeTier(g, t, st, kids, workers, e.Levels)
+		st, err = judgeTier(g, t, st, kids, workers, e.Levels, kidsDone)
+		kidsDone()
+		return st, err
 	}
 	recs := make([]valuedb.Record, set.Total())
 	rs := plan.SplitShrinking(set, ranges)
@@ -53,5 +62,6 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 	if err != nil {
 		return nil, err
 	}
+	kidsDone()
 	return solved.New(t, set, recs, workers)
 }

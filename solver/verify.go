@@ -161,7 +161,7 @@ func (r *Run) Verify(ctx context.Context) (*VerifyReport, error) {
 	if quotient.Is(r.Game) {
 		sym = quotient.Base(r.Game).(tiergame.Symmetric)
 	}
-	err := eachChildrenFirst(r, "verify", cache, (*solved.Tier).Free, func(_ int, t tiergame.Tier) error {
+	err := eachChildrenFirst(r, "verify", cache, (*solved.Tier).Free, func(_ int, t tiergame.Tier, _ func()) error {
 		st, err := r.loadSolved(t, cache)
 		if err != nil {
 			return rep.stop(err)

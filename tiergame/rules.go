@@ -41,6 +41,10 @@ type Judging struct {
 	// is, in a few words ("round 2: removing false cycles, sweep 3"):
 	// on a large tier it runs for minutes.
 	Progress func(detail string)
+	// ChildrenDone, if not nil, is called at most once, on the goroutine
+	// that called Judge, once Judge reads no more children (Child): the
+	// caller may free the child tiers then, for the rest of the pass.
+	ChildrenDone func()
 }
 
 // RuleInfo says which rule of play decided a stored record: the rule's

@@ -485,6 +485,9 @@ type judgeConfig struct {
 	// sweeps again in full and fails the pass if any flag or what the
 	// sweeps log differs (tests).
 	checkCarry bool
+	// childrenDone, if not nil, is called once the pass reads no more
+	// children (tiergame.Judging.ChildrenDone).
+	childrenDone func()
 }
 
 // sweepMode is how the half-sweeps choose the positions they check (see
@@ -523,6 +526,9 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 	j.say("the draws' checks, chases and captures")
 	if err := j.init(value, child); err != nil {
 		return err
+	}
+	if cfg.childrenDone != nil {
+		cfg.childrenDone() // only init reads them
 	}
 	done := [2]bool{}
 	for round := 1; ; round++ {
@@ -1915,7 +1921,7 @@ func (g *Game) Judges(t tiergame.Tier) bool { return g.RulesApply(t) }
 // the pass reads it off its own arrays, after every value has been read
 // (tiergame.Judge).
 func (g *Game) Judge(t tiergame.Tier, j tiergame.Judging) error {
-	return g.judgeTier(t, judgeConfig{}, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
+	return g.judgeTier(t, judgeConfig{childrenDone: j.ChildrenDone}, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
 		return j.Yield(tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/internal/race"
@@ -555,5 +556,49 @@ func eachRulesFamily(t *testing.T, test func(t *testing.T, material string, run 
 			}
 			test(t, tc.material, topJudge(t, tc.material))
 		})
+	}
+}
+
+// TestJudgeChildrenDone: Judge tells its caller, once and before the
+// first decision, that it reads the children no more, and then reads
+// none; the decisions are JudgeTier's.
+func TestJudgeChildrenDone(t *testing.T) {
+	g := newRulesGame(t, "KRvKN")
+	vals, decs := wdlTables(t, g)
+	tt := g.top.Tier()
+	v := wdlTier(g, tt, vals) // the top tier before the pass
+	var done, reads, late atomic.Int64 // Child runs on the judge's workers
+	var got []tiergame.Judged
+	err := g.Judge(tt, tiergame.Judging{
+		Value: func(p tiergame.Position) tiergame.Value { return v[p] },
+		Child: func(c tiergame.Child) tiergame.Value {
+			reads.Add(1)
+			if done.Load() > 0 {
+				late.Add(1)
+			}
+			return vals[c.Tier][c.Pos]
+		},
+		ChildrenDone: func() { done.Add(1) },
+		Yield: func(d tiergame.Judged) error {
+			if done.Load() != 1 {
+				t.Fatalf("a decision with ChildrenDone called %d times", done.Load())
+			}
+			got = append(got, d)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Load() != 1 || late.Load() != 0 || reads.Load() == 0 {
+		t.Errorf("ChildrenDone called %d times, %d children read after it, %d in all", done.Load(), late.Load(), reads.Load())
+	}
+	if len(got) != len(decs[tt]) || len(got) == 0 {
+		t.Fatalf("%d decisions, JudgeTier %d", len(got), len(decs[tt]))
+	}
+	for i, d := range decs[tt] {
+		if got[i].Pos != d.Pos || got[i].Value != d.Value {
+			t.Fatalf("decision %d: %+v, JudgeTier %+v", i, got[i], d)
+		}
 	}
 }

@@ -16,11 +16,13 @@ import (
 // (3.5 to 24 million positions each), 0.82 to 0.85 notes a position to
 // parents in other parts (1.13 times (P-1)/P for P parts), 0.29 to 0.47
 // bytes a note in the notes files, and 32 to 48 rounds a tier; in parts
-// on 4 workers the whole family took 1.65 times tierd solve's CPU in
-// its workers (1,836 against 1,110 CPU-s, bench group
-// cluster/parts/xiangqi-KRNvKAABB, 2026-11-28): the children's notes
-// (KidNotes units), the first passes, checkpoints and notes files. A
-// round's grants, completions and transfers are a guess.
+// on 4 one-thread workers, at a third or a quarter of tierd solve's
+// memory each, the cluster's processes took 1.13 to 1.35 times tierd
+// solve's CPU in the same bench run (bench groups
+// cluster/parts/xiangqi-{KRNvKRA,KRNvKAABB}, 2026-11-30): the children's
+// notes (KidNotes units), the first passes, checkpoints, notes files and
+// the coordinators. A round's grants, completions and transfers are a
+// guess.
 const (
 	planHashRate      = 1.13e6 // hashes a core-second
 	planNotesPerPos   = 1.13
@@ -32,7 +34,7 @@ const (
 	planPartsRounds = 2
 	// planPartsCPU is the CPU of a tier in parts against solving it
 	// whole.
-	planPartsCPU        = 1.65
+	planPartsCPU        = 1.3
 	planMostLoopyRanges = 256
 	// planCloseRate is the positions a thread-second of a loopy tier's
 	// closing (reach.CloseTier, one unit on one worker in its reachability):

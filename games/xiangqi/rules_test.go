@@ -566,7 +566,7 @@ func TestJudgeChildrenDone(t *testing.T) {
 	g := newRulesGame(t, "KRvKN")
 	vals, decs := wdlTables(t, g)
 	tt := g.top.Tier()
-	v := wdlTier(g, tt, vals) // the top tier before the pass
+	v := wdlTier(g, tt, vals)          // the top tier before the pass
 	var done, reads, late atomic.Int64 // Child runs on the judge's workers
 	var got []tiergame.Judged
 	err := g.Judge(tt, tiergame.Judging{

@@ -139,10 +139,11 @@ type Effort struct {
 	// Paths, if not nil, forces paths small games do not take by
 	// themselves (tests); nil everywhere else.
 	Paths *Paths
-	// KidsDone, if not nil, is called, on the goroutine that solves the
-	// tier, once the solve reads the child tiers no more, before it
-	// returns: the caller may free them then (the rule pass of a large
-	// tier runs for long after its first look at the children).
+	// KidsDone, if not nil, is called once, on the goroutine that solves
+	// the tier, when the solve reads the child tiers no more (before a
+	// solve that succeeds returns): the caller may free them then (the
+	// rule pass of a large tier runs for long after its first look at
+	// the children).
 	KidsDone func()
 }
 

@@ -172,22 +172,17 @@ const (
 // the tier's hashes) have a slot of flags (16 bits): a hash has two bits
 // of state, two of the index of the slots (unknown, below) and one of
 // the positions still listed.
-//
-// A child's look-up is most of the pass's time, and it is a cache miss
-// for each array it reads: the state, the unknown bit and the rank of
-// each 64 hashes lie together in one block of 4 words (blk: half a cache
-// line), so a child costs two misses (its block, its slot) where one
-// array each cost four.
 type judge struct {
 	g *Game
 	l *layout
 	t tiergame.Tier
-	// blk holds, for the hashes 64w to 64w+63, in words 4w to 4w+3:
-	// their states, 32 to a word (blkState, blkState+1); the bit of each
-	// hash undecided after the loopy solve, fixed once init has run
-	// (blkUnknown); and the count of those bits in the blocks before w
-	// (blkBelow): the rank of an undecided hash is its slot.
-	blk []uint64
+	// st holds each hash's state, 32 to a word.
+	st []uint64
+	// unknown has the bit of each hash undecided after the loopy solve,
+	// fixed once init has run; below[w] counts the bits of the words
+	// before w: the rank of an undecided hash is its slot.
+	unknown []uint64
+	below   []uint64
 	// listed has the bit of each undecided hash that may have working
 	// flags (fListed): a superset, as labelMay sets them and the sweeps
 	// clear them.
@@ -255,59 +250,29 @@ func (j *judge) free() {
 	for _, a := range j.mems {
 		a.Free()
 	}
-	j.mems, j.blk, j.listed, j.fl, j.notLost = nil, nil, nil, nil, nil
+	j.mems, j.st, j.unknown, j.below, j.listed, j.fl, j.notLost = nil, nil, nil, nil, nil, nil, nil
 }
 
-// The words of a block of blk (judge).
-const (
-	blkState   = 0 // and 1
-	blkUnknown = 2
-	blkBelow   = 3
-	blkWords   = 4
-)
-
-// stateWord returns the word of blk that holds hash h's state.
-func (j *judge) stateWord(h uint64) *uint64 { return &j.blk[h>>6*blkWords+h>>5&1] }
-
 // state returns hash h's state.
-func (j *judge) state(h uint64) uint64 { return *j.stateWord(h) >> (h & 31 * 2) & 3 }
+func (j *judge) state(h uint64) uint64 { return j.st[h>>5] >> (h & 31 * 2) & 3 }
 
 // setState changes hash h's state to s; nothing reads or writes the word
 // at the same time (build writes on one goroutine, while its workers
 // wait: spreader).
 func (j *judge) setState(h uint64, s uint64) {
-	w := j.stateWord(h)
+	w := &j.st[h>>5]
 	*w = *w&^(3<<(h&31*2)) | s<<(h&31*2)
 }
 
 // slot returns the slot of undecided hash h.
 func (j *judge) slot(h uint64) uint64 {
-	b := j.blk[h>>6*blkWords : h>>6*blkWords+blkWords]
-	return b[blkBelow] + uint64(bits.OnesCount64(b[blkUnknown]&(1<<(h&63)-1)))
+	w := h >> 6
+	return j.below[w] + uint64(bits.OnesCount64(j.unknown[w]&(1<<(h&63)-1)))
 }
 
 // isUnknown reports whether hash h was undecided after the loopy solve
 // (it has a slot).
-func (j *judge) isUnknown(h uint64) bool { return j.blk[h>>6*blkWords+blkUnknown]>>(h&63)&1 != 0 }
-
-// unknownSet is the bits of the hashes undecided after the loopy solve.
-func (j *judge) unknownSet() wordSet { return wordSet{j.blk, blkWords, blkUnknown} }
-
-// wordSet is a bitset of hashes whose words are every stride-th of w
-// from off: hashes 64i to 64i+63 in w[i*stride+off].
-type wordSet struct {
-	w           []uint64
-	stride, off uint64
-}
-
-// plain is the bitset of words w.
-func plain(w []uint64) wordSet { return wordSet{w, 1, 0} }
-
-// len is the number of words.
-func (s wordSet) len() uint64 { return uint64(len(s.w)) / s.stride }
-
-// at returns the i-th word.
-func (s wordSet) at(i uint64) *uint64 { return &s.w[i*s.stride+s.off] }
+func (j *judge) isUnknown(h uint64) bool { return j.unknown[h>>6]>>(h&63)&1 != 0 }
 
 // flag returns undecided position h's flags.
 func (j *judge) flag(h uint64) uint32 { return j.load16(j.slot(h)) }
@@ -341,19 +306,19 @@ func (j *judge) store16(s uint64, v uint32) {
 // eachUnknown calls f for the hashes undecided after the loopy solve
 // among side, side+2, ... (every one for step 1), as each does.
 func (j *judge) eachUnknown(first, step uint64, f func(h uint64) bool) bool {
-	return j.eachOf(j.unknownSet(), first, step, f)
+	return j.eachOf(j.unknown, first, step, f)
 }
 
 // eachListed is eachUnknown for the positions that may have working
 // flags (listed): the later sweeps of a step find a few among millions
 // of draws, and skip the rest 64 at a time.
 func (j *judge) eachListed(first, step uint64, f func(h uint64) bool) bool {
-	return j.eachOf(plain(j.listed), first, step, f)
+	return j.eachOf(j.listed, first, step, f)
 }
 
 // eachOf calls f for the hashes of set among side, side+2, ... (every
 // one for step 1), as each does.
-func (j *judge) eachOf(set wordSet, first, step uint64, f func(h uint64) bool) bool {
+func (j *judge) eachOf(set []uint64, first, step uint64, f func(h uint64) bool) bool {
 	return j.blocksOf(set, first, step, func(hashes iter.Seq[uint64]) bool {
 		found := false
 		for h := range hashes {
@@ -370,17 +335,17 @@ func (j *judge) eachOf(set wordSet, first, step uint64, f func(h uint64) bool) b
 // step 1), and reports whether any call returned true: eachOf for a
 // caller that keeps something of its own a run (halfSweep's counts and
 // log).
-func (j *judge) blocksOf(set wordSet, first, step uint64, block func(hashes iter.Seq[uint64]) bool) bool {
+func (j *judge) blocksOf(set []uint64, first, step uint64, block func(hashes iter.Seq[uint64]) bool) bool {
 	mask := ^uint64(0)
 	if step == 2 {
 		mask = 0x5555555555555555 << first
 	}
 	const size = 1 << 8 // words
-	n := (set.len() + size - 1) / size
+	n := (uint64(len(set)) + size - 1) / size
 	return j.onWorkers(n, func(b uint64) bool {
 		return block(func(yield func(uint64) bool) {
-			for w := b * size; w < min((b+1)*size, set.len()); w++ {
-				for x := atomic.LoadUint64(set.at(w)) & mask; x != 0; x &= x - 1 {
+			for w := b * size; w < min((b+1)*size, uint64(len(set))); w++ {
+				for x := atomic.LoadUint64(&set[w]) & mask; x != 0; x &= x - 1 {
 					if !yield(w<<6 + uint64(bits.TrailingZeros64(x))) {
 						return
 					}
@@ -553,10 +518,9 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 			break
 		}
 	}
-	unknown := j.unknownSet()
-	for w := range unknown.len() {
-		for x := *unknown.at(w); x != 0; x &= x - 1 {
-			h := w<<6 + uint64(bits.TrailingZeros64(x))
+	for w, x := range j.unknown {
+		for ; x != 0; x &= x - 1 {
+			h := uint64(w)<<6 + uint64(bits.TrailingZeros64(x))
 			s := j.state(h)
 			if s == stUnknown {
 				continue
@@ -587,7 +551,10 @@ func (j *judge) load(h uint64) (state, ruleBoard) {
 func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) error {
 	size := j.l.size
 	var err error
-	if j.blk, err = j.words((size + 63) / 64 * blkWords); err != nil {
+	if j.st, err = j.words((size + 31) / 32); err != nil {
+		return err
+	}
+	if j.unknown, err = j.words((size + 63) / 64); err != nil {
 		return err
 	}
 	j.each(0, 1, func(h uint64) bool {
@@ -599,21 +566,23 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 			s = stHolds
 		case tiergame.Draw:
 			s = stUnknown
-			atomic.OrUint64(&j.blk[h>>6*blkWords+blkUnknown], 1<<(h&63))
+			atomic.OrUint64(&j.unknown[h>>6], 1<<(h&63))
 		}
 		if s != stAbsent {
-			atomic.OrUint64(j.stateWord(h), s<<(h&31*2))
+			atomic.OrUint64(&j.st[h>>5], s<<(h&31*2))
 		}
 		return false
 	})
-	unknown := j.unknownSet()
-	if j.listed, err = j.words(unknown.len()); err != nil {
+	if j.below, err = j.words(uint64(len(j.unknown))); err != nil {
+		return err
+	}
+	if j.listed, err = j.words(uint64(len(j.unknown))); err != nil {
 		return err
 	}
 	n := uint64(0)
-	for w := range unknown.len() {
-		j.blk[w*blkWords+blkBelow] = n
-		n += uint64(bits.OnesCount64(*unknown.at(w)))
+	for w, x := range j.unknown {
+		j.below[w] = n
+		n += uint64(bits.OnesCount64(x))
 	}
 	fl, err := j.words((n + 3) / 4)
 	if err != nil {
@@ -905,7 +874,7 @@ func (j *judge) carryHalf(n int, side uint64, sw *sweepLog) bool {
 		mask = fCheckLose | fChaseLose
 	}
 	hl := halfLog{limit: j.maxChanges()}
-	found := j.blocksOf(j.unknownSet(), side, 2, func(hashes iter.Seq[uint64]) bool {
+	found := j.blocksOf(j.unknown, side, 2, func(hashes iter.Seq[uint64]) bool {
 		var local []change
 		var parents []tiergame.Position
 		count, any := int64(0), false
@@ -1182,7 +1151,7 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 	}
 	// Each run of words counts and logs its own, merged once a run.
 	hl := halfLog{limit: j.maxChanges()}
-	found := j.blocksOf(plain(j.listed), side, 2, func(hashes iter.Seq[uint64]) bool {
+	found := j.blocksOf(j.listed, side, 2, func(hashes iter.Seq[uint64]) bool {
 		var local []change
 		count, any := int64(0), false
 		for h := range hashes {

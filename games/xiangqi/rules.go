@@ -953,7 +953,7 @@ func winRemoved(f uint32) uint32 {
 // caller passes over it (see quietMoves), so the attack test an un-move
 // that Game.Parents makes is saved.
 func (j *judge) parents(h uint64, ps []tiergame.Position) []tiergame.Position {
-	return j.g.pseudoParents(j.t, tiergame.Position(h), ps)
+	return j.g.unmoveParents(j.t, tiergame.Position(h), false, ps)
 }
 
 // markParents marks stale the undecided parents of position h that may

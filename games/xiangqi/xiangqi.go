@@ -357,38 +357,34 @@ func (g *Game) MoveNames(t tiergame.Tier, p tiergame.Position) []string {
 // un-captures, the taken piece put back; each with the side not to move
 // before the move not in check. (The solver asks about t only.)
 func (g *Game) Parents(t tiergame.Tier, p tiergame.Position, pt tiergame.Tier, dst []tiergame.Position) []tiergame.Position {
-	l := g.mustLayout(t)
-	var st state
-	l.load(uint64(p), &st)
-	mover := st.pl.side.Other()
-	var buf [128]xq.Move
 	if pt != t {
+		var st state
+		g.mustLayout(t).load(uint64(p), &st)
 		return g.uncaptures(&st, pt, dst)
 	}
-	h := uint64(p)
-	guard := st.b.Guard(st.pl.side) // in the parent, st's side is not to move
-	for _, m := range st.b.Unmoves(mover, buf[:0]) {
-		// m leads from the parent to p; the parent's hash is p's with m
-		// taken back, which moved computes from p by playing m backwards.
-		if guard.SafeBefore(&st.b, m) {
-			dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
-		}
-	}
-	return dst
+	return g.unmoveParents(t, p, true, dst)
 }
 
-// pseudoParents is Parents within tier t without the legality of the
-// parents: every un-move without capture, including those before which
-// the side that moved was in check (the rule pass, whose arrays tell an
-// illegal parent by its state).
-func (g *Game) pseudoParents(t tiergame.Tier, p tiergame.Position, dst []tiergame.Position) []tiergame.Position {
-	l := g.mustLayout(t)
+// unmoveParents appends the positions of tier t from which an un-move
+// without capture of the side that just moved leads to p: with legal,
+// only those before which the side not to move was not in check (the
+// legal ones, Parents); without, every one (the rule pass, whose arrays
+// tell an illegal parent by its state and which saves the attack test).
+func (g *Game) unmoveParents(t tiergame.Tier, p tiergame.Position, legal bool, dst []tiergame.Position) []tiergame.Position {
 	var st state
-	l.load(uint64(p), &st)
+	g.mustLayout(t).load(uint64(p), &st)
+	var guard xq.Guard
+	if legal {
+		guard = st.b.Guard(st.pl.side) // in the parent, st's side is not to move
+	}
 	var buf [128]xq.Move
 	h := uint64(p)
 	for _, m := range st.b.Unmoves(st.pl.side.Other(), buf[:0]) {
-		dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
+		// m leads from the parent to p; the parent's hash is p's with m
+		// taken back, which moved computes from p by playing m backwards.
+		if !legal || guard.SafeBefore(&st.b, m) {
+			dst = append(dst, tiergame.Position(st.moved(h, xq.Move{From: m.To, To: m.From})))
+		}
 	}
 	return dst
 }

@@ -196,7 +196,12 @@ type judge struct {
 	// loss level: a parent of several of the level's positions is
 	// looked at once, not once for each (candidates).
 	notLost []uint64
-	mems    []*bigmem.Array
+	// shadow has the bit of each slot whose position is the larger hash
+	// of a mirror pair; nil when the sweeps check both images
+	// (judgeConfig.bothImages). The sweeps check the smaller image only
+	// and give the larger its flags (see setFlags).
+	shadow []uint64
+	mems   []*bigmem.Array
 
 	errMu sync.Mutex
 	err   error
@@ -217,6 +222,9 @@ type judge struct {
 	carry      bool
 	carried    *int
 	checkCarry bool
+	// images is whether the sweeps check one image of each mirror pair
+	// (shadow).
+	images bool
 	// progress, if not nil, is told where the pass is (say); round is
 	// the round in progress.
 	progress func(string)
@@ -250,7 +258,7 @@ func (j *judge) free() {
 	for _, a := range j.mems {
 		a.Free()
 	}
-	j.mems, j.st, j.unknown, j.below, j.listed, j.fl, j.notLost = nil, nil, nil, nil, nil, nil, nil
+	j.mems, j.st, j.unknown, j.below, j.listed, j.fl, j.notLost, j.shadow = nil, nil, nil, nil, nil, nil, nil, nil
 }
 
 // state returns hash h's state.
@@ -279,6 +287,47 @@ func (j *judge) flag(h uint64) uint32 { return j.load16(j.slot(h)) }
 
 // setFlag sets undecided position h's flags.
 func (j *judge) setFlag(h uint64, f uint32) { j.store16(j.slot(h), f) }
+
+// The sweeps check one image of each mirror pair of positions, the
+// smaller hash, as xiangqitb's index holds one (every piece moves the
+// same way mirrored, so a position's flags are its image's). The larger
+// image, a shadow, is never listed: it takes its flags from its image
+// whenever a check changes them (setFlags), and build declares it with
+// its image. So a shadow's slot is its image's, but for the stale marks
+// of a step's half-sweeps, which only listed positions take (markStale);
+// carriedSweeps' are made on both images. A check reads the flags of
+// children and grandchildren of either kind.
+
+// shadowAt reports whether slot s is a shadow.
+func (j *judge) shadowAt(s uint64) bool {
+	return j.shadow != nil && atomic.LoadUint64(&j.shadow[s>>6])>>(s&63)&1 != 0
+}
+
+// isShadow reports whether undecided position h is a shadow.
+func (j *judge) isShadow(h uint64) bool { return j.shadow != nil && j.shadowAt(j.slot(h)) }
+
+// image returns the hash of position h's mirror image, or h when the
+// sweeps check both images.
+func (j *judge) image(h uint64) uint64 {
+	if j.shadow == nil {
+		return h
+	}
+	var pl placement
+	j.l.decode(h, &pl)
+	return j.l.mirrorHash(pl)
+}
+
+// setFlags sets checked position h's flags, and its shadow's, to f, and
+// returns the shadow's hash (h when h is its own image or the sweeps
+// check both).
+func (j *judge) setFlags(h uint64, f uint32) uint64 {
+	j.setFlag(h, f)
+	m := j.image(h)
+	if m != h {
+		j.setFlag(m, f)
+	}
+	return m
+}
 
 // orFlag adds flags to undecided position h's.
 func (j *judge) orFlag(h uint64, f uint32) {
@@ -453,6 +502,9 @@ type judgeConfig struct {
 	// childrenDone, if not nil, is called once the pass reads no more
 	// children (tiergame.Judging.ChildrenDone).
 	childrenDone func()
+	// bothImages checks both images of each mirror pair in the sweeps,
+	// rather than one (judge.shadow).
+	bothImages bool
 }
 
 // sweepMode is how the half-sweeps choose the positions they check (see
@@ -486,7 +538,7 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 		workers = runtime.GOMAXPROCS(0)
 	}
 	j := &judge{g: g, l: l, t: t, workers: workers, spreadChunk: cfg.spreadChunk, sweepMode: cfg.sweeps, halves: cfg.halves,
-		carry: !cfg.fullStep1, carried: cfg.carried, checkCarry: cfg.checkCarry, progress: progress}
+		carry: !cfg.fullStep1, carried: cfg.carried, checkCarry: cfg.checkCarry, images: !cfg.bothImages, progress: progress}
 	defer j.free()
 	j.say("the draws' checks, chases and captures")
 	if err := j.init(value, child); err != nil {
@@ -594,20 +646,43 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 	if j.notLost, err = j.words((n + 63) / 64); err != nil {
 		return err
 	}
+	if j.images {
+		if j.shadow, err = j.words((n + 63) / 64); err != nil {
+			return err
+		}
+	}
 	j.eachUnknown(0, 1, func(h uint64) bool {
 		j.initPosition(h, child)
 		return false
 	})
-	return nil
+	return j.err
 }
 
 // initPosition marks undecided position h's captures to a draw (child
 // reads their values), and, once for the pass, whether it is in check
 // or answers a chase with a move to an undecided position, and the
 // undecided positions those answers reach: one look at the position's
-// moves for all of it.
+// moves for all of it. When h has a shadow, it marks the shadow and the
+// shadow's children too, the mirror images of h's; when h is a shadow,
+// it only records that.
 func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value) {
 	st, rb := j.load(h)
+	// A shadow is marked by its image, with its children's images.
+	img := h
+	if j.shadow != nil {
+		if img = j.l.mirrorHash(st.pl); img < h {
+			s := j.slot(h)
+			atomic.OrUint64(&j.shadow[s>>6], 1<<(s&63))
+			return
+		}
+	}
+	mark := func(h uint64, f uint32) {
+		j.orFlag(h, f)
+		if img != h {
+			j.orFlag(img, f)
+		}
+	}
+	var mst state // img's, once a child is marked
 	var pbuf, qbuf, mbuf [128]xq.Move
 	ps := st.b.PseudoMoves(st.pl.side, pbuf[:0])
 	g := st.b.Guard(st.pl.side)
@@ -618,7 +693,7 @@ func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value
 			continue
 		}
 		if v := child(j.g.child(&st, h, j.t, m)); v == tiergame.Draw || v == tiergame.Tie {
-			j.orFlag(h, fCapDraw)
+			mark(h, fCapDraw)
 			break
 		}
 	}
@@ -633,6 +708,10 @@ func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value
 			ms = rb.evasions(atts, quietsAmong(&st.b, g, ps, qbuf[:0]), mbuf[:0])
 		}
 	}
+	fc, fh := fChase, fInChase
+	if check {
+		fc, fh = fCheck, fInCheck
+	}
 	found := false
 	for _, m := range ms {
 		c := st.moved(h, m)
@@ -640,18 +719,21 @@ func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value
 			continue
 		}
 		found = true
-		if check {
-			j.orFlag(c, fCheck)
+		j.orFlag(c, fc)
+		if img == h {
+			continue
+		}
+		if mst.l == nil {
+			j.l.load(img, &mst)
+		}
+		if mc := mst.moved(img, mirrorMove(m)); j.state(mc) == stUnknown {
+			j.orFlag(mc, fc)
 		} else {
-			j.orFlag(c, fChase)
+			j.fail(h, "the mirror image of an undecided child is decided")
 		}
 	}
 	if found {
-		if check {
-			j.orFlag(h, fInCheck)
-		} else {
-			j.orFlag(h, fInChase)
-		}
+		mark(h, fh)
 	}
 }
 
@@ -742,7 +824,9 @@ func (j *judge) labelMay(carry bool) {
 		}
 		if f&fWorking != 0 {
 			f |= fListed
-			j.setListed(h, true)
+			if !j.isShadow(h) {
+				j.setListed(h, true)
+			}
 		}
 		j.setFlag(h, f)
 		return false
@@ -879,8 +963,17 @@ func (j *judge) carryHalf(n int, side uint64, sw *sweepLog) bool {
 		var parents []tiergame.Position
 		count, any := int64(0), false
 		for h := range hashes {
-			f := j.flag(h)
+			s := j.slot(h)
+			f := j.load16(s)
 			if j.state(h) != stUnknown || f&fSticky == 0 {
+				continue
+			}
+			// A shadow is marked stale with its image (the marks of
+			// carriedSweeps are made on both: candidates, markParents),
+			// which then checks and sets both; else it takes its flags
+			// after the same half last round, as its image does.
+			shadow := j.shadowAt(s)
+			if shadow && f&fStale != 0 {
 				continue
 			}
 			in := f &^ (fStale | fSwept) // what a full half finds
@@ -906,28 +999,45 @@ func (j *judge) carryHalf(n int, side uint64, sw *sweepLog) bool {
 				out &^= fListed
 			}
 			nf := f&^(fWorking|fListed) | out
+			mark := false // its flags differ from last round's: mark its parents
 			if f&fStale != 0 {
 				if n == 1 {
-					if last := in &^ ((f & fSwept1) >> sweptShift); (last^out)&fWorking != 0 {
-						parents = j.markParents(h, parents[:0])
-					}
+					last := in &^ ((f & fSwept1) >> sweptShift)
+					mark = (last^out)&fWorking != 0
 					nf = nf&^fSwept1 | swept(1, 1, in, out)
 				} else {
 					nf = nf&^(fSwept2|fStale) | swept(2, 1, in, out)
 				}
 			}
-			if nf != f {
+			img := h // its shadow, once known
+			switch {
+			case nf == f:
+			case f&fStale != 0:
+				img = j.setFlags(h, nf)
+			default:
 				j.setFlag(h, nf)
 			}
-			if in&fListed != 0 && out&fListed == 0 {
+			if f&fStale != 0 && (mark || out != in) && img == h {
+				img = j.image(h)
+			}
+			if mark {
+				parents = j.markParents(h, parents[:0])
+				if img != h {
+					parents = j.markParents(img, parents[:0])
+				}
+			}
+			if in&fListed != 0 && out&fListed == 0 && !shadow {
 				j.setListed(h, false)
 			}
-			if checked {
+			if checked && !shadow {
 				count++
 			}
 			if out != in {
 				any = true
 				local = hl.add(local, h, in^out)
+				if img != h {
+					local = hl.add(local, img, in^out)
+				}
 			}
 		}
 		hl.merge(local, count)
@@ -1118,36 +1228,38 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 		mask = fCheckLose | fChaseLose
 	}
 	stale := n >= 3 && j.markStale(side, sw, sw.checked[n%2][side])
-	// check returns the flags of listed position h after its check, and
-	// whether it was checked.
-	check := func(h uint64) (f, nf uint32, checked bool) {
+	// check returns the flags of listed position h after its check,
+	// whether it was checked, and its shadow when they changed (h if
+	// none).
+	check := func(h uint64) (f, nf uint32, img uint64, checked bool) {
 		f = j.flag(h)
 		if f&fStale != 0 {
 			f &^= fStale
 			j.setFlag(h, f)
 		} else if stale {
-			return f, f, false
+			return f, f, h, false
 		}
 		if f&fListed == 0 || j.state(h) != stUnknown {
 			j.setListed(h, false)
-			return f, f, false
+			return f, f, h, false
 		}
 		if f&mask == 0 {
-			return f, f, false
+			return f, f, h, false
 		}
 		if n%2 == 1 {
 			nf = j.removeLose(h, f, step)
 		} else {
 			nf = j.removeWin(h, f, step)
 		}
+		img = h
 		if nf != f {
 			if nf&fWorking == 0 {
 				nf &^= fListed
 				j.setListed(h, false)
 			}
-			j.setFlag(h, nf|swept(n, step, f, nf))
+			img = j.setFlags(h, nf|swept(n, step, f, nf))
 		}
-		return f, nf, true
+		return f, nf, img, true
 	}
 	// Each run of words counts and logs its own, merged once a run.
 	hl := halfLog{limit: j.maxChanges()}
@@ -1155,7 +1267,7 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 		var local []change
 		count, any := int64(0), false
 		for h := range hashes {
-			f, nf, ok := check(h)
+			f, nf, img, ok := check(h)
 			if !ok {
 				continue
 			}
@@ -1163,6 +1275,9 @@ func (j *judge) halfSweep(n, step int, side uint64, sw *sweepLog) bool {
 			if nf != f {
 				any = true
 				local = hl.add(local, h, f^nf)
+				if img != h {
+					local = hl.add(local, img, f^nf)
+				}
 			}
 		}
 		hl.merge(local, count)
@@ -1275,7 +1390,7 @@ func (j *judge) mutual() bool {
 		if nf == f {
 			return false
 		}
-		j.setFlag(h, nf)
+		j.setFlags(h, nf)
 		return true
 	})
 }
@@ -1677,11 +1792,18 @@ func (j *judge) build(root xq.Side, round int) bool {
 			if r != RuleNone {
 				j.decide(h, stHolds, round, r, 0)
 				gen = append(gen, h)
+				if m := j.image(h); m != h { // a shadow, never listed
+					j.decide(m, stHolds, round, r, 0)
+					gen = append(gen, m)
+				}
 			}
 		}
 	}
 	if len(gen) == 0 {
 		return false
+	}
+	if j.shadow != nil {
+		slices.Sort(gen) // the order of a pass over both images
 	}
 	sp := j.newSpreader()
 	mover := root

@@ -602,3 +602,53 @@ func TestJudgeChildrenDone(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesMirrorImages: sweeps that check one image of each mirror pair
+// and give the other its flags (the default) decide what sweeps that
+// check both images decide, with the same rounds, rules and plies, on
+// one goroutine and on two, with stale halves as often as they can and
+// with each carried step 1 compared with full sweeps; and a position's
+// value, round and plies are its mirror image's.
+func TestRulesMirrorImages(t *testing.T) {
+	eachRulesFamily(t, func(t *testing.T, material string, run func(judgeConfig) []RuleDecision) {
+		want := run(judgeConfig{workers: 1, bothImages: true})
+		if len(want) == 0 {
+			t.Fatal("no decision: the test proves nothing here")
+		}
+		g := newRulesGame(t, material)
+		tt := g.top.Tier()
+		byPos := map[tiergame.Position]RuleDecision{}
+		for _, d := range want {
+			byPos[d.Pos] = d
+		}
+		shadows := 0
+		for _, d := range want {
+			m := g.mirror(tt, d.Pos)
+			if m > d.Pos {
+				shadows++
+			}
+			// The rule is the one of the first position of a level
+			// that reaches it, which may differ between the images
+			// (the record does not hold it).
+			e, ok := byPos[m]
+			if e.Pos, e.Rule = d.Pos, d.Rule; !ok || e != d {
+				t.Fatalf("%s decided %+v, its mirror image %s %+v", g.Format(tt, d.Pos), d, g.Format(tt, m), byPos[m])
+			}
+		}
+		if shadows == 0 {
+			t.Fatal("no decision has a larger mirror image: the test proves nothing here")
+		}
+		for _, cfg := range []judgeConfig{{workers: 1}, {workers: 2, checkCarry: true}, {workers: 2, sweeps: sweepsStale, checkCarry: true}} {
+			got := run(cfg)
+			t.Logf("%s, %d workers, sweeps %d: %d decisions (%d with a larger image)", material, cfg.workers, cfg.sweeps, len(got), shadows)
+			if len(got) != len(want) {
+				t.Fatalf("%+v: %d decisions, %d checking both images", cfg, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%+v: %+v, checking both images %+v", cfg, got[i], want[i])
+				}
+			}
+		}
+	})
+}

@@ -502,8 +502,8 @@ type judgeConfig struct {
 	// childrenDone, if not nil, is called once the pass reads no more
 	// children (tiergame.Judging.ChildrenDone).
 	childrenDone func()
-	// bothImages checks both images of each mirror pair in the sweeps,
-	// rather than one (judge.shadow).
+	// bothImages looks at both images of each mirror pair in init and
+	// the sweeps, rather than one (judge.shadow).
 	bothImages bool
 }
 
@@ -673,6 +673,9 @@ func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value
 		if img = j.l.mirrorHash(st.pl); img < h {
 			s := j.slot(h)
 			atomic.OrUint64(&j.shadow[s>>6], 1<<(s&63))
+			if j.state(img) != stUnknown {
+				j.fail(h, "the mirror image of an undecided position is decided")
+			}
 			return
 		}
 	}

@@ -1,11 +1,14 @@
 package solver
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
 
 	"github.com/tiersolve/tiersolve/internal/race"
+	"github.com/tiersolve/tiersolve/solver/solved"
 	"github.com/tiersolve/tiersolve/solver/work"
 	"github.com/tiersolve/tiersolve/tiergame"
 	"github.com/tiersolve/tiersolve/valuedb"
@@ -65,4 +68,54 @@ func TestXiangqiRules(t *testing.T) {
 	var notes atomic.Int64
 	compareRuns(t, full, solveRun(t, "xiangqi", option, Config{Workers: 2, Ranges: 7, ReverseIndex: true}))
 	compareRuns(t, full, solveRun(t, "xiangqi", option, Config{Workers: 2, Paths: &work.Paths{Parts: 3, Notes: &notes}}))
+}
+
+// TestJudgeTierSetAside: a tier set aside on disk through its rule pass
+// (the decisions waiting in a file beside it) comes back with the records
+// of a tier held in memory through the pass (its scratch folder missing:
+// a warning, and the pass as before), and leaves nothing in its folder.
+func TestJudgeTierSetAside(t *testing.T) {
+	if race.Enabled && testing.Short() {
+		t.Skip("a few seconds of solving; skipped under -race -short")
+	}
+	r := solveRun(t, "xiangqi", "material=KRvKN,rules=chessdb", Config{})
+	var tier tiergame.Tier
+	for _, tt := range r.Graph.Tiers {
+		if r.Game.TierName(tt) == "KRvKN" {
+			tier = tt
+		}
+	}
+	cache := map[tiergame.Tier]*solved.Tier{}
+	kids, err := r.childTiers(tier, nil, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := r.loadLevelAsync(tier)
+	<-load.done
+	if load.err != nil {
+		t.Fatal(load.err)
+	}
+	scratch := t.TempDir()
+	solve := func(dir string) []valuedb.Record {
+		st, err := SolveTier(t.Context(), r.Game, tier, load.set, kids, Shape{Loopy: r.Graph.Loopy[tier]}, work.Effort{Workers: 2, Scratch: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Free()
+		recs := make([]valuedb.Record, st.Len())
+		st.Records(recs, 0)
+		return recs
+	}
+	aside := solve(scratch)
+	held := solve(filepath.Join(scratch, "missing"))
+	if !slices.Equal(aside, held) {
+		t.Fatal("the tier set aside through its rule pass has other records than the tier held")
+	}
+	stored, _ := readDB(t, r, tier)
+	if !slices.Equal(aside, stored) {
+		t.Fatal("SolveTier's records are not the run's")
+	}
+	if es, _ := os.ReadDir(scratch); len(es) != 0 {
+		t.Errorf("left in the scratch folder: %v", es)
+	}
 }

@@ -184,7 +184,7 @@ func (r *Run) solveTier(ctx context.Context, t tiergame.Tier, cache map[tiergame
 	levels := new(work.LevelProgress)
 	stop := r.watchTier(t, r.Manifest.Tier(uint64(t)).Reachable, done, levels)
 	st, err := SolveTier(ctx, r.Game, t, ranked, kids, Shape{Loopy: r.Graph.Loopy[t], ReverseIndex: r.ReverseIndex},
-		work.Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t], Paths: r.Paths, KidsDone: release})
+		work.Effort{Workers: r.Workers, Ranges: r.Ranges, Done: done, Levels: levels, Lean: r.lean[t], Paths: r.Paths, KidsDone: release, Scratch: r.Dir})
 	stop()
 	end()
 	if err != nil {

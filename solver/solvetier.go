@@ -50,7 +50,7 @@ func SolveTier(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitar
 		}
 		// The game's rules of play, if it has any for t, after the
 		// retrograde analysis (tiergame.Judge).
-		st, err = judgeTier(g, t, st, kids, workers, e.Levels, kidsDone)
+		st, err = judgeTier(g, t, st, kids, workers, e.Levels, kidsDone, e.Scratch)
 		kidsDone()
 		return st, err
 	}

@@ -45,6 +45,12 @@ type Judging struct {
 	// that called Judge, once Judge reads no more children (Child): the
 	// caller may free the child tiers then, for the rest of the pass.
 	ChildrenDone func()
+	// ValuesDone, if not nil, is called at most once, on the goroutine
+	// that called Judge, once Judge reads no more values (Value) and
+	// before its first Yield: the caller may set the tier's records
+	// aside (on disk) until Judge returns, so that they are not held
+	// beside the pass's own memory.
+	ValuesDone func()
 }
 
 // RuleInfo says which rule of play decided a stored record: the rule's

@@ -304,7 +304,7 @@ func (w *Worker) solveTier(ctx context.Context, u *unit) (uint64, error) {
 	}
 	defer releaseCells()
 	loaded := time.Now()
-	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, work.Effort{Workers: w.cfg.Threads})
+	st, err := solver.SolveTier(ctx, u.g, u.tier, set, kids, solver.Shape{Loopy: u.Loopy}, work.Effort{Workers: w.cfg.Threads, Scratch: w.cfg.Dir})
 	if err != nil {
 		return 0, err
 	}

@@ -500,8 +500,9 @@ type judgeConfig struct {
 	// sweeps log differs (tests).
 	checkCarry bool
 	// childrenDone, if not nil, is called once the pass reads no more
-	// children (tiergame.Judging.ChildrenDone).
-	childrenDone func()
+	// children (tiergame.Judging.ChildrenDone), and valuesDone once it
+	// reads no more values (tiergame.Judging.ValuesDone).
+	childrenDone, valuesDone func()
 	// bothImages looks at both images of each mirror pair in init and
 	// the sweeps, rather than one (judge.shadow).
 	bothImages bool
@@ -541,7 +542,7 @@ func (g *Game) judgeTier(t tiergame.Tier, cfg judgeConfig, value func(tiergame.P
 		carry: !cfg.fullStep1, carried: cfg.carried, checkCarry: cfg.checkCarry, images: !cfg.bothImages, progress: progress}
 	defer j.free()
 	j.say("the draws' checks, chases and captures")
-	if err := j.init(value, child); err != nil {
+	if err := j.init(value, cfg.valuesDone, child); err != nil {
 		return err
 	}
 	if cfg.childrenDone != nil {
@@ -597,10 +598,10 @@ func (j *judge) load(h uint64) (state, ruleBoard) {
 	return st, ruleBoard{b: st.b, turn: st.pl.side}
 }
 
-// init sets the states from the values, gives the undecided positions
-// their slots, and marks the capture draws and the checks and chases
-// (initPosition).
-func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(tiergame.Child) tiergame.Value) error {
+// init sets the states from the values (then calls valuesDone, if not
+// nil), gives the undecided positions their slots, and marks the capture
+// draws and the checks and chases (initPosition).
+func (j *judge) init(value func(tiergame.Position) tiergame.Value, valuesDone func(), child func(tiergame.Child) tiergame.Value) error {
 	size := j.l.size
 	var err error
 	if j.st, err = j.words((size + 31) / 32); err != nil {
@@ -625,6 +626,9 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, child func(ti
 		}
 		return false
 	})
+	if valuesDone != nil {
+		valuesDone() // before the pass's other arrays
+	}
 	if j.below, err = j.words(uint64(len(j.unknown))); err != nil {
 		return err
 	}
@@ -2015,7 +2019,7 @@ func (g *Game) Judges(t tiergame.Tier) bool { return g.RulesApply(t) }
 // the pass reads it off its own arrays, after every value has been read
 // (tiergame.Judge).
 func (g *Game) Judge(t tiergame.Tier, j tiergame.Judging) error {
-	return g.judgeTier(t, judgeConfig{childrenDone: j.ChildrenDone}, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
+	return g.judgeTier(t, judgeConfig{childrenDone: j.ChildrenDone, valuesDone: j.ValuesDone}, j.Value, j.Child, j.Progress, func(d RuleDecision) error {
 		return j.Yield(tiergame.Judged{Pos: d.Pos, Value: d.Value, Remoteness: ruleBase + ruleRoundSpan*(d.Round-1) + d.Plies})
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/tiersolve/tiersolve/bitarray"
@@ -42,6 +43,8 @@ type Tier struct {
 	// (writing the tier's database in the background): Free waits for
 	// them.
 	readers sync.WaitGroup
+	// aside holds the cells while they are set aside (SetAside).
+	aside *os.File
 }
 
 // decodeTables holds the records of the codes of each solved layout (0
@@ -290,7 +293,47 @@ func (s *Tier) Free() {
 	if s != nil {
 		s.readers.Wait()
 		s.cells.Free()
+		if s.aside != nil {
+			s.aside.Close()
+			s.aside = nil
+		}
 	}
+}
+
+// SetAside writes the tier's cells to a file in folder dir and returns
+// their memory until Restore reads them back; nothing may read or change
+// the tier meanwhile. A step that holds much memory for long beside a
+// tier it does not read (the rule pass of a loopy tier) sets it aside
+// rather than hold both. The file is removed as soon as it is made (it
+// lives while it is open), so nothing is left in dir, even if the
+// process is killed; where the system cannot remove an open file, its
+// name, a dot first, is one runfolder.RemoveTemporaries removes.
+func (s *Tier) SetAside(dir string) error {
+	f, err := os.CreateTemp(dir, fmt.Sprintf(".tier%d-*.aside", s.tier))
+	if err != nil {
+		return fmt.Errorf("tier %d: setting aside: %w", s.tier, err)
+	}
+	os.Remove(f.Name())
+	if err := s.cells.Spill(f); err != nil {
+		f.Close()
+		return fmt.Errorf("tier %d: %w", s.tier, err)
+	}
+	s.aside = f
+	return nil
+}
+
+// Restore reads back the cells SetAside set aside (nothing if none).
+func (s *Tier) Restore() error {
+	if s.aside == nil {
+		return nil
+	}
+	err := s.cells.Unspill(s.aside)
+	if err != nil {
+		return fmt.Errorf("tier %d: %w", s.tier, err)
+	}
+	s.aside.Close()
+	s.aside = nil
+	return nil
 }
 
 // Tier is the tier whose records s holds.

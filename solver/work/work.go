@@ -145,6 +145,10 @@ type Effort struct {
 	// rule pass of a large tier runs for long after its first look at
 	// the children).
 	KidsDone func()
+	// Scratch is a folder on disk where a step may set memory aside for
+	// a while (a loopy tier's records through its rule pass); empty: the
+	// system's temporary folder.
+	Scratch string
 }
 
 // Paths forces the rarer paths of the solvers, which small games do not

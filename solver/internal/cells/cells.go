@@ -6,7 +6,9 @@ package cells
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tiersolve/tiersolve/internal/bigmem"
 	"github.com/tiersolve/tiersolve/solver/plan"
@@ -160,6 +162,8 @@ type Array struct {
 	Mask  uint64 // a cell's bits
 
 	LaneShift uint // log2 of a cell's bits: 3 or 4
+
+	aside int // the words Spill wrote, until Unspill
 }
 
 // newCells returns n absent cells of layout lay.
@@ -224,6 +228,37 @@ func (c *Array) Widen(workers int, n uint64, to Layout, f func(uint32) uint32) e
 func (c *Array) Free() {
 	c.mem.Free()
 	c.Words = nil
+}
+
+// Spill writes the cells to f, from its start, and then returns their
+// memory: they are set aside until Unspill reads them back. On an error
+// the cells are as they were.
+func (c *Array) Spill(f *os.File) error {
+	n := len(c.Words)
+	if n > 0 {
+		if _, err := f.WriteAt(unsafe.Slice((*byte)(unsafe.Pointer(&c.Words[0])), 8*n), 0); err != nil {
+			return fmt.Errorf("cells: setting aside: %w", err)
+		}
+	}
+	c.Free()
+	c.aside = n
+	return nil
+}
+
+// Unspill reads back into new memory the cells Spill wrote to f.
+func (c *Array) Unspill(f *os.File) error {
+	mem, err := bigmem.Words(uint64(c.aside))
+	if err != nil {
+		return err
+	}
+	if c.aside > 0 {
+		if _, err := f.ReadAt(mem.Bytes(), 0); err != nil {
+			mem.Free()
+			return fmt.Errorf("cells: reading back: %w", err)
+		}
+	}
+	c.mem, c.Words, c.aside = mem, mem.Words(), 0
+	return nil
 }
 
 // bytes is the cells' memory.

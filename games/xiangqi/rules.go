@@ -670,8 +670,10 @@ func (j *judge) init(value func(tiergame.Position) tiergame.Value, valuesDone fu
 // shadow's children too, the mirror images of h's; when h is a shadow,
 // it only records that.
 func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value) {
-	st, rb := j.load(h)
-	// A shadow is marked by its image, with its children's images.
+	// A shadow is marked by its image, with its children's images: it
+	// needs its placement only, not its board.
+	st := state{l: j.l}
+	j.l.decode(h, &st.pl)
 	img := h
 	if j.shadow != nil {
 		if img = j.l.mirrorHash(st.pl); img < h {
@@ -683,6 +685,8 @@ func (j *judge) initPosition(h uint64, child func(tiergame.Child) tiergame.Value
 			return
 		}
 	}
+	j.l.board(&st.pl, &st.b)
+	rb := ruleBoard{b: st.b, turn: st.pl.side}
 	mark := func(h uint64, f uint32) {
 		j.orFlag(h, f)
 		if img != h {

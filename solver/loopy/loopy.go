@@ -165,6 +165,9 @@ func Solve(ctx context.Context, g tiergame.Game, t tiergame.Tier, set *bitarray.
 		return nil, err
 	}
 	s.holdRange(set.Base(), set.End())
+	if s.cells.Lay.Bits == 16 && s.dense && !plan.DenseWide(set.Len(), set.Total()) {
+		s.dense = false // see plan.DenseWide
+	}
 	ok := false
 	defer func() {
 		if !ok {

@@ -273,6 +273,14 @@ const denseLimit = 1 << 24
 // reachable positions are indexed by position (see worthDense).
 func Dense(size, n uint64) bool { return size <= denseLimit || size/2 <= n }
 
+// DenseWide is Dense for a loopy tier solved in 16-bit cells from the
+// start (its children's remoteness outgrows a byte: the tiers above
+// those xiangqi's rules judge, whose rule records reach 4096 and more):
+// indexed by rank unless a quarter of the cells or less would be spent
+// on hashes that are no position. On K+R+N v K+R (57% of its hashes
+// reachable) by rank, its 16-bit cells take 120 MB rather than 210.
+func DenseWide(size, n uint64) bool { return size <= denseLimit || size/4*3 <= n }
+
 // RecordBytes is the memory per position of the records a loop-free
 // tier's solving makes (by rank).
 const RecordBytes = 2

@@ -458,14 +458,7 @@ func TestRulesSameOnWorkers(t *testing.T) {
 			t.Logf("%s: %d decisions (%d by check, %d by chase), up to %d plies", material, len(want), byRule[RuleCheck], byRule[RuleChase], deepest)
 			for _, cfg := range []judgeConfig{{workers: 2}, {workers: 2, spreadChunk: 3}, {workers: 5, spreadChunk: 1}} {
 				got := run(cfg)
-				if len(got) != len(want) {
-					t.Fatalf("%+v: %d decisions, %d on one goroutine", cfg, len(got), len(want))
-				}
-				for i := range got {
-					if got[i] != want[i] {
-						t.Fatalf("%+v: %+v, on one goroutine %+v", cfg, got[i], want[i])
-					}
-				}
+				sameDecisions(t, cfg, got, want, "on one goroutine")
 			}
 		})
 	}
@@ -495,14 +488,7 @@ func TestRulesStaleSweeps(t *testing.T) {
 			}
 			t.Logf("%s, %d workers, sweeps %d: %d decisions (%d by check, %d by chase); halves: %d full, %d stale (full sweeps: %d)",
 				material, cfg.workers, cfg.sweeps, len(got), byRule[RuleCheck], byRule[RuleChase], halves[0], halves[1], full[0])
-			if len(got) != len(want) {
-				t.Fatalf("%+v: %d decisions, %d with full sweeps", cfg, len(got), len(want))
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("%+v: %+v, with full sweeps %+v", cfg, got[i], want[i])
-				}
-			}
+			sameDecisions(t, cfg, got, want, "with full sweeps")
 		}
 	})
 }
@@ -527,14 +513,7 @@ func TestRulesCarriedSweeps(t *testing.T) {
 				t.Fatalf("%+v: no round carried step 1", cfg)
 			}
 			t.Logf("%s, %d workers, sweeps %d: %d decisions, %d rounds carried step 1", material, cfg.workers, cfg.sweeps, len(got), carried)
-			if len(got) != len(want) {
-				t.Fatalf("%+v: %d decisions, %d with step 1 in full", cfg, len(got), len(want))
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("%+v: %+v, with step 1 in full %+v", cfg, got[i], want[i])
-				}
-			}
+			sameDecisions(t, cfg, got, want, "with step 1 in full")
 		}
 	})
 }
@@ -641,14 +620,22 @@ func TestRulesMirrorImages(t *testing.T) {
 		for _, cfg := range []judgeConfig{{workers: 1}, {workers: 2, checkCarry: true}, {workers: 2, sweeps: sweepsStale, checkCarry: true}} {
 			got := run(cfg)
 			t.Logf("%s, %d workers, sweeps %d: %d decisions (%d with a larger image)", material, cfg.workers, cfg.sweeps, len(got), shadows)
-			if len(got) != len(want) {
-				t.Fatalf("%+v: %d decisions, %d checking both images", cfg, len(got), len(want))
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("%+v: %+v, checking both images %+v", cfg, got[i], want[i])
-				}
-			}
+			sameDecisions(t, cfg, got, want, "checking both images")
 		}
 	})
+}
+
+// sameDecisions fails the test unless got, the decisions of the pass as
+// cfg runs it, are want, those of the pass it is compared with (named by
+// with: "on one goroutine"), one for one in order.
+func sameDecisions(t *testing.T, cfg judgeConfig, got, want []RuleDecision, with string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%+v: %d decisions, %d %s", cfg, len(got), len(want), with)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%+v: %+v, %s %+v", cfg, got[i], with, want[i])
+		}
+	}
 }

@@ -292,8 +292,9 @@ func (j *judge) setFlag(h uint64, f uint32) { j.store16(j.slot(h), f) }
 // smaller hash, as xiangqitb's index holds one (every piece moves the
 // same way mirrored, so a position's flags are its image's). The larger
 // image, a shadow, is never listed: it takes its flags from its image
-// whenever a check changes them (setFlags), and build declares it with
-// its image. So a shadow's slot is its image's, but for the stale marks
+// whenever a check changes them (setFlags), and build declares and
+// decides it with its image, whose parents' images are its parents
+// (candidates). So a shadow's slot is its image's, but for the stale marks
 // of a step's half-sweeps, which only listed positions take (markStale);
 // carriedSweeps' are made on both images. A check reads the flags of
 // children and grandchildren of either kind.
@@ -1778,7 +1779,9 @@ func (j *judge) removeWin(h uint64, tt uint32, step int) uint32 {
 // a rule and not win by it, then spreads the new results back by
 // retrograde steps: root's wins, then the opponent's losses (a position
 // with a capture to a draw never loses here). It reports whether it
-// declared any.
+// declared any. When the sweeps check one image of each mirror pair, so
+// does build: it decides a shadow with its image, and its levels list
+// the images only, whose parents' images are the shadows' parents.
 func (j *judge) build(root xq.Side, round int) bool {
 	opp := root.Other()
 	var gen []uint64
@@ -1805,16 +1808,12 @@ func (j *judge) build(root xq.Side, round int) bool {
 				gen = append(gen, h)
 				if m := j.image(h); m != h { // a shadow, never listed
 					j.decide(m, stHolds, round, r, 0)
-					gen = append(gen, m)
 				}
 			}
 		}
 	}
 	if len(gen) == 0 {
 		return false
-	}
-	if j.shadow != nil {
-		slices.Sort(gen) // the order of a pass over both images
 	}
 	sp := j.newSpreader()
 	mover := root
@@ -1851,9 +1850,11 @@ type spreader struct {
 	found [][]candidate
 }
 
-// candidate is a parent that a level may decide, and the rule it takes.
+// candidate is a parent that a level may decide, its mirror image
+// (itself when build looks at both images, or the parent is its own),
+// and the rule they take.
 type candidate struct {
-	h    uint64
+	h, m uint64
 	rule Rule
 }
 
@@ -1869,7 +1870,8 @@ func (j *judge) newSpreader() *spreader {
 // level decides the undecided parents of gen, the positions decided at
 // the level before, n plies from the declared losses: wins if win, else
 // the parents all of whose quiet moves lead to wins. It returns them in
-// the order one goroutine would have decided them.
+// the order one goroutine would have decided them (the images only,
+// when build looks at one image of each pair).
 func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 	j := s.j
 	state := stHolds
@@ -1895,7 +1897,13 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 					continue // decided by an earlier position of the level
 				}
 				j.decide(x.h, state, round, x.rule, n)
-				next = append(next, x.h)
+				if x.m != x.h {
+					if j.state(x.m) != stUnknown {
+						j.fail(x.m, "the mirror image of an undecided parent is decided")
+					}
+					j.decide(x.m, state, round, x.rule, n)
+				}
+				next = append(next, min(x.h, x.m))
 			}
 		}
 	}
@@ -1906,30 +1914,47 @@ func (s *spreader) level(gen []uint64, win bool, round, n int) []uint64 {
 // part that the level may decide: those undecided, for a win with the
 // rule of the position reaching it, for a loss those without a capture
 // to a draw whose every quiet move leads to a win, with the least rule
-// of this round's among those wins. It reads the judge's arrays and
-// writes only notLost, whose bits say what any worker would find, and,
-// if the rounds carry step 1, the stale mark of every undecided parent
-// (its child is decided: carriedSweeps checks it again), a bit no
-// worker reads here.
+// of this round's among those wins. When build looks at one image of
+// each pair, a parent comes with its mirror image, a parent of the
+// shadow of the position of part, and they are judged as one. It reads
+// the judge's arrays and writes only notLost, whose bits say what any
+// worker would find, and, if the rounds carry step 1, the stale mark of
+// every undecided parent (its child is decided: carriedSweeps checks it
+// again), a bit no worker reads here.
 func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) []candidate {
-	var buf [128]xq.Move
-	var parents []tiergame.Position
+	var buf, ubuf [128]xq.Move
+	var st, mst state
 	for _, h := range part {
-		parents = j.parents(h, parents[:0])
+		j.l.load(h, &st)
+		img, ms := h, &st
+		if j.shadow != nil {
+			if img = j.l.mirrorHash(st.pl); img != h {
+				j.l.load(img, &mst)
+				ms = &mst
+			}
+		}
 		var rule Rule
 		if win {
 			rule = j.decision(h).rule
 		}
-		for _, p := range parents {
-			u := uint64(p)
+		for _, m := range st.b.Unmoves(st.pl.side.Other(), ubuf[:0]) {
+			back := xq.Move{From: m.To, To: m.From} // from the parent to h
+			u := st.moved(h, back)
 			if j.state(u) != stUnknown {
 				continue
 			}
+			um := u
+			if j.shadow != nil {
+				um = ms.moved(img, mirrorMove(back))
+			}
 			if j.carry {
 				j.orFlag(u, fStale)
+				if um != u {
+					j.orFlag(um, fStale)
+				}
 			}
 			if win {
-				dst = append(dst, candidate{u, rule})
+				dst = append(dst, candidate{u, um, rule})
 				continue
 			}
 			slot := j.slot(u)
@@ -1939,31 +1964,39 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 			if atomic.LoadUint64(&j.notLost[slot>>6])>>(slot&63)&1 != 0 {
 				continue // looked at for another position of the level
 			}
-			st, _ := j.load(u)
-			q := j.quiets(&st, u, buf[:0])
-			lost := true
-			r := RuleNone
-			for _, c, ok := q.next(); ok; _, c, ok = q.next() {
-				s := j.state(c)
-				if s == stAbsent {
-					continue // no legal move (quietMoves)
-				}
-				if s != stWin {
-					lost = false
-					break
-				}
-				if d, ok := j.decidedAt(c); ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
-					r = d.rule
-				}
-			}
-			if lost {
-				dst = append(dst, candidate{u, r})
+			if lost, r := j.lostTo(u, round, buf[:0]); lost {
+				dst = append(dst, candidate{u, um, r})
 			} else {
 				atomic.OrUint64(&j.notLost[slot>>6], 1<<(slot&63))
+				if um != u {
+					s := j.slot(um)
+					atomic.OrUint64(&j.notLost[s>>6], 1<<(s&63))
+				}
 			}
 		}
 	}
 	return dst
+}
+
+// lostTo reports whether every quiet move of undecided position u leads
+// to a win, and the least rule of this round's among those wins.
+func (j *judge) lostTo(u uint64, round int, buf []xq.Move) (bool, Rule) {
+	st, _ := j.load(u)
+	q := j.quiets(&st, u, buf)
+	r := RuleNone
+	for _, c, ok := q.next(); ok; _, c, ok = q.next() {
+		s := j.state(c)
+		if s == stAbsent {
+			continue // no legal move (quietMoves)
+		}
+		if s != stWin {
+			return false, RuleNone
+		}
+		if d, ok := j.decidedAt(c); ok && d.round == uint8(round) && (r == RuleNone || d.rule < r) {
+			r = d.rule
+		}
+	}
+	return true, r
 }
 
 // decision is a rule decision: the round, the rule, the plies.

@@ -3,6 +3,7 @@ package xiangqi
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -582,47 +583,67 @@ func TestJudgeChildrenDone(t *testing.T) {
 	}
 }
 
-// TestRulesMirrorImages: sweeps that check one image of each mirror pair
-// and give the other its flags (the default) decide what sweeps that
-// check both images decide, with the same rounds, rules and plies, on
-// one goroutine and on two, with stale halves as often as they can and
-// with each carried step 1 compared with full sweeps; and a position's
-// value, round and plies are its mirror image's.
+// TestRulesMirrorImages: a pass that checks one image of each mirror
+// pair and gives the other its flags and decisions (the default) decides
+// what a pass over both images decides, with the same rounds and plies,
+// on one goroutine and on two, with stale halves as often as they can
+// and with each carried step 1 compared with full sweeps; a position's
+// value, round and plies are its mirror image's in both, and in the
+// default its rule too.
 func TestRulesMirrorImages(t *testing.T) {
 	eachRulesFamily(t, func(t *testing.T, material string, run func(judgeConfig) []RuleDecision) {
-		want := run(judgeConfig{workers: 1, bothImages: true})
+		g := newRulesGame(t, material)
+		tt := g.top.Tier()
+		// mirrored checks that each decision's mirror image is decided
+		// alike, but for the rule unless withRule, and returns how many
+		// have a larger image.
+		mirrored := func(ds []RuleDecision, withRule bool) (shadows int) {
+			byPos := map[tiergame.Position]RuleDecision{}
+			for _, d := range ds {
+				byPos[d.Pos] = d
+			}
+			for _, d := range ds {
+				m := g.mirror(tt, d.Pos)
+				if m > d.Pos {
+					shadows++
+				}
+				e, ok := byPos[m]
+				if e.Pos = d.Pos; !withRule {
+					e.Rule = d.Rule
+				}
+				if !ok || e != d {
+					t.Fatalf("%s decided %+v, its mirror image %s %+v", g.Format(tt, d.Pos), d, g.Format(tt, m), byPos[m])
+				}
+			}
+			return shadows
+		}
+		// A win takes the rule of the first position of its level that
+		// reaches it. Over both images, that may differ between the
+		// images; the record does not hold the rule.
+		want := withoutRules(run(judgeConfig{workers: 1, bothImages: true}))
 		if len(want) == 0 {
 			t.Fatal("no decision: the test proves nothing here")
 		}
-		g := newRulesGame(t, material)
-		tt := g.top.Tier()
-		byPos := map[tiergame.Position]RuleDecision{}
-		for _, d := range want {
-			byPos[d.Pos] = d
-		}
-		shadows := 0
-		for _, d := range want {
-			m := g.mirror(tt, d.Pos)
-			if m > d.Pos {
-				shadows++
-			}
-			// The rule is the one of the first position of a level
-			// that reaches it, which may differ between the images
-			// (the record does not hold it).
-			e, ok := byPos[m]
-			if e.Pos, e.Rule = d.Pos, d.Rule; !ok || e != d {
-				t.Fatalf("%s decided %+v, its mirror image %s %+v", g.Format(tt, d.Pos), d, g.Format(tt, m), byPos[m])
-			}
-		}
+		shadows := mirrored(want, false)
 		if shadows == 0 {
 			t.Fatal("no decision has a larger mirror image: the test proves nothing here")
 		}
 		for _, cfg := range []judgeConfig{{workers: 1}, {workers: 2, checkCarry: true}, {workers: 2, sweeps: sweepsStale, checkCarry: true}} {
 			got := run(cfg)
 			t.Logf("%s, %d workers, sweeps %d: %d decisions (%d with a larger image)", material, cfg.workers, cfg.sweeps, len(got), shadows)
-			sameDecisions(t, cfg, got, want, "checking both images")
+			mirrored(got, true)
+			sameDecisions(t, cfg, withoutRules(got), want, "checking both images")
 		}
 	})
+}
+
+// withoutRules returns ds with every rule set to RuleNone.
+func withoutRules(ds []RuleDecision) []RuleDecision {
+	out := slices.Clone(ds)
+	for i := range out {
+		out[i].Rule = RuleNone
+	}
+	return out
 }
 
 // sameDecisions fails the test unless got, the decisions of the pass as

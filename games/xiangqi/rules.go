@@ -1926,13 +1926,7 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 	var st, mst state
 	for _, h := range part {
 		j.l.load(h, &st)
-		img, ms := h, &st
-		if j.shadow != nil {
-			if img = j.l.mirrorHash(st.pl); img != h {
-				j.l.load(img, &mst)
-				ms = &mst
-			}
-		}
+		img, ms := h, (*state)(nil) // h's image, once a parent is undecided
 		var rule Rule
 		if win {
 			rule = j.decision(h).rule
@@ -1945,6 +1939,12 @@ func (j *judge) candidates(part []uint64, win bool, round int, dst []candidate) 
 			}
 			um := u
 			if j.shadow != nil {
+				if ms == nil {
+					if img, ms = j.l.mirrorHash(st.pl), &st; img != h {
+						j.l.load(img, &mst)
+						ms = &mst
+					}
+				}
 				um = ms.moved(img, mirrorMove(back))
 			}
 			if j.carry {
